@@ -1,0 +1,115 @@
+package io.cutpoint.storage;
+
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.RecordedMessage;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Durable home of snapshots, of the snapshot-id sequence and of the cluster epoch.
+ *
+ * <p>A snapshot is written in pieces as they arrive ({@link #createPending}, then state chunks,
+ * channel recordings and worker metadata), and becomes COMPLETE only through {@link #commit},
+ * which flips the manifest in one synced write. Every stored piece carries a CRC32C that is
+ * checked on every read: a mismatch throws {@link CorruptionException}, never returns data.
+ *
+ * <p>Implementations are thread-safe. Every method may throw {@link StoreException} when the
+ * underlying storage fails; it names the store and the operation.
+ */
+public interface SnapshotStore extends AutoCloseable {
+
+  /** Allocates a fresh snapshot id: increasing, never reused, also across restarts. */
+  long allocateSnapshotId();
+
+  /** The persisted cluster epoch (0 for a new store). */
+  long epoch();
+
+  /**
+   * Persists the start of a rollback (synced) before anything else happens: the new epoch and
+   * the target snapshot. {@link #rollbackInProgress()} reports it until {@link #finishRollback}.
+   */
+  void beginRollback(long newEpoch, long snapshotId);
+
+  /** The rollback that was begun and not finished, if any (a coordinator restart resumes it). */
+  Optional<RollbackIntent> rollbackInProgress();
+
+  /** Marks the rollback to {@code epoch} finished (synced). */
+  void finishRollback(long epoch);
+
+  /** Records a new PENDING snapshot. */
+  void createPending(SnapshotManifest manifest);
+
+  /** Stores one chunk of a worker's state; {@code crc32c} is that of {@code data}. */
+  void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c);
+
+  /** Appends recorded messages of {@code channel} (in order; may be called several times). */
+  void putChannelRecording(long snapshotId, ChannelId channel, List<RecordedMessage> messages);
+
+  /** Stores a worker's counters and declarations. */
+  void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta);
+
+  /** Flips a pending snapshot to COMPLETE with this manifest in one synced write batch. */
+  void commit(SnapshotManifest complete);
+
+  /**
+   * Ends a pending snapshot as ABORTED or FAILED: stores the manifest with its reason (and
+   * violations) and deletes its pieces.
+   */
+  void finish(SnapshotManifest abortedOrFailed);
+
+  /** The manifest of a snapshot, if it exists. */
+  Optional<SnapshotManifest> manifest(long snapshotId);
+
+  /** Manifests, newest first, filtered by status (empty set = all). */
+  List<SnapshotManifest> list(java.util.Set<SnapshotStatus> statuses);
+
+  /** The newest COMPLETE snapshot, if any. */
+  Optional<SnapshotManifest> latestComplete();
+
+  /** A worker's counters; throws {@link CorruptionException} on a checksum mismatch. */
+  Optional<LocalSnapshotMeta> workerMeta(long snapshotId, String workerId);
+
+  /**
+   * Streams a worker's state chunks in order to {@code sink}, each checked against its CRC32C.
+   *
+   * @return the number of chunks read
+   * @throws CorruptionException on a checksum mismatch or a missing chunk (before passing it on)
+   */
+  int readState(long snapshotId, String workerId, Consumer<byte[]> sink);
+
+  /** The recorded messages of a channel, in order; checked against their CRC32C. */
+  List<RecordedMessage> readChannel(long snapshotId, ChannelId channel);
+
+  /**
+   * Reads every piece of a complete snapshot and checks every checksum.
+   *
+   * @throws CorruptionException naming the first bad piece
+   */
+  void verifyIntegrity(long snapshotId);
+
+  /** Pins or unpins; returns the updated manifest. */
+  SnapshotManifest setPinned(long snapshotId, boolean pinned);
+
+  /** Deletes a snapshot and reclaims its space. Returns false if it did not exist. */
+  boolean delete(long snapshotId);
+
+  /**
+   * Keeps the newest {@code keepComplete} complete snapshots plus pinned ones, deletes older
+   * complete, aborted and failed ones beyond that, and returns the ids deleted.
+   */
+  List<Long> applyRetention(int keepComplete);
+
+  /** Approximate bytes on disk. */
+  long sizeBytes();
+
+  /** Releases every resource; safe to call twice. */
+  @Override
+  void close();
+
+  /** A rollback persisted by {@link #beginRollback}. */
+  record RollbackIntent(long epoch, long snapshotId) {}
+}
