@@ -1,0 +1,63 @@
+package io.cutpoint.client;
+
+import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.cut.LocalSnapshot;
+import java.util.Map;
+import java.util.SortedSet;
+
+/**
+ * What a coordinator session needs from a worker: its identity and declarations, and the commands
+ * of DESIGN section 4. {@code Worker} implements it; the session client drives it. Every method
+ * is safe to call from any thread.
+ */
+public interface WorkerControl {
+
+  /** The worker's stable id. */
+  String workerId();
+
+  /** host:port the worker's channel server actually listens on. */
+  String channelAddress();
+
+  /** Peers this worker sends to. */
+  SortedSet<String> outgoing();
+
+  /** Peers this worker receives from. */
+  SortedSet<String> incoming();
+
+  /** The epoch the worker runs in. */
+  long epoch();
+
+  /** New or changed channel addresses of peers. */
+  void updatePeers(Map<String, String> addressesByWorkerId);
+
+  /** Starts snapshot {@code snapshotId} as an initiator, in the current epoch. */
+  void startSnapshot(long snapshotId);
+
+  /** Drops whatever is recorded for {@code snapshotId}; unknown ids are ignored. */
+  void abortSnapshot(long snapshotId);
+
+  /**
+   * Begins a rollback: stops sending (application sends wait), drops all recordings, and from now
+   * on drops frames of epochs older than {@code newEpoch}.
+   */
+  void halt(long newEpoch);
+
+  /**
+   * Restores local state and counters from {@code piece} and queues its recorded messages on each
+   * incoming channel ahead of any new traffic. The worker stays halted until {@link #resume}.
+   */
+  void restore(long epoch, LocalSnapshot piece, byte[] state);
+
+  /** Ends a rollback: the worker runs again in {@code epoch}. */
+  void resume(long epoch);
+
+  /** Where finished or failed local snapshots go (one listener; replaces the previous one). */
+  void setSnapshotListener(LocalSnapshotListener listener);
+
+  /** Receives local snapshot outcomes, on the worker's event thread: do not block in it. */
+  interface LocalSnapshotListener {
+    void completed(CompletedLocalSnapshot snapshot);
+
+    void failed(long snapshotId, String reason);
+  }
+}
