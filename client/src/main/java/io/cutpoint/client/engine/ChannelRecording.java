@@ -1,0 +1,43 @@
+package io.cutpoint.client.engine;
+
+import io.cutpoint.cut.RecordedMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The state of one incoming channel for one snapshot: the data messages that arrived on it after
+ * this worker recorded its local state and before the snapshot's marker on it. Open until that
+ * marker arrives (or the snapshot is dropped).
+ */
+final class ChannelRecording {
+
+  final PendingLocalSnapshot owner;
+  final IncomingChannel channel;
+  private final List<RecordedMessage> messages = new ArrayList<>();
+  private boolean open = true;
+
+  ChannelRecording(PendingLocalSnapshot owner, IncomingChannel channel) {
+    this.owner = owner;
+    this.channel = channel;
+  }
+
+  boolean isOpen() {
+    return open;
+  }
+
+  void add(RecordedMessage message) {
+    messages.add(message);
+  }
+
+  /** Stops recording; the channel no longer feeds this recording. */
+  void close() {
+    if (open) {
+      open = false;
+      channel.open.remove(this);
+    }
+  }
+
+  List<RecordedMessage> messages() {
+    return messages;
+  }
+}

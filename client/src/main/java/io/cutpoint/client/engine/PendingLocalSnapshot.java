@@ -1,0 +1,92 @@
+package io.cutpoint.client.engine;
+
+import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.cut.RecordedMessage;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * One snapshot this worker has recorded its state for and whose markers have not all arrived yet:
+ * the captured state, the counters at the cut, and one {@link ChannelRecording} per incoming
+ * channel other than the one whose marker started it.
+ */
+final class PendingLocalSnapshot {
+
+  final long snapshotId;
+  final String firstMarkerFrom;
+  private final CapturedState state;
+  private final SortedMap<String, Long> sentAtCut;
+  private final SortedMap<String, Long> receivedAtCut;
+  private final SortedMap<String, ChannelRecording> recordings = new TreeMap<>();
+  private final long startNanos;
+  private int openRecordings;
+  private long recordedBytes;
+
+  PendingLocalSnapshot(
+      long snapshotId,
+      String firstMarkerFrom,
+      CapturedState state,
+      OutgoingChannel[] outgoing,
+      IncomingChannel[] incoming,
+      long startNanos) {
+    this.snapshotId = snapshotId;
+    this.firstMarkerFrom = firstMarkerFrom;
+    this.state = state;
+    this.startNanos = startNanos;
+    this.sentAtCut = new TreeMap<>();
+    for (OutgoingChannel out : outgoing) {
+      sentAtCut.put(out.peer, out.sent);
+    }
+    this.receivedAtCut = new TreeMap<>();
+    for (IncomingChannel in : incoming) {
+      receivedAtCut.put(in.peer, in.received);
+      if (!in.peer.equals(firstMarkerFrom)) {
+        ChannelRecording rec = new ChannelRecording(this, in);
+        recordings.put(in.peer, rec);
+        in.open.add(rec);
+        openRecordings++;
+      }
+    }
+  }
+
+  /** The marker of this snapshot arrived from {@code peer}; false when it was already closed. */
+  boolean closeRecording(String peer) {
+    ChannelRecording rec = recordings.get(peer);
+    if (rec == null || !rec.isOpen()) {
+      return false;
+    }
+    rec.close();
+    openRecordings--;
+    return true;
+  }
+
+  boolean allMarkersReceived() {
+    return openRecordings == 0;
+  }
+
+  /** Counts {@code bytes} more recorded payload; returns the new total. */
+  long addRecordedBytes(int bytes) {
+    recordedBytes += bytes;
+    return recordedBytes;
+  }
+
+  /** Detaches every open recording from its channel. */
+  void dropRecordings() {
+    for (ChannelRecording rec : recordings.values()) {
+      rec.close();
+    }
+    openRecordings = 0;
+  }
+
+  CompletedLocalSnapshot complete(String workerId, long nowNanos) {
+    SortedMap<String, List<RecordedMessage>> channels = new TreeMap<>();
+    for (String peer : receivedAtCut.keySet()) {
+      ChannelRecording rec = recordings.get(peer);
+      channels.put(peer, rec == null ? List.of() : rec.messages());
+    }
+    LocalSnapshot cut =
+        new LocalSnapshot(snapshotId, workerId, sentAtCut, receivedAtCut, channels, firstMarkerFrom);
+    return new CompletedLocalSnapshot(cut, state, nowNanos - startNanos);
+  }
+}
