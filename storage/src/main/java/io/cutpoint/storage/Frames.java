@@ -1,0 +1,66 @@
+package io.cutpoint.storage;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.function.Supplier;
+import java.util.zip.CRC32C;
+
+/**
+ * The framing of every stored value: one format byte ({@value #FORMAT}), then the CRC32C (4
+ * bytes, big-endian) of the key followed by the payload, then the payload. Covering the key too
+ * means a value that ends up under another key fails its check as surely as a flipped bit.
+ */
+final class Frames {
+  static final byte FORMAT = 1;
+  static final int HEADER = 5;
+
+  private Frames() {}
+
+  static byte[] wrap(byte[] key, byte[] payload) {
+    return ByteBuffer.allocate(HEADER + payload.length)
+        .put(FORMAT)
+        .putInt(crc(key, payload, 0, payload.length))
+        .put(payload)
+        .array();
+  }
+
+  /**
+   * Checks a stored value and returns its payload.
+   *
+   * @param piece names the piece in the error, e.g. "snapshot 7, worker w1, state chunk 3"
+   * @throws CorruptionException if the value is truncated, of an unknown format, or fails its CRC
+   */
+  static byte[] unwrap(byte[] key, byte[] value, Supplier<String> piece) {
+    if (value.length < HEADER) {
+      throw new CorruptionException(
+          piece.get() + ": stored value is truncated (" + value.length + " bytes)");
+    }
+    if (value[0] != FORMAT) {
+      throw new CorruptionException(
+          piece.get() + ": unknown value format " + (value[0] & 0xFF) + " (corrupt header?)");
+    }
+    int stored = ByteBuffer.wrap(value, 1, 4).getInt();
+    int actual = crc(key, value, HEADER, value.length - HEADER);
+    if (stored != actual) {
+      throw new CorruptionException(
+          String.format(
+              "%s: CRC32C mismatch (stored %08x, computed %08x over %d bytes)",
+              piece.get(), stored, actual, value.length - HEADER));
+    }
+    return Arrays.copyOfRange(value, HEADER, value.length);
+  }
+
+  /** CRC32C of {@code data}, as the uploader computes it. */
+  static int crc32c(byte[] data) {
+    CRC32C crc = new CRC32C();
+    crc.update(data);
+    return (int) crc.getValue();
+  }
+
+  private static int crc(byte[] key, byte[] payload, int offset, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(key);
+    crc.update(payload, offset, length);
+    return (int) crc.getValue();
+  }
+}

@@ -1,0 +1,182 @@
+package io.cutpoint.storage;
+
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.WorkerDecl;
+import io.cutpoint.api.v1.WorkerPiece;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.RecordedMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.zip.CRC32C;
+
+/**
+ * What the store knows about one PENDING snapshot while its pieces arrive: which chunks,
+ * recordings and metadata were stored, so that {@link RocksSnapshotStore#commit} can refuse an
+ * incomplete snapshot and fill in the sizes of the manifest. Pieces take the read lock (many at
+ * once); commit, finish and delete take the write lock and close the snapshot, after which
+ * pieces are refused. Lives only in memory: a PENDING snapshot does not survive a restart.
+ */
+final class PendingSnapshot {
+  final long id;
+  final ReadWriteLock lock = new ReentrantReadWriteLock();
+  private boolean closed;
+  private final Map<String, Worker> workers = new HashMap<>();
+
+  PendingSnapshot(long id) {
+    this.id = id;
+  }
+
+  /** Must hold the write lock. */
+  void close() {
+    closed = true;
+  }
+
+  /** Must hold a lock. */
+  boolean isClosed() {
+    return closed;
+  }
+
+  synchronized void chunk(String workerId, int index, byte[] data) {
+    worker(workerId).chunk(index, data);
+  }
+
+  synchronized void recording(ChannelId channel, List<RecordedMessage> messages) {
+    long bytes = 0;
+    for (RecordedMessage m : messages) {
+      bytes += m.payload().length;
+    }
+    worker(channel.to())
+        .batches
+        .computeIfAbsent(channel, c -> new TreeMap<>())
+        .put(messages.get(0).seq(), new long[] {messages.size(), bytes});
+  }
+
+  synchronized void meta(LocalSnapshotMeta meta) {
+    worker(meta.getWorkerId()).meta = meta;
+  }
+
+  /**
+   * Checks that every piece of {@code complete} arrived and returns the manifest with the pieces
+   * and totals filled in. A non-zero count or size that the caller put in the manifest must
+   * match what was stored.
+   *
+   * @throws StoreException naming what is missing or does not match
+   */
+  synchronized SnapshotManifest completed(SnapshotManifest complete) {
+    TreeSet<String> ids = new TreeSet<>(workers.keySet());
+    for (WorkerDecl decl : complete.getTopology().getWorkersList()) {
+      ids.add(decl.getWorkerId());
+    }
+    Map<String, WorkerPiece> given = new HashMap<>();
+    for (WorkerPiece piece : complete.getPiecesList()) {
+      given.put(piece.getWorkerId(), piece);
+    }
+    List<WorkerPiece> pieces = new ArrayList<>();
+    long stateBytes = 0;
+    long channelBytes = 0;
+    long inFlight = 0;
+    for (String workerId : ids) {
+      WorkerPiece piece = workers.getOrDefault(workerId, new Worker()).piece(workerId);
+      WorkerPiece declared = given.get(workerId);
+      if (declared != null) {
+        same(workerId + " state chunks", declared.getStateChunks(), piece.getStateChunks());
+        same(workerId + " channel bytes", declared.getChannelBytes(), piece.getChannelBytes());
+        same(
+            workerId + " in-flight messages",
+            declared.getInFlightMessages(),
+            piece.getInFlightMessages());
+      }
+      pieces.add(piece);
+      stateBytes += piece.getMeta().getStateBytes();
+      channelBytes += piece.getChannelBytes();
+      inFlight += piece.getInFlightMessages();
+    }
+    same("total state bytes", complete.getTotalStateBytes(), stateBytes);
+    same("total channel bytes", complete.getTotalChannelBytes(), channelBytes);
+    same("in-flight messages", complete.getInFlightMessages(), inFlight);
+    return complete.toBuilder()
+        .clearPieces()
+        .addAllPieces(pieces)
+        .setTotalStateBytes(stateBytes)
+        .setTotalChannelBytes(channelBytes)
+        .setInFlightMessages(inFlight)
+        .build();
+  }
+
+  private void same(String what, long declared, long stored) {
+    if (declared != 0 && declared != stored) {
+      throw new StoreException(
+          "commit of snapshot " + id + " refused: " + what + " declared " + declared
+              + " but " + stored + " stored");
+    }
+  }
+
+  private Worker worker(String workerId) {
+    return workers.computeIfAbsent(workerId, w -> new Worker());
+  }
+
+  private final class Worker {
+    final TreeMap<Integer, Integer> chunkSizes = new TreeMap<>();
+    final Map<ChannelId, TreeMap<Long, long[]>> batches = new HashMap<>();
+    final CRC32C runningCrc = new CRC32C();
+    int nextInOrder;
+    boolean inOrder = true;
+    LocalSnapshotMeta meta;
+
+    void chunk(int index, byte[] data) {
+      Integer previous = chunkSizes.put(index, data.length);
+      if (inOrder && previous == null && index == nextInOrder) {
+        runningCrc.update(data);
+        nextInOrder++;
+      } else {
+        inOrder = false; // re-sent or out of order: the whole-state CRC is checked on read
+      }
+    }
+
+    WorkerPiece piece(String workerId) {
+      String who = "commit of snapshot " + id + " refused: worker " + workerId;
+      if (meta == null) {
+        throw new StoreException(who + " has no stored metadata");
+      }
+      if (!chunkSizes.isEmpty() && chunkSizes.lastKey() != chunkSizes.size() - 1) {
+        throw new StoreException(
+            who + " has " + chunkSizes.size() + " state chunks but the last index is "
+                + chunkSizes.lastKey() + " (chunks missing)");
+      }
+      long bytes = chunkSizes.values().stream().mapToLong(Integer::longValue).sum();
+      if (bytes != meta.getStateBytes()) {
+        throw new StoreException(
+            who + " declared " + meta.getStateBytes() + " state bytes but " + bytes
+                + " are stored");
+      }
+      if (inOrder && (int) runningCrc.getValue() != meta.getStateCrc32C()) {
+        throw new StoreException(
+            String.format(
+                "%s declared state CRC32C %08x but the stored chunks give %08x",
+                who, meta.getStateCrc32C(), (int) runningCrc.getValue()));
+      }
+      long channelBytes = 0;
+      long messages = 0;
+      for (TreeMap<Long, long[]> channel : batches.values()) {
+        for (long[] batch : channel.values()) {
+          messages += batch[0];
+          channelBytes += batch[1];
+        }
+      }
+      return WorkerPiece.newBuilder()
+          .setWorkerId(workerId)
+          .setMeta(meta)
+          .setStateChunks(chunkSizes.size())
+          .setChannelBytes(channelBytes)
+          .setInFlightMessages(messages)
+          .build();
+    }
+  }
+}

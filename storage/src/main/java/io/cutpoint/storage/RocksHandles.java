@@ -1,0 +1,204 @@
+package io.cutpoint.storage;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompactRangeOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The native side of the store: the database, its column families and the option objects they
+ * were opened with. Opening lists the existing column families, opens all of them and creates
+ * the missing ones; closing releases everything in the order RocksJava documents (column family
+ * handles, then the database, then the options). Not thread-safe: {@link RocksSnapshotStore}
+ * guards it.
+ */
+final class RocksHandles implements AutoCloseable {
+  static final String MANIFESTS = "manifests";
+  static final String STATE_CHUNKS = "state_chunks";
+  static final String CHANNEL_STATES = "channel_states";
+  static final String WORKER_META = "worker_meta";
+  static final String METADATA = "metadata";
+  static final List<String> FAMILIES =
+      List.of(MANIFESTS, STATE_CHUNKS, CHANNEL_STATES, WORKER_META, METADATA);
+
+  final Path dir;
+  final RocksDB db;
+  final ColumnFamilyHandle manifests;
+  final ColumnFamilyHandle stateChunks;
+  final ColumnFamilyHandle channelStates;
+  final ColumnFamilyHandle workerMeta;
+  final ColumnFamilyHandle metadata;
+  /** Synced when the options ask for it: commits, metadata, finishes, deletions. */
+  final WriteOptions durable;
+  /** Pieces: into the WAL, not synced (the commit's sync covers them). */
+  final WriteOptions pieces;
+  final CompactRangeOptions compaction;
+  private final List<ColumnFamilyHandle> allHandles;
+  private final DBOptions dbOptions;
+  private final ColumnFamilyOptions cfOptions;
+
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private RocksHandles(
+      Path dir,
+      RocksDB db,
+      List<ColumnFamilyHandle> allHandles,
+      DBOptions dbOptions,
+      ColumnFamilyOptions cfOptions,
+      boolean sync) {
+    this.dir = dir;
+    this.db = db;
+    this.allHandles = allHandles;
+    this.dbOptions = dbOptions;
+    this.cfOptions = cfOptions;
+    this.manifests = find(MANIFESTS);
+    this.stateChunks = find(STATE_CHUNKS);
+    this.channelStates = find(CHANNEL_STATES);
+    this.workerMeta = find(WORKER_META);
+    this.metadata = find(METADATA);
+    this.durable = new WriteOptions().setSync(sync);
+    this.pieces = new WriteOptions().setSync(false);
+    this.compaction =
+        new CompactRangeOptions()
+            .setBottommostLevelCompaction(
+                CompactRangeOptions.BottommostLevelCompaction.kForceOptimized);
+  }
+
+  static RocksHandles open(Path dir, boolean sync) {
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new StoreException("cannot create data directory " + dir + ": " + e, e);
+    }
+    String path = dir.toString();
+    DBOptions dbOptions =
+        new DBOptions()
+            .setCreateIfMissing(true)
+            .setKeepLogFileNum(4)
+            .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+            .setMaxBackgroundJobs(2);
+    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    RocksDB db = null;
+    try {
+      List<byte[]> existing = existingFamilies(path);
+      List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+      Set<String> names = new HashSet<>();
+      for (byte[] name : existing) {
+        descriptors.add(new ColumnFamilyDescriptor(name, cfOptions));
+        names.add(new String(name, StandardCharsets.UTF_8));
+      }
+      db = RocksDB.open(dbOptions, path, descriptors, handles);
+      for (String family : FAMILIES) {
+        if (!names.contains(family)) {
+          handles.add(
+              db.createColumnFamily(
+                  new ColumnFamilyDescriptor(family.getBytes(StandardCharsets.UTF_8), cfOptions)));
+        }
+      }
+      return new RocksHandles(dir, db, handles, dbOptions, cfOptions, sync);
+    } catch (RocksDBException e) {
+      handles.forEach(ColumnFamilyHandle::close);
+      if (db != null) {
+        db.close();
+      }
+      cfOptions.close();
+      dbOptions.close();
+      throw isLockError(e)
+          ? new StoreException(
+              "data directory " + dir + " is in use by another process (or is already open in"
+                  + " this one): " + e.getMessage(), e)
+          : fail(dir, "open", e);
+    }
+  }
+
+  /** Wraps a RocksDB failure so that it names the store and the operation. */
+  static StoreException fail(Path dir, String operation, RocksDBException e) {
+    String status = e.getStatus() == null ? "" : " [" + e.getStatus().getCodeString() + "]";
+    return new StoreException(
+        "snapshot store " + dir + ": " + operation + " failed" + status + ": " + e.getMessage(), e);
+  }
+
+  StoreException fail(String operation, RocksDBException e) {
+    return fail(dir, operation, e);
+  }
+
+  /** Approximate bytes: live SST files plus memtables, summed over every column family. */
+  long sizeBytes() throws RocksDBException {
+    long total = 0;
+    for (ColumnFamilyHandle handle : allHandles) {
+      total += db.getLongProperty(handle, "rocksdb.live-sst-files-size");
+      total += db.getLongProperty(handle, "rocksdb.cur-size-all-mem-tables");
+    }
+    return total;
+  }
+
+  List<ColumnFamilyHandle> pieceFamilies() {
+    return List.of(stateChunks, channelStates, workerMeta);
+  }
+
+  @Override
+  public void close() {
+    // Order documented by RocksJava: column family handles, then the database, then options.
+    allHandles.forEach(ColumnFamilyHandle::close);
+    try {
+      db.syncWal();
+    } catch (RocksDBException e) {
+      // Closing anyway; whatever was synced before stays durable.
+    }
+    db.close();
+    compaction.close();
+    pieces.close();
+    durable.close();
+    cfOptions.close();
+    dbOptions.close();
+  }
+
+  private ColumnFamilyHandle find(String name) {
+    byte[] wanted = name.getBytes(StandardCharsets.UTF_8);
+    for (ColumnFamilyHandle handle : allHandles) {
+      try {
+        if (java.util.Arrays.equals(handle.getName(), wanted)) {
+          return handle;
+        }
+      } catch (RocksDBException e) {
+        throw fail(dir, "column family lookup", e);
+      }
+    }
+    throw new IllegalStateException("column family " + name + " was not opened");
+  }
+
+  private static List<byte[]> existingFamilies(String path) throws RocksDBException {
+    if (!Files.exists(Path.of(path, "CURRENT"))) {
+      return List.of(RocksDB.DEFAULT_COLUMN_FAMILY);
+    }
+    try (Options options = new Options()) {
+      List<byte[]> names = RocksDB.listColumnFamilies(options, path);
+      if (names.isEmpty()) {
+        return List.of(RocksDB.DEFAULT_COLUMN_FAMILY);
+      }
+      return names;
+    }
+  }
+
+  private static boolean isLockError(RocksDBException e) {
+    String message = String.valueOf(e.getMessage());
+    return message.contains("/LOCK") || message.contains("lock hold by current process");
+  }
+}

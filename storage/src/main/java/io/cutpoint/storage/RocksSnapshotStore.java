@@ -1,0 +1,466 @@
+package io.cutpoint.storage;
+
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.RecordedMessage;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+
+/**
+ * {@link SnapshotStore} on an embedded RocksDB. The layout, what is synced, what opening after a
+ * crash does, retention and corruption reports are described in {@code storage.md}.
+ *
+ * <p>Thread-safe. Every call holds a read lock on the store, {@link #close()} the write lock, so
+ * no call ever touches a released native handle: after close, calls throw {@link
+ * StoreException}. Pieces of one snapshot are written concurrently; commit and finish wait for
+ * the pieces in progress and refuse later ones with {@link NotPendingException}.
+ */
+public final class RocksSnapshotStore implements SnapshotStore {
+
+  /**
+   * @param syncWrites whether commits, finishes, deletions and metadata are fsync'ed (turn off
+   *     only in tests: a process crash loses nothing either way, a machine crash would)
+   * @param idBlock snapshot ids reserved by one synced write of the high-water mark; at most this
+   *     many ids are skipped after a restart
+   * @param clock stamps the manifests that opening aborts
+   */
+  public record Options(boolean syncWrites, int idBlock, Clock clock) {
+    public static final Options DEFAULT = new Options(true, 100, Clock.systemUTC());
+
+    public Options {
+      if (idBlock < 1) {
+        throw new IllegalArgumentException("idBlock must be at least 1, got " + idBlock);
+      }
+    }
+
+    public Options withSyncWrites(boolean sync) {
+      return new Options(sync, idBlock, clock);
+    }
+  }
+
+  private final RocksHandles rocks;
+  private final StoreReader reader;
+  private final StoreWriter writer;
+  private final ClusterMetadata metadata;
+  private final List<Long> abortedOnOpen;
+  private final ReentrantReadWriteLock guard = new ReentrantReadWriteLock();
+  private final Object manifestWrites = new Object();
+  private final ConcurrentHashMap<Long, PendingSnapshot> pending = new ConcurrentHashMap<>();
+  private boolean closed;
+
+  private RocksSnapshotStore(RocksHandles rocks, Options options) {
+    this.rocks = rocks;
+    this.reader = new StoreReader(rocks);
+    this.writer = new StoreWriter(rocks);
+    Recovery.Result recovered = Recovery.run(rocks, options.clock());
+    this.abortedOnOpen = recovered.abortedPending();
+    this.metadata = new ClusterMetadata(rocks, recovered.maxId() + 1, options.idBlock());
+  }
+
+  /** Opens (creating if needed) the store in {@code dir} with the default options. */
+  public static RocksSnapshotStore open(Path dir) {
+    return open(dir, Options.DEFAULT);
+  }
+
+  /**
+   * Opens the store; deletes what PENDING snapshots of an earlier run left behind.
+   *
+   * @throws StoreException if the directory is in use by another process or cannot be opened
+   */
+  public static RocksSnapshotStore open(Path dir, Options options) {
+    RocksHandles rocks = RocksHandles.open(dir.toAbsolutePath(), options.syncWrites());
+    try {
+      return new RocksSnapshotStore(rocks, options);
+    } catch (RuntimeException e) {
+      rocks.close();
+      throw e;
+    }
+  }
+
+  /** The snapshots that were PENDING when the store was opened and are now ABORTED. */
+  public List<Long> abortedOnOpen() {
+    return abortedOnOpen;
+  }
+
+  /** The data directory. */
+  public Path directory() {
+    return rocks.dir;
+  }
+
+  @Override
+  public long allocateSnapshotId() {
+    return guarded("allocate snapshot id", metadata::allocateSnapshotId);
+  }
+
+  @Override
+  public long epoch() {
+    return guarded("read epoch", metadata::epoch);
+  }
+
+  @Override
+  public void beginRollback(long newEpoch, long snapshotId) {
+    run("begin rollback", () -> {
+      SnapshotManifest target = existing(snapshotId, "begin rollback");
+      if (target.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+        throw new NotPendingException(snapshotId, target.getStatus(), "roll back (needs COMPLETE)");
+      }
+      metadata.beginRollback(newEpoch, snapshotId);
+    });
+  }
+
+  @Override
+  public Optional<RollbackIntent> rollbackInProgress() {
+    return guarded("read rollback intent", metadata::rollback);
+  }
+
+  @Override
+  public void finishRollback(long epoch) {
+    run("finish rollback", () -> metadata.finishRollback(epoch));
+  }
+
+  @Override
+  public void createPending(SnapshotManifest manifest) {
+    long id = manifest.getSnapshotId();
+    if (id < 1) {
+      throw new IllegalArgumentException("snapshot ids start at 1, got " + id);
+    }
+    if (manifest.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+      throw new IllegalArgumentException(
+          "createPending needs a PENDING manifest, got " + manifest.getStatus());
+    }
+    run("create pending snapshot " + id, () -> {
+      synchronized (manifestWrites) {
+        Optional<SnapshotManifest> old = reader.manifest(id);
+        if (old.isPresent()) {
+          throw new NotPendingException(id, old.get().getStatus(), "create pending snapshot");
+        }
+        writer.putManifest(manifest, rocks.pieces, "create pending snapshot " + id);
+        pending.put(id, new PendingSnapshot(id));
+      }
+    });
+  }
+
+  @Override
+  public void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c) {
+    String piece = "snapshot " + snapshotId + ", worker " + workerId + ", state chunk " + index;
+    if (index < 0) {
+      throw new IllegalArgumentException(piece + ": negative index");
+    }
+    if (Frames.crc32c(data) != crc32c) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s: CRC32C mismatch on arrival (sent %08x, data gives %08x)",
+              piece, crc32c, Frames.crc32c(data)));
+    }
+    byte[] key = Keys.stateChunk(snapshotId, workerId, index);
+    writePiece(snapshotId, "store " + piece, rocks.stateChunks, key, data,
+        p -> p.chunk(workerId, index, data));
+  }
+
+  @Override
+  public void putChannelRecording(
+      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+    if (messages.isEmpty()) {
+      return; // an empty recording is the absence of batches
+    }
+    ChannelRecording.Builder batch = ChannelRecording.newBuilder().setFrom(channel.from());
+    long previous = 0;
+    for (RecordedMessage m : messages) {
+      if (m.seq() <= previous) {
+        throw new IllegalArgumentException(
+            "snapshot " + snapshotId + ", channel " + channel + ": message #" + m.seq()
+                + " after #" + previous + " (recordings are in sequence order)");
+      }
+      previous = m.seq();
+      batch.addMessages(
+          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+              .setSeq(m.seq())
+              .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
+    }
+    byte[] key = Keys.channelBatch(snapshotId, channel, messages.get(0).seq());
+    writePiece(snapshotId, "store recording of snapshot " + snapshotId + ", channel " + channel,
+        rocks.channelStates, key, batch.build().toByteArray(),
+        p -> p.recording(channel, messages));
+  }
+
+  @Override
+  public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {
+    if (meta.getWorkerId().isEmpty()) {
+      throw new IllegalArgumentException("worker metadata without a worker id");
+    }
+    if (meta.getSnapshotId() != snapshotId) {
+      throw new IllegalArgumentException(
+          "metadata of snapshot " + meta.getSnapshotId() + " stored under " + snapshotId);
+    }
+    byte[] key = Keys.worker(snapshotId, meta.getWorkerId());
+    writePiece(snapshotId, "store metadata of snapshot " + snapshotId + ", worker "
+        + meta.getWorkerId(), rocks.workerMeta, key, meta.toByteArray(), p -> p.meta(meta));
+  }
+
+  @Override
+  public void commit(SnapshotManifest complete) {
+    if (complete.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+      throw new IllegalArgumentException("commit needs a COMPLETE manifest, got "
+          + complete.getStatus());
+    }
+    long id = complete.getSnapshotId();
+    run("commit snapshot " + id, () -> closePending(id, "commit", p -> {
+      SnapshotManifest filled = p.completed(complete);
+      writer.putManifest(filled, rocks.durable, "commit snapshot " + id);
+    }));
+  }
+
+  @Override
+  public void finish(SnapshotManifest abortedOrFailed) {
+    SnapshotStatus status = abortedOrFailed.getStatus();
+    if (status != SnapshotStatus.SNAPSHOT_STATUS_ABORTED
+        && status != SnapshotStatus.SNAPSHOT_STATUS_FAILED) {
+      throw new IllegalArgumentException("finish needs an ABORTED or FAILED manifest, got "
+          + status);
+    }
+    long id = abortedOrFailed.getSnapshotId();
+    SnapshotManifest kept = abortedOrFailed.toBuilder().clearPieces().build();
+    run("finish snapshot " + id, () -> {
+      synchronized (manifestWrites) {
+        if (!pending.containsKey(id) && reader.manifest(id).isEmpty()) {
+          // Never created: keep the manifest anyway so operators can see why it ended.
+          writer.putManifest(kept, rocks.durable, "finish snapshot " + id);
+          return;
+        }
+      }
+      closePending(id, "finish", p -> writer.deleteSnapshot(id, kept, "finish snapshot " + id));
+      writer.compact(id);
+    });
+  }
+
+  @Override
+  public Optional<SnapshotManifest> manifest(long snapshotId) {
+    return guarded("read manifest", () -> reader.manifest(snapshotId));
+  }
+
+  @Override
+  public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) {
+    return guarded("list snapshots", () -> reader.newestFirst(statuses, Integer.MAX_VALUE));
+  }
+
+  @Override
+  public Optional<SnapshotManifest> latestComplete() {
+    return guarded("find latest complete snapshot",
+        () -> reader.newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1).stream()
+            .findFirst());
+  }
+
+  @Override
+  public Optional<LocalSnapshotMeta> workerMeta(long snapshotId, String workerId) {
+    return guarded("read worker metadata", () -> reader.workerMeta(snapshotId, workerId));
+  }
+
+  @Override
+  public int readState(long snapshotId, String workerId, Consumer<byte[]> sink) {
+    return guarded("read state", () -> reader.readState(snapshotId, workerId, sink));
+  }
+
+  @Override
+  public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+    return guarded("read channel", () -> {
+      boolean complete = reader.manifest(snapshotId)
+          .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
+      return reader.readChannel(snapshotId, channel, complete);
+    });
+  }
+
+  @Override
+  public void verifyIntegrity(long snapshotId) {
+    run("verify snapshot " + snapshotId, () -> new Verification(reader, rocks).verify(
+        existing(snapshotId, "verify")));
+  }
+
+  @Override
+  public SnapshotManifest setPinned(long snapshotId, boolean pinned) {
+    return guarded("pin snapshot " + snapshotId, () -> {
+      synchronized (manifestWrites) {
+        SnapshotManifest m = existing(snapshotId, "pin");
+        if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+          throw new NotPendingException(snapshotId, m.getStatus(), "pin (needs a finished one)");
+        }
+        SnapshotManifest updated = m.toBuilder().setPinned(pinned).build();
+        writer.putManifest(updated, rocks.durable, "pin snapshot " + snapshotId);
+        return updated;
+      }
+    });
+  }
+
+  @Override
+  public boolean delete(long snapshotId) {
+    return guarded("delete snapshot " + snapshotId, () -> {
+      synchronized (manifestWrites) {
+        Optional<SnapshotManifest> m = reader.manifest(snapshotId);
+        if (m.isEmpty()) {
+          return false;
+        }
+        refuseDeletion(m.get());
+        writer.deleteSnapshot(snapshotId, null, "delete snapshot " + snapshotId);
+      }
+      writer.compact(snapshotId);
+      return true;
+    });
+  }
+
+  @Override
+  public List<Long> applyRetention(int keepComplete) {
+    return guarded("apply retention", () -> {
+      List<Long> deleted;
+      synchronized (manifestWrites) {
+        List<RetentionPlan.Entry> entries = new ArrayList<>();
+        for (SnapshotManifest m : reader.newestFirst(Set.of(), Integer.MAX_VALUE)) {
+          entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
+        }
+        Set<Long> protectedIds = metadata.rollback()
+            .map(r -> Set.of(r.snapshotId())).orElse(Set.of());
+        deleted = RetentionPlan.toDelete(entries, keepComplete, protectedIds);
+        for (long id : deleted) {
+          writer.deleteSnapshot(id, null, "retention: delete snapshot " + id);
+        }
+      }
+      deleted.forEach(writer::compact);
+      return deleted;
+    });
+  }
+
+  @Override
+  public long sizeBytes() {
+    return guarded("measure size", () -> {
+      try {
+        return rocks.sizeBytes();
+      } catch (RocksDBException e) {
+        throw rocks.fail("measure size", e);
+      }
+    });
+  }
+
+  @Override
+  public void close() {
+    Lock lock = guard.writeLock();
+    lock.lock();
+    try {
+      if (!closed) {
+        closed = true;
+        pending.clear();
+        rocks.close();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- internals ----
+
+  private interface PendingAction {
+    void apply(PendingSnapshot p);
+  }
+
+  private void writePiece(long id, String operation, ColumnFamilyHandle family, byte[] key,
+      byte[] payload, PendingAction record) {
+    run(operation, () -> {
+      PendingSnapshot p = pendingOrThrow(id, operation);
+      Lock lock = p.lock.readLock();
+      lock.lock();
+      try {
+        if (p.isClosed()) {
+          throw notPending(id, operation);
+        }
+        rocks.db.put(family, rocks.pieces, key, Frames.wrap(key, payload));
+        record.apply(p);
+      } catch (RocksDBException e) {
+        throw rocks.fail(operation, e);
+      } finally {
+        lock.unlock();
+      }
+    });
+  }
+
+  /** Runs {@code end} with the snapshot's write lock, then forgets the snapshot as pending. */
+  private void closePending(long id, String operation, PendingAction end) {
+    PendingSnapshot p = pendingOrThrow(id, operation);
+    Lock lock = p.lock.writeLock();
+    lock.lock();
+    try {
+      if (p.isClosed()) {
+        throw notPending(id, operation);
+      }
+      synchronized (manifestWrites) {
+        end.apply(p);
+      }
+      p.close();
+      pending.remove(id, p);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private PendingSnapshot pendingOrThrow(long id, String operation) {
+    PendingSnapshot p = pending.get(id);
+    if (p == null) {
+      throw notPending(id, operation);
+    }
+    return p;
+  }
+
+  private StoreException notPending(long id, String operation) {
+    Optional<SnapshotManifest> m = reader.manifest(id);
+    return m.isEmpty()
+        ? new NoSuchSnapshotException(id, operation)
+        : new NotPendingException(id, m.get().getStatus(), operation);
+  }
+
+  private SnapshotManifest existing(long id, String operation) {
+    return reader.manifest(id).orElseThrow(() -> new NoSuchSnapshotException(id, operation));
+  }
+
+  private void refuseDeletion(SnapshotManifest m) {
+    long id = m.getSnapshotId();
+    if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+      throw new NotPendingException(id, m.getStatus(), "delete (finish it first)");
+    }
+    metadata.rollback().filter(r -> r.snapshotId() == id).ifPresent(r -> {
+      throw new StoreException("delete: snapshot " + id + " is the target of the rollback to"
+          + " epoch " + r.epoch() + " in progress");
+    });
+  }
+
+  private void run(String operation, Runnable body) {
+    guarded(operation, () -> {
+      body.run();
+      return null;
+    });
+  }
+
+  private <T> T guarded(String operation, Supplier<T> body) {
+    Lock lock = guard.readLock();
+    lock.lock();
+    try {
+      if (closed) {
+        throw new StoreException("snapshot store " + rocks.dir + " is closed: cannot " + operation);
+      }
+      return body.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,248 @@
+package io.cutpoint.storage;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.WorkerPiece;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.RecordedMessage;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+
+/**
+ * Every read path of the store. Each value is checked against its CRC32C before anything is
+ * done with it; on a mismatch a {@link CorruptionException} names the snapshot, the worker or
+ * channel and the piece. The caller holds the store's read lock.
+ */
+final class StoreReader {
+  private final RocksHandles rocks;
+
+  StoreReader(RocksHandles rocks) {
+    this.rocks = rocks;
+  }
+
+  Optional<SnapshotManifest> manifest(long id) {
+    byte[] key = Keys.snapshot(id);
+    byte[] value = get(rocks.manifests, key, "read manifest of snapshot " + id);
+    if (value == null) {
+      return Optional.empty();
+    }
+    return Optional.of(parseManifest(key, value));
+  }
+
+  static SnapshotManifest parseManifest(byte[] key, byte[] value) {
+    long id = Keys.snapshotIdOf(key);
+    byte[] payload = Frames.unwrap(key, value, () -> "snapshot " + id + ", manifest");
+    try {
+      return SnapshotManifest.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptionException("snapshot " + id + ", manifest: unreadable: " + e.getMessage());
+    }
+  }
+
+  Optional<LocalSnapshotMeta> workerMeta(long id, String workerId) {
+    byte[] key = Keys.worker(id, workerId);
+    byte[] value = get(rocks.workerMeta, key, "read metadata of snapshot " + id);
+    if (value == null) {
+      return Optional.empty();
+    }
+    String piece = "snapshot " + id + ", worker " + workerId + ", metadata";
+    byte[] payload = Frames.unwrap(key, value, () -> piece);
+    try {
+      return Optional.of(LocalSnapshotMeta.parseFrom(payload));
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptionException(piece + ": unreadable: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Streams the chunks in index order. Each chunk is checked before it is passed on; a gap in the
+   * indices fails before the chunk after it. For a COMPLETE snapshot the chunk count, the total
+   * size and the whole-state CRC32C are checked against the manifest and the worker's metadata
+   * after the last chunk.
+   */
+  int readState(long id, String workerId, Consumer<byte[]> sink) {
+    Optional<SnapshotManifest> manifest = manifest(id);
+    boolean complete =
+        manifest.map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
+    Optional<LocalSnapshotMeta> meta = complete ? workerMeta(id, workerId) : Optional.empty();
+    String who = "snapshot " + id + ", worker " + workerId;
+    CRC32C crc = new CRC32C();
+    long[] bytes = {0};
+    int count =
+        scan(
+            rocks.stateChunks,
+            Keys.worker(id, workerId),
+            "read state of " + who,
+            (key, value, n) -> {
+              int index = Keys.chunkIndexOf(key);
+              if (index != n) {
+                throw new CorruptionException(who + ", state chunk " + n + ": missing");
+              }
+              byte[] data = Frames.unwrap(key, value, () -> who + ", state chunk " + index);
+              crc.update(data);
+              bytes[0] += data.length;
+              sink.accept(data);
+            });
+    if (complete) {
+      int expected =
+          manifest.get().getPiecesList().stream()
+              .filter(p -> p.getWorkerId().equals(workerId))
+              .mapToInt(WorkerPiece::getStateChunks)
+              .findFirst()
+              .orElse(count);
+      if (count < expected) {
+        throw new CorruptionException(
+            who + ", state chunk " + count + ": missing (" + expected + " chunks committed)");
+      }
+      if (meta.isEmpty()) {
+        throw new CorruptionException(who + ", metadata: missing");
+      }
+      if (bytes[0] != meta.get().getStateBytes()
+          || (int) crc.getValue() != meta.get().getStateCrc32C()) {
+        throw new CorruptionException(
+            String.format(
+                "%s, state: %d bytes with CRC32C %08x read, %d bytes with %08x committed",
+                who, bytes[0], (int) crc.getValue(), meta.get().getStateBytes(),
+                meta.get().getStateCrc32C()));
+      }
+    }
+    return count;
+  }
+
+  /** The messages of one channel; for a COMPLETE snapshot a gap between batches is corruption. */
+  List<RecordedMessage> readChannel(long id, ChannelId channel, boolean complete) {
+    List<RecordedMessage> messages = new ArrayList<>();
+    String what = "snapshot " + id + ", channel " + channel;
+    scan(
+        rocks.channelStates,
+        Keys.channel(id, channel),
+        "read " + what,
+        (key, value, n) -> appendBatch(what, key, value, complete, messages));
+    return messages;
+  }
+
+  /** Every recorded message on the channels into {@code receiver}; returns their count. */
+  long countIncoming(long id, String receiver) {
+    long[] total = {0};
+    scan(
+        rocks.channelStates,
+        Keys.receiver(id, receiver),
+        "read channels of snapshot " + id,
+        (key, value, n) -> {
+          String what = "snapshot " + id + ", channel " + describeChannel(key);
+          total[0] += appendBatch(what, key, value, false, new ArrayList<>());
+        });
+    return total[0];
+  }
+
+  /** Checks the CRC of every value stored under {@code id} in {@code family}. */
+  void checkAll(ColumnFamilyHandle family, long id, String kind) {
+    scan(
+        family,
+        Keys.snapshot(id),
+        "verify snapshot " + id,
+        (key, value, n) -> Frames.unwrap(key, value, () -> describe(id, kind, key)));
+  }
+
+  private int appendBatch(
+      String what, byte[] key, byte[] value, boolean contiguous, List<RecordedMessage> out) {
+    long first = Keys.batchSeqOf(key);
+    String piece = what + ", batch from #" + first;
+    byte[] payload = Frames.unwrap(key, value, () -> piece);
+    ChannelRecording batch;
+    try {
+      batch = ChannelRecording.parseFrom(payload);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CorruptionException(piece + ": unreadable: " + e.getMessage());
+    }
+    if (contiguous && !out.isEmpty() && out.get(out.size() - 1).seq() + 1 != first) {
+      throw new CorruptionException(
+          what + ": messages #" + (out.get(out.size() - 1).seq() + 1) + " to #" + (first - 1)
+              + " missing");
+    }
+    for (io.cutpoint.api.v1.RecordedMessage m : batch.getMessagesList()) {
+      out.add(new RecordedMessage(m.getSeq(), m.getPayload().toByteArray()));
+    }
+    return batch.getMessagesCount();
+  }
+
+  private static String describe(long id, String kind, byte[] key) {
+    try {
+      return switch (kind) {
+        case "state" -> "snapshot " + id + ", worker " + Keys.workerOf(key)
+            + ", state chunk " + Keys.chunkIndexOf(key);
+        case "channel" -> "snapshot " + id + ", channel " + describeChannel(key)
+            + ", batch from #" + Keys.batchSeqOf(key);
+        default -> "snapshot " + id + ", worker " + Keys.workerOf(key) + ", metadata";
+      };
+    } catch (RuntimeException badKey) {
+      return "snapshot " + id + ", " + kind + " key " + HexFormat.of().formatHex(key);
+    }
+  }
+
+  private static String describeChannel(byte[] key) {
+    try {
+      return Keys.channelOf(key).toString();
+    } catch (RuntimeException badKey) {
+      return HexFormat.of().formatHex(key);
+    }
+  }
+
+  private byte[] get(ColumnFamilyHandle family, byte[] key, String operation) {
+    try {
+      return rocks.db.get(family, key);
+    } catch (org.rocksdb.RocksDBException e) {
+      throw rocks.fail(operation, e);
+    }
+  }
+
+  /** Visits, in key order, every entry whose key starts with {@code prefix}. */
+  interface Visitor {
+    void visit(byte[] key, byte[] value, int ordinal);
+  }
+
+  int scan(ColumnFamilyHandle family, byte[] prefix, String operation, Visitor visitor) {
+    int n = 0;
+    try (Slice upper = new Slice(Keys.prefixEnd(prefix));
+        ReadOptions options = new ReadOptions().setIterateUpperBound(upper).setFillCache(false);
+        RocksIterator it = rocks.db.newIterator(family, options)) {
+      for (it.seek(prefix); it.isValid(); it.next()) {
+        visitor.visit(it.key(), it.value(), n++);
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw rocks.fail(operation, e);
+    }
+    return n;
+  }
+
+  /** Manifests, newest first, of the given statuses (all if empty), at most {@code limit}. */
+  List<SnapshotManifest> newestFirst(Set<SnapshotStatus> statuses, int limit) {
+    List<SnapshotManifest> out = new ArrayList<>();
+    try (RocksIterator it = rocks.db.newIterator(rocks.manifests)) {
+      for (it.seekToLast(); it.isValid() && out.size() < limit; it.prev()) {
+        SnapshotManifest m = StoreReader.parseManifest(it.key(), it.value());
+        if (statuses.isEmpty() || statuses.contains(m.getStatus())) {
+          out.add(m);
+        }
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw rocks.fail("list manifests", e);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,55 @@
+package io.cutpoint.storage;
+
+import io.cutpoint.api.v1.SnapshotManifest;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/** Manifest writes and deletions; every write is one batch. The caller holds the locks. */
+final class StoreWriter {
+  private final RocksHandles rocks;
+
+  StoreWriter(RocksHandles rocks) {
+    this.rocks = rocks;
+  }
+
+  /** One synced batch: the manifest replaced by {@code keep} (or removed), every piece gone. */
+  void deleteSnapshot(long id, SnapshotManifest keep, String operation) {
+    byte[] key = Keys.snapshot(id);
+    try (WriteBatch batch = new WriteBatch()) {
+      if (keep == null) {
+        batch.delete(rocks.manifests, key);
+      } else {
+        batch.put(rocks.manifests, key, Frames.wrap(key, keep.toByteArray()));
+      }
+      for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
+        batch.deleteRange(family, key, Keys.snapshotEnd(id));
+      }
+      rocks.db.write(rocks.durable, batch);
+    } catch (RocksDBException e) {
+      throw rocks.fail(operation, e);
+    }
+  }
+
+  /** Reclaims the space of a deleted snapshot's pieces. */
+  void compact(long id) {
+    try {
+      for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
+        rocks.db.compactRange(family, Keys.snapshot(id), Keys.snapshotEnd(id), rocks.compaction);
+      }
+    } catch (RocksDBException e) {
+      throw rocks.fail("compact range of deleted snapshot " + id, e);
+    }
+  }
+
+  void putManifest(SnapshotManifest m, WriteOptions write, String operation) {
+    byte[] key = Keys.snapshot(m.getSnapshotId());
+    try (WriteBatch batch = new WriteBatch()) {
+      batch.put(rocks.manifests, key, Frames.wrap(key, m.toByteArray()));
+      rocks.db.write(write, batch);
+    } catch (RocksDBException e) {
+      throw rocks.fail(operation, e);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.cutpoint.storage;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+
+/**
+ * Direct access to a closed store's database through the RocksDB API, to damage it the way a
+ * disk would: flip a byte of a stored value, drop a key.
+ */
+final class RawDb implements AutoCloseable {
+  private final DBOptions options = new DBOptions();
+  private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+  private final List<String> names = new ArrayList<>();
+  private final RocksDB db;
+
+  RawDb(Path dir) throws RocksDBException {
+    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+    try (Options listOptions = new Options()) {
+      for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
+        descriptors.add(new ColumnFamilyDescriptor(name));
+        names.add(new String(name, StandardCharsets.UTF_8));
+      }
+    }
+    db = RocksDB.open(options, dir.toString(), descriptors, handles);
+  }
+
+  List<String> families() {
+    return names;
+  }
+
+  /** Keys of {@code snapshotId} in {@code family}, in order. */
+  List<byte[]> keys(String family, long snapshotId) throws RocksDBException {
+    List<byte[]> keys = new ArrayList<>();
+    try (RocksIterator it = db.newIterator(handle(family))) {
+      for (it.seek(ByteBuffer.allocate(8).putLong(snapshotId).array()); it.isValid(); it.next()) {
+        if (ByteBuffer.wrap(it.key()).getLong() != snapshotId) {
+          break;
+        }
+        keys.add(it.key());
+      }
+    }
+    return keys;
+  }
+
+  /** Flips one bit of the byte at {@code offset} of the value under {@code key}. */
+  void flipByte(String family, byte[] key, int offset) throws RocksDBException {
+    byte[] value = db.get(handle(family), key);
+    value[offset] ^= 0x10;
+    db.put(handle(family), key, value);
+  }
+
+  void delete(String family, byte[] key) throws RocksDBException {
+    db.delete(handle(family), key);
+  }
+
+  private ColumnFamilyHandle handle(String family) {
+    return handles.get(names.indexOf(family));
+  }
+
+  @Override
+  public void close() {
+    handles.forEach(ColumnFamilyHandle::close);
+    db.close();
+    options.close();
+  }
+}
