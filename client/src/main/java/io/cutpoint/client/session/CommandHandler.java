@@ -1,0 +1,207 @@
+package io.cutpoint.client.session;
+
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.Halted;
+import io.cutpoint.api.v1.LocalSnapshotFailed;
+import io.cutpoint.api.v1.PeerAddress;
+import io.cutpoint.api.v1.Restored;
+import io.cutpoint.api.v1.SnapshotGranted;
+import io.cutpoint.api.v1.Welcome;
+import io.cutpoint.api.v1.WorkerMessage;
+import io.cutpoint.client.WorkerControl;
+import io.grpc.StatusRuntimeException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the coordinator's messages into {@link WorkerControl} calls and answers on the session
+ * stream. Runs on the session's event thread only, one message at a time; the protocol is
+ * described on {@link CoordinatorSession}.
+ */
+final class CommandHandler {
+
+  private static final Logger log = LoggerFactory.getLogger(CommandHandler.class);
+
+  /** A restore is tried this many times before it is given up. */
+  static final int RESTORE_ATTEMPTS = 2;
+
+  /** What the handler needs from the session. */
+  interface Hooks {
+    void state(SessionState state);
+
+    /** The pending {@code requestSnapshot()} future of {@code requestId}, removed; or null. */
+    CompletableFuture<Long> takeGrant(long requestId);
+
+    void restoreFailed(long snapshotId, String reason);
+  }
+
+  private final WorkerControl worker;
+  private final String workerId;
+  private final SnapshotDownloader downloader;
+  private final UploadQueue uploads;
+  private final Hooks hooks;
+  private boolean workerHalted;
+
+  CommandHandler(WorkerControl worker, SnapshotDownloader downloader, UploadQueue uploads,
+      Hooks hooks) {
+    this.worker = worker;
+    this.workerId = worker.workerId();
+    this.downloader = downloader;
+    this.uploads = uploads;
+    this.hooks = hooks;
+  }
+
+  /** Applies a welcome; true when the worker is now halted for a rollback. */
+  boolean welcome(SessionStream s, Welcome welcome) {
+    updatePeers(welcome.getPeersList());
+    long epoch = welcome.getEpoch();
+    if (welcome.getHalted()) {
+      halt(s, epoch);
+      return true;
+    }
+    if (worker.epoch() != epoch) {
+      log.info("worker {}: moving from epoch {} to the cluster's epoch {}", workerId,
+          worker.epoch(), epoch);
+      worker.halt(epoch);
+      worker.resume(epoch);
+    } else if (workerHalted) {
+      log.info("worker {}: no rollback in progress any more, resuming in epoch {}", workerId,
+          epoch);
+      worker.resume(epoch);
+    }
+    workerHalted = false;
+    return false;
+  }
+
+  /** Handles any message after the welcome. */
+  void handle(SessionStream s, CoordinatorMessage m) {
+    try {
+      switch (m.getBodyCase()) {
+        case PEERS -> updatePeers(m.getPeers().getPeersList());
+        case START_SNAPSHOT -> startSnapshot(s, m.getStartSnapshot().getSnapshotId(),
+            m.getStartSnapshot().getEpoch());
+        case ABORT_SNAPSHOT -> {
+          long id = m.getAbortSnapshot().getSnapshotId();
+          log.info("worker {}: snapshot {} aborted: {}", workerId, id,
+              m.getAbortSnapshot().getReason());
+          uploads.aborted(id);
+          worker.abortSnapshot(id);
+        }
+        case HALT -> {
+          halt(s, m.getHalt().getEpoch());
+          hooks.state(SessionState.HALTED);
+        }
+        case RESTORE -> restore(s, m.getRestore().getSnapshotId(), m.getRestore().getEpoch());
+        case RESUME -> {
+          long epoch = m.getResume().getEpoch();
+          worker.resume(epoch);
+          workerHalted = false;
+          log.info("worker {}: resumed in epoch {}", workerId, epoch);
+          hooks.state(SessionState.JOINED);
+        }
+        case SNAPSHOT_GRANTED -> granted(m.getSnapshotGranted());
+        case WELCOME -> log.warn("worker {}: a second welcome, ignored", workerId);
+        case BODY_NOT_SET -> log.warn("worker {}: an empty or unknown coordinator message, "
+            + "ignored", workerId);
+      }
+    } catch (RuntimeException e) {
+      log.error("worker {}: the worker failed to carry out {}", workerId, m.getBodyCase(), e);
+    }
+  }
+
+  /** Ends a download in progress (on close). */
+  void cancelDownload() {
+    downloader.cancel();
+  }
+
+  private void updatePeers(List<PeerAddress> peers) {
+    if (peers.isEmpty()) {
+      return;
+    }
+    Map<String, String> byId = new LinkedHashMap<>();
+    for (PeerAddress p : peers) {
+      byId.put(p.getWorkerId(), p.getChannelAddress());
+    }
+    worker.updatePeers(byId);
+  }
+
+  private void startSnapshot(SessionStream s, long id, long epoch) {
+    long current = worker.epoch();
+    if (epoch != current) {
+      String reason = "start for epoch " + epoch + " but the worker is in epoch " + current;
+      log.warn("worker {}: not starting snapshot {}: {}", workerId, id, reason);
+      s.send(WorkerMessage.newBuilder()
+          .setSnapshotFailed(LocalSnapshotFailed.newBuilder().setSnapshotId(id).setReason(reason))
+          .build());
+      return;
+    }
+    worker.startSnapshot(id);
+  }
+
+  private void halt(SessionStream s, long epoch) {
+    log.info("worker {}: halting for epoch {}", workerId, epoch);
+    worker.halt(epoch);
+    workerHalted = true;
+    s.send(WorkerMessage.newBuilder().setHalted(Halted.newBuilder().setEpoch(epoch)).build());
+  }
+
+  private void restore(SessionStream s, long snapshotId, long epoch) {
+    PieceAssembler.Restorable piece = null;
+    String failure = null;
+    for (int attempt = 1; attempt <= RESTORE_ATTEMPTS && piece == null; attempt++) {
+      try {
+        piece = downloader.download(snapshotId, workerId);
+      } catch (CorruptPieceException e) {
+        failure = e.getMessage();
+      } catch (StatusRuntimeException e) {
+        failure = "download failed: " + e.getStatus();
+      }
+      if (piece == null) {
+        log.warn("worker {}: restore of snapshot {}, attempt {} of {}: {}", workerId, snapshotId,
+            attempt, RESTORE_ATTEMPTS, failure);
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        return; // closing
+      }
+    }
+    if (piece == null) {
+      log.error("worker {}: NOT restoring snapshot {}: {}; staying halted, waiting for the "
+          + "coordinator", workerId, snapshotId, failure);
+      hooks.restoreFailed(snapshotId, failure);
+      return;
+    }
+    worker.restore(epoch, piece.piece(), piece.state());
+    log.info("worker {}: restored snapshot {} ({} state bytes, {} recorded messages) in epoch {}",
+        workerId, snapshotId, piece.state().length, piece.piece().inFlightMessages(), epoch);
+    s.send(WorkerMessage.newBuilder()
+        .setRestored(Restored.newBuilder().setEpoch(epoch).setSnapshotId(snapshotId))
+        .build());
+  }
+
+  private void granted(SnapshotGranted g) {
+    CompletableFuture<Long> future = hooks.takeGrant(g.getRequestId());
+    if (future == null) {
+      log.info("worker {}: answer to unknown or abandoned snapshot request {}, ignored",
+          workerId, g.getRequestId());
+      return;
+    }
+    if (g.getSnapshotId() == 0) {
+      log.info("worker {}: snapshot request {} refused: {}", workerId, g.getRequestId(),
+          g.getRefusedReason());
+      future.completeExceptionally(
+          new SnapshotRefusedException(g.getRequestId(), g.getRefusedReason()));
+      return;
+    }
+    try {
+      worker.startSnapshot(g.getSnapshotId());
+      future.complete(g.getSnapshotId());
+    } catch (RuntimeException e) {
+      future.completeExceptionally(e);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,529 @@
+package io.cutpoint.client.session;
+
+import io.cutpoint.api.v1.CoordinatorGrpc;
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.Heartbeat;
+import io.cutpoint.api.v1.Join;
+import io.cutpoint.api.v1.LocalSnapshotFailed;
+import io.cutpoint.api.v1.SnapshotRequest;
+import io.cutpoint.api.v1.WorkerMessage;
+import io.cutpoint.client.WorkerControl;
+import io.grpc.Channel;
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Connects one worker to the coordinator over the {@code Coordinator} service and drives it
+ * through {@link WorkerControl}.
+ *
+ * <h2>Session protocol, as this client speaks it</h2>
+ *
+ * <ol>
+ *   <li><b>Join.</b> {@link #start()} opens a {@code Session} stream and sends {@code join} with
+ *       the worker's id, channel address, outgoing and incoming peers and current epoch. It waits
+ *       up to {@link SessionOptions#joinTimeout()} for {@code welcome}; any other first message is
+ *       a protocol error that restarts the attempt.
+ *   <li><b>Welcome.</b> Peers go to {@link WorkerControl#updatePeers}. If {@code halted} is set, a
+ *       rollback is in progress: the worker is told {@link WorkerControl#halt halt(epoch)}, the
+ *       session answers {@code halted(epoch)} and waits for {@code restore}. Otherwise, when the
+ *       welcome's epoch differs from the worker's (a fresh worker joining a cluster past epoch 0,
+ *       or a worker that missed a rollback), the worker moves to it with {@code halt(epoch)}
+ *       followed by {@code resume(epoch)} (WorkerControl has no other way to set an epoch); and a
+ *       worker this session had halted is resumed. Then the session heartbeats every
+ *       {@link SessionOptions#heartbeatInterval()}, or the welcome's interval when that is null.
+ *   <li><b>Commands</b>, run one at a time, in arrival order, on the session's event thread:
+ *       <ul>
+ *         <li>{@code peers} &rarr; {@code updatePeers}.
+ *         <li>{@code start_snapshot} &rarr; {@code startSnapshot(id)}; if its epoch is not the
+ *             worker's, the session does not start it and answers {@code snapshot_failed}.
+ *         <li>{@code abort_snapshot} &rarr; {@code abortSnapshot(id)}; a queued upload of that
+ *             snapshot is skipped.
+ *         <li>{@code halt} &rarr; {@code halt(epoch)}, then {@code halted(epoch)}.
+ *         <li>{@code restore} &rarr; {@code DownloadSnapshot(snapshot_id, worker_id)}; the piece
+ *             is checked (header identity, chunk order, every chunk's CRC32C, total size and
+ *             whole-state CRC32C against the header, trailer counts) before
+ *             {@code restore(epoch, piece, state)}, then {@code restored(epoch, snapshot_id)}. A
+ *             failed or corrupt download is retried once; if it fails again nothing is restored,
+ *             nothing is answered (the coordinator's rollback times out or retries), the failure
+ *             is logged and reported to {@link SessionListener#restoreFailed}. Heartbeats go on
+ *             during a download.
+ *         <li>{@code resume} &rarr; {@code resume(epoch)}.
+ *         <li>{@code snapshot_granted} &rarr; for a granted id, {@code startSnapshot(id)} and the
+ *             {@link #requestSnapshot()} future completes with it; for a refusal, the future fails
+ *             with {@link SnapshotRefusedException} carrying {@code refused_reason}.
+ *       </ul>
+ *   <li><b>Uploads.</b> The session is the worker's snapshot listener. A completed local snapshot
+ *       is queued (at most {@link SessionOptions#uploadQueue()}) for the single upload thread,
+ *       which sends {@code UploadSnapshot}: a header ({@code LocalSnapshotMeta}: ids, the epoch the
+ *       worker was in when the snapshot completed, sent/received counters, state size and CRC32C,
+ *       activity, wait-for edges, recording time), state chunks of
+ *       {@link SessionOptions#uploadChunkBytes()} with their CRC32C, one or more
+ *       {@code ChannelRecording} parts per incoming channel (in channel order, each part at most
+ *       one chunk size of payload; {@code first_marker} set on the channel whose marker made the
+ *       worker record), and a trailer. Parts are produced only when the call is ready (gRPC flow
+ *       control), so a large state is never copied whole. A local failure reported by the worker,
+ *       a full queue, or an upload that fails for another reason than NOT_FOUND or
+ *       FAILED_PRECONDITION (snapshot no longer pending) is sent as {@code snapshot_failed}.
+ *   <li><b>Reconnect.</b> When the stream ends (coordinator restart, network failure, missed
+ *       join timeout, or a join refused with ALREADY_EXISTS because the old session is not yet
+ *       noticed as dead), pending {@link #requestSnapshot()} futures fail, the state goes to
+ *       CONNECTING, and the session re-joins after an exponential backoff (factor 2, &plusmn;20%
+ *       jitter, from {@link SessionOptions#reconnectInitial()} up to
+ *       {@link SessionOptions#reconnectMax()}; reset by every welcome), with the worker's epoch at
+ *       that time. A join refused with INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED,
+ *       UNAUTHENTICATED or UNIMPLEMENTED is fatal: it is logged, reported to
+ *       {@link SessionListener#fatal}, fails {@link #joined()} and {@link #closedFuture()}, and the
+ *       state becomes CLOSED (call {@link #close()} to free the threads).
+ *   <li><b>Close.</b> {@link #close()} half-closes the stream (a graceful leave), waits for the
+ *       coordinator to end it, then cancels it; stops the threads; closes the channel if the
+ *       session built it.
+ * </ol>
+ *
+ * <p>Threads (daemons, named {@code cutpoint-session-<worker>-...}): one event thread for stream
+ * events and commands, one timer for heartbeats, join timeouts and reconnect delays, one upload
+ * thread. The listener of the worker is never blocked.
+ */
+public final class CoordinatorSession implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(CoordinatorSession.class);
+
+  private final Channel channel;
+  private final ManagedChannel ownedChannel;
+  private final WorkerControl worker;
+  private final String workerId;
+  private final SessionOptions options;
+  private final CoordinatorGrpc.CoordinatorStub stub;
+  private final ExecutorService events;
+  private final ScheduledThreadPoolExecutor timer;
+  private final UploadQueue uploads;
+  private final CommandHandler commands;
+  private final Backoff backoff;
+  private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicReference<SessionState> state =
+      new AtomicReference<>(SessionState.CONNECTING);
+  private final CompletableFuture<Void> joined = new CompletableFuture<>();
+  private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
+  private final ConcurrentHashMap<Long, CompletableFuture<Long>> grants =
+      new ConcurrentHashMap<>();
+  private final AtomicLong requestIds = new AtomicLong();
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closeCalled = new AtomicBoolean();
+
+  private volatile SessionStream stream;
+  private volatile boolean stopped;
+  // Event thread only:
+  private long generation;
+  private ScheduledFuture<?> heartbeat;
+  private ScheduledFuture<?> joinTimeout;
+
+  /**
+   * A session over {@code channel}, which the caller owns and closes after {@link #close()}.
+   * Nothing happens until {@link #start()}.
+   */
+  public CoordinatorSession(Channel channel, WorkerControl worker, SessionOptions options) {
+    this(channel, null, worker, options);
+  }
+
+  private CoordinatorSession(
+      Channel channel, ManagedChannel owned, WorkerControl worker, SessionOptions options) {
+    this.channel = Objects.requireNonNull(channel, "channel");
+    this.ownedChannel = owned;
+    this.worker = Objects.requireNonNull(worker, "worker");
+    this.options = Objects.requireNonNull(options, "options");
+    this.workerId = worker.workerId();
+    this.stub = CoordinatorGrpc.newStub(channel);
+    String prefix = "cutpoint-session-" + workerId;
+    this.events = Executors.newSingleThreadExecutor(threads(prefix + "-events"));
+    this.timer = new ScheduledThreadPoolExecutor(1, threads(prefix + "-timer"));
+    timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    timer.setRemoveOnCancelPolicy(true);
+    this.backoff = new Backoff(options.reconnectInitial(), options.reconnectMax(),
+        () -> ThreadLocalRandom.current().nextDouble());
+    this.uploads = new UploadQueue(workerId,
+        new SnapshotUploader(channel, options.uploadChunkBytes(), options.transferTimeout()),
+        worker::epoch, new UploadReports(), options.uploadQueue(), threads(prefix + "-upload"));
+    this.commands = new CommandHandler(worker,
+        new SnapshotDownloader(channel, options.transferTimeout()), uploads, new Hooks());
+  }
+
+  /**
+   * Builds a plaintext Netty channel to {@code target} ({@code host:port} or any gRPC target),
+   * starts a session over it, and closes the channel on {@link #close()}.
+   */
+  public static CoordinatorSession connect(
+      String target, WorkerControl worker, SessionOptions options) {
+    return connect(target, InsecureChannelCredentials.create(), worker, options);
+  }
+
+  /** Like {@link #connect(String, WorkerControl, SessionOptions)}, with TLS or other credentials. */
+  public static CoordinatorSession connect(String target, ChannelCredentials credentials,
+      WorkerControl worker, SessionOptions options) {
+    ManagedChannel channel = NettyChannelBuilder.forTarget(target, credentials).build();
+    try {
+      return new CoordinatorSession(channel, channel, worker, options).start();
+    } catch (RuntimeException e) {
+      channel.shutdownNow();
+      throw e;
+    }
+  }
+
+  /** Registers as the worker's snapshot listener and starts joining. Call once. */
+  public CoordinatorSession start() {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("session of worker " + workerId + " already started");
+    }
+    worker.setSnapshotListener(uploads);
+    onEvents(this::openStream);
+    return this;
+  }
+
+  /** The current state. */
+  public SessionState state() {
+    return state.get();
+  }
+
+  /** Adds a listener of state changes, fatal refusals, restores and uploads. */
+  public void addListener(SessionListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  public void removeListener(SessionListener listener) {
+    listeners.remove(listener);
+  }
+
+  /**
+   * Completes at the first {@code welcome}; fails with a {@link io.grpc.StatusException} when the
+   * join is refused for good, or with {@link IllegalStateException} when closed before joining.
+   */
+  public CompletableFuture<Void> joined() {
+    return joined.copy();
+  }
+
+  /**
+   * Completes when {@link #close()} has finished; fails with a {@link io.grpc.StatusException}
+   * when a fatal join refusal ended the session.
+   */
+  public CompletableFuture<Void> closedFuture() {
+    return closedFuture.copy();
+  }
+
+  /**
+   * Asks the coordinator for a snapshot that this worker initiates. On {@code snapshot_granted}
+   * the worker's {@code startSnapshot(id)} is called, then the future completes with the id. It
+   * fails with {@link SnapshotRefusedException} when refused, and with
+   * {@link IllegalStateException} when the session is not joined or is lost before the answer.
+   */
+  public CompletableFuture<Long> requestSnapshot() {
+    long requestId = requestIds.incrementAndGet();
+    CompletableFuture<Long> future = new CompletableFuture<>();
+    SessionStream s = stream;
+    if (stopped || s == null || !s.welcomed()) {
+      future.completeExceptionally(new IllegalStateException(
+          "worker " + workerId + " is not joined (" + state() + "); cannot request a snapshot"));
+      return future;
+    }
+    grants.put(requestId, future);
+    WorkerMessage request = WorkerMessage.newBuilder()
+        .setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(requestId))
+        .build();
+    if (!s.send(request)) {
+      grants.remove(requestId);
+      future.completeExceptionally(new IllegalStateException(
+          "the session of worker " + workerId + " broke before the snapshot request was sent"));
+    }
+    return future;
+  }
+
+  /**
+   * Leaves: half-closes the stream and waits (up to the close timeout) for the coordinator to end
+   * it, stops heartbeats, reconnects, downloads and uploads (each executor: shutdown, wait,
+   * shutdownNow), and closes the channel if this session built it. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closeCalled.compareAndSet(false, true)) {
+      return;
+    }
+    stopped = true;
+    setState(SessionState.CLOSED);
+    commands.cancelDownload();
+    Duration wait = options.closeTimeout();
+    SessionStream s = stream;
+    if (s != null) {
+      s.halfClose();
+      try {
+        s.terminated().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Exception e) {
+        log.debug("worker {}: coordinator did not end the session in {}", workerId, wait);
+      }
+      s.cancel("session closed");
+    }
+    Shutdown.executor(timer, wait, "timer");
+    Shutdown.executor(uploads.executor(), wait, "upload");
+    Shutdown.executor(events, wait, "events");
+    failGrants("the session of worker " + workerId + " is closed");
+    if (ownedChannel != null) {
+      Shutdown.channel(ownedChannel, wait);
+    }
+    joined.completeExceptionally(
+        new IllegalStateException("session of worker " + workerId + " closed before joining"));
+    closedFuture.complete(null);
+    log.info("worker {}: session closed", workerId);
+  }
+
+  // ---- the stream lifecycle (event thread) ----
+
+  private void openStream() {
+    if (stopped) {
+      return;
+    }
+    if (channel instanceof ManagedChannel managed && backoff.attempts() > 0) {
+      managed.resetConnectBackoff(); // our backoff governs how soon we retry, not the channel's
+    }
+    SessionStream s = new SessionStream(++generation, new StreamEvents());
+    stream = s;
+    setState(SessionState.CONNECTING);
+    stub.session(s);
+    Join join = Join.newBuilder()
+        .setWorkerId(workerId)
+        .setChannelAddress(worker.channelAddress())
+        .addAllOutgoing(worker.outgoing())
+        .addAllIncoming(worker.incoming())
+        .setEpoch(worker.epoch())
+        .build();
+    log.info("worker {}: joining (attempt {}, epoch {})", workerId, s.generation(),
+        join.getEpoch());
+    s.send(WorkerMessage.newBuilder().setJoin(join).build());
+    joinTimeout = timer.schedule(() -> onEvents(() -> {
+      if (stream == s && !s.welcomed()) {
+        log.warn("worker {}: no welcome within {}, retrying", workerId, options.joinTimeout());
+        s.cancel("no welcome within " + options.joinTimeout());
+      }
+    }), options.joinTimeout().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private void onMessage(SessionStream s, CoordinatorMessage message) {
+    if (stream != s || stopped) {
+      return;
+    }
+    if (!s.welcomed()) {
+      if (message.getBodyCase() != CoordinatorMessage.BodyCase.WELCOME) {
+        log.error("worker {}: the coordinator answered join with {}, expected welcome; retrying",
+            workerId, message.getBodyCase());
+        s.cancel("expected welcome, got " + message.getBodyCase());
+        return;
+      }
+      welcomed(s, message);
+      return;
+    }
+    commands.handle(s, message);
+  }
+
+  private void welcomed(SessionStream s, CoordinatorMessage message) {
+    s.markWelcomed();
+    cancel(joinTimeout);
+    backoff.reset();
+    boolean halted = commands.welcome(s, message.getWelcome());
+    int fromCoordinator = message.getWelcome().getHeartbeatIntervalMs();
+    Duration interval = options.heartbeatInterval() != null ? options.heartbeatInterval()
+        : fromCoordinator > 0 ? Duration.ofMillis(fromCoordinator)
+        : SessionOptions.FALLBACK_HEARTBEAT;
+    cancel(heartbeat);
+    heartbeat = timer.scheduleAtFixedRate(() -> heartbeat(s), interval.toNanos(),
+        interval.toNanos(), TimeUnit.NANOSECONDS);
+    log.info("worker {}: joined in epoch {}{}, heartbeat every {} ms", workerId,
+        message.getWelcome().getEpoch(), halted ? " (halted for a rollback)" : "",
+        interval.toMillis());
+    setState(halted ? SessionState.HALTED : SessionState.JOINED);
+    joined.complete(null);
+  }
+
+  private void heartbeat(SessionStream s) {
+    s.send(WorkerMessage.newBuilder()
+        .setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(options.clock().millis()))
+        .build());
+  }
+
+  private void onEnded(SessionStream s, Status status) {
+    if (stream != s) {
+      return;
+    }
+    stream = null;
+    cancel(heartbeat);
+    cancel(joinTimeout);
+    failGrants("the session of worker " + workerId + " ended: " + status);
+    if (stopped) {
+      return;
+    }
+    if (!s.welcomed() && fatal(status.getCode())) {
+      stopped = true;
+      log.error("worker {}: the coordinator refused the join: {} {}; not retrying", workerId,
+          status.getCode(), status.getDescription());
+      setState(SessionState.CLOSED);
+      joined.completeExceptionally(status.asException());
+      closedFuture.completeExceptionally(status.asException());
+      fire(l -> l.fatal(status));
+      return;
+    }
+    setState(SessionState.CONNECTING);
+    Duration delay = backoff.next();
+    if (s.welcomed()) {
+      log.warn("worker {}: session lost ({} {}); re-joining in {} ms", workerId,
+          status.getCode(), status.getDescription(), delay.toMillis());
+    } else {
+      log.info("worker {}: join failed ({} {}); retry {} in {} ms", workerId, status.getCode(),
+          status.getDescription(), backoff.attempts(), delay.toMillis());
+    }
+    try {
+      timer.schedule(() -> onEvents(this::openStream), delay.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      log.debug("worker {}: closing, not re-joining", workerId);
+    }
+  }
+
+  private static boolean fatal(Status.Code code) {
+    return switch (code) {
+      case INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED, UNAUTHENTICATED,
+          UNIMPLEMENTED -> true;
+      default -> false;
+    };
+  }
+
+  // ---- helpers ----
+
+  private void setState(SessionState next) {
+    SessionState previous = state.getAndUpdate(
+        current -> current == SessionState.CLOSED ? current : next);
+    if (previous != next && previous != SessionState.CLOSED) {
+      log.debug("worker {}: {} -> {}", workerId, previous, next);
+      fire(l -> l.stateChanged(previous, next));
+    }
+  }
+
+  private void fire(Consumer<SessionListener> event) {
+    for (SessionListener l : listeners) {
+      try {
+        event.accept(l);
+      } catch (RuntimeException e) {
+        log.warn("worker {}: session listener failed", workerId, e);
+      }
+    }
+  }
+
+  private void failGrants(String why) {
+    for (Long id : List.copyOf(grants.keySet())) {
+      CompletableFuture<Long> f = grants.remove(id);
+      if (f != null) {
+        f.completeExceptionally(new IllegalStateException(why));
+      }
+    }
+  }
+
+  private void onEvents(Runnable task) {
+    try {
+      events.execute(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          log.error("worker {}: session event failed", workerId, e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      log.debug("worker {}: session closed, event dropped", workerId);
+    }
+  }
+
+  private static void cancel(ScheduledFuture<?> f) {
+    if (f != null) {
+      f.cancel(false);
+    }
+  }
+
+  private static ThreadFactory threads(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, n.getAndIncrement() == 0 ? name : name + "-" + n.get());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** gRPC callbacks, moved onto the event thread. */
+  private final class StreamEvents implements SessionStream.Events {
+    @Override
+    public void message(SessionStream s, CoordinatorMessage message) {
+      onEvents(() -> onMessage(s, message));
+    }
+
+    @Override
+    public void ended(SessionStream s, Status status) {
+      onEvents(() -> onEnded(s, status));
+    }
+  }
+
+  /** What the command handler needs. */
+  private final class Hooks implements CommandHandler.Hooks {
+    @Override
+    public void state(SessionState next) {
+      setState(next);
+    }
+
+    @Override
+    public CompletableFuture<Long> takeGrant(long requestId) {
+      return grants.remove(requestId);
+    }
+
+    @Override
+    public void restoreFailed(long snapshotId, String reason) {
+      fire(l -> l.restoreFailed(snapshotId, reason));
+    }
+  }
+
+  /** What the upload queue reports back. */
+  private final class UploadReports implements UploadQueue.Reports {
+    @Override
+    public boolean snapshotFailed(long snapshotId, String reason) {
+      SessionStream s = stream;
+      return s != null && s.welcomed() && s.send(WorkerMessage.newBuilder()
+          .setSnapshotFailed(LocalSnapshotFailed.newBuilder()
+              .setSnapshotId(snapshotId).setReason(reason))
+          .build());
+    }
+
+    @Override
+    public void uploaded(long snapshotId, long storedBytes) {
+      fire(l -> l.uploaded(snapshotId, storedBytes));
+    }
+
+    @Override
+    public void uploadFailed(long snapshotId, String reason) {
+      fire(l -> l.uploadFailed(snapshotId, reason));
+    }
+  }
+}

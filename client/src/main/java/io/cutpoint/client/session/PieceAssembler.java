@@ -1,0 +1,173 @@
+package io.cutpoint.client.session;
+
+import io.cutpoint.api.v1.ChannelCounter;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.DownloadPart;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.StateChunk;
+import io.cutpoint.api.v1.UploadTrailer;
+import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.cut.RecordedMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/**
+ * Reassembles one worker's piece of a snapshot from its download parts, checking everything it
+ * can before anything is restored: header first and for the expected snapshot and worker; chunk
+ * indexes contiguous from 0; each chunk's CRC32C; the total size and whole-state CRC32C against
+ * the header; recorded sequence numbers increasing per channel; the trailer's counts; nothing after
+ * the trailer. Any failure is a {@link CorruptPieceException}. Pure logic.
+ */
+final class PieceAssembler {
+
+  /** Largest array the JVM reliably allocates. */
+  static final long MAX_STATE_BYTES = Integer.MAX_VALUE - 8;
+
+  private final long snapshotId;
+  private final String workerId;
+
+  private LocalSnapshotMeta meta;
+  private byte[] state;
+  private int filled;
+  private int chunks;
+  private final CRC32C crc = new CRC32C();
+  private final SortedMap<String, List<RecordedMessage>> recordings = new TreeMap<>();
+  private String firstMarkerFrom;
+  private String lastChannel;
+  private long messages;
+  private boolean trailerSeen;
+
+  PieceAssembler(long snapshotId, String workerId) {
+    this.snapshotId = snapshotId;
+    this.workerId = workerId;
+  }
+
+  /** Takes the next part, in stream order. */
+  void accept(DownloadPart part) throws CorruptPieceException {
+    if (trailerSeen) {
+      throw corrupt("a " + part.getPartCase() + " part came after the trailer");
+    }
+    if (meta == null && part.getPartCase() != DownloadPart.PartCase.HEADER) {
+      throw corrupt("the first part is " + part.getPartCase() + ", expected HEADER");
+    }
+    switch (part.getPartCase()) {
+      case HEADER -> header(part.getHeader().getMeta());
+      case STATE_CHUNK -> chunk(part.getStateChunk());
+      case CHANNEL -> channel(part.getChannel());
+      case TRAILER -> trailer(part.getTrailer());
+      default -> throw corrupt("a part with no content");
+    }
+  }
+
+  /** The reassembled piece; only after the trailer. */
+  Restorable finish() throws CorruptPieceException {
+    if (!trailerSeen) {
+      throw corrupt("the download ended without a trailer");
+    }
+    LocalSnapshot piece = new LocalSnapshot(snapshotId, workerId,
+        counters(meta.getSentList(), "sent"), counters(meta.getReceivedList(), "received"),
+        recordings, firstMarkerFrom);
+    return new Restorable(meta, piece, state);
+  }
+
+  private void header(LocalSnapshotMeta m) throws CorruptPieceException {
+    if (meta != null) {
+      throw corrupt("a second header");
+    }
+    if (m.getSnapshotId() != snapshotId || !m.getWorkerId().equals(workerId)) {
+      throw corrupt("the header is for snapshot " + m.getSnapshotId() + " of worker '"
+          + m.getWorkerId() + "'");
+    }
+    if (m.getStateBytes() > MAX_STATE_BYTES) {
+      throw corrupt("state of " + m.getStateBytes() + " bytes is larger than one array");
+    }
+    meta = m;
+    state = new byte[(int) m.getStateBytes()];
+  }
+
+  private void chunk(StateChunk c) throws CorruptPieceException {
+    if (lastChannel != null) {
+      throw corrupt("state chunk " + c.getIndex() + " came after the channel recordings");
+    }
+    if (c.getIndex() != chunks) {
+      throw corrupt("state chunk " + Integer.toUnsignedString(c.getIndex())
+          + " out of order, expected " + chunks);
+    }
+    int size = c.getData().size();
+    if ((long) filled + size > state.length) {
+      throw corrupt("state chunk " + chunks + " overruns the declared " + state.length + " bytes");
+    }
+    c.getData().copyTo(state, filled);
+    int actual = Crc32c.of(state, filled, size);
+    if (actual != c.getCrc32C()) {
+      throw corrupt("state chunk " + chunks + " has CRC32C " + Crc32c.hex(actual)
+          + ", expected " + Crc32c.hex(c.getCrc32C()));
+    }
+    crc.update(state, filled, size);
+    filled += size;
+    chunks++;
+  }
+
+  private void channel(ChannelRecording r) throws CorruptPieceException {
+    String from = r.getFrom();
+    if (from.isEmpty()) {
+      throw corrupt("a channel recording without a sender");
+    }
+    if (!from.equals(lastChannel) && recordings.containsKey(from)) {
+      throw corrupt("the recording of channel " + from + "->" + workerId + " is not contiguous");
+    }
+    lastChannel = from;
+    List<RecordedMessage> list = recordings.computeIfAbsent(from, k -> new ArrayList<>());
+    long last = list.isEmpty() ? 0 : list.get(list.size() - 1).seq();
+    for (io.cutpoint.api.v1.RecordedMessage m : r.getMessagesList()) {
+      if (m.getSeq() <= last) {
+        throw corrupt("channel " + from + "->" + workerId + ": message #" + m.getSeq()
+            + " after #" + last);
+      }
+      list.add(new RecordedMessage(m.getSeq(), m.getPayload().toByteArray()));
+      last = m.getSeq();
+    }
+    messages += r.getMessagesCount();
+    if (r.getFirstMarker()) {
+      firstMarkerFrom = from;
+    }
+  }
+
+  private void trailer(UploadTrailer t) throws CorruptPieceException {
+    if (filled != state.length) {
+      throw corrupt("received " + filled + " state bytes, the header declares " + state.length);
+    }
+    int whole = (int) crc.getValue();
+    if (whole != meta.getStateCrc32C()) {
+      throw corrupt("the state has CRC32C " + Crc32c.hex(whole) + ", the header declares "
+          + Crc32c.hex(meta.getStateCrc32C()));
+    }
+    if (t.getStateChunks() != chunks || t.getRecordedMessages() != messages) {
+      throw corrupt("the trailer counts " + t.getStateChunks() + " chunks and "
+          + t.getRecordedMessages() + " messages, received " + chunks + " and " + messages);
+    }
+    trailerSeen = true;
+  }
+
+  private SortedMap<String, Long> counters(List<ChannelCounter> list, String what)
+      throws CorruptPieceException {
+    SortedMap<String, Long> out = new TreeMap<>();
+    for (ChannelCounter c : list) {
+      if (out.put(c.getPeer(), c.getCount()) != null) {
+        throw corrupt("the " + what + " counter of peer '" + c.getPeer() + "' appears twice");
+      }
+    }
+    return out;
+  }
+
+  private CorruptPieceException corrupt(String what) {
+    return new CorruptPieceException(
+        "piece of snapshot " + snapshotId + " for worker " + workerId + ": " + what);
+  }
+
+  /** A checked piece, ready for {@code WorkerControl.restore}. */
+  record Restorable(LocalSnapshotMeta meta, LocalSnapshot piece, byte[] state) {}
+}

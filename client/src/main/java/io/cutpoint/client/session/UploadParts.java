@@ -1,0 +1,181 @@
+package io.cutpoint.client.session;
+
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.Activity;
+import io.cutpoint.api.v1.ChannelCounter;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.StateChunk;
+import io.cutpoint.api.v1.UploadHeader;
+import io.cutpoint.api.v1.UploadPart;
+import io.cutpoint.api.v1.UploadTrailer;
+import io.cutpoint.api.v1.WaitFor;
+import io.cutpoint.client.engine.CapturedState;
+import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.cut.RecordedMessage;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The parts of one snapshot upload, produced lazily in wire order: header, state chunks,
+ * channel recordings (every incoming channel, split by payload size), trailer. Only the part being
+ * produced is materialised, so a large state is copied one chunk at a time. Pure logic.
+ */
+final class UploadParts implements Iterator<UploadPart> {
+
+  private final CompletedLocalSnapshot snapshot;
+  private final byte[] state;
+  private final int chunkBytes;
+  private final List<String> channels;
+  private final int stateChunks;
+  private final long epoch;
+
+  private Stage stage = Stage.HEADER;
+  private int nextChunk;
+  private int channelIndex;
+  private int messageIndex;
+  private long recordedMessages;
+
+  private enum Stage { HEADER, CHUNKS, CHANNELS, TRAILER, DONE }
+
+  UploadParts(CompletedLocalSnapshot snapshot, long epoch, int chunkBytes) {
+    this.snapshot = snapshot;
+    this.state = snapshot.state().state();
+    this.chunkBytes = chunkBytes;
+    this.epoch = epoch;
+    this.stateChunks = (int) ((state.length + (long) chunkBytes - 1) / chunkBytes);
+    TreeSet<String> incoming = new TreeSet<>(snapshot.cut().received().keySet());
+    incoming.addAll(snapshot.cut().recordings().keySet());
+    this.channels = List.copyOf(incoming);
+  }
+
+  /** Number of state chunks this upload sends. */
+  int stateChunks() {
+    return stateChunks;
+  }
+
+  @Override
+  public boolean hasNext() {
+    return stage != Stage.DONE;
+  }
+
+  @Override
+  public UploadPart next() {
+    switch (stage) {
+      case HEADER -> {
+        stage = stateChunks > 0 ? Stage.CHUNKS : afterChunks();
+        return UploadPart.newBuilder()
+            .setHeader(UploadHeader.newBuilder().setMeta(meta(snapshot, epoch)))
+            .build();
+      }
+      case CHUNKS -> {
+        UploadPart part = chunk(nextChunk++);
+        if (nextChunk == stateChunks) {
+          stage = afterChunks();
+        }
+        return part;
+      }
+      case CHANNELS -> {
+        UploadPart part = channelPart();
+        if (channelIndex == channels.size()) {
+          stage = Stage.TRAILER;
+        }
+        return part;
+      }
+      case TRAILER -> {
+        stage = Stage.DONE;
+        return UploadPart.newBuilder()
+            .setTrailer(UploadTrailer.newBuilder()
+                .setStateChunks(stateChunks)
+                .setRecordedMessages(recordedMessages))
+            .build();
+      }
+      default -> throw new NoSuchElementException("upload of snapshot "
+          + snapshot.cut().snapshotId() + " has no more parts");
+    }
+  }
+
+  private Stage afterChunks() {
+    return channels.isEmpty() ? Stage.TRAILER : Stage.CHANNELS;
+  }
+
+  private UploadPart chunk(int index) {
+    int offset = index * chunkBytes;
+    int length = Math.min(chunkBytes, state.length - offset);
+    return UploadPart.newBuilder()
+        .setStateChunk(StateChunk.newBuilder()
+            .setIndex(index)
+            .setData(ByteString.copyFrom(state, offset, length))
+            .setCrc32C(Crc32c.of(state, offset, length)))
+        .build();
+  }
+
+  /** The next part of the current channel; moves to the next channel when this one is done. */
+  private UploadPart channelPart() {
+    LocalSnapshot cut = snapshot.cut();
+    String peer = channels.get(channelIndex);
+    List<RecordedMessage> messages = cut.recorded(peer);
+    ChannelRecording.Builder part = ChannelRecording.newBuilder()
+        .setFrom(peer)
+        .setFirstMarker(peer.equals(cut.firstMarkerFrom()));
+    long payload = 0;
+    while (messageIndex < messages.size()) {
+      RecordedMessage m = messages.get(messageIndex);
+      if (part.getMessagesCount() > 0 && payload + m.payload().length > chunkBytes) {
+        break;
+      }
+      part.addMessages(io.cutpoint.api.v1.RecordedMessage.newBuilder()
+          .setSeq(m.seq())
+          .setPayload(ByteString.copyFrom(m.payload())));
+      payload += m.payload().length;
+      messageIndex++;
+    }
+    recordedMessages += part.getMessagesCount();
+    if (messageIndex == messages.size()) {
+      channelIndex++;
+      messageIndex = 0;
+    }
+    return UploadPart.newBuilder().setChannel(part).build();
+  }
+
+  /** The header's meta: counters, state size and CRC32C, the application's declarations. */
+  static LocalSnapshotMeta meta(CompletedLocalSnapshot snapshot, long epoch) {
+    LocalSnapshot cut = snapshot.cut();
+    CapturedState captured = snapshot.state();
+    LocalSnapshotMeta.Builder meta = LocalSnapshotMeta.newBuilder()
+        .setSnapshotId(cut.snapshotId())
+        .setWorkerId(cut.workerId())
+        .setEpoch(epoch)
+        .addAllSent(counters(cut.sent()))
+        .addAllReceived(counters(cut.received()))
+        .setStateBytes(captured.state().length)
+        .setStateCrc32C(Crc32c.of(captured.state()))
+        .setActivity(activity(captured.activity()))
+        .setRecordingMillis(TimeUnit.NANOSECONDS.toMillis(Math.max(0, snapshot.recordingNanos())));
+    for (CapturedState.WaitFor w : captured.waitingFor()) {
+      meta.addWaitingFor(WaitFor.newBuilder().setPeer(w.peer()).setResource(w.resource()));
+    }
+    return meta.build();
+  }
+
+  private static List<ChannelCounter> counters(Map<String, Long> byPeer) {
+    List<ChannelCounter> out = new ArrayList<>(byPeer.size());
+    byPeer.forEach((peer, count) ->
+        out.add(ChannelCounter.newBuilder().setPeer(peer).setCount(count).build()));
+    return out;
+  }
+
+  static Activity activity(CapturedState.Activity a) {
+    return switch (a) {
+      case UNSPECIFIED -> Activity.ACTIVITY_UNSPECIFIED;
+      case ACTIVE -> Activity.ACTIVITY_ACTIVE;
+      case PASSIVE -> Activity.ACTIVITY_PASSIVE;
+    };
+  }
+}

@@ -1,0 +1,175 @@
+package io.cutpoint.client.session;
+
+import io.cutpoint.api.v1.CoordinatorGrpc;
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.DownloadPart;
+import io.cutpoint.api.v1.DownloadRequest;
+import io.cutpoint.api.v1.Join;
+import io.cutpoint.api.v1.UploadPart;
+import io.cutpoint.api.v1.UploadResult;
+import io.cutpoint.api.v1.Welcome;
+import io.cutpoint.api.v1.WorkerMessage;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A scriptable Coordinator service: records what workers send, answers joins with a configurable
+ * welcome (or refusals queued in {@link #refusals}), lets the test push commands, collects uploads
+ * and serves downloads from {@link #downloads}.
+ */
+final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
+
+  /** One finished or running upload. */
+  static final class Upload {
+    final List<UploadPart> parts = new CopyOnWriteArrayList<>();
+    volatile Status status;
+    volatile ServerCallStreamObserver<UploadResult> call;
+  }
+
+  final List<Join> joins = new CopyOnWriteArrayList<>();
+  final List<WorkerMessage> messages = new CopyOnWriteArrayList<>();
+  final Queue<Status> refusals = new ConcurrentLinkedQueue<>();
+  final List<Upload> uploads = new CopyOnWriteArrayList<>();
+  /** Per snapshot id, the downloads to serve, one list per request, in order; the last repeats. */
+  final Map<Long, List<List<DownloadPart>>> downloads = new ConcurrentHashMap<>();
+  final AtomicInteger downloadRequests = new AtomicInteger();
+  final AtomicInteger leaves = new AtomicInteger();
+  volatile Welcome welcome = Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs(50).build();
+  /** When > 0, uploads use manual flow control and start by requesting this many parts. */
+  volatile int manualUploadWindow;
+  private volatile StreamObserver<CoordinatorMessage> current;
+
+  /** Pushes a command on the live session. */
+  synchronized void send(CoordinatorMessage message) {
+    StreamObserver<CoordinatorMessage> s = current;
+    if (s == null) {
+      throw new IllegalStateException("no live session");
+    }
+    s.onNext(message);
+  }
+
+  boolean live() {
+    return current != null;
+  }
+
+  List<WorkerMessage> received(WorkerMessage.BodyCase kind) {
+    List<WorkerMessage> out = new ArrayList<>();
+    for (WorkerMessage m : messages) {
+      if (m.getBodyCase() == kind) {
+        out.add(m);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public StreamObserver<WorkerMessage> session(StreamObserver<CoordinatorMessage> responses) {
+    return new StreamObserver<>() {
+      private boolean joined;
+
+      @Override
+      public void onNext(WorkerMessage m) {
+        messages.add(m);
+        if (!joined) {
+          if (!m.hasJoin()) {
+            responses.onError(Status.INVALID_ARGUMENT.withDescription("join first")
+                .asRuntimeException());
+            return;
+          }
+          joins.add(m.getJoin());
+          Status refusal = refusals.poll();
+          if (refusal != null) {
+            responses.onError(refusal.asRuntimeException());
+            return;
+          }
+          joined = true;
+          synchronized (FakeCoordinator.this) {
+            current = responses;
+            responses.onNext(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
+          }
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        drop();
+      }
+
+      @Override
+      public void onCompleted() {
+        leaves.incrementAndGet();
+        drop();
+        synchronized (FakeCoordinator.this) {
+          responses.onCompleted();
+        }
+      }
+
+      private void drop() {
+        synchronized (FakeCoordinator.this) {
+          if (current == responses) {
+            current = null;
+          }
+        }
+      }
+    };
+  }
+
+  @Override
+  public StreamObserver<UploadPart> uploadSnapshot(StreamObserver<UploadResult> responses) {
+    Upload upload = new Upload();
+    ServerCallStreamObserver<UploadResult> call = (ServerCallStreamObserver<UploadResult>) responses;
+    upload.call = call;
+    int window = manualUploadWindow;
+    if (window > 0) {
+      call.disableAutoRequest();
+      call.request(window);
+    }
+    uploads.add(upload);
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(UploadPart part) {
+        upload.parts.add(part);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        upload.status = Status.fromThrowable(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        long bytes = 0;
+        for (UploadPart p : upload.parts) {
+          bytes += p.getStateChunk().getData().size();
+        }
+        upload.status = Status.OK;
+        responses.onNext(UploadResult.newBuilder().setStoredStateBytes(bytes).build());
+        responses.onCompleted();
+      }
+    };
+  }
+
+  @Override
+  public void downloadSnapshot(DownloadRequest request, StreamObserver<DownloadPart> responses) {
+    int n = downloadRequests.getAndIncrement();
+    List<List<DownloadPart>> scripted = downloads.get(request.getSnapshotId());
+    if (scripted == null || scripted.isEmpty()) {
+      responses.onError(Status.NOT_FOUND
+          .withDescription("no snapshot " + request.getSnapshotId()).asRuntimeException());
+      return;
+    }
+    for (DownloadPart p : scripted.get(Math.min(n, scripted.size() - 1))) {
+      responses.onNext(p);
+    }
+    responses.onCompleted();
+  }
+}

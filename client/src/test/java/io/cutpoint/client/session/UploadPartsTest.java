@@ -1,0 +1,111 @@
+package io.cutpoint.client.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cutpoint.api.v1.Activity;
+import io.cutpoint.api.v1.ChannelCounter;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.UploadPart;
+import io.cutpoint.api.v1.WaitFor;
+import io.cutpoint.client.engine.CapturedState;
+import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.cut.LocalSnapshot;
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+
+class UploadPartsTest {
+
+  @Test
+  void headerCarriesCountersStateSizeCrcAndDeclarations() {
+    byte[] state = Pieces.state(2500, 1);
+    LocalSnapshotMeta meta =
+        Pieces.uploadParts(Pieces.completed(9, state), 4, 1000).get(0).getHeader().getMeta();
+    CRC32C crc = new CRC32C();
+    crc.update(state);
+    assertThat(meta.getSnapshotId()).isEqualTo(9);
+    assertThat(meta.getWorkerId()).isEqualTo("w");
+    assertThat(meta.getEpoch()).isEqualTo(4);
+    assertThat(meta.getSentList()).containsExactly(counter("a", 7), counter("c", 3));
+    assertThat(meta.getReceivedList()).containsExactly(counter("a", 4), counter("b", 10));
+    assertThat(meta.getStateBytes()).isEqualTo(2500);
+    assertThat(Integer.toUnsignedLong(meta.getStateCrc32C())).isEqualTo(crc.getValue());
+    assertThat(meta.getActivity()).isEqualTo(Activity.ACTIVITY_PASSIVE);
+    assertThat(meta.getWaitingForList())
+        .containsExactly(WaitFor.newBuilder().setPeer("b").setResource("lock-1").build());
+    assertThat(meta.getRecordingMillis()).isEqualTo(5);
+  }
+
+  @Test
+  void partsComeInWireOrderAndChunksReassembleWithTheirCrcs() {
+    byte[] state = Pieces.state(2500, 2);
+    List<UploadPart> parts = Pieces.uploadParts(Pieces.completed(9, state), 0, 1000);
+    assertThat(parts).extracting(UploadPart::getPartCase).containsExactly(
+        UploadPart.PartCase.HEADER,
+        UploadPart.PartCase.STATE_CHUNK, UploadPart.PartCase.STATE_CHUNK,
+        UploadPart.PartCase.STATE_CHUNK,
+        UploadPart.PartCase.CHANNEL, UploadPart.PartCase.CHANNEL,
+        UploadPart.PartCase.TRAILER);
+    ByteArrayOutputStream joined = new ByteArrayOutputStream();
+    for (int i = 1; i <= 3; i++) {
+      var chunk = parts.get(i).getStateChunk();
+      assertThat(chunk.getIndex()).isEqualTo(i - 1);
+      byte[] data = chunk.getData().toByteArray();
+      assertThat(chunk.getCrc32C()).isEqualTo(Crc32c.of(data));
+      joined.writeBytes(data);
+    }
+    assertThat(parts.get(3).getStateChunk().getData().size()).isEqualTo(500);
+    assertThat(joined.toByteArray()).isEqualTo(state);
+    assertThat(parts.get(6).getTrailer().getStateChunks()).isEqualTo(3);
+    assertThat(parts.get(6).getTrailer().getRecordedMessages()).isEqualTo(3);
+  }
+
+  @Test
+  void everyIncomingChannelGetsAPartAndTheFirstMarkerChannelIsFlagged() {
+    List<UploadPart> parts = Pieces.uploadParts(Pieces.completed(9, new byte[0]), 0, 1000);
+    List<ChannelRecording> channels = parts.stream()
+        .filter(UploadPart::hasChannel).map(UploadPart::getChannel).toList();
+    assertThat(channels).extracting(ChannelRecording::getFrom).containsExactly("a", "b");
+    assertThat(channels.get(0).getFirstMarker()).isTrue();
+    assertThat(channels.get(0).getMessagesCount()).isZero();
+    assertThat(channels.get(1).getFirstMarker()).isFalse();
+    assertThat(channels.get(1).getMessagesList())
+        .extracting(io.cutpoint.api.v1.RecordedMessage::getSeq).containsExactly(11L, 12L, 13L);
+    assertThat(parts).noneMatch(UploadPart::hasStateChunk);
+  }
+
+  @Test
+  void largeRecordingsAreSplitIntoBoundedPartsInOrder() {
+    LocalSnapshot cut = new LocalSnapshot(1, "w", new TreeMap<>(), new TreeMap<>(Map.of("b", 0L)),
+        new TreeMap<>(Map.of("b", Pieces.messages(1, 10, 300))), null);
+    CompletedLocalSnapshot s = new CompletedLocalSnapshot(cut, CapturedState.of(new byte[1]), 0);
+    List<ChannelRecording> channels = Pieces.uploadParts(s, 0, 1000).stream()
+        .filter(UploadPart::hasChannel).map(UploadPart::getChannel).toList();
+    // 300-byte messages under a 1000-byte limit: 3 per part.
+    assertThat(channels).extracting(ChannelRecording::getMessagesCount).containsExactly(3, 3, 3, 1);
+    assertThat(channels).allMatch(c -> c.getFrom().equals("b") && !c.getFirstMarker());
+    assertThat(channels.stream().flatMap(c -> c.getMessagesList().stream())
+        .map(io.cutpoint.api.v1.RecordedMessage::getSeq).toList())
+        .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+  }
+
+  @Test
+  void aMessageLargerThanThePartLimitTravelsAlone() {
+    LocalSnapshot cut = new LocalSnapshot(1, "w", new TreeMap<>(), new TreeMap<>(Map.of("b", 0L)),
+        new TreeMap<>(Map.of("b", List.of(
+            new io.cutpoint.cut.RecordedMessage(1, new byte[10]),
+            new io.cutpoint.cut.RecordedMessage(2, new byte[5000]),
+            new io.cutpoint.cut.RecordedMessage(3, new byte[10])))), null);
+    CompletedLocalSnapshot s = new CompletedLocalSnapshot(cut, CapturedState.of(new byte[0]), 0);
+    assertThat(Pieces.uploadParts(s, 0, 1000).stream().filter(UploadPart::hasChannel)
+        .map(p -> p.getChannel().getMessagesCount()).toList()).containsExactly(1, 1, 1);
+  }
+
+  private static ChannelCounter counter(String peer, long count) {
+    return ChannelCounter.newBuilder().setPeer(peer).setCount(count).build();
+  }
+}
