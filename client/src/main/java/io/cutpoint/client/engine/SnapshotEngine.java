@@ -361,6 +361,11 @@ public final class SnapshotEngine {
     return Collections.unmodifiableSortedSet(new TreeSet<>(pending.keySet()));
   }
 
+  /** How many snapshots this worker is recording (no copy). */
+  public int inFlightCount() {
+    return pending.size();
+  }
+
   /** Markers ignored so far: duplicates on a closed channel and late markers of finished ids. */
   public long ignoredMarkers() {
     return ignoredMarkers;

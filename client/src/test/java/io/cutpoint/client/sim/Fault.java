@@ -1,0 +1,22 @@
+package io.cutpoint.client.sim;
+
+/**
+ * Deliberately wrong engine behaviours, layered around the real engine by {@link SimWorker}, to
+ * show that the simulator's checks catch a broken Chandy-Lamport implementation.
+ */
+public enum Fault {
+  /** The correct engine. */
+  NONE,
+  /**
+   * Markers go out after the next data message on their channel (carrying the count at that
+   * moment), instead of before anything else is sent.
+   */
+  LATE_MARKERS,
+  /**
+   * The channel whose marker triggered the recording is recorded too (until the piece completes)
+   * instead of being recorded empty.
+   */
+  RECORDS_FIRST_MARKER_CHANNEL,
+  /** Channel states are reported empty: in-flight messages are lost from the cut. */
+  DROPS_CHANNEL_STATE
+}

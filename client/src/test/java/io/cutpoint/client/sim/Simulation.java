@@ -1,0 +1,213 @@
+package io.cutpoint.client.sim;
+
+import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.client.sim.SimResult.Problem;
+import io.cutpoint.client.sim.SimResult.ProblemKind;
+import io.cutpoint.cut.Cut;
+import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.cut.Violation;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+
+/**
+ * Runs one seeded schedule: {@link SimWorker}s over a {@link SimNetwork}, random bank transfers,
+ * and overlapping snapshots with several initiators each, then checks every snapshot: it
+ * completed at every worker, its cut passes {@link CutVerifier}, and it conserves money. The
+ * schedule is a pure function of (topology, seed, config, fault).
+ */
+public final class Simulation {
+
+  private static final long MAX_EVENTS = 2_000_000;
+
+  private final String scenario;
+  private final Topology topology;
+  private final long seed;
+  private final SimConfig config;
+  private final Fault fault;
+  private final SplittableRandom random;
+  private final SimNetwork network;
+  private final Map<String, SimWorker> workers = new LinkedHashMap<>();
+  private final SortedMap<Long, Map<String, CompletedLocalSnapshot>> pieces = new TreeMap<>();
+  private final List<Problem> problems = new ArrayList<>();
+  private final List<String> trace;
+  private long redundantStarts;
+  private int maxConcurrent;
+
+  public Simulation(String scenario, Topology topology, long seed, SimConfig config, Fault fault,
+      boolean withTrace) {
+    this.scenario = scenario;
+    this.topology = topology;
+    this.seed = seed;
+    this.config = config;
+    this.fault = fault;
+    this.random = new SplittableRandom(seed);
+    this.network = new SimNetwork(topology.channels(), random, config.maxDelay());
+    this.trace = withTrace ? new ArrayList<>() : null;
+    if (withTrace) {
+      network.trace(trace::add);
+    }
+    SimWorker.Outcomes outcomes = new SimWorker.Outcomes() {
+      @Override
+      public void completed(String workerId, CompletedLocalSnapshot piece) {
+        pieces.computeIfAbsent(piece.cut().snapshotId(), k -> new TreeMap<>()).put(workerId, piece);
+        note(workerId + " completed S=" + piece.cut().snapshotId());
+      }
+
+      @Override
+      public void failed(String workerId, long snapshotId, String reason) {
+        problems.add(new Problem(ProblemKind.INCOMPLETE, snapshotId, workerId + " failed: " + reason));
+      }
+    };
+    for (String id : topology.workers()) {
+      workers.put(id, new SimWorker(id, topology, network, random, config, fault, outcomes, workers));
+    }
+  }
+
+  /** A schedule on a topology of {@code kind}, built from the seed too. */
+  public static SimResult run(TopologyKind kind, long seed, SimConfig config, Fault fault) {
+    return forKind(kind, seed, config, fault, false).run();
+  }
+
+  public static Simulation forKind(
+      TopologyKind kind, long seed, SimConfig config, Fault fault, boolean withTrace) {
+    Topology t = kind.build(new SplittableRandom(seed ^ 0x5DEECE66DL), config.maxWorkers());
+    return new Simulation(kind.name(), t, seed, config, fault, withTrace);
+  }
+
+  private void note(String line) {
+    if (trace != null) {
+      trace.add(network.now() + " " + line);
+    }
+  }
+
+  /** Runs the schedule to the end and checks it. */
+  public SimResult run() {
+    List<SimWorker> senders = workers.values().stream().filter(SimWorker::canSend).toList();
+    for (int i = 0; i < config.transfers() && !senders.isEmpty(); i++) {
+      SimWorker w = senders.get(random.nextInt(senders.size()));
+      network.at(random.nextLong(config.horizon()), w::transferAtRandom);
+    }
+    Set<Long> ids = new HashSet<>();
+    List<String> all = List.copyOf(topology.workers());
+    for (int i = 0; i < config.snapshots(); i++) {
+      long snapshotId = random.nextLong(); // any long is a valid id
+      if (!ids.add(snapshotId)) {
+        continue;
+      }
+      pieces.put(snapshotId, new TreeMap<>());
+      long at = random.nextLong(config.horizon());
+      List<String> chosen = new ArrayList<>();
+      int k = 1 + random.nextInt(config.maxChosenInitiators());
+      for (int j = 0; j < k; j++) {
+        chosen.add(all.get(random.nextInt(all.size())));
+      }
+      for (String initiator : topology.coveringInitiators(chosen, random)) {
+        long skew = random.nextLong(config.maxInitiationSkew() + 1);
+        network.at(at + skew, () -> initiate(initiator, snapshotId));
+      }
+    }
+    long events = 0;
+    try {
+      while (events < MAX_EVENTS) {
+        if (network.step()) {
+          events++;
+          trackConcurrency();
+          continue;
+        }
+        workers.values().forEach(SimWorker::drain);
+        if (!network.step()) {
+          break;
+        }
+        events++;
+      }
+      if (events >= MAX_EVENTS) {
+        problems.add(new Problem(ProblemKind.RUN, null, "no end after " + events + " events"));
+      }
+    } catch (RuntimeException e) {
+      problems.add(new Problem(ProblemKind.ENGINE_ERROR, null, e.toString()));
+    }
+    if (!has(ProblemKind.ENGINE_ERROR)) {
+      checkEnd();
+    }
+    int complete = checkSnapshots();
+    long recorded = pieces.values().stream().flatMap(m -> m.values().stream())
+        .mapToLong(p -> p.cut().inFlightMessages()).sum();
+    SimResult.Stats stats = new SimResult.Stats(events, network.itemsSent(), ids.size(), complete,
+        recorded, redundantStarts, maxConcurrent);
+    return new SimResult(scenario, seed, fault, topology, stats, List.copyOf(problems),
+        trace == null ? List.of() : List.copyOf(trace));
+  }
+
+  private boolean has(ProblemKind kind) {
+    return problems.stream().anyMatch(p -> p.kind() == kind);
+  }
+
+  private void initiate(String worker, long snapshotId) {
+    boolean started = workers.get(worker).initiate(snapshotId);
+    note(worker + (started ? " initiates" : " already knows") + " S=" + snapshotId);
+    if (!started) {
+      redundantStarts++;
+    }
+  }
+
+  private void trackConcurrency() {
+    for (SimWorker w : workers.values()) {
+      maxConcurrent = Math.max(maxConcurrent, w.engine().inFlightCount());
+    }
+  }
+
+  private void checkEnd() {
+    long total = 0;
+    for (SimWorker w : workers.values()) {
+      total += w.account().balance();
+      if (!w.engine().inFlight().isEmpty()) {
+        problems.add(new Problem(ProblemKind.INCOMPLETE, null,
+            w.id() + " still records snapshots " + w.engine().inFlight()));
+      }
+    }
+    for (SimNetwork.Item item : network.inTransit()) {
+      problems.add(new Problem(ProblemKind.RUN, null, "item left in transit: " + item));
+    }
+    long expected = config.initialBalance() * topology.workers().size();
+    if (total != expected) {
+      problems.add(new Problem(ProblemKind.RUN, null,
+          "final balances sum to " + total + ", expected " + expected));
+    }
+  }
+
+  private int checkSnapshots() {
+    int complete = 0;
+    long expected = config.initialBalance() * topology.workers().size();
+    for (var e : pieces.entrySet()) {
+      long snapshotId = e.getKey();
+      Map<String, CompletedLocalSnapshot> got = e.getValue();
+      if (got.size() != topology.workers().size()) {
+        SortedSet<String> missing = new java.util.TreeSet<>(topology.workers());
+        missing.removeAll(got.keySet());
+        problems.add(new Problem(ProblemKind.INCOMPLETE, snapshotId, "no piece from " + missing));
+        continue;
+      }
+      complete++;
+      List<LocalSnapshot> cuts = got.values().stream().map(CompletedLocalSnapshot::cut).toList();
+      Cut cut = Cut.of(snapshotId, topology.workers(), topology.channels(), cuts);
+      for (Violation v : CutVerifier.verify(cut)) {
+        problems.add(new Problem(ProblemKind.CUT_VIOLATION, snapshotId, v.toString()));
+      }
+      long total = BankAccount.totalOf(got.values());
+      if (total != expected) {
+        problems.add(new Problem(ProblemKind.NOT_CONSERVED, snapshotId,
+            "balances + money in flight = " + total + ", expected " + expected));
+      }
+    }
+    return complete;
+  }
+}
