@@ -59,6 +59,10 @@ final class RawDb implements AutoCloseable {
     db.put(handle(family), key, value);
   }
 
+  void copyValue(String family, byte[] from, byte[] to) throws RocksDBException {
+    db.put(handle(family), to, db.get(handle(family), from));
+  }
+
   void delete(String family, byte[] key) throws RocksDBException {
     db.delete(handle(family), key);
   }

@@ -1,0 +1,204 @@
+package io.cutpoint.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cutpoint.cut.ChannelId;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Damages a stored snapshot through the RocksDB API (as a disk would) and checks that every read
+ * path reports it as {@link CorruptionException} naming the piece, and never returns the data.
+ */
+class CorruptionTest {
+  private static final ChannelId B_TO_C = ChannelId.of("b", "c");
+
+  @TempDir Path dir;
+  private SnapshotFixture snap;
+  private String where;
+
+  @BeforeEach
+  void storeOneSnapshot() {
+    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      snap = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
+      snap.store(store);
+      store.verifyIntegrity(snap.id);
+    }
+    where = "snapshot " + snap.id + ", ";
+  }
+
+  /** Offsets into the stored value: the format byte, the CRC, the first and last payload byte. */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 2, 5, -1})
+  void aFlippedByteInAStateChunkFailsReadStateAndVerify(int offset) throws Exception {
+    damage(raw -> {
+      byte[] key = raw.keys("state_chunks", snap.id).get(bChunk(1));
+      raw.flipByte("state_chunks", key, offset < 0 ? 1029 - 1 : offset);
+    });
+    try (RocksSnapshotStore store = reopen()) {
+      List<byte[]> passedOn = new ArrayList<>();
+      assertThatThrownBy(() -> store.readState(snap.id, "b", passedOn::add))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(where + "worker b, state chunk 1: ");
+      assertThat(passedOn).hasSize(1); // chunk 0 only: the bad chunk never reaches the sink
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(where + "worker b, state chunk 1: ");
+      // Other workers stay readable.
+      assertThat(snap.readState(store, "a")).isEqualTo(snap.states.get("a"));
+    }
+  }
+
+  @Test
+  void aFlippedByteInAChannelBatchFailsReadChannelAndVerify() throws Exception {
+    damage(raw -> raw.flipByte("channel_states", batchKeys(raw).get(1), 12));
+    try (RocksSnapshotStore store = reopen()) {
+      long second = snap.recordings.get(B_TO_C).get(2).seq();
+      String piece = where + "channel b->c, batch from #" + second + ": CRC32C mismatch";
+      assertThatThrownBy(() -> store.readChannel(snap.id, B_TO_C))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThat(store.readChannel(snap.id, ChannelId.of("a", "b")))
+          .isEqualTo(snap.recordings.get(ChannelId.of("a", "b")));
+    }
+  }
+
+  @Test
+  void aFlippedByteInWorkerMetadataFailsWorkerMetaReadStateAndVerify() throws Exception {
+    damage(raw -> raw.flipByte("worker_meta", raw.keys("worker_meta", snap.id).get(2), 8));
+    try (RocksSnapshotStore store = reopen()) {
+      String piece = where + "worker c, metadata: CRC32C mismatch";
+      assertThatThrownBy(() -> store.workerMeta(snap.id, "c"))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThatThrownBy(() -> store.readState(snap.id, "c", chunk -> {}))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+    }
+  }
+
+  @Test
+  void aFlippedByteInTheManifestFailsEveryReadOfItButNotOpening() throws Exception {
+    damage(raw -> raw.flipByte("manifests", raw.keys("manifests", snap.id).get(0), 20));
+    try (RocksSnapshotStore store = reopen()) {
+      String piece = where + "manifest: CRC32C mismatch";
+      assertThatThrownBy(() -> store.manifest(snap.id))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThatThrownBy(() -> store.list(Set.of()))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThatThrownBy(() -> store.readState(snap.id, "a", chunk -> {}))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+    }
+  }
+
+  @Test
+  void aValueCopiedUnderAnotherKeyFailsItsCheck() throws Exception {
+    damage(raw -> {
+      List<byte[]> keys = raw.keys("state_chunks", snap.id);
+      raw.copyValue("state_chunks", keys.get(bChunk(0)), keys.get(bChunk(1)));
+    });
+    try (RocksSnapshotStore store = reopen()) {
+      assertThatThrownBy(() -> store.readState(snap.id, "b", chunk -> {}))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(where + "worker b, state chunk 1: CRC32C mismatch");
+    }
+  }
+
+  @Test
+  void aMissingMiddleChunkFailsBeforeTheChunkAfterIt() throws Exception {
+    damage(raw -> raw.delete("state_chunks", raw.keys("state_chunks", snap.id).get(bChunk(1))));
+    try (RocksSnapshotStore store = reopen()) {
+      List<byte[]> passedOn = new ArrayList<>();
+      assertThatThrownBy(() -> store.readState(snap.id, "b", passedOn::add))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessage(where + "worker b, state chunk 1: missing");
+      assertThat(passedOn).hasSize(1);
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
+          .isInstanceOf(CorruptionException.class);
+    }
+  }
+
+  @Test
+  void aMissingLastChunkIsReported() throws Exception {
+    int chunks = (snap.states.get("b").length + 1023) / 1024;
+    damage(raw -> raw.delete("state_chunks",
+        raw.keys("state_chunks", snap.id).get(bChunk(chunks - 1))));
+    try (RocksSnapshotStore store = reopen()) {
+      assertThatThrownBy(() -> store.readState(snap.id, "b", chunk -> {}))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessage(where + "worker b, state chunk " + (chunks - 1) + ": missing ("
+              + chunks + " chunks committed)");
+    }
+  }
+
+  @Test
+  void aMissingChannelBatchIsReported() throws Exception {
+    damage(raw -> raw.delete("channel_states", batchKeys(raw).get(0)));
+    try (RocksSnapshotStore store = reopen()) {
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessage(where + "worker c, incoming channels: 2 recorded messages stored, 4"
+              + " committed");
+    }
+  }
+
+  @Test
+  void aCorruptEpochStopsTheStoreFromOpening() throws Exception {
+    try (RocksSnapshotStore store = reopen()) {
+      store.beginRollback(2, snap.id);
+    }
+    damage(raw -> raw.flipByte("metadata", "epoch".getBytes(), 7));
+    assertThatThrownBy(this::reopen)
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageStartingWith("store metadata 'epoch': CRC32C mismatch");
+    // The failed open released the directory.
+    damage(raw -> raw.flipByte("metadata", "epoch".getBytes(), 7));
+    try (RocksSnapshotStore store = reopen()) {
+      assertThat(store.epoch()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void anUndamagedStoreVerifies() {
+    try (RocksSnapshotStore store = reopen()) {
+      assertThatCode(() -> store.verifyIntegrity(snap.id)).doesNotThrowAnyException();
+    }
+  }
+
+  private int bChunk(int index) {
+    int aChunks = (snap.states.get("a").length + 1023) / 1024;
+    return aChunks + index;
+  }
+
+  private List<byte[]> batchKeys(RawDb raw) throws Exception {
+    // Keys order by receiver: a's incoming (c->a), b's (a->b), c's (b->c).
+    List<byte[]> keys = raw.keys("channel_states", snap.id);
+    return keys.subList(keys.size() - 2, keys.size());
+  }
+
+  private RocksSnapshotStore reopen() {
+    return RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST);
+  }
+
+  private interface Damage {
+    void apply(RawDb raw) throws Exception;
+  }
+
+  private void damage(Damage damage) throws Exception {
+    try (RawDb raw = new RawDb(dir)) {
+      damage.apply(raw);
+    }
+  }
+}
