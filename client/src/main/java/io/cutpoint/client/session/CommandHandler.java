@@ -158,7 +158,8 @@ final class CommandHandler {
       } catch (CorruptPieceException e) {
         failure = e.getMessage();
       } catch (StatusRuntimeException e) {
-        failure = "download failed: " + e.getStatus();
+        failure = "download failed: " + e.getStatus().getCode() + " "
+            + e.getStatus().getDescription();
       }
       if (piece == null) {
         log.warn("worker {}: restore of snapshot {}, attempt {} of {}: {}", workerId, snapshotId,

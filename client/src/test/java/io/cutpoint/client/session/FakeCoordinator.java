@@ -43,6 +43,8 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
   final Map<Long, List<List<DownloadPart>>> downloads = new ConcurrentHashMap<>();
   final AtomicInteger downloadRequests = new AtomicInteger();
   final AtomicInteger leaves = new AtomicInteger();
+  /** The next this-many joins get no answer at all. */
+  final AtomicInteger ignoreJoins = new AtomicInteger();
   volatile Welcome welcome = Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs(50).build();
   /** When > 0, uploads use manual flow control and start by requesting this many parts. */
   volatile int manualUploadWindow;
@@ -86,6 +88,9 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
             return;
           }
           joins.add(m.getJoin());
+          if (ignoreJoins.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            return;
+          }
           Status refusal = refusals.poll();
           if (refusal != null) {
             responses.onError(refusal.asRuntimeException());

@@ -1,0 +1,54 @@
+package io.cutpoint.client.session;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.TimeUnit;
+
+/** A {@link FakeCoordinator} served in-process, a channel to it, and a restart button. */
+final class InProcessCoordinator implements AutoCloseable {
+
+  final FakeCoordinator fake = new FakeCoordinator();
+  final String name = InProcessServerBuilder.generateName();
+  final ManagedChannel channel;
+  private Server server;
+
+  InProcessCoordinator() {
+    start();
+    channel = InProcessChannelBuilder.forName(name).build();
+  }
+
+  /** Starts (again) on the same name. */
+  void start() {
+    try {
+      server = InProcessServerBuilder.forName(name).directExecutor().addService(fake).build()
+          .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Kills the server as a crash would: every call fails. */
+  void stop() {
+    server.shutdownNow();
+    try {
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    channel.shutdownNow();
+    try {
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    stop();
+  }
+}
