@@ -1,0 +1,434 @@
+package io.cutpoint.client;
+
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.Ack;
+import io.cutpoint.api.v1.ChannelGrpc;
+import io.cutpoint.api.v1.ChannelHeader;
+import io.cutpoint.api.v1.DataMessage;
+import io.cutpoint.api.v1.Frame;
+import io.cutpoint.api.v1.Item;
+import io.cutpoint.api.v1.Marker;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sending end of one directed channel {@code from -> to}: numbers items with transport
+ * positions, keeps every item until the receiver acknowledges it, batches items into frames,
+ * respects gRPC flow control, and after a broken stream reopens it with exponential backoff and
+ * resends from where the receiver's first ack says it stands.
+ *
+ * <p>Memory is bounded: at most {@code maxUnackedMessages} data messages and {@code
+ * maxUnackedBytes} payload bytes are held (reserved or buffered); {@link #reserve} waits for room.
+ * Markers are never refused (they are few and must not wait behind a full buffer).
+ *
+ * <p>All state is guarded by this object's monitor. No other lock is taken while holding it.
+ */
+final class ChannelSender {
+
+  private static final Logger log = LoggerFactory.getLogger(ChannelSender.class);
+
+  /** What a sender needs from its worker. */
+  interface Hooks {
+    /** True on the worker's event thread. */
+    boolean inLoop();
+
+    /** Flush {@code sender} when the event thread runs out of work. Called on the event thread. */
+    void flushWhenIdle(ChannelSender sender);
+
+    ScheduledExecutorService timer();
+
+    ManagedChannel newChannel(String address);
+
+    WorkerMetrics metrics();
+  }
+
+  private final String from;
+  private final String to;
+  private final ChannelOptions options;
+  private final Hooks hooks;
+  private final Runnable flushTask = this::flushIfDirty;
+
+  private final ItemRing ring;
+  private long epoch;
+  /** Positions up to here were acknowledged and forgotten. */
+  private long ackedPos;
+  /** Positions up to here were written on the current stream. */
+  private long sentPos;
+  /** The last position given out. */
+  private long lastPos;
+  /** Highest position written in this epoch on any stream (to tell resends from first sends). */
+  private long highestWritten;
+  private int dataItems;
+  private long dataBytes;
+  private int reservedItems;
+  private long reservedBytes;
+  private int highWaterMessages;
+  private int waiters;
+  private boolean dirty;
+  private boolean halted;
+  private boolean closed;
+
+  private String address;
+  private ManagedChannel channel;
+  private ClientCallStreamObserver<Frame> call;
+  private int generation;
+  private boolean resumed;
+  private long backoffNanos;
+
+  ChannelSender(String from, String to, long epoch, ChannelOptions options, Hooks hooks) {
+    this.from = from;
+    this.to = to;
+    this.epoch = epoch;
+    this.options = options;
+    this.hooks = hooks;
+    this.ring = new ItemRing(Math.min(options.maxUnackedMessages(), 4096));
+    this.backoffNanos = options.reconnectInitial().toNanos();
+  }
+
+  String to() {
+    return to;
+  }
+
+  // ---- the application side -------------------------------------------------------------
+
+  /**
+   * Waits until the channel has room for one message of {@code length} bytes and reserves it.
+   * Returns false, without waiting, when the worker is halted and the caller is the event thread
+   * (its message belongs to an epoch being rolled back). Throws {@link SendTimeoutException}.
+   */
+  synchronized boolean reserve(int length, boolean eventThread) {
+    long deadline = System.nanoTime() + options.sendTimeout().toNanos();
+    while (true) {
+      if (closed) {
+        throw new IllegalStateException("worker " + from + " is closed");
+      }
+      if (halted) {
+        if (eventThread) {
+          return false;
+        }
+      } else if (hasRoom(length)) {
+        reservedItems++;
+        reservedBytes += length;
+        highWaterMessages = Math.max(highWaterMessages, dataItems + reservedItems);
+        return true;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new SendTimeoutException(halted
+            ? "send " + from + "->" + to + " timed out after " + options.sendTimeout()
+                + ": the worker is halted for a rollback"
+            : "send " + from + "->" + to + " timed out after " + options.sendTimeout() + ": "
+                + dataItems + " messages (" + dataBytes + " bytes) unacknowledged, the limit is "
+                + options.maxUnackedMessages() + " messages / " + options.maxUnackedBytes()
+                + " bytes; the receiver is slow or unreachable");
+      }
+      waiters++;
+      try {
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting to send " + from + "->" + to, e);
+      } finally {
+        waiters--;
+      }
+    }
+  }
+
+  private boolean hasRoom(int length) {
+    int items = dataItems + reservedItems;
+    return items < options.maxUnackedMessages()
+        && (items == 0 || dataBytes + reservedBytes + length <= options.maxUnackedBytes());
+  }
+
+  /** Gives back a reservation that will not be used. */
+  synchronized void unreserve(int length) {
+    reservedItems--;
+    reservedBytes -= length;
+    wake();
+  }
+
+  /** Appends a data message (the caller reserved room for it). Called under the engine lock. */
+  synchronized void appendData(long seq, byte[] payload) {
+    reservedItems--;
+    reservedBytes -= payload.length;
+    Item item = Item.newBuilder()
+        .setPosition(++lastPos)
+        .setData(DataMessage.newBuilder().setSeq(seq).setPayload(ByteString.copyFrom(payload)))
+        .build();
+    ring.add(item);
+    dataItems++;
+    dataBytes += payload.length;
+    afterAppend();
+  }
+
+  /** Appends a marker. Called under the engine lock. */
+  synchronized void appendMarker(long snapshotId, long sentCount) {
+    ring.add(Item.newBuilder()
+        .setPosition(++lastPos)
+        .setMarker(Marker.newBuilder().setSnapshotId(snapshotId).setSentCount(sentCount))
+        .build());
+    afterAppend();
+  }
+
+  private void afterAppend() {
+    if (lastPos - sentPos >= options.maxItemsPerFrame()) {
+      flushLocked();
+    } else if (!dirty) {
+      dirty = true;
+      if (hooks.inLoop()) {
+        hooks.flushWhenIdle(this);
+      } else {
+        hooks.timer().schedule(flushTask, options.linger().toNanos(), TimeUnit.NANOSECONDS);
+      }
+    }
+  }
+
+  synchronized void flushIfDirty() {
+    dirty = false;
+    flushLocked();
+  }
+
+  // ---- rollback ------------------------------------------------------------------------------
+
+  synchronized void setHalted(boolean halted) {
+    this.halted = halted;
+    wake();
+  }
+
+  /** Discards everything of the old epoch; positions restart at 1 in {@code newEpoch}. */
+  synchronized void startEpoch(long newEpoch) {
+    epoch = newEpoch;
+    ring.clear();
+    dataItems = 0;
+    dataBytes = 0;
+    ackedPos = 0;
+    sentPos = 0;
+    lastPos = 0;
+    highestWritten = 0;
+    wake();
+  }
+
+  // ---- the wire ------------------------------------------------------------------------------
+
+  /** Points the channel at {@code newAddress} (no-op when unchanged) and opens a stream. */
+  void connect(String newAddress) {
+    ManagedChannel old;
+    synchronized (this) {
+      if (closed || newAddress.equals(address)) {
+        return;
+      }
+      old = channel;
+      address = newAddress;
+      channel = hooks.newChannel(newAddress);
+      generation++;
+      if (call != null) {
+        call.cancel("the peer moved to " + newAddress, null);
+        call = null;
+      }
+      openStreamLocked();
+    }
+    if (old != null) {
+      old.shutdownNow();
+    }
+  }
+
+  private void openStreamLocked() {
+    if (closed || channel == null) {
+      return;
+    }
+    int g = ++generation;
+    resumed = false;
+    sentPos = ackedPos;
+    ChannelGrpc.newStub(channel).withWaitForReady().open(new AckObserver(g));
+    if (call != null && generation == g) {
+      call.onNext(Frame.newBuilder()
+          .setHeader(ChannelHeader.newBuilder().setFrom(from).setTo(to))
+          .setEpoch(epoch)
+          .build());
+    }
+  }
+
+  private synchronized void onStart(int g, ClientCallStreamObserver<Frame> stream) {
+    if (g == generation) {
+      call = stream;
+    }
+  }
+
+  private synchronized void onAck(int g, Ack ack) {
+    if (g != generation) {
+      return;
+    }
+    boolean sameEpoch = ack.getEpoch() == epoch;
+    if (!resumed) {
+      resumed = true;
+      backoffNanos = options.reconnectInitial().toNanos();
+      if (sameEpoch) {
+        trimTo(ack.getPosition());
+      }
+      sentPos = ackedPos;
+      flushLocked();
+    } else if (sameEpoch) {
+      trimTo(ack.getPosition());
+    }
+  }
+
+  private void trimTo(long position) {
+    if (position <= ackedPos) {
+      return;
+    }
+    if (position > lastPos) {
+      log.warn("channel {}->{}: receiver acknowledged position {} but only {} were sent in epoch {}",
+          from, to, position, lastPos, epoch);
+      position = lastPos;
+    }
+    int n = (int) (position - ackedPos);
+    for (int i = 0; i < n; i++) {
+      Item item = ring.get(i);
+      if (item.hasData()) {
+        dataItems--;
+        dataBytes -= item.getData().getPayload().size();
+      }
+    }
+    ring.dropFirst(n);
+    ackedPos = position;
+    sentPos = Math.max(sentPos, ackedPos);
+    wake();
+  }
+
+  private void onReady(int g) {
+    synchronized (this) {
+      if (g == generation) {
+        flushLocked();
+      }
+    }
+  }
+
+  private synchronized void onStreamEnd(int g, Throwable error) {
+    if (g != generation) {
+      return;
+    }
+    call = null;
+    resumed = false;
+    if (closed) {
+      return;
+    }
+    log.debug("channel {}->{}: stream ended ({}); reopening in {} ms", from, to,
+        error == null ? "completed" : error.toString(), backoffNanos / 1_000_000);
+    int expected = generation;
+    long delay = backoffNanos;
+    backoffNanos = Math.min(backoffNanos * 2, options.reconnectMax().toNanos());
+    hooks.timer().schedule(() -> reopen(expected), delay, TimeUnit.NANOSECONDS);
+  }
+
+  private synchronized void reopen(int expected) {
+    if (closed || expected != generation || call != null) {
+      return;
+    }
+    hooks.metrics().reconnect();
+    channel.resetConnectBackoff();
+    openStreamLocked();
+  }
+
+  /** Writes frames while the stream is ready and items are unsent. */
+  private void flushLocked() {
+    ClientCallStreamObserver<Frame> c = call;
+    if (c == null || !resumed) {
+      return;
+    }
+    while (sentPos < lastPos && c.isReady()) {
+      Frame.Builder frame = Frame.newBuilder().setEpoch(epoch);
+      boolean resend = sentPos < highestWritten;
+      int index = (int) (sentPos - ackedPos);
+      int items = 0;
+      long bytes = 0;
+      while (sentPos < lastPos && items < options.maxItemsPerFrame() && bytes < options.maxFrameBytes()) {
+        Item item = ring.get(index++);
+        if (items > 0 && item.hasData()
+            && bytes + item.getData().getPayload().size() > options.maxFrameBytes()) {
+          break;
+        }
+        frame.addItems(item);
+        bytes += item.hasData() ? item.getData().getPayload().size() : 16;
+        items++;
+        sentPos++;
+      }
+      highestWritten = Math.max(highestWritten, sentPos);
+      c.onNext(frame.build());
+      hooks.metrics().frameSent(resend);
+    }
+  }
+
+  private void wake() {
+    if (waiters > 0) {
+      notifyAll();
+    }
+  }
+
+  // ---- introspection and shutdown -----------------------------------------------------------
+
+  /** Data messages held (buffered unacknowledged plus reserved). */
+  synchronized int bufferedMessages() {
+    return dataItems + reservedItems;
+  }
+
+  /** The most data messages ever held at once. */
+  synchronized int highWaterMessages() {
+    return highWaterMessages;
+  }
+
+  /** True when every item given a position was acknowledged. */
+  synchronized boolean allAcknowledged() {
+    return ackedPos == lastPos;
+  }
+
+  /** Stops the channel; waiting senders fail. Returns the gRPC channel to await, or null. */
+  synchronized ManagedChannel close() {
+    closed = true;
+    generation++;
+    if (call != null) {
+      call.cancel("worker " + from + " is closing", null);
+      call = null;
+    }
+    wake();
+    ManagedChannel c = channel;
+    channel = null;
+    if (c != null) {
+      c.shutdownNow();
+    }
+    return c;
+  }
+
+  private final class AckObserver implements ClientResponseObserver<Frame, Ack> {
+    private final int generationOfStream;
+
+    AckObserver(int generationOfStream) {
+      this.generationOfStream = generationOfStream;
+    }
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<Frame> requestStream) {
+      requestStream.setOnReadyHandler(() -> onReady(generationOfStream));
+      onStart(generationOfStream, requestStream);
+    }
+
+    @Override
+    public void onNext(Ack ack) {
+      onAck(generationOfStream, ack);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      onStreamEnd(generationOfStream, t);
+    }
+
+    @Override
+    public void onCompleted() {
+      onStreamEnd(generationOfStream, null);
+    }
+  }
+}

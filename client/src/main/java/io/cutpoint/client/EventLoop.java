@@ -1,0 +1,135 @@
+package io.cutpoint.client;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker's event thread. It runs tasks one at a time, each while holding the worker lock; the
+ * lock is also what {@link Worker#send} takes when called from another thread, so the engine and
+ * the application's handlers never run concurrently. When the queue runs dry it flushes the
+ * channels that the tasks left with partial frames.
+ */
+final class EventLoop {
+
+  private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
+  private static final Runnable STOP = () -> {};
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final BlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+  private final List<ChannelSender> flushWhenIdle = new ArrayList<>();
+  private final Thread thread;
+
+  EventLoop(String threadName) {
+    thread = new Thread(this::run, threadName);
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  ReentrantLock lock() {
+    return lock;
+  }
+
+  boolean inLoop() {
+    return Thread.currentThread() == thread;
+  }
+
+  /** Queues {@code task}; it runs on the event thread under the worker lock. */
+  void execute(Runnable task) {
+    queue.add(task);
+  }
+
+  /** Runs {@code task} on the event thread and waits for it (inline when already there). */
+  void runAndWait(Runnable task) {
+    if (inLoop()) {
+      task.run();
+      return;
+    }
+    if (!thread.isAlive()) {
+      throw new IllegalStateException("the worker is not running");
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    execute(() -> {
+      try {
+        task.run();
+        done.complete(null);
+      } catch (Throwable t) {
+        done.completeExceptionally(t);
+      }
+    });
+    try {
+      done.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
+  }
+
+  /** Called on the event thread: flush {@code sender} once the queue is empty. */
+  void flushWhenIdle(ChannelSender sender) {
+    flushWhenIdle.add(sender);
+  }
+
+  /** Stops after the tasks already queued; waits up to {@code millis} for the thread to end. */
+  void stop(long millis) {
+    queue.add(STOP);
+    if (!inLoop()) {
+      try {
+        thread.join(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void run() {
+    while (true) {
+      Runnable task = queue.poll();
+      if (task == null) {
+        flushIdle();
+        try {
+          task = queue.poll(1, TimeUnit.DAYS);
+        } catch (InterruptedException e) {
+          return;
+        }
+        if (task == null) {
+          continue;
+        }
+      }
+      if (task == STOP) {
+        return;
+      }
+      lock.lock();
+      try {
+        task.run();
+      } catch (Throwable t) {
+        log.error("worker event thread {}: task failed", thread.getName(), t);
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  private void flushIdle() {
+    for (int i = 0; i < flushWhenIdle.size(); i++) {
+      try {
+        flushWhenIdle.get(i).flushIfDirty();
+      } catch (RuntimeException e) {
+        log.error("flushing a channel failed", e);
+      }
+    }
+    flushWhenIdle.clear();
+  }
+}

@@ -1,0 +1,548 @@
+package io.cutpoint.client;
+
+import io.cutpoint.client.engine.EngineOptions;
+import io.cutpoint.cut.LocalSnapshot;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
+
+/**
+ * A Cutpoint worker: an application process that exchanges messages with its peers over reliable
+ * FIFO channels and takes part in Chandy-Lamport snapshots, rollbacks and replays.
+ *
+ * <h2>Threading</h2>
+ *
+ * <p>Each worker has one event thread ({@code cutpoint-<id>-events}). It runs the snapshot engine,
+ * the {@link MessageHandler}, the {@link StateHandler} and the snapshot listener, one call at a
+ * time, while holding the worker lock. {@link #send} may be called from a handler (it goes
+ * straight through the engine) or from any other thread (it takes the same lock for the few
+ * instructions that number and buffer the message). So a state capture always sits between two
+ * sends: every message sent before it travels before the marker, every one after it travels after
+ * the marker, on every channel.
+ *
+ * <p>{@code send} waits while the channel holds its maximum of unacknowledged messages or bytes,
+ * and while the worker is halted for a rollback; after {@link ChannelOptions#sendTimeout()} it
+ * throws {@link SendTimeoutException}. Called from a handler while the worker is halted, it drops
+ * the message at once and returns 0: the handler runs in an epoch that is being rolled back.
+ * Sending from a handler blocks the event thread while the channel is full; two workers that only
+ * send from handlers to each other with full buffers wait for each other until the timeout.
+ *
+ * <p>gRPC's transport threads only decode frames and hand them over; a small Netty event loop
+ * group per worker ({@code cutpoint-<id>-io}) carries all its connections.
+ */
+public final class Worker implements WorkerControl, AutoCloseable {
+
+  private final Builder config;
+  private final SortedSet<String> outgoing;
+  private final SortedSet<String> incoming;
+  private final PeerDirectory peers;
+  private final WorkerMetrics metrics;
+  private final Map<String, ChannelSender> senders = new TreeMap<>();
+  private final Map<String, ChannelReceiver> receivers = new TreeMap<>();
+  private final EventLoop loop;
+  private final WorkerCore core;
+  private EventLoopGroup group;
+  private ScheduledExecutorService timer;
+  private Server server;
+  private volatile int port = -1;
+  private volatile boolean closed;
+
+  private Worker(Builder b) {
+    this.config = b;
+    this.outgoing = Collections.unmodifiableSortedSet(new java.util.TreeSet<>(b.outgoing));
+    this.incoming = Collections.unmodifiableSortedSet(new java.util.TreeSet<>(b.incoming));
+    this.peers = b.peers;
+    this.metrics = new WorkerMetrics(b.registry);
+    this.loop = new EventLoop("cutpoint-" + b.workerId + "-events");
+    ChannelSender.Hooks hooks = new SenderHooks();
+    for (String peer : outgoing) {
+      senders.put(peer, new ChannelSender(b.workerId, peer, b.epoch, b.channelOptions, hooks));
+    }
+    for (String peer : incoming) {
+      receivers.put(peer, new ChannelReceiver(peer));
+    }
+    this.core = new WorkerCore(b.workerId, outgoing, incoming, Collections.unmodifiableMap(senders),
+        Collections.unmodifiableMap(receivers), b.stateHandler, b.messageHandler, metrics,
+        b.engineOptions, b.channelOptions.inboundFramesAhead(), b.epoch);
+  }
+
+  public static Builder builder(String workerId) {
+    return new Builder(workerId);
+  }
+
+  /**
+   * Binds the channel server, starts the event thread and connects to every outgoing peer whose
+   * address is known. Returns this worker.
+   *
+   * @throws UncheckedIOException when the listen address cannot be bound
+   */
+  public synchronized Worker start() {
+    if (port >= 0 || closed) {
+      throw new IllegalStateException("worker " + config.workerId + " was already started");
+    }
+    ChannelOptions o = config.channelOptions;
+    group = new NioEventLoopGroup(config.ioThreads,
+        new DefaultThreadFactory("cutpoint-" + config.workerId + "-io", true));
+    AtomicInteger timers = new AtomicInteger();
+    timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "cutpoint-" + config.workerId + "-timer-" + timers.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      server = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.port))
+          .bossEventLoopGroup(group)
+          .workerEventLoopGroup(group)
+          .channelType(NioServerSocketChannel.class)
+          .directExecutor()
+          .maxInboundMessageSize(o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10))
+          .addService(new ChannelService(core, loop))
+          .build()
+          .start();
+    } catch (IOException e) {
+      shutdownExecutors();
+      throw new UncheckedIOException("worker " + config.workerId + " cannot listen on "
+          + config.host + ":" + config.port, e);
+    }
+    port = server.getPort();
+    loop.start();
+    for (ChannelSender s : senders.values()) {
+      peers.addressOf(s.to()).ifPresent(s::connect);
+    }
+    return this;
+  }
+
+  /**
+   * Sends {@code payload} to {@code to} and returns its sequence number on that channel. The
+   * payload is copied. Waits while the channel is full or the worker is halted (see the class
+   * comment); returns 0 when called from a handler of a halted worker (the message is dropped).
+   *
+   * @throws IllegalArgumentException when {@code to} is not an outgoing peer or the payload is
+   *     larger than {@link ChannelOptions#maxPayloadBytes()}
+   * @throws SendTimeoutException when no room came within the send timeout
+   * @throws IllegalStateException when the worker is not started or closed
+   */
+  public long send(String to, byte[] payload) {
+    ChannelSender sender = senders.get(to);
+    if (sender == null) {
+      throw new IllegalArgumentException("worker " + config.workerId + " has no channel to '" + to
+          + "'; its outgoing channels go to " + outgoing);
+    }
+    if (payload.length > config.channelOptions.maxPayloadBytes()) {
+      throw new IllegalArgumentException("payload of " + payload.length + " bytes exceeds the limit of "
+          + config.channelOptions.maxPayloadBytes() + " bytes");
+    }
+    if (port < 0 || closed) {
+      throw new IllegalStateException("worker " + config.workerId + " is "
+          + (closed ? "closed" : "not started"));
+    }
+    boolean eventThread = loop.inLoop();
+    while (true) {
+      if (!sender.reserve(payload.length, eventThread)) {
+        return 0;
+      }
+      if (eventThread) {
+        return core.send(sender, payload);
+      }
+      loop.lock().lock();
+      try {
+        if (!core.halted()) {
+          return core.send(sender, payload);
+        }
+        sender.unreserve(payload.length);
+      } finally {
+        loop.lock().unlock();
+      }
+    }
+  }
+
+  /**
+   * Runs {@code task} on the event thread, in turn with the handlers. Application state that the
+   * {@link StateHandler} captures must only change on the event thread: in a handler or here.
+   */
+  public void execute(Runnable task) {
+    running();
+    loop.execute(task);
+  }
+
+  /** The worker's counters. */
+  public WorkerCounters counters() {
+    return metrics.snapshot();
+  }
+
+  /** Data messages sent so far on the channel to {@code peer} (the engine's count). */
+  public long sentCount(String peer) {
+    return underLock(p -> core.engine().sent(p), peer);
+  }
+
+  /** Data messages received so far on the channel from {@code peer} (the engine's count). */
+  public long receivedCount(String peer) {
+    return underLock(p -> core.engine().received(p), peer);
+  }
+
+  private long underLock(ToLongFunction<String> f, String peer) {
+    loop.lock().lock();
+    try {
+      return f.applyAsLong(peer);
+    } finally {
+      loop.lock().unlock();
+    }
+  }
+
+  /** Data messages the channel to {@code peer} holds now (unacknowledged plus reserved). */
+  public int bufferedMessages(String peer) {
+    return sender(peer).bufferedMessages();
+  }
+
+  /** The most data messages the channel to {@code peer} ever held at once. */
+  public int maxBufferedMessages(String peer) {
+    return sender(peer).highWaterMessages();
+  }
+
+  /** True when every message and marker sent was acknowledged by its receiver. */
+  public boolean allAcknowledged() {
+    return senders.values().stream().allMatch(ChannelSender::allAcknowledged);
+  }
+
+  private ChannelSender sender(String peer) {
+    ChannelSender s = senders.get(peer);
+    if (s == null) {
+      throw new IllegalArgumentException("no channel to '" + peer + "'");
+    }
+    return s;
+  }
+
+  // ---- WorkerControl ---------------------------------------------------------------------
+
+  @Override
+  public String workerId() {
+    return config.workerId;
+  }
+
+  @Override
+  public String channelAddress() {
+    if (port < 0) {
+      throw new IllegalStateException("worker " + config.workerId + " is not started");
+    }
+    return config.advertisedHost + ":" + port;
+  }
+
+  @Override
+  public SortedSet<String> outgoing() {
+    return outgoing;
+  }
+
+  @Override
+  public SortedSet<String> incoming() {
+    return incoming;
+  }
+
+  @Override
+  public long epoch() {
+    return core.epoch();
+  }
+
+  @Override
+  public void updatePeers(Map<String, String> addressesByWorkerId) {
+    peers.update(addressesByWorkerId);
+    if (port >= 0 && !closed) {
+      addressesByWorkerId.forEach((peer, address) -> {
+        ChannelSender s = senders.get(peer);
+        if (s != null) {
+          s.connect(address);
+        }
+      });
+    }
+  }
+
+  @Override
+  public void startSnapshot(long snapshotId) {
+    running();
+    loop.execute(() -> core.startSnapshot(snapshotId));
+  }
+
+  @Override
+  public void abortSnapshot(long snapshotId) {
+    running();
+    loop.execute(() -> core.abortSnapshot(snapshotId));
+  }
+
+  @Override
+  public void halt(long newEpoch) {
+    running();
+    if (newEpoch < core.epoch()) {
+      throw new IllegalArgumentException("worker " + config.workerId + " is in epoch "
+          + core.epoch() + "; cannot halt into older epoch " + newEpoch);
+    }
+    core.markHalted();
+    loop.runAndWait(() -> core.halt(newEpoch));
+  }
+
+  @Override
+  public void restore(long epoch, LocalSnapshot piece, byte[] state) {
+    running();
+    loop.runAndWait(() -> core.restore(epoch, piece, state));
+  }
+
+  @Override
+  public void resume(long epoch) {
+    running();
+    loop.runAndWait(() -> core.resume(epoch));
+  }
+
+  @Override
+  public void setSnapshotListener(LocalSnapshotListener listener) {
+    core.setListener(listener);
+  }
+
+  private void running() {
+    if (port < 0 || closed) {
+      throw new IllegalStateException("worker " + config.workerId + " is "
+          + (closed ? "closed" : "not started"));
+    }
+  }
+
+  /**
+   * Stops the worker: closes its streams, its channel server (freeing the port), its event
+   * thread and its transport threads, and waits for them. Messages not yet acknowledged are
+   * dropped. Safe to call twice.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    List<ManagedChannel> channels = new ArrayList<>();
+    for (ChannelSender s : senders.values()) {
+      ManagedChannel c = s.close();
+      if (c != null) {
+        channels.add(c);
+      }
+    }
+    if (server != null) {
+      server.shutdownNow();
+    }
+    try {
+      for (ManagedChannel c : channels) {
+        c.awaitTermination(5, TimeUnit.SECONDS);
+      }
+      if (server != null) {
+        server.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    loop.stop(5_000);
+    shutdownExecutors();
+  }
+
+  private void shutdownExecutors() {
+    if (timer == null) {
+      return;
+    }
+    timer.shutdownNow();
+    try {
+      timer.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public String toString() {
+    return "Worker[" + config.workerId + (port >= 0 ? " @" + channelAddress() : "") + "]";
+  }
+
+  private final class SenderHooks implements ChannelSender.Hooks {
+    @Override
+    public boolean inLoop() {
+      return loop.inLoop();
+    }
+
+    @Override
+    public void flushWhenIdle(ChannelSender sender) {
+      loop.flushWhenIdle(sender);
+    }
+
+    @Override
+    public ScheduledExecutorService timer() {
+      return timer;
+    }
+
+    @Override
+    public ManagedChannel newChannel(String address) {
+      return NettyChannelBuilder.forAddress(PeerAddress.parse(address))
+          .usePlaintext()
+          .eventLoopGroup(group)
+          .channelType(NioSocketChannel.class)
+          .directExecutor()
+          .disableRetry()
+          .build();
+    }
+
+    @Override
+    public WorkerMetrics metrics() {
+      return metrics;
+    }
+  }
+
+  /** Configures a {@link Worker}. */
+  public static final class Builder {
+    private final String workerId;
+    private String host = "127.0.0.1";
+    private String advertisedHost = "127.0.0.1";
+    private int port;
+    private final java.util.Set<String> outgoing = new java.util.TreeSet<>();
+    private final java.util.Set<String> incoming = new java.util.TreeSet<>();
+    private StateHandler stateHandler;
+    private MessageHandler messageHandler;
+    private PeerDirectory peers = PeerDirectory.of(Map.of());
+    private ChannelOptions channelOptions = ChannelOptions.defaults();
+    private EngineOptions engineOptions = EngineOptions.defaults();
+    private io.micrometer.core.instrument.MeterRegistry registry;
+    private int ioThreads = 1;
+    private long epoch;
+
+    private Builder(String workerId) {
+      if (workerId == null || workerId.isBlank()) {
+        throw new IllegalArgumentException("a worker id must be a non-blank string");
+      }
+      this.workerId = workerId;
+    }
+
+    /** Where the channel server listens; port 0 picks a free port. Default 127.0.0.1:0. */
+    public Builder listenOn(String host, int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port out of range: " + port);
+      }
+      this.host = host;
+      this.port = port;
+      boolean wildcard = host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
+      this.advertisedHost = wildcard ? "127.0.0.1" : host;
+      return this;
+    }
+
+    /** The host peers should dial, when it differs from the listen host. */
+    public Builder advertisedHost(String host) {
+      this.advertisedHost = host;
+      return this;
+    }
+
+    /** Peers this worker sends to. */
+    public Builder outgoing(String... peers) {
+      return outgoing(List.of(peers));
+    }
+
+    public Builder outgoing(java.util.Collection<String> peers) {
+      addPeers(outgoing, peers);
+      return this;
+    }
+
+    /** Peers this worker receives from. */
+    public Builder incoming(String... peers) {
+      return incoming(List.of(peers));
+    }
+
+    public Builder incoming(java.util.Collection<String> peers) {
+      addPeers(incoming, peers);
+      return this;
+    }
+
+    private void addPeers(java.util.Set<String> into, java.util.Collection<String> peers) {
+      for (String p : peers) {
+        if (p == null || p.isBlank() || p.equals(workerId)) {
+          throw new IllegalArgumentException("bad peer id '" + p + "' for worker " + workerId);
+        }
+        into.add(p);
+      }
+    }
+
+    public Builder stateHandler(StateHandler handler) {
+      this.stateHandler = handler;
+      return this;
+    }
+
+    public Builder messageHandler(MessageHandler handler) {
+      this.messageHandler = handler;
+      return this;
+    }
+
+    /** Peer addresses (worker id to host:port) known up front. */
+    public Builder peers(Map<String, String> addressesByWorkerId) {
+      this.peers = PeerDirectory.of(addressesByWorkerId);
+      return this;
+    }
+
+    public Builder peerDirectory(PeerDirectory directory) {
+      this.peers = java.util.Objects.requireNonNull(directory, "directory");
+      return this;
+    }
+
+    public Builder channelOptions(ChannelOptions options) {
+      this.channelOptions = java.util.Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /** Past this many recorded payload bytes, a local snapshot fails (default 256 MiB). */
+    public Builder maxRecordedBytesPerSnapshot(long bytes) {
+      this.engineOptions = engineOptions.withMaxRecordedBytesPerSnapshot(bytes);
+      return this;
+    }
+
+    public Builder engineOptions(EngineOptions options) {
+      this.engineOptions = java.util.Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /** Publish the worker's counters to {@code registry} (optional). */
+    public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+      this.registry = registry;
+      return this;
+    }
+
+    /** Transport threads of this worker (default 1). */
+    public Builder ioThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("ioThreads must be >= 1");
+      }
+      this.ioThreads = threads;
+      return this;
+    }
+
+    /** The epoch the worker starts in (default 0). */
+    public Builder initialEpoch(long epoch) {
+      this.epoch = epoch;
+      return this;
+    }
+
+    public Worker build() {
+      if (stateHandler == null || messageHandler == null) {
+        throw new IllegalStateException("worker " + workerId
+            + " needs a state handler and a message handler");
+      }
+      return new Worker(this);
+    }
+  }
+}
