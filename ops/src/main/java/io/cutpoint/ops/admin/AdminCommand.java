@@ -1,0 +1,41 @@
+package io.cutpoint.ops.admin;
+
+import io.cutpoint.ops.CliFailure;
+import io.grpc.StatusRuntimeException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** Base of the commands that talk to a running coordinator. */
+abstract class AdminCommand implements Callable<Integer> {
+
+  @Mixin AdminOptions admin;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public final Integer call() {
+    String target = admin.server(spec);
+    try (AdminClient client = admin.connect(spec)) {
+      int code = run(client, spec.commandLine().getOut());
+      spec.commandLine().getOut().flush();
+      return code;
+    } catch (StatusRuntimeException e) {
+      throw CliFailure.failed(GrpcErrors.describe(e, target, subject()));
+    }
+  }
+
+  /** Does the work; returns the exit code. */
+  protected abstract int run(AdminClient client, PrintWriter out);
+
+  /** What the command is about, for error messages (e.g. {@code snapshot 42}). */
+  protected String subject() {
+    return "";
+  }
+
+  protected boolean json() {
+    return admin.json();
+  }
+}

@@ -1,0 +1,74 @@
+package io.cutpoint.ops.admin;
+
+import io.cutpoint.ops.config.Values;
+import java.time.Duration;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** Flags every admin command shares: where the coordinator is, JSON output, the call deadline. */
+public final class AdminOptions {
+
+  @Option(
+      names = "--server",
+      paramLabel = "HOST:PORT",
+      defaultValue = "${env:CUTPOINT_SERVER:-localhost:7070}",
+      description = "Coordinator to talk to (env CUTPOINT_SERVER; default: ${DEFAULT-VALUE}).")
+  String server;
+
+  @Option(names = "--json", description = "Print JSON for machines instead of tables.")
+  boolean json;
+
+  @Option(
+      names = "--deadline",
+      paramLabel = "DURATION",
+      defaultValue = "30s",
+      description = "Give up on a call to the coordinator after this long (default: ${DEFAULT-VALUE}).")
+  String deadline;
+
+  /** The coordinator address, checked to be HOST:PORT. */
+  public String server(CommandSpec spec) {
+    return checkTarget(spec, server);
+  }
+
+  public boolean json() {
+    return json;
+  }
+
+  /** The per-call deadline. */
+  public Duration deadline(CommandSpec spec) {
+    try {
+      Duration d = Values.duration(deadline);
+      if (d.isZero()) {
+        throw new IllegalArgumentException("'0' is not a usable deadline");
+      }
+      return d;
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "bad --deadline: " + e.getMessage());
+    }
+  }
+
+  /** Opens a connection to the coordinator (no I/O until the first call). */
+  public AdminClient connect(CommandSpec spec) {
+    return new AdminClient(server(spec), deadline(spec));
+  }
+
+  static String checkTarget(CommandSpec spec, String target) {
+    String t = target == null ? "" : target.trim();
+    int colon = t.lastIndexOf(':');
+    boolean ok = colon > 0 && colon < t.length() - 1;
+    if (ok) {
+      try {
+        int port = Integer.parseInt(t.substring(colon + 1));
+        ok = port > 0 && port <= 65535;
+      } catch (NumberFormatException e) {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      throw new ParameterException(spec.commandLine(),
+          "--server must be HOST:PORT with a port 1-65535, got '" + target + "'");
+    }
+    return t;
+  }
+}

@@ -1,0 +1,54 @@
+package io.cutpoint.ops.admin;
+
+import io.cutpoint.api.v1.ClusterView;
+import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.WorkerView;
+import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.format.Human;
+import io.cutpoint.ops.format.Json;
+import io.cutpoint.ops.format.Table;
+import java.io.PrintWriter;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+
+@Command(name = "cluster", mixinStandardHelpOptions = true,
+    description = "Show the workers, their states and channels, and the snapshots in flight.")
+public final class ClusterCommand extends AdminCommand {
+
+  @Override
+  protected int run(AdminClient client, PrintWriter out) {
+    ClusterView c = client.stub().getCluster(GetClusterRequest.getDefaultInstance());
+    if (json()) {
+      out.println(Json.pretty(c));
+      return ExitCodes.OK;
+    }
+    out.print(render(c, System.currentTimeMillis()));
+    return ExitCodes.OK;
+  }
+
+  /** The cluster view as text; {@code nowMs} is used for heartbeat ages. */
+  public static String render(ClusterView c, long nowMs) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format("%-18s %d%n", "epoch:", c.getEpoch()));
+    b.append(String.format("%-18s %s%n", "latest complete:",
+        c.getLatestCompleteSnapshot() == 0 ? "none" : "snapshot " + c.getLatestCompleteSnapshot()));
+    b.append(String.format("%-18s %s%n", "pending:", c.getPendingSnapshotsCount() == 0 ? "none"
+        : c.getPendingSnapshotsList().stream().map(String::valueOf).collect(Collectors.joining(", "))));
+    b.append(String.format("%-18s %s%n", "rollback:", c.getRollbackInProgress() ? "in progress" : "no"));
+    b.append(String.format("%-18s %s%n", "initiators:", String.join(", ", c.getInitiatorsList())));
+    b.append(String.format("%-18s %d%n", "channels:", c.getChannelsCount()));
+    if (c.getWorkersCount() == 0) {
+      b.append("\nno workers\n");
+      return b.toString();
+    }
+    b.append('\n');
+    Table t = new Table("WORKER", "STATE", "ADDRESS", "SENDS TO", "RECEIVES FROM", "HEARTBEAT");
+    for (WorkerView w : c.getWorkersList()) {
+      t.row(w.getDecl().getWorkerId(), Human.enumName(w.getState(), "WORKER_STATE_"),
+          w.getDecl().getChannelAddress(), String.join(",", w.getDecl().getOutgoingList()),
+          String.join(",", w.getDecl().getIncomingList()), Human.ago(w.getLastHeartbeatUnixMs(), nowMs));
+    }
+    b.append(t.render());
+    return b.toString();
+  }
+}

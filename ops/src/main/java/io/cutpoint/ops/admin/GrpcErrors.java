@@ -1,0 +1,71 @@
+package io.cutpoint.ops.admin;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+import java.util.Locale;
+
+/** Turns a gRPC failure into one short line a person can act on. */
+public final class GrpcErrors {
+
+  private GrpcErrors() {}
+
+  /**
+   * @param e the failure
+   * @param target the coordinator's address, as the user gave it
+   * @param subject what the call was about, e.g. {@code snapshot 42} (empty if nothing)
+   */
+  public static String describe(StatusRuntimeException e, String target, String subject) {
+    Status s = e.getStatus();
+    String desc = s.getDescription() == null ? "" : s.getDescription().trim();
+    String about = subject == null || subject.isEmpty() ? "" : subject + ": ";
+    return switch (s.getCode()) {
+      case UNAVAILABLE -> "cannot reach coordinator at " + target + ": " + unavailableReason(e);
+      case DEADLINE_EXCEEDED -> "coordinator at " + target + " did not answer in time"
+          + (desc.isEmpty() ? "" : " (" + desc + ")");
+      case NOT_FOUND -> subject == null || subject.isEmpty()
+          ? orElse(desc, "not found")
+          : subject + " not found" + (desc.isEmpty() || desc.contains(subject) ? "" : " (" + desc + ")");
+      case INVALID_ARGUMENT -> about + "rejected by the coordinator: " + orElse(desc, "invalid argument");
+      case FAILED_PRECONDITION -> about + orElse(desc, "not possible in the current state");
+      case ALREADY_EXISTS -> about + orElse(desc, "already exists");
+      case DATA_LOSS -> about + "stored data is corrupt: " + orElse(desc, "checksum mismatch");
+      case UNIMPLEMENTED -> "the coordinator at " + target + " does not support this operation"
+          + (desc.isEmpty() ? "" : " (" + desc + ")");
+      case UNAUTHENTICATED, PERMISSION_DENIED -> "not allowed: " + orElse(desc, s.getCode().name());
+      case CANCELLED -> "call cancelled" + (desc.isEmpty() ? "" : ": " + desc);
+      case RESOURCE_EXHAUSTED -> about + "coordinator out of resources: " + orElse(desc, "limit reached");
+      default -> about + s.getCode().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+          + (desc.isEmpty() ? "" : ": " + desc);
+    };
+  }
+
+  private static String unavailableReason(StatusRuntimeException e) {
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof ConnectException || containsIgnoreCase(t.getMessage(), "connection refused")) {
+        return "connection refused";
+      }
+      if (t instanceof UnknownHostException) {
+        return "unknown host";
+      }
+      if (t instanceof NoRouteToHostException) {
+        return "no route to host";
+      }
+    }
+    String desc = e.getStatus().getDescription();
+    if (containsIgnoreCase(desc, "connection refused")) {
+      return "connection refused";
+    }
+    return desc == null || desc.isBlank() ? "unavailable" : desc.trim();
+  }
+
+  private static boolean containsIgnoreCase(String s, String part) {
+    return s != null && s.toLowerCase(Locale.ROOT).contains(part);
+  }
+
+  private static String orElse(String s, String fallback) {
+    return s == null || s.isEmpty() ? fallback : s;
+  }
+}

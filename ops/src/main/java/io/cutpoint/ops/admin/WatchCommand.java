@@ -1,0 +1,55 @@
+package io.cutpoint.ops.admin;
+
+import io.cutpoint.api.v1.Event;
+import io.cutpoint.api.v1.WatchEventsRequest;
+import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.format.Human;
+import io.cutpoint.ops.format.Json;
+import java.io.PrintWriter;
+import java.util.Iterator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "watch", mixinStandardHelpOptions = true,
+    description = "Print the coordinator's events as they happen, until Ctrl-C (--json: one object per line).")
+public final class WatchCommand extends AdminCommand {
+
+  @Option(names = "--count", paramLabel = "N",
+      description = "Stop after N events (default: run until Ctrl-C or the coordinator stops).")
+  long count;
+
+  @Override
+  protected int run(AdminClient client, PrintWriter out) {
+    Iterator<Event> events = client.stubWithoutDeadline().watchEvents(WatchEventsRequest.getDefaultInstance());
+    long seen = 0;
+    while (events.hasNext()) {
+      Event e = events.next();
+      out.println(json() ? Json.line(e) : render(e));
+      out.flush();
+      if (count > 0 && ++seen >= count) {
+        break;
+      }
+    }
+    return ExitCodes.OK;
+  }
+
+  /** One event as a line: time, type, then what it concerns. */
+  public static String render(Event e) {
+    StringBuilder b = new StringBuilder(Human.clock(e.getAtUnixMs())).append("  ")
+        .append(String.format("%-20s", Human.enumName(e.getType(), "EVENT_TYPE_")));
+    if (e.getSnapshotId() != 0) {
+      b.append(" snapshot=").append(e.getSnapshotId());
+    }
+    if (!e.getWorkerId().isEmpty()) {
+      b.append(" worker=").append(e.getWorkerId());
+    }
+    b.append(" epoch=").append(e.getEpoch());
+    if (e.getDurationMicros() != 0) {
+      b.append(" took=").append(Human.micros(e.getDurationMicros()));
+    }
+    if (!e.getMessage().isEmpty()) {
+      b.append("  ").append(e.getMessage());
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,36 @@
+package io.cutpoint.ops.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The resolved settings of {@code cutpoint server}, with where each value came from.
+ *
+ * @param sources for every setting, the place its value came from ({@code flag --port},
+ *     {@code env CUTPOINT_PORT}, {@code file cutpoint.properties}, {@code default})
+ */
+public record ServerSettings(
+    int port,
+    int metricsPort,
+    Path dataDir,
+    Duration interval,
+    Duration timeout,
+    Duration minPause,
+    int maxConcurrent,
+    int tolerableFailures,
+    int retain,
+    Duration heartbeatInterval,
+    Duration heartbeatTimeout,
+    long maxRecordedBytes,
+    Map<Setting, String> sources) {
+
+  public ServerSettings {
+    sources = Map.copyOf(sources);
+  }
+
+  /** True when the Prometheus endpoint is off ({@code --metrics-port -1}). */
+  public boolean metricsOff() {
+    return metricsPort < 0;
+  }
+}

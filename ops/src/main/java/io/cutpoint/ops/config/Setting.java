@@ -1,0 +1,82 @@
+package io.cutpoint.ops.config;
+
+import java.util.Locale;
+
+/**
+ * One setting of {@code cutpoint server}: its name in a config file, its flag, its environment
+ * variable, its default and how its value is read.
+ */
+public enum Setting {
+  PORT("port", Kind.PORT, "7070", "gRPC port of the coordinator (0 = any free port)"),
+  METRICS_PORT("metrics-port", Kind.PORT_OR_OFF, "9464",
+      "HTTP port of the Prometheus endpoint /metrics (0 = any free port, -1 = off)"),
+  DATA_DIR("data-dir", Kind.PATH, "cutpoint-data", "directory of the RocksDB snapshot store"),
+  INTERVAL("interval", Kind.DURATION, "10s", "time between periodic snapshots (0 = only on demand)"),
+  TIMEOUT("timeout", Kind.DURATION, "60s", "a snapshot not complete after this long is aborted"),
+  MIN_PAUSE("min-pause", Kind.DURATION, "0s",
+      "least time between the end of one snapshot and the start of the next"),
+  MAX_CONCURRENT("max-concurrent", Kind.POSITIVE_INT, "1", "snapshots in flight at once"),
+  TOLERABLE_FAILURES("tolerable-failures", Kind.NON_NEGATIVE_INT, "3",
+      "consecutive failed or aborted snapshots tolerated before the coordinator reports it"),
+  RETAIN("retain", Kind.POSITIVE_INT, "5", "complete snapshots kept (pinned ones come on top)"),
+  HEARTBEAT_INTERVAL("heartbeat-interval", Kind.DURATION, "1s", "how often workers heartbeat"),
+  HEARTBEAT_TIMEOUT("heartbeat-timeout", Kind.DURATION, "5s",
+      "a worker silent for this long is marked lost"),
+  MAX_RECORDED_BYTES("max-recorded-bytes", Kind.BYTES, "256MiB",
+      "most recorded channel bytes one worker may upload for one snapshot (0 = no limit)");
+
+  /** How a value is read. */
+  public enum Kind {
+    PORT, PORT_OR_OFF, PATH, DURATION, POSITIVE_INT, NON_NEGATIVE_INT, BYTES
+  }
+
+  private final String key;
+  private final Kind kind;
+  private final String defaultValue;
+  private final String description;
+
+  Setting(String key, Kind kind, String defaultValue, String description) {
+    this.key = key;
+    this.kind = kind;
+    this.defaultValue = defaultValue;
+    this.description = description;
+  }
+
+  /** Name in a config file, and the flag without its leading dashes. */
+  public String key() {
+    return key;
+  }
+
+  /** The command-line flag, e.g. {@code --data-dir}. */
+  public String flag() {
+    return "--" + key;
+  }
+
+  /** The environment variable, e.g. {@code CUTPOINT_DATA_DIR}. */
+  public String envVar() {
+    return "CUTPOINT_" + key.replace('-', '_').toUpperCase(Locale.ROOT);
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  public String description() {
+    return description;
+  }
+
+  /** The setting a config-file key names; accepts {@code data-dir}, {@code data_dir}, {@code data.dir}. */
+  public static java.util.Optional<Setting> byKey(String key) {
+    String normal = key.trim().toLowerCase(Locale.ROOT).replace('_', '-').replace('.', '-');
+    for (Setting s : values()) {
+      if (s.key.equals(normal)) {
+        return java.util.Optional.of(s);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+}

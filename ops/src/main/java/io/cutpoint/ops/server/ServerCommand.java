@@ -1,0 +1,225 @@
+package io.cutpoint.ops.server;
+
+import io.cutpoint.ops.CliFailure;
+import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.config.ConfigFile;
+import io.cutpoint.ops.config.ServerSettings;
+import io.cutpoint.ops.config.Setting;
+import io.cutpoint.ops.config.SettingsResolver;
+import io.cutpoint.ops.config.Values;
+import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.CoordinatorServer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Runs a coordinator until it is stopped (Ctrl-C or SIGTERM). Each setting of {@link Setting}
+ * is a flag, an environment variable and a config-file key; flags win over the environment, the
+ * environment over the file, the file over the defaults.
+ */
+@Command(name = "server", mixinStandardHelpOptions = true,
+    description = {"Run a coordinator: the gRPC services for workers and operators, the snapshot "
+        + "schedule, the RocksDB store, and the Prometheus endpoint.",
+        "Every setting comes from its flag, else its environment variable (CUTPOINT_PORT, "
+        + "CUTPOINT_DATA_DIR, ...), else the --config file (key=value lines such as 'interval=5s'), "
+        + "else its default. Durations: 500ms, 10s, 1m. Sizes: 1048576, 512KiB, 64MiB."})
+public final class ServerCommand implements Callable<Integer> {
+
+  private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "Config file of key=value lines (keys: the flag names without dashes).")
+  Path configFile;
+
+  @Option(names = "--print-config",
+      description = "Print the resolved settings and where each came from, then exit.")
+  boolean printConfig;
+
+  @Option(names = "--metrics-host", paramLabel = "HOST", defaultValue = "0.0.0.0",
+      description = "Address the metrics endpoint binds to (default: ${DEFAULT-VALUE}).")
+  String metricsHost;
+
+  /** Adds one flag per {@link Setting} to the server command's spec. */
+  public static void addSettingOptions(CommandSpec server) {
+    for (Setting s : Setting.values()) {
+      server.addOption(OptionSpec.builder(s.flag())
+          .paramLabel(label(s))
+          .type(String.class)
+          .description(Character.toUpperCase(s.description().charAt(0)) + s.description().substring(1) + " (env " + s.envVar() + "; default: " + s.defaultValue() + ")")
+          .build());
+    }
+  }
+
+  private static String label(Setting s) {
+    return switch (s.kind()) {
+      case PORT, PORT_OR_OFF -> "PORT";
+      case PATH -> "DIR";
+      case DURATION -> "DURATION";
+      case BYTES -> "SIZE";
+      default -> "N";
+    };
+  }
+
+  /** The flags the user gave, by setting. */
+  Map<Setting, String> flags() {
+    Map<Setting, String> flags = new EnumMap<>(Setting.class);
+    for (Setting s : Setting.values()) {
+      OptionSpec o = spec.findOption(s.flag());
+      if (o != null && o.getValue() != null) {
+        flags.put(s, o.getValue());
+      }
+    }
+    return flags;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    ServerSettings settings = SettingsResolver.resolve(flags(), System.getenv(),
+        ConfigFile.load(configFile), configFile == null ? "(no file)" : configFile.toString());
+    PrintWriter out = spec.commandLine().getOut();
+    if (printConfig) {
+      out.print(describe(settings));
+      out.flush();
+      return ExitCodes.OK;
+    }
+    return serve(settings, out);
+  }
+
+  private int serve(ServerSettings settings, PrintWriter out) throws InterruptedException {
+    try {
+      Files.createDirectories(settings.dataDir());
+    } catch (IOException e) {
+      throw CliFailure.failed("cannot create data directory " + settings.dataDir() + ": " + e);
+    }
+    Metrics metrics = new Metrics();
+    CoordinatorServer server;
+    try {
+      server = CoordinatorServer.start(toConfig(settings), metrics.registry());
+    } catch (IOException e) {
+      metrics.close();
+      throw CliFailure.failed("cannot start coordinator on port " + settings.port() + ": "
+          + causeText(e));
+    } catch (RuntimeException e) {
+      metrics.close();
+      throw CliFailure.failed("cannot start coordinator with data directory " + settings.dataDir()
+          + ": " + causeText(e));
+    }
+    MetricsEndpoint endpoint = null;
+    if (!settings.metricsOff()) {
+      try {
+        endpoint = MetricsEndpoint.start(metricsHost, settings.metricsPort(), metrics.registry());
+      } catch (IOException e) {
+        server.close();
+        metrics.close();
+        throw CliFailure.failed("cannot serve metrics on port " + settings.metricsPort() + ": "
+            + causeText(e));
+      }
+    }
+    Stopper stopper = new Stopper(server, endpoint, metrics);
+    Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    String metricsText = endpoint == null ? "metrics off"
+        : "metrics on http://" + displayHost(metricsHost) + ":" + endpoint.port() + "/metrics";
+    out.println("cutpoint server listening on " + server.target() + ", " + metricsText
+        + ", data in " + settings.dataDir().toAbsolutePath());
+    out.flush();
+    log.info("coordinator on port {}, snapshot interval {}, {}", server.port(),
+        Values.format(settings.interval()), metricsText);
+    try {
+      server.awaitTermination();
+    } finally {
+      stopper.stop();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException alreadyShuttingDown) {
+        // The hook is running.
+      }
+    }
+    return ExitCodes.OK;
+  }
+
+  /** Maps resolved settings to the coordinator's configuration. */
+  public static CoordinatorConfig toConfig(ServerSettings s) {
+    return new CoordinatorConfig(s.port(), s.dataDir(), s.interval(), s.timeout(), s.minPause(),
+        s.maxConcurrent(), s.tolerableFailures(), s.retain(), s.heartbeatInterval(),
+        s.heartbeatTimeout(), s.maxRecordedBytes());
+  }
+
+  /** The settings as {@code key = value  (source)} lines. */
+  public static String describe(ServerSettings s) {
+    Map<Setting, String> values = new EnumMap<>(Setting.class);
+    values.put(Setting.PORT, String.valueOf(s.port()));
+    values.put(Setting.METRICS_PORT, String.valueOf(s.metricsPort()));
+    values.put(Setting.DATA_DIR, s.dataDir().toString());
+    values.put(Setting.INTERVAL, Values.format(s.interval()));
+    values.put(Setting.TIMEOUT, Values.format(s.timeout()));
+    values.put(Setting.MIN_PAUSE, Values.format(s.minPause()));
+    values.put(Setting.MAX_CONCURRENT, String.valueOf(s.maxConcurrent()));
+    values.put(Setting.TOLERABLE_FAILURES, String.valueOf(s.tolerableFailures()));
+    values.put(Setting.RETAIN, String.valueOf(s.retain()));
+    values.put(Setting.HEARTBEAT_INTERVAL, Values.format(s.heartbeatInterval()));
+    values.put(Setting.HEARTBEAT_TIMEOUT, Values.format(s.heartbeatTimeout()));
+    values.put(Setting.MAX_RECORDED_BYTES, String.valueOf(s.maxRecordedBytes()));
+    StringBuilder b = new StringBuilder();
+    for (Setting setting : Setting.values()) {
+      b.append(String.format("%-20s %-22s # %s%n", setting.key(), values.get(setting),
+          s.sources().get(setting)));
+    }
+    return b.toString();
+  }
+
+  private static String displayHost(String host) {
+    return host.equals("0.0.0.0") ? "localhost" : host;
+  }
+
+  private static String causeText(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return m.toLowerCase(java.util.Locale.ROOT).startsWith("address already in use")
+        ? "address already in use" : m;
+  }
+
+  /** Stops the endpoint, the coordinator and the registry once. */
+  private static final class Stopper {
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private final CoordinatorServer server;
+    private final MetricsEndpoint endpoint;
+    private final Metrics metrics;
+
+    Stopper(CoordinatorServer server, MetricsEndpoint endpoint, Metrics metrics) {
+      this.server = server;
+      this.endpoint = endpoint;
+      this.metrics = metrics;
+    }
+
+    void stop() {
+      if (!stopped.compareAndSet(false, true)) {
+        return;
+      }
+      System.err.println("cutpoint: shutting down");
+      if (endpoint != null) {
+        endpoint.close();
+      }
+      server.close();
+      metrics.close();
+    }
+  }
+}

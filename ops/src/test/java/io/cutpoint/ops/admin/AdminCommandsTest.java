@@ -1,0 +1,148 @@
+package io.cutpoint.ops.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.ops.Cli;
+import io.cutpoint.ops.ExitCodes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The admin commands against a fake coordinator: what they print and how they exit. */
+class AdminCommandsTest {
+
+  private FakeAdmin admin;
+
+  @BeforeEach
+  void start() throws Exception {
+    admin = new FakeAdmin();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    admin.close();
+  }
+
+  private Cli.Result run(String... args) {
+    String[] full = new String[args.length + 2];
+    System.arraycopy(args, 0, full, 0, args.length);
+    full[args.length] = "--server";
+    full[args.length + 1] = admin.target();
+    return Cli.run(full);
+  }
+
+  @Test
+  void listPrintsATableAndPassesTheStatusFilter() {
+    Cli.Result r = run("list", "--status", "complete,FAILED");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out().lines().findFirst().orElseThrow())
+        .matches("ID\\s+STATUS\\s+TRIGGER\\s+STARTED\\s+DURATION\\s+WORKERS\\s+STATE\\s+IN-FLIGHT\\s+PINNED\\s+REASON");
+    assertThat(r.out()).containsPattern("8\\s+aborted.*timed out after 60s");
+    assertThat(r.out()).containsPattern("7\\s+complete\\s+admin\\s+1970-01-01 00:00:01Z\\s+50.0ms\\s+2\\s+4.0 KiB\\s+2 \\(10 B\\)");
+    assertThat(admin.lastList.getStatusesList()).containsExactly(
+        SnapshotStatus.SNAPSHOT_STATUS_COMPLETE, SnapshotStatus.SNAPSHOT_STATUS_FAILED);
+  }
+
+  @Test
+  void listLimitCutsTheOutputAndBadStatusIsUsageError() {
+    Cli.Result r = run("list", "--limit", "1", "--json");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).contains("\"snapshot_id\": \"8\"").doesNotContain("\"snapshot_id\": \"7\"");
+    Cli.Result bad = run("list", "--status", "done");
+    assertThat(bad.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(bad.err()).contains("unknown --status 'done'");
+  }
+
+  @Test
+  void showPrintsManifestPiecesAndChannelSummary() {
+    Cli.Result r = run("show", "7");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).contains("snapshot:   7", "status:     complete", "initiators: a",
+        "phases:     markers 20.0ms, upload -, commit -");
+    assertThat(r.out()).containsPattern("a\\s+2.0 KiB\\s+1\\s+2\\s+10 B\\s+unspecified\\s+b=5\\s+b=3");
+    assertThat(r.out()).containsPattern("a->b\\s+2").containsPattern("b->a\\s+0");
+  }
+
+  @Test
+  void showChannelListsTheRecordedMessages() {
+    Cli.Result r = run("show", "7", "--channel", "a->b");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).contains("snapshot 7, channel a->b: 2 messages recorded in transit");
+    assertThat(r.out()).containsPattern("4\\s+5\\s+\"pay 5\"").containsPattern("5\\s+2\\s+0x0102");
+    Cli.Result json = run("show", "7", "--channel", "a->b", "--json", "--limit", "1");
+    assertThat(json.out().strip()).isEqualTo("{\"snapshot_id\":7,\"from\":\"a\",\"to\":\"b\",\"total_messages\":2,"
+        + "\"messages\":[{\"seq\":4,\"payload_base64\":\"cGF5IDU=\"}]}");
+  }
+
+  @Test
+  void showOfAMissingSnapshotOrChannelFailsClearly() {
+    Cli.Result missing = run("show", "42");
+    assertThat(missing.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(missing.err()).isEqualTo("cutpoint: snapshot 42 not found\n");
+    Cli.Result noChannel = run("show", "7", "--channel", "a->z");
+    assertThat(noChannel.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(noChannel.err()).contains("snapshot 7 has no channel a->z");
+    Cli.Result badChannel = run("show", "7", "--channel", "ab");
+    assertThat(badChannel.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badChannel.err()).contains("--channel must be FROM->TO");
+  }
+
+  @Test
+  void snapshotWaitExitsOneWhenTheSnapshotDoesNotComplete() {
+    Cli.Result ok = run("snapshot", "--wait");
+    assertThat(ok.code()).isEqualTo(0);
+    assertThat(ok.out()).isEqualTo("snapshot 7 complete in 50.0ms: 2 workers, 4.0 KiB state, "
+        + "2 messages in flight (10 B)\n");
+    Cli.Result aborted = run("snapshot", "--wait", "--wait-timeout", "1234ms");
+    assertThat(aborted.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(aborted.err()).isEqualTo("cutpoint: snapshot 8 aborted: timed out after 60s\n");
+  }
+
+  @Test
+  void snapshotWithoutWaitReportsTheIdAndJsonIsParsableProto() {
+    assertThat(run("snapshot").out()).isEqualTo("snapshot 7 started\n");
+    assertThat(run("snapshot", "--json").out()).contains("\"snapshot_id\": \"7\"", "\"status\": \"SNAPSHOT_STATUS_COMPLETE\"");
+  }
+
+  @Test
+  void failedPreconditionIsAFailedOperationWithTheServersReason() {
+    Cli.Result r = run("delete", "7");
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.err()).isEqualTo("cutpoint: snapshot 7: snapshot 7 is pinned\n");
+  }
+
+  @Test
+  void rollbackWaitReportsDuration() {
+    Cli.Result r = run("rollback", "7", "--wait");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).isEqualTo("rolled back to snapshot 7 in 75.0ms (epoch 2)\n");
+  }
+
+  @Test
+  void clusterShowsWorkersTable() {
+    Cli.Result r = run("cluster");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).contains("latest complete:   snapshot 7");
+    assertThat(r.out()).containsPattern("a\\s+running\\s+127.0.0.1:5000\\s+b\\s+b");
+  }
+
+  @Test
+  void watchPrintsOneLinePerEventAndJsonLines() {
+    Cli.Result r = run("watch");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out().lines()).hasSize(2);
+    assertThat(r.out()).contains("00:00:01.000  snapshot_completed   snapshot=7 epoch=0 took=50.0ms");
+    assertThat(r.out()).contains("worker_lost          worker=b epoch=0  missed heartbeats");
+    Cli.Result json = run("watch", "--json", "--count", "1");
+    assertThat(json.out().lines()).hasSize(1);
+    assertThat(json.out()).startsWith("{\"type\":\"EVENT_TYPE_SNAPSHOT_COMPLETED\"");
+  }
+
+  @Test
+  void unimplementedCallsSayTheServerDoesNotSupportThem() {
+    Cli.Result r = run("analyze", "7");
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.err()).startsWith("cutpoint: the coordinator at " + admin.target() + " does not support this operation");
+  }
+}
