@@ -1,0 +1,148 @@
+package io.cutpoint.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of a coordinator. Every setting and its default is described in
+ * {@code src/site/markdown/operations.md}.
+ *
+ * @param port gRPC port (0 = ephemeral)
+ * @param dataDir where the snapshot store lives
+ * @param snapshotInterval time between periodic snapshots; {@link Duration#ZERO} = no periodic
+ *     snapshots
+ * @param snapshotTimeout a snapshot still pending after this long is aborted
+ * @param minPauseBetweenSnapshots minimum time from the end of one snapshot to the start of the
+ *     next
+ * @param maxConcurrentSnapshots snapshots that may be pending at once
+ * @param tolerableConsecutiveFailures consecutive failed or timed-out snapshots tolerated before
+ *     the coordinator raises an event and logs an error
+ * @param retainCompleteSnapshots complete snapshots kept (pinned ones are kept in addition)
+ * @param heartbeatInterval how often workers heartbeat
+ * @param heartbeatTimeout a worker silent for this long is lost
+ * @param maxRecordedBytesPerSnapshot recorded channel payload bytes one worker may upload per
+ *     snapshot (0 = no limit)
+ */
+public record CoordinatorConfig(
+    int port,
+    Path dataDir,
+    Duration snapshotInterval,
+    Duration snapshotTimeout,
+    Duration minPauseBetweenSnapshots,
+    int maxConcurrentSnapshots,
+    int tolerableConsecutiveFailures,
+    int retainCompleteSnapshots,
+    Duration heartbeatInterval,
+    Duration heartbeatTimeout,
+    long maxRecordedBytesPerSnapshot) {
+
+  public static final Duration DEFAULT_SNAPSHOT_INTERVAL = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_MIN_PAUSE = Duration.ZERO;
+  public static final int DEFAULT_MAX_CONCURRENT = 1;
+  public static final int DEFAULT_TOLERABLE_FAILURES = 3;
+  public static final int DEFAULT_RETAIN = 5;
+  public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(5);
+  public static final long DEFAULT_MAX_RECORDED_BYTES = 256L << 20;
+
+  public CoordinatorConfig {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be 0..65535, got " + port);
+    }
+    Objects.requireNonNull(dataDir, "dataDir");
+    nonNegative("snapshotInterval", snapshotInterval);
+    positive("snapshotTimeout", snapshotTimeout);
+    nonNegative("minPauseBetweenSnapshots", minPauseBetweenSnapshots);
+    positive("heartbeatInterval", heartbeatInterval);
+    positive("heartbeatTimeout", heartbeatTimeout);
+    if (heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
+      throw new IllegalArgumentException("heartbeatTimeout (" + heartbeatTimeout
+          + ") must be longer than heartbeatInterval (" + heartbeatInterval + ")");
+    }
+    if (maxConcurrentSnapshots < 1) {
+      throw new IllegalArgumentException("maxConcurrentSnapshots must be >= 1, got " + maxConcurrentSnapshots);
+    }
+    if (tolerableConsecutiveFailures < 0) {
+      throw new IllegalArgumentException(
+          "tolerableConsecutiveFailures must be >= 0, got " + tolerableConsecutiveFailures);
+    }
+    if (retainCompleteSnapshots < 1) {
+      throw new IllegalArgumentException("retainCompleteSnapshots must be >= 1, got " + retainCompleteSnapshots);
+    }
+    if (maxRecordedBytesPerSnapshot < 0) {
+      throw new IllegalArgumentException(
+          "maxRecordedBytesPerSnapshot must be >= 0, got " + maxRecordedBytesPerSnapshot);
+    }
+  }
+
+  private static void nonNegative(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative, got " + d);
+    }
+  }
+
+  private static void positive(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, got " + d);
+    }
+  }
+
+  /** A builder with the documented defaults (port 0, data directory {@code ./data}). */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    return new Builder()
+        .port(port)
+        .dataDir(dataDir)
+        .snapshotInterval(snapshotInterval)
+        .snapshotTimeout(snapshotTimeout)
+        .minPauseBetweenSnapshots(minPauseBetweenSnapshots)
+        .maxConcurrentSnapshots(maxConcurrentSnapshots)
+        .tolerableConsecutiveFailures(tolerableConsecutiveFailures)
+        .retainCompleteSnapshots(retainCompleteSnapshots)
+        .heartbeatInterval(heartbeatInterval)
+        .heartbeatTimeout(heartbeatTimeout)
+        .maxRecordedBytesPerSnapshot(maxRecordedBytesPerSnapshot);
+  }
+
+  /** Builds a {@link CoordinatorConfig}; unset settings keep their defaults. */
+  public static final class Builder {
+    private int port = 0;
+    private Path dataDir = Path.of("data");
+    private Duration snapshotInterval = DEFAULT_SNAPSHOT_INTERVAL;
+    private Duration snapshotTimeout = DEFAULT_SNAPSHOT_TIMEOUT;
+    private Duration minPause = DEFAULT_MIN_PAUSE;
+    private int maxConcurrent = DEFAULT_MAX_CONCURRENT;
+    private int tolerableFailures = DEFAULT_TOLERABLE_FAILURES;
+    private int retain = DEFAULT_RETAIN;
+    private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+    private Duration heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
+    private long maxRecordedBytes = DEFAULT_MAX_RECORDED_BYTES;
+
+    private Builder() {}
+
+    public Builder port(int v) { port = v; return this; }
+    public Builder dataDir(Path v) { dataDir = v; return this; }
+    public Builder snapshotInterval(Duration v) { snapshotInterval = v; return this; }
+    public Builder snapshotTimeout(Duration v) { snapshotTimeout = v; return this; }
+    public Builder minPauseBetweenSnapshots(Duration v) { minPause = v; return this; }
+    public Builder maxConcurrentSnapshots(int v) { maxConcurrent = v; return this; }
+    public Builder tolerableConsecutiveFailures(int v) { tolerableFailures = v; return this; }
+    public Builder retainCompleteSnapshots(int v) { retain = v; return this; }
+    public Builder heartbeatInterval(Duration v) { heartbeatInterval = v; return this; }
+    public Builder heartbeatTimeout(Duration v) { heartbeatTimeout = v; return this; }
+    public Builder maxRecordedBytesPerSnapshot(long v) { maxRecordedBytes = v; return this; }
+
+    public CoordinatorConfig build() {
+      return new CoordinatorConfig(port, dataDir, snapshotInterval, snapshotTimeout, minPause,
+          maxConcurrent, tolerableFailures, retain, heartbeatInterval, heartbeatTimeout, maxRecordedBytes);
+    }
+  }
+}

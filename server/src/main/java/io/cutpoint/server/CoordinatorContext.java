@@ -1,0 +1,148 @@
+package io.cutpoint.server;
+
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.PeerAddress;
+import io.cutpoint.api.v1.PeerUpdate;
+import io.cutpoint.api.v1.WorkerState;
+import io.cutpoint.server.events.EventHub;
+import io.cutpoint.server.grpc.LiveSession;
+import io.cutpoint.server.grpc.SessionRegistry;
+import io.cutpoint.server.lifecycle.Scheduler;
+import io.cutpoint.server.lifecycle.SnapshotLifecycle;
+import io.cutpoint.server.membership.Declaration;
+import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.metrics.CoordinatorMetrics;
+import io.cutpoint.storage.SnapshotStore;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.time.Clock;
+import java.util.EnumMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The parts of a running coordinator and the membership operations that tie them together (a
+ * worker joins, a worker is lost). Handed to the gRPC services and to the {@link RollbackService}.
+ *
+ * <p>Lock order: session registry, then membership; the lifecycle may take the membership's and a
+ * session's lock, never the other way round, so nothing here calls the lifecycle while holding the
+ * registry.
+ */
+public final class CoordinatorContext {
+
+  private static final Logger log = LoggerFactory.getLogger(CoordinatorContext.class);
+
+  private final CoordinatorConfig config;
+  private final Clock clock;
+  private final Scheduler scheduler;
+  private final SnapshotStore store;
+  private final Membership membership;
+  private final SessionRegistry sessions;
+  private final EventHub events;
+  private final CoordinatorMetrics metrics;
+  private SnapshotLifecycle lifecycle;
+  private RollbackService rollback = RollbackService.unimplemented();
+
+  CoordinatorContext(CoordinatorConfig config, Clock clock, Scheduler scheduler, SnapshotStore store,
+      Membership membership, SessionRegistry sessions, EventHub events, CoordinatorMetrics metrics) {
+    this.config = config;
+    this.clock = clock;
+    this.scheduler = scheduler;
+    this.store = store;
+    this.membership = membership;
+    this.sessions = sessions;
+    this.events = events;
+    this.metrics = metrics;
+  }
+
+  void wire(SnapshotLifecycle lifecycle, RollbackService rollback) {
+    this.lifecycle = lifecycle;
+    this.rollback = rollback;
+  }
+
+  public CoordinatorConfig config() { return config; }
+  public Clock clock() { return clock; }
+  public Scheduler scheduler() { return scheduler; }
+  public SnapshotStore store() { return store; }
+  public Membership membership() { return membership; }
+  public SessionRegistry sessions() { return sessions; }
+  public EventHub events() { return events; }
+  public CoordinatorMetrics metrics() { return metrics; }
+  public SnapshotLifecycle lifecycle() { return lifecycle; }
+  public RollbackService rollback() { return rollback; }
+
+  /** The outcome of a join: the registered session, or the refusal. */
+  public record Joined(Membership.JoinOutcome outcome, LiveSession session) {}
+
+  /**
+   * Admits a worker and registers its session. Messages sent to the session are held until the
+   * caller sends the welcome ({@link LiveSession#welcome}), so that no command overtakes it.
+   */
+  public Joined join(Declaration decl, StreamObserver<CoordinatorMessage> out) {
+    Membership.JoinOutcome outcome;
+    LiveSession session = null;
+    synchronized (sessions) {
+      outcome = membership.join(decl, clock.millis());
+      if (outcome instanceof Membership.Accepted a) {
+        session = sessions.register(decl.workerId(), a.token(), out);
+      }
+    }
+    return new Joined(outcome, session);
+  }
+
+  /** After a welcome: tells peers the new address, aborts snapshots if channels changed, reports. */
+  public void joined(Declaration decl, Membership.Accepted accepted) {
+    PeerAddress address = PeerAddress.newBuilder()
+        .setWorkerId(decl.workerId()).setChannelAddress(decl.channelAddress()).build();
+    for (String peer : accepted.peerUpdates()) {
+      sessions.send(peer, CoordinatorMessage.newBuilder()
+          .setPeers(PeerUpdate.newBuilder().addPeers(address)).build());
+    }
+    if (accepted.channelsChanged()) {
+      lifecycle.topologyChanged(decl.workerId());
+    }
+    log.info("worker {} joined from {} (out {}, in {})", decl.workerId(), decl.channelAddress(),
+        decl.outgoing(), decl.incoming());
+    events.publish(EventType.EVENT_TYPE_WORKER_JOINED, 0, decl.workerId(),
+        "joined from " + decl.channelAddress(), 0);
+    refreshWorkerGauges();
+    rollback.onWorkerJoined(decl.workerId());
+  }
+
+  /**
+   * Ends the session {@code token} of {@code workerId}: marks the worker lost, closes the stream
+   * with {@code status}, aborts the snapshots covering it. Does nothing if that session already
+   * ended.
+   */
+  public void lost(String workerId, long token, Status status) {
+    boolean wasLive;
+    synchronized (sessions) {
+      wasLive = membership.lost(workerId, token);
+      sessions.remove(workerId, token).ifPresent(s -> s.close(status));
+    }
+    if (!wasLive) {
+      return;
+    }
+    log.warn("worker {} lost: {}", workerId, status.getDescription());
+    events.publish(EventType.EVENT_TYPE_WORKER_LOST, 0, workerId, status.getDescription(), 0);
+    lifecycle.workerLost(workerId);
+    refreshWorkerGauges();
+    rollback.onWorkerLost(workerId);
+  }
+
+  /** Marks lost every worker whose heartbeats stopped. */
+  public void checkHeartbeats() {
+    long timeout = config.heartbeatTimeout().toMillis();
+    membership.expired(clock.millis(), timeout).forEach((id, token) -> lost(id, token,
+        Status.UNAVAILABLE.withDescription("no heartbeat for more than " + timeout + " ms")));
+  }
+
+  /** Updates the workers-by-state gauges. */
+  public void refreshWorkerGauges() {
+    Map<WorkerState, Integer> counts = new EnumMap<>(WorkerState.class);
+    membership.view().members().values().forEach(m -> counts.merge(m.state(), 1, Integer::sum));
+    metrics.workers(counts);
+  }
+}

@@ -1,0 +1,304 @@
+package io.cutpoint.server;
+
+import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.server.analysis.ContinuousAnalysis;
+import io.cutpoint.server.analysis.SnapshotAnalyzer;
+import io.cutpoint.server.events.EventHub;
+import io.cutpoint.server.events.SnapshotEvents;
+import io.cutpoint.server.grpc.AdminService;
+import io.cutpoint.server.grpc.CoordinatorService;
+import io.cutpoint.server.grpc.SessionRegistry;
+import io.cutpoint.server.lifecycle.CompletedSnapshot;
+import io.cutpoint.server.lifecycle.ExecutorScheduler;
+import io.cutpoint.server.lifecycle.FailureReason;
+import io.cutpoint.server.lifecycle.SnapshotLifecycle;
+import io.cutpoint.server.lifecycle.SnapshotListener;
+import io.cutpoint.server.lifecycle.TriggerResult;
+import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.metrics.CoordinatorMetrics;
+import io.cutpoint.storage.RocksSnapshotStore;
+import io.cutpoint.storage.SnapshotStore;
+import io.cutpoint.storage.StoreException;
+import io.grpc.Server;
+import io.grpc.ServerBuilder;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running coordinator: the gRPC services (Coordinator, Admin, health, reflection) over one
+ * snapshot store, periodic snapshots, heartbeat checks, retention and analysis after each commit.
+ */
+public final class CoordinatorServer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(CoordinatorServer.class);
+  /** Largest inbound message: a 1 MiB state chunk or a channel recording part, with room. */
+  static final int MAX_INBOUND_MESSAGE_BYTES = 16 << 20;
+
+  private final CoordinatorContext ctx;
+  private final Server server;
+  private final HealthStatusManager health;
+  private final ExecutorScheduler scheduler;
+  private final ExecutorScheduler maintenance;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private CoordinatorServer(CoordinatorContext ctx, Server server, HealthStatusManager health,
+      ExecutorScheduler scheduler, ExecutorScheduler maintenance) {
+    this.ctx = ctx;
+    this.server = server;
+    this.health = health;
+    this.scheduler = scheduler;
+    this.maintenance = maintenance;
+  }
+
+  /** Starts on Netty at {@code config.port()} (0 = ephemeral) over a RocksDB store in the data dir. */
+  public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry) throws IOException {
+    Files.createDirectories(config.dataDir());
+    SnapshotStore store = RocksSnapshotStore.open(config.dataDir());
+    try {
+      return start(config, registry, NettyServerBuilder.forAddress(new InetSocketAddress(config.port())), store);
+    } catch (RuntimeException e) {
+      store.close();
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
+  }
+
+  /** Starts on {@code serverBuilder} (tests pass an in-process builder) over {@code store}. */
+  public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry,
+      ServerBuilder<?> serverBuilder, SnapshotStore store) {
+    return start(config, registry, serverBuilder, store, ctx -> RollbackService.unimplemented());
+  }
+
+  /** As {@link #start(CoordinatorConfig, MeterRegistry, ServerBuilder, SnapshotStore)}, with rollback. */
+  public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry,
+      ServerBuilder<?> serverBuilder, SnapshotStore store, RollbackService.Factory rollbackFactory) {
+    Clock clock = Clock.systemUTC();
+    ExecutorScheduler scheduler = new ExecutorScheduler("cutpoint-coordinator");
+    ExecutorScheduler maintenance = new ExecutorScheduler("cutpoint-maintenance");
+    Membership membership = new Membership();
+    SessionRegistry sessions = new SessionRegistry();
+    EventHub events = new EventHub(clock, () -> safeEpoch(store));
+    CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock);
+    CoordinatorContext ctx = new CoordinatorContext(config, clock, scheduler, store, membership, sessions, events, metrics);
+    SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
+    ContinuousAnalysis analysis = new ContinuousAnalysis(analyzer, r -> maintenance.execute(r), analysisEvents(events));
+    SnapshotListener afterCommit = new SnapshotListener() {
+      @Override
+      public void completed(CompletedSnapshot snapshot) {
+        maintenance.execute(() -> retain(ctx));
+        analysis.snapshotCommitted(snapshot.id());
+      }
+
+      @Override
+      public void ended(SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
+        maintenance.execute(() -> metrics.storeSize(safeSize(store)));
+      }
+    };
+    SnapshotLifecycle lifecycle = new SnapshotLifecycle(
+        new SnapshotLifecycle.Settings(config.snapshotTimeout(), config.minPauseBetweenSnapshots(),
+            config.maxConcurrentSnapshots(), config.tolerableConsecutiveFailures()),
+        clock, scheduler, store, membership::view, sessions,
+        new Listeners(List.of(metrics, new SnapshotEvents(events), afterCommit)));
+    RollbackService rollback = rollbackFactory.create(ctx);
+    ctx.wire(lifecycle, rollback);
+
+    cleanUpPending(store);
+    store.latestComplete().ifPresent(m -> metrics.latestComplete(m.getFinishedAtUnixMs()));
+    metrics.storeSize(safeSize(store));
+
+    HealthStatusManager health = new HealthStatusManager();
+    Server server;
+    try {
+      server = serverBuilder
+          .addService(new CoordinatorService(ctx))
+          .addService(new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER))
+          .addService(health.getHealthService())
+          .addService(ProtoReflectionServiceV1.newInstance())
+          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+          .build()
+          .start();
+    } catch (IOException e) {
+      scheduler.close();
+      maintenance.close();
+      throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
+    }
+    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+    CoordinatorServer cs = new CoordinatorServer(ctx, server, health, scheduler, maintenance);
+    rollback.start();
+    cs.scheduleHeartbeatCheck();
+    if (!config.snapshotInterval().isZero()) {
+      cs.schedulePeriodic();
+    }
+    log.info("coordinator listening on port {} (epoch {}, data {}, snapshot interval {})",
+        server.getPort(), store.epoch(), config.dataDir(), config.snapshotInterval());
+    return cs;
+  }
+
+  private static ContinuousAnalysis.Listener analysisEvents(EventHub events) {
+    return new ContinuousAnalysis.Listener() {
+      @Override
+      public void deadlockDetected(long snapshotId, io.cutpoint.server.analysis.Deadlock deadlock) {
+        events.publish(EventType.EVENT_TYPE_DEADLOCK_DETECTED, snapshotId, null,
+            "deadlocked workers " + deadlock.workers() + ", cycle " + deadlock.cycle(), 0);
+      }
+
+      @Override
+      public void terminationDetected(long snapshotId, io.cutpoint.server.analysis.TerminationVerdict verdict) {
+        events.publish(EventType.EVENT_TYPE_TERMINATION_DETECTED, snapshotId, null,
+            "every worker passive and every channel empty", 0);
+      }
+    };
+  }
+
+  /** Ends what PENDING snapshots of an earlier run left behind (the store may have done it). */
+  private static void cleanUpPending(SnapshotStore store) {
+    for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_PENDING))) {
+      log.warn("snapshot {} was pending when the coordinator stopped; aborting it", m.getSnapshotId());
+      store.finish(m.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+          .setReason("the coordinator restarted while it was pending").build());
+    }
+  }
+
+  private static void retain(CoordinatorContext ctx) {
+    try {
+      for (long id : ctx.store().applyRetention(ctx.config().retainCompleteSnapshots())) {
+        ctx.events().publish(EventType.EVENT_TYPE_SNAPSHOT_DELETED, id, null, "deleted by retention", 0);
+      }
+      ctx.metrics().storeSize(ctx.store().sizeBytes());
+    } catch (StoreException e) {
+      log.error("retention failed", e);
+    }
+  }
+
+  private static long safeEpoch(SnapshotStore store) {
+    try {
+      return store.epoch();
+    } catch (StoreException e) {
+      return 0;
+    }
+  }
+
+  private static long safeSize(SnapshotStore store) {
+    try {
+      return store.sizeBytes();
+    } catch (StoreException e) {
+      return 0;
+    }
+  }
+
+  private void scheduleHeartbeatCheck() {
+    scheduler.schedule(() -> {
+      if (!closed.get()) {
+        ctx.checkHeartbeats();
+        scheduleHeartbeatCheck();
+      }
+    }, ctx.config().heartbeatInterval());
+  }
+
+  private void schedulePeriodic() {
+    scheduler.schedule(() -> {
+      if (closed.get()) {
+        return;
+      }
+      TriggerResult r = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
+      if (r instanceof TriggerResult.Refused refused) {
+        log.debug("periodic snapshot skipped: {}", refused.message());
+      }
+      schedulePeriodic();
+    }, ctx.config().snapshotInterval());
+  }
+
+  /** The coordinator's parts (for tests and for the rollback). */
+  public CoordinatorContext context() {
+    return ctx;
+  }
+
+  /** The port it listens on (-1 for an in-process server). */
+  public int port() {
+    return server.getPort();
+  }
+
+  /** {@code localhost:PORT}. */
+  public String target() {
+    return "localhost:" + port();
+  }
+
+  /** Blocks until the server has terminated. */
+  public void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  /**
+   * Stops in stages: refuses new calls, aborts pending snapshots, ends the sessions (workers
+   * reconnect to the next coordinator), waits for calls to finish, then forces; closes the store.
+   * Safe to call twice.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    health.enterTerminalState();
+    server.shutdown();
+    try {
+      ctx.lifecycle().abortAll(FailureReason.COORDINATOR, "the coordinator is shutting down");
+    } catch (RuntimeException e) {
+      log.warn("could not abort pending snapshots on shutdown", e);
+    }
+    ctx.sessions().closeAll(Status.UNAVAILABLE.withDescription("the coordinator is shutting down"));
+    ctx.events().closeAll();
+    try {
+      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+        server.shutdownNow();
+        server.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      server.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    scheduler.close();
+    maintenance.close();
+    ctx.rollback().close();
+    ctx.store().close();
+    log.info("coordinator stopped");
+  }
+
+  /** Calls several listeners in order. */
+  private record Listeners(List<SnapshotListener> all) implements SnapshotListener {
+    @Override
+    public void started(SnapshotManifest pending) {
+      all.forEach(l -> l.started(pending));
+    }
+
+    @Override
+    public void completed(CompletedSnapshot snapshot) {
+      all.forEach(l -> l.completed(snapshot));
+    }
+
+    @Override
+    public void ended(SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
+      all.forEach(l -> l.ended(m, reason, d, exceeded));
+    }
+  }
+}

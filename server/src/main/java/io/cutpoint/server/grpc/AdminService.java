@@ -1,0 +1,339 @@
+package io.cutpoint.server.grpc;
+
+import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.AnalyzeRequest;
+import io.cutpoint.api.v1.AnalyzeResponse;
+import io.cutpoint.api.v1.ChannelRef;
+import io.cutpoint.api.v1.ClusterView;
+import io.cutpoint.api.v1.DeleteSnapshotRequest;
+import io.cutpoint.api.v1.DeleteSnapshotResponse;
+import io.cutpoint.api.v1.Event;
+import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.GetChannelStateRequest;
+import io.cutpoint.api.v1.GetChannelStateResponse;
+import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.GetSnapshotRequest;
+import io.cutpoint.api.v1.GetSnapshotResponse;
+import io.cutpoint.api.v1.ListSnapshotsRequest;
+import io.cutpoint.api.v1.ListSnapshotsResponse;
+import io.cutpoint.api.v1.PinSnapshotRequest;
+import io.cutpoint.api.v1.PinSnapshotResponse;
+import io.cutpoint.api.v1.RollbackRequest;
+import io.cutpoint.api.v1.RollbackResponse;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.api.v1.TriggerSnapshotResponse;
+import io.cutpoint.api.v1.WatchEventsRequest;
+import io.cutpoint.api.v1.WorkerView;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.server.CoordinatorContext;
+import io.cutpoint.server.events.EventHub;
+import io.cutpoint.server.events.EventStream;
+import io.cutpoint.server.lifecycle.TriggerResult;
+import io.cutpoint.server.membership.InitiatorSelection;
+import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.membership.WorkerIds;
+import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.NoSuchSnapshotException;
+import io.cutpoint.storage.NotPendingException;
+import io.cutpoint.storage.StoreException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+
+/** The operator-facing service: validates each request and maps store errors to statuses. */
+public final class AdminService extends AdminGrpc.AdminImplBase {
+
+  static final int DEFAULT_LIST_PAGE = 50;
+  static final int MAX_LIST_PAGE = 1000;
+  static final int DEFAULT_CHANNEL_PAGE = 100;
+  static final int MAX_CHANNEL_PAGE = 10000;
+
+  private final CoordinatorContext ctx;
+  private final LongFunction<AnalyzeResponse> analyzer;
+  private final int watcherBuffer;
+
+  /**
+   * @param analyzer analyses a complete snapshot; throws {@link NoSuchElementException}, {@link
+   *     IllegalStateException} or {@link CorruptionException} as {@code SnapshotAnalyzer} does
+   */
+  public AdminService(CoordinatorContext ctx, LongFunction<AnalyzeResponse> analyzer, int watcherBuffer) {
+    this.ctx = ctx;
+    this.analyzer = analyzer;
+    this.watcherBuffer = watcherBuffer;
+  }
+
+  @Override
+  public void triggerSnapshot(TriggerSnapshotRequest req, StreamObserver<TriggerSnapshotResponse> out) {
+    TriggerResult result = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+    if (result instanceof TriggerResult.Refused r) {
+      out.onError((r.reason() == TriggerResult.Reason.STORE_ERROR ? Status.UNAVAILABLE : Status.FAILED_PRECONDITION)
+          .withDescription("no snapshot started: " + r.message()).asRuntimeException());
+      return;
+    }
+    TriggerResult.Started s = (TriggerResult.Started) result;
+    if (!req.getWait()) {
+      out.onNext(TriggerSnapshotResponse.newBuilder().setSnapshotId(s.snapshotId()).setManifest(s.manifest()).build());
+      out.onCompleted();
+      return;
+    }
+    long waitMs = req.getWaitTimeoutMs() == 0 ? ctx.config().snapshotTimeout().toMillis() + 1000 : req.getWaitTimeoutMs();
+    s.outcome().orTimeout(waitMs, TimeUnit.MILLISECONDS).whenComplete((manifest, error) -> {
+      if (error != null) {
+        out.onError(Status.DEADLINE_EXCEEDED.withDescription("snapshot " + s.snapshotId()
+            + " is still pending after " + waitMs + " ms").asRuntimeException());
+        return;
+      }
+      out.onNext(TriggerSnapshotResponse.newBuilder().setSnapshotId(s.snapshotId()).setManifest(manifest).build());
+      out.onCompleted();
+    });
+  }
+
+  @Override
+  public void listSnapshots(ListSnapshotsRequest req, StreamObserver<ListSnapshotsResponse> out) {
+    call(out, () -> {
+      Set<SnapshotStatus> statuses = EnumSet.noneOf(SnapshotStatus.class);
+      for (SnapshotStatus st : req.getStatusesList()) {
+        if (st == SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED || st == SnapshotStatus.UNRECOGNIZED) {
+          throw invalid("statuses may not contain " + st);
+        }
+        statuses.add(st);
+      }
+      int size = pageSize(req.getPageSize(), DEFAULT_LIST_PAGE, MAX_LIST_PAGE);
+      long before = req.getPageToken().isEmpty() ? Long.MAX_VALUE : token(req.getPageToken());
+      List<SnapshotManifest> all = ctx.store().list(statuses);
+      ListSnapshotsResponse.Builder b = ListSnapshotsResponse.newBuilder();
+      long last = 0;
+      boolean more = false;
+      for (SnapshotManifest m : all) {
+        if (m.getSnapshotId() >= before || (req.getPinnedOnly() && !m.getPinned())) {
+          continue;
+        }
+        if (b.getSnapshotsCount() == size) {
+          more = true;
+          break;
+        }
+        b.addSnapshots(m.toBuilder().clearPieces());
+        last = m.getSnapshotId();
+      }
+      if (more) {
+        b.setNextPageToken(Long.toString(last));
+      }
+      return b.build();
+    });
+  }
+
+  @Override
+  public void getSnapshot(GetSnapshotRequest req, StreamObserver<GetSnapshotResponse> out) {
+    call(out, () -> {
+      long id = snapshotId(req.getSnapshotId());
+      SnapshotManifest m = ctx.lifecycle().pendingManifest(id).or(() -> ctx.store().manifest(id))
+          .orElseThrow(() -> notFound(id));
+      return GetSnapshotResponse.newBuilder().setManifest(m).build();
+    });
+  }
+
+  @Override
+  public void getChannelState(GetChannelStateRequest req, StreamObserver<GetChannelStateResponse> out) {
+    call(out, () -> {
+      long id = snapshotId(req.getSnapshotId());
+      ChannelRef ref = req.getChannel();
+      if (!WorkerIds.valid(ref.getFrom()) || !WorkerIds.valid(ref.getTo())) {
+        throw invalid("channel needs valid from and to worker ids, got '" + ref.getFrom() + "' -> '" + ref.getTo() + "'");
+      }
+      int size = pageSize(req.getPageSize(), DEFAULT_CHANNEL_PAGE, MAX_CHANNEL_PAGE);
+      long offset = req.getPageToken().isEmpty() ? 0 : token(req.getPageToken());
+      SnapshotManifest m = ctx.store().manifest(id).orElseThrow(() -> notFound(id));
+      if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+        throw Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is " + m.getStatus()
+            + "; channel states are kept for complete snapshots only").asRuntimeException();
+      }
+      boolean declared = m.getTopology().getWorkersList().stream().anyMatch(w ->
+          w.getWorkerId().equals(ref.getTo()) && w.getIncomingList().contains(ref.getFrom()));
+      if (!declared) {
+        throw Status.NOT_FOUND.withDescription("snapshot " + id + " has no channel "
+            + ref.getFrom() + "->" + ref.getTo()).asRuntimeException();
+      }
+      List<RecordedMessage> all = ctx.store().readChannel(id, ChannelId.of(ref.getFrom(), ref.getTo()));
+      GetChannelStateResponse.Builder b = GetChannelStateResponse.newBuilder().setTotalMessages(all.size());
+      int from = (int) Math.min(offset, all.size());
+      int to = Math.min(all.size(), from + size);
+      for (RecordedMessage r : all.subList(from, to)) {
+        b.addMessages(io.cutpoint.api.v1.RecordedMessage.newBuilder()
+            .setSeq(r.seq()).setPayload(com.google.protobuf.ByteString.copyFrom(r.payload())));
+      }
+      if (to < all.size()) {
+        b.setNextPageToken(Integer.toString(to));
+      }
+      return b.build();
+    });
+  }
+
+  @Override
+  public void deleteSnapshot(DeleteSnapshotRequest req, StreamObserver<DeleteSnapshotResponse> out) {
+    call(out, () -> {
+      long id = snapshotId(req.getSnapshotId());
+      SnapshotManifest m = ctx.store().manifest(id).orElseThrow(() -> notFound(id));
+      if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+        throw Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is pending; it can be deleted once it ends")
+            .asRuntimeException();
+      }
+      if (m.getPinned()) {
+        throw Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is pinned; unpin it first")
+            .asRuntimeException();
+      }
+      if (ctx.rollback().uses(id)) {
+        throw Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is the target of a rollback in progress")
+            .asRuntimeException();
+      }
+      if (!ctx.store().delete(id)) {
+        throw notFound(id);
+      }
+      ctx.events().publish(EventType.EVENT_TYPE_SNAPSHOT_DELETED, id, null, "deleted by an operator", 0);
+      ctx.metrics().storeSize(ctx.store().sizeBytes());
+      return DeleteSnapshotResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void pinSnapshot(PinSnapshotRequest req, StreamObserver<PinSnapshotResponse> out) {
+    call(out, () -> {
+      long id = snapshotId(req.getSnapshotId());
+      SnapshotManifest m = ctx.store().manifest(id).orElseThrow(() -> notFound(id));
+      if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+        throw Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is still pending").asRuntimeException();
+      }
+      return PinSnapshotResponse.newBuilder().setManifest(ctx.store().setPinned(id, req.getPinned())).build();
+    });
+  }
+
+  @Override
+  public void rollback(RollbackRequest req, StreamObserver<RollbackResponse> out) {
+    ctx.rollback().rollback(req).whenComplete((response, error) -> {
+      if (error == null) {
+        out.onNext(response);
+        out.onCompleted();
+      } else {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+            ? error.getCause() : error;
+        out.onError(cause instanceof StatusRuntimeException ? cause
+            : Status.INTERNAL.withDescription("rollback failed: " + cause).asRuntimeException());
+      }
+    });
+  }
+
+  @Override
+  public void getCluster(GetClusterRequest req, StreamObserver<ClusterView> out) {
+    call(out, () -> {
+      Membership.View view = ctx.membership().view();
+      ClusterView.Builder b = ClusterView.newBuilder()
+          .setEpoch(ctx.store().epoch())
+          .setRollbackInProgress(ctx.rollback().inProgress())
+          .addAllPendingSnapshots(ctx.lifecycle().pendingIds())
+          .setLatestCompleteSnapshot(ctx.store().latestComplete().map(SnapshotManifest::getSnapshotId).orElse(0L));
+      for (Membership.Member m : view.members().values()) {
+        b.addWorkers(WorkerView.newBuilder().setDecl(m.decl().toProto()).setState(m.state())
+            .setLastHeartbeatUnixMs(m.lastHeartbeatMs()));
+      }
+      for (ChannelId c : view.topology().channels()) {
+        b.addChannels(ChannelRef.newBuilder().setFrom(c.from()).setTo(c.to()));
+      }
+      b.addAllInitiators(InitiatorSelection.select(view.topology().workerIds(), view.topology().channels()));
+      return b.build();
+    });
+  }
+
+  @Override
+  public void watchEvents(WatchEventsRequest req, StreamObserver<Event> out) {
+    new EventStream((ServerCallStreamObserver<Event>) out, watcherBuffer).attach(ctx.events());
+  }
+
+  @Override
+  public void analyze(AnalyzeRequest req, StreamObserver<AnalyzeResponse> out) {
+    call(out, () -> {
+      long id = snapshotId(req.getSnapshotId());
+      try {
+        return analyzer.apply(id);
+      } catch (NoSuchElementException e) {
+        throw Status.NOT_FOUND.withDescription(e.getMessage()).asRuntimeException();
+      } catch (IllegalStateException e) {
+        throw Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException();
+      }
+    });
+  }
+
+  /** Runs {@code body} and answers its value, or the status its failure maps to. */
+  private static <T> void call(StreamObserver<T> out, Supplier<T> body) {
+    T value;
+    try {
+      value = body.get();
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    } catch (CorruptionException e) {
+      out.onError(Status.DATA_LOSS.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    } catch (NoSuchSnapshotException e) {
+      out.onError(Status.NOT_FOUND.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    } catch (NotPendingException e) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    } catch (StoreException e) {
+      out.onError(Status.UNAVAILABLE.withDescription("store failed: " + e.getMessage()).asRuntimeException());
+      return;
+    }
+    out.onNext(value);
+    out.onCompleted();
+  }
+
+  private static long snapshotId(long id) {
+    if (id <= 0) {
+      throw invalid("snapshot_id is required (ids start at 1)");
+    }
+    return id;
+  }
+
+  private static int pageSize(int requested, int dflt, int max) {
+    if (requested < 0 || requested > max) {
+      throw invalid("page_size must be at most " + max + ", got " + Integer.toUnsignedString(requested));
+    }
+    return requested == 0 ? dflt : requested;
+  }
+
+  private static long token(String token) {
+    try {
+      long v = Long.parseLong(token);
+      if (v < 0) {
+        throw new NumberFormatException();
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw invalid("page_token '" + token + "' is not one this server issued");
+    }
+  }
+
+  private static StatusRuntimeException notFound(long id) {
+    return Status.NOT_FOUND.withDescription("no snapshot " + id).asRuntimeException();
+  }
+
+  private static StatusRuntimeException invalid(String message) {
+    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+  }
+
+  static int defaultWatcherBuffer() {
+    return EventHub.DEFAULT_BUFFER;
+  }
+}

@@ -1,0 +1,36 @@
+package io.cutpoint.server.grpc;
+
+import io.cutpoint.api.v1.CoordinatorGrpc;
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.DownloadPart;
+import io.cutpoint.api.v1.DownloadRequest;
+import io.cutpoint.api.v1.UploadPart;
+import io.cutpoint.api.v1.UploadResult;
+import io.cutpoint.api.v1.WorkerMessage;
+import io.cutpoint.server.CoordinatorContext;
+import io.grpc.stub.StreamObserver;
+
+/** The worker-facing service: thin handlers over the coordinator's parts. */
+public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
+
+  private final CoordinatorContext ctx;
+
+  public CoordinatorService(CoordinatorContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public StreamObserver<WorkerMessage> session(StreamObserver<CoordinatorMessage> responseObserver) {
+    return new SessionStream(ctx, responseObserver);
+  }
+
+  @Override
+  public StreamObserver<UploadPart> uploadSnapshot(StreamObserver<UploadResult> responseObserver) {
+    return new UploadReceiver(ctx, responseObserver);
+  }
+
+  @Override
+  public void downloadSnapshot(DownloadRequest request, StreamObserver<DownloadPart> responseObserver) {
+    new DownloadSender(ctx, responseObserver).send(request);
+  }
+}

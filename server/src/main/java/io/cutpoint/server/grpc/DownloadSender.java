@@ -1,0 +1,164 @@
+package io.cutpoint.server.grpc;
+
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.DownloadPart;
+import io.cutpoint.api.v1.DownloadRequest;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.StateChunk;
+import io.cutpoint.api.v1.UploadHeader;
+import io.cutpoint.api.v1.UploadTrailer;
+import io.cutpoint.api.v1.WorkerDecl;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.server.CoordinatorContext;
+import io.cutpoint.server.membership.WorkerIds;
+import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.StoreException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Sends one worker's piece of a complete snapshot: header, state chunks, the recordings of its
+ * incoming channels, trailer. Waits for the transport to be ready between parts, so a large state
+ * is never buffered whole.
+ */
+final class DownloadSender {
+
+  private static final int MESSAGES_PER_PART = 1000;
+  private static final long BYTES_PER_PART = 1 << 20;
+
+  private final CoordinatorContext ctx;
+  private final ServerCallStreamObserver<DownloadPart> out;
+  private final Object ready = new Object();
+
+  DownloadSender(CoordinatorContext ctx, StreamObserver<DownloadPart> out) {
+    this.ctx = ctx;
+    this.out = (ServerCallStreamObserver<DownloadPart>) out;
+    this.out.setOnReadyHandler(() -> {
+      synchronized (ready) {
+        ready.notifyAll();
+      }
+    });
+    this.out.setOnCancelHandler(() -> {
+      synchronized (ready) {
+        ready.notifyAll();
+      }
+    });
+  }
+
+  void send(DownloadRequest request) {
+    try {
+      SnapshotManifest manifest = check(request);
+      String worker = request.getWorkerId();
+      long id = request.getSnapshotId();
+      LocalSnapshotMeta meta = ctx.store().workerMeta(id, worker).orElseThrow(() -> Status.DATA_LOSS
+          .withDescription("snapshot " + id + " has no stored counters of worker " + worker).asRuntimeException());
+      put(DownloadPart.newBuilder().setHeader(UploadHeader.newBuilder().setMeta(meta)).build());
+      int[] index = {0};
+      int chunks = ctx.store().readState(id, worker, data -> {
+        CRC32C crc = new CRC32C();
+        crc.update(data);
+        put(DownloadPart.newBuilder().setStateChunk(StateChunk.newBuilder()
+            .setIndex(index[0]++).setData(ByteString.copyFrom(data)).setCrc32C((int) crc.getValue())).build());
+      });
+      long messages = 0;
+      for (String from : incoming(manifest, worker)) {
+        List<RecordedMessage> recorded = ctx.store().readChannel(id, ChannelId.of(from, worker));
+        messages += recorded.size();
+        sendChannel(from, recorded);
+      }
+      put(DownloadPart.newBuilder().setTrailer(
+          UploadTrailer.newBuilder().setStateChunks(chunks).setRecordedMessages(messages)).build());
+      out.onCompleted();
+    } catch (StatusRuntimeException e) {
+      error(e.getStatus());
+    } catch (CorruptionException e) {
+      error(Status.DATA_LOSS.withDescription(e.getMessage()));
+    } catch (StoreException e) {
+      error(Status.UNAVAILABLE.withDescription("store failed: " + e.getMessage()));
+    }
+  }
+
+  private SnapshotManifest check(DownloadRequest request) {
+    if (request.getSnapshotId() <= 0) {
+      throw Status.INVALID_ARGUMENT.withDescription("snapshot_id is required").asRuntimeException();
+    }
+    WorkerIds.problem(request.getWorkerId()).ifPresent(p -> {
+      throw Status.INVALID_ARGUMENT.withDescription(p).asRuntimeException();
+    });
+    if (!ctx.membership().isLive(request.getWorkerId())) {
+      throw Status.PERMISSION_DENIED.withDescription("worker " + request.getWorkerId()
+          + " has no live session; join before downloading").asRuntimeException();
+    }
+    SnapshotManifest m = ctx.store().manifest(request.getSnapshotId()).orElseThrow(() ->
+        Status.NOT_FOUND.withDescription("no snapshot " + request.getSnapshotId()).asRuntimeException());
+    if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+      throw Status.FAILED_PRECONDITION.withDescription("snapshot " + request.getSnapshotId() + " is "
+          + m.getStatus() + "; only complete snapshots can be downloaded").asRuntimeException();
+    }
+    if (m.getTopology().getWorkersList().stream().noneMatch(w -> w.getWorkerId().equals(request.getWorkerId()))) {
+      throw Status.NOT_FOUND.withDescription("snapshot " + request.getSnapshotId()
+          + " has no piece of worker " + request.getWorkerId()).asRuntimeException();
+    }
+    return m;
+  }
+
+  private static List<String> incoming(SnapshotManifest m, String worker) {
+    return m.getTopology().getWorkersList().stream()
+        .filter(w -> w.getWorkerId().equals(worker))
+        .findFirst().<List<String>>map(WorkerDecl::getIncomingList).orElse(List.of());
+  }
+
+  private void sendChannel(String from, List<RecordedMessage> recorded) {
+    ChannelRecording.Builder part = ChannelRecording.newBuilder().setFrom(from);
+    long bytes = 0;
+    for (RecordedMessage m : recorded) {
+      part.addMessages(io.cutpoint.api.v1.RecordedMessage.newBuilder()
+          .setSeq(m.seq()).setPayload(ByteString.copyFrom(m.payload())));
+      bytes += m.payload().length;
+      if (part.getMessagesCount() >= MESSAGES_PER_PART || bytes >= BYTES_PER_PART) {
+        put(DownloadPart.newBuilder().setChannel(part).build());
+        part = ChannelRecording.newBuilder().setFrom(from);
+        bytes = 0;
+      }
+    }
+    if (part.getMessagesCount() > 0 || recorded.isEmpty()) {
+      put(DownloadPart.newBuilder().setChannel(part).build());
+    }
+  }
+
+  private void put(DownloadPart part) {
+    synchronized (ready) {
+      while (!out.isReady() && !out.isCancelled()) {
+        try {
+          ready.wait(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+        }
+      }
+    }
+    if (out.isCancelled()) {
+      throw Status.CANCELLED.withDescription("the worker cancelled the download").asRuntimeException();
+    }
+    out.onNext(part);
+  }
+
+  private void error(Status status) {
+    if (out.isCancelled()) {
+      return;
+    }
+    try {
+      out.onError(status.asRuntimeException());
+    } catch (RuntimeException ignored) {
+      // cancelled meanwhile
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.cutpoint.server.grpc;
+
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+
+/**
+ * The sending side of one worker's session stream. Sends are serialized (a gRPC stream observer
+ * is not thread-safe) and never block; after the stream ended they are dropped.
+ */
+public final class LiveSession {
+
+  private final String workerId;
+  private final long token;
+  private final StreamObserver<CoordinatorMessage> out;
+  private boolean closed;
+  /** Messages sent before the welcome, held until it goes out; null once welcomed. */
+  private java.util.List<CoordinatorMessage> held = new java.util.ArrayList<>();
+
+  LiveSession(String workerId, long token, StreamObserver<CoordinatorMessage> out) {
+    this.workerId = workerId;
+    this.token = token;
+    this.out = out;
+  }
+
+  public String workerId() {
+    return workerId;
+  }
+
+  public long token() {
+    return token;
+  }
+
+  /** Sends the welcome, then whatever was sent to this session before it. */
+  public synchronized void welcome(CoordinatorMessage welcome) {
+    java.util.List<CoordinatorMessage> before = held;
+    held = null;
+    send(welcome);
+    if (before != null) {
+      before.forEach(this::send);
+    }
+  }
+
+  /** Queues {@code message} on the stream; false when the stream has ended. */
+  public synchronized boolean send(CoordinatorMessage message) {
+    if (closed) {
+      return false;
+    }
+    if (held != null) {
+      held.add(message);
+      return true;
+    }
+    try {
+      out.onNext(message);
+      return true;
+    } catch (RuntimeException e) {
+      closed = true; // cancelled by the peer
+      return false;
+    }
+  }
+
+  /** Ends the stream with {@code status} (OK ends it normally); later sends are dropped. */
+  public synchronized void close(Status status) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (status.isOk()) {
+        out.onCompleted();
+      } else {
+        out.onError(status.asRuntimeException());
+      }
+    } catch (RuntimeException ignored) {
+      // already cancelled
+    }
+  }
+
+  /** Marks the stream ended by the peer. */
+  synchronized void ended() {
+    closed = true;
+  }
+}

@@ -1,0 +1,164 @@
+package io.cutpoint.server.grpc;
+
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.Join;
+import io.cutpoint.api.v1.PeerAddress;
+import io.cutpoint.api.v1.SnapshotGranted;
+import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.api.v1.Welcome;
+import io.cutpoint.api.v1.WorkerMessage;
+import io.cutpoint.server.CoordinatorContext;
+import io.cutpoint.server.lifecycle.TriggerResult;
+import io.cutpoint.server.membership.Declaration;
+import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.membership.WorkerIds;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.Optional;
+
+/** One worker's session stream: a join, then heartbeats, requests and reports. */
+final class SessionStream implements StreamObserver<WorkerMessage> {
+
+  private final CoordinatorContext ctx;
+  private final StreamObserver<CoordinatorMessage> out;
+  private LiveSession session;
+  private boolean done;
+
+  SessionStream(CoordinatorContext ctx, StreamObserver<CoordinatorMessage> out) {
+    this.ctx = ctx;
+    this.out = out;
+  }
+
+  @Override
+  public synchronized void onNext(WorkerMessage message) {
+    if (done) {
+      return;
+    }
+    if (session == null) {
+      if (message.getBodyCase() != WorkerMessage.BodyCase.JOIN) {
+        refuse(Status.INVALID_ARGUMENT.withDescription(
+            "the first message of a session must be join, got " + message.getBodyCase()));
+        return;
+      }
+      join(message.getJoin());
+      return;
+    }
+    String id = session.workerId();
+    switch (message.getBodyCase()) {
+      case HEARTBEAT -> ctx.membership().heartbeat(id, session.token(), ctx.clock().millis());
+      case SNAPSHOT_REQUEST -> requestSnapshot(message.getSnapshotRequest().getRequestId());
+      case SNAPSHOT_FAILED -> ctx.lifecycle().localFailure(
+          message.getSnapshotFailed().getSnapshotId(), id, message.getSnapshotFailed().getReason());
+      case HALTED -> ctx.rollback().onHalted(id, message.getHalted().getEpoch());
+      case RESTORED -> ctx.rollback().onRestored(
+          id, message.getRestored().getEpoch(), message.getRestored().getSnapshotId());
+      case JOIN -> end(Status.INVALID_ARGUMENT.withDescription("join may only be sent once per session"));
+      case BODY_NOT_SET -> end(Status.INVALID_ARGUMENT.withDescription("empty worker message"));
+    }
+  }
+
+  private void join(Join join) {
+    Optional<String> problem = validate(join);
+    if (problem.isPresent()) {
+      refuse(Status.INVALID_ARGUMENT.withDescription(problem.get()));
+      return;
+    }
+    Declaration decl = Declaration.of(join.getWorkerId(), join.getChannelAddress(),
+        join.getOutgoingList(), join.getIncomingList());
+    CoordinatorContext.Joined joined = ctx.join(decl, out);
+    if (joined.outcome() instanceof Membership.Refused r) {
+      refuse(switch (r.refusal()) {
+        case ALREADY_EXISTS -> Status.ALREADY_EXISTS.withDescription(r.message());
+        case CONTRADICTS_TOPOLOGY -> Status.FAILED_PRECONDITION.withDescription(
+            "declared channels contradict the topology: " + r.message());
+      });
+      return;
+    }
+    Membership.Accepted accepted = (Membership.Accepted) joined.outcome();
+    session = joined.session();
+    Welcome.Builder welcome = Welcome.newBuilder()
+        .setEpoch(ctx.store().epoch())
+        .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
+        .setHalted(ctx.rollback().inProgress());
+    accepted.peerAddresses().forEach((peer, address) ->
+        welcome.addPeers(PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));
+    session.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
+    ctx.joined(decl, accepted);
+  }
+
+  static Optional<String> validate(Join join) {
+    Optional<String> p = WorkerIds.problem(join.getWorkerId());
+    if (p.isPresent()) {
+      return p;
+    }
+    p = WorkerIds.addressProblem(join.getChannelAddress());
+    if (p.isPresent()) {
+      return p;
+    }
+    for (var list : java.util.List.of(join.getOutgoingList(), join.getIncomingList())) {
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (String peer : list) {
+        Optional<String> q = WorkerIds.problem(peer);
+        if (q.isPresent()) {
+          return Optional.of("declared peer: " + q.get());
+        }
+        if (peer.equals(join.getWorkerId())) {
+          return Optional.of("worker " + peer + " declares a channel to itself");
+        }
+        if (!seen.add(peer)) {
+          return Optional.of("peer " + peer + " is declared twice");
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private void requestSnapshot(long requestId) {
+    TriggerResult result = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, session.workerId());
+    SnapshotGranted.Builder granted = SnapshotGranted.newBuilder().setRequestId(requestId);
+    if (result instanceof TriggerResult.Started s) {
+      granted.setSnapshotId(s.snapshotId()).setEpoch(s.manifest().getEpoch());
+    } else {
+      granted.setRefusedReason(((TriggerResult.Refused) result).message()).setEpoch(ctx.store().epoch());
+    }
+    session.send(CoordinatorMessage.newBuilder().setSnapshotGranted(granted).build());
+  }
+
+  private void refuse(Status status) {
+    done = true;
+    try {
+      out.onError(status.asRuntimeException());
+    } catch (RuntimeException ignored) {
+      // cancelled meanwhile
+    }
+  }
+
+  private void end(Status status) {
+    done = true;
+    ctx.lost(session.workerId(), session.token(), status);
+  }
+
+  @Override
+  public synchronized void onError(Throwable t) {
+    if (!done && session != null) {
+      done = true;
+      session.ended();
+      ctx.lost(session.workerId(), session.token(),
+          Status.UNAVAILABLE.withDescription("session stream broke: " + Status.fromThrowable(t)));
+    }
+    done = true;
+  }
+
+  @Override
+  public synchronized void onCompleted() {
+    if (!done && session != null) {
+      done = true;
+      ctx.lost(session.workerId(), session.token(), Status.OK.withDescription("the worker ended its session"));
+      return;
+    }
+    if (!done) {
+      done = true;
+      out.onCompleted();
+    }
+  }
+}

@@ -1,0 +1,257 @@
+package io.cutpoint.server.grpc;
+
+import io.cutpoint.api.v1.ChannelCounter;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.StateChunk;
+import io.cutpoint.api.v1.UploadPart;
+import io.cutpoint.api.v1.UploadResult;
+import io.cutpoint.api.v1.UploadTrailer;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.server.CoordinatorContext;
+import io.cutpoint.server.lifecycle.AckResult;
+import io.cutpoint.server.lifecycle.FailureReason;
+import io.cutpoint.server.lifecycle.Piece;
+import io.cutpoint.server.membership.WorkerIds;
+import io.cutpoint.storage.StoreException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/**
+ * Receives one worker's piece of a snapshot: header, state chunks, channel recordings, trailer.
+ * Each chunk and recording is checked and stored as it arrives; only the sequence numbers of the
+ * recorded messages stay in memory (for the cut check). The first bad part ends the upload with a
+ * status; later parts are ignored.
+ */
+final class UploadReceiver implements StreamObserver<UploadPart> {
+
+  /** Largest state chunk accepted. */
+  static final int MAX_CHUNK_BYTES = 1 << 20;
+  private static final byte[] NO_PAYLOAD = new byte[0];
+
+  private enum Phase { HEADER, STATE, CHANNELS, DONE }
+
+  private final CoordinatorContext ctx;
+  private final StreamObserver<UploadResult> out;
+  private Phase phase = Phase.HEADER;
+  private LocalSnapshotMeta meta;
+  private final CRC32C stateCrc = new CRC32C();
+  private long stateBytes;
+  private int chunks;
+  private final SortedMap<String, List<RecordedMessage>> recorded = new TreeMap<>();
+  private String firstMarkerFrom;
+  private long recordedMessages;
+  private long recordedBytes;
+
+  UploadReceiver(CoordinatorContext ctx, StreamObserver<UploadResult> out) {
+    this.ctx = ctx;
+    this.out = out;
+  }
+
+  @Override
+  public void onNext(UploadPart part) {
+    if (phase == Phase.DONE) {
+      return;
+    }
+    try {
+      switch (part.getPartCase()) {
+        case HEADER -> header(part.getHeader().getMeta());
+        case STATE_CHUNK -> chunk(part.getStateChunk());
+        case CHANNEL -> channel(part.getChannel());
+        case TRAILER -> trailer(part.getTrailer());
+        case PART_NOT_SET -> throw invalid("empty upload part");
+      }
+    } catch (StatusRuntimeException e) {
+      fail(e.getStatus());
+    } catch (io.cutpoint.storage.NotPendingException e) {
+      fail(Status.FAILED_PRECONDITION.withDescription(e.getMessage()));
+    } catch (io.cutpoint.storage.NoSuchSnapshotException e) {
+      fail(Status.NOT_FOUND.withDescription(e.getMessage()));
+    } catch (IllegalArgumentException e) {
+      fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
+    } catch (StoreException e) {
+      fail(Status.UNAVAILABLE.withDescription("store failed: " + e.getMessage()));
+    }
+  }
+
+  private void header(LocalSnapshotMeta m) {
+    if (phase != Phase.HEADER) {
+      throw invalid("header sent twice");
+    }
+    if (m.getSnapshotId() <= 0) {
+      throw invalid("header has no snapshot id");
+    }
+    WorkerIds.problem(m.getWorkerId()).ifPresent(p -> {
+      throw invalid("header: " + p);
+    });
+    if (!ctx.membership().isLive(m.getWorkerId())) {
+      throw Status.PERMISSION_DENIED.withDescription(
+          "worker " + m.getWorkerId() + " has no live session; join before uploading").asRuntimeException();
+    }
+    switch (ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId())) {
+      case ADMITTED -> { }
+      case DUPLICATE -> throw Status.ALREADY_EXISTS.withDescription("worker " + m.getWorkerId()
+          + " already delivered its piece of snapshot " + m.getSnapshotId()).asRuntimeException();
+      case UNKNOWN -> throw Status.NOT_FOUND.withDescription(
+          "no pending snapshot " + m.getSnapshotId()).asRuntimeException();
+      case ENDED -> throw Status.FAILED_PRECONDITION.withDescription(
+          "snapshot " + m.getSnapshotId() + " is no longer pending").asRuntimeException();
+      case NOT_A_PARTICIPANT -> throw Status.PERMISSION_DENIED.withDescription(
+          "snapshot " + m.getSnapshotId() + " does not cover worker " + m.getWorkerId()).asRuntimeException();
+    }
+    meta = m;
+    phase = Phase.STATE;
+  }
+
+  private void chunk(StateChunk c) {
+    if (phase != Phase.STATE) {
+      throw invalid(phase == Phase.HEADER ? "state chunk before the header" : "state chunk after channel recordings");
+    }
+    if (c.getIndex() != chunks) {
+      throw invalid("state chunk " + c.getIndex() + " out of order: expected " + chunks);
+    }
+    byte[] data = c.getData().toByteArray();
+    if (data.length > MAX_CHUNK_BYTES) {
+      throw invalid("state chunk " + c.getIndex() + " has " + data.length + " bytes, at most " + MAX_CHUNK_BYTES);
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(data);
+    if ((int) crc.getValue() != c.getCrc32C()) {
+      throw invalid("state chunk " + c.getIndex() + " fails its CRC32C: computed "
+          + Integer.toHexString((int) crc.getValue()) + ", sent " + Integer.toHexString(c.getCrc32C()));
+    }
+    if (stateBytes + data.length > meta.getStateBytes()) {
+      throw invalid("state chunks exceed the declared " + meta.getStateBytes() + " bytes");
+    }
+    ctx.store().putStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, c.getCrc32C());
+    stateCrc.update(data);
+    stateBytes += data.length;
+    chunks++;
+  }
+
+  private void channel(ChannelRecording r) {
+    if (phase == Phase.HEADER) {
+      throw invalid("channel recording before the header");
+    }
+    phase = Phase.CHANNELS;
+    String from = r.getFrom();
+    WorkerIds.problem(from).ifPresent(p -> {
+      throw invalid("channel recording: " + p);
+    });
+    if (from.equals(meta.getWorkerId())) {
+      throw invalid("channel recording from the worker to itself");
+    }
+    if (r.getFirstMarker()) {
+      if (firstMarkerFrom != null && !firstMarkerFrom.equals(from)) {
+        throw invalid("two channels marked as first marker: " + firstMarkerFrom + " and " + from);
+      }
+      firstMarkerFrom = from;
+    }
+    List<RecordedMessage> kept = recorded.computeIfAbsent(from, k -> new ArrayList<>());
+    List<RecordedMessage> toStore = new ArrayList<>(r.getMessagesCount());
+    long last = kept.isEmpty() ? 0 : kept.get(kept.size() - 1).seq();
+    for (io.cutpoint.api.v1.RecordedMessage m : r.getMessagesList()) {
+      if (m.getSeq() <= last) {
+        throw invalid("channel " + from + "->" + meta.getWorkerId() + ": recorded seq " + m.getSeq()
+            + " after " + last + "; sequence numbers must increase");
+      }
+      last = m.getSeq();
+      byte[] payload = m.getPayload().toByteArray();
+      recordedBytes += payload.length;
+      toStore.add(new RecordedMessage(m.getSeq(), payload));
+      kept.add(new RecordedMessage(m.getSeq(), NO_PAYLOAD));
+    }
+    long limit = ctx.config().maxRecordedBytesPerSnapshot();
+    if (limit > 0 && recordedBytes > limit) {
+      ctx.lifecycle().abort(meta.getSnapshotId(), FailureReason.LOCAL_FAILURE, "worker " + meta.getWorkerId()
+          + " uploaded more than " + limit + " bytes of recorded messages");
+      throw Status.RESOURCE_EXHAUSTED.withDescription("recorded messages exceed the limit of " + limit
+          + " bytes per snapshot").asRuntimeException();
+    }
+    recordedMessages += toStore.size();
+    if (!toStore.isEmpty()) {
+      ctx.store().putChannelRecording(meta.getSnapshotId(), ChannelId.of(from, meta.getWorkerId()), toStore);
+    }
+  }
+
+  private void trailer(UploadTrailer t) {
+    if (phase == Phase.HEADER) {
+      throw invalid("trailer before the header");
+    }
+    if (t.getStateChunks() != chunks) {
+      throw invalid("trailer counts " + t.getStateChunks() + " state chunks, " + chunks + " arrived");
+    }
+    if (t.getRecordedMessages() != recordedMessages) {
+      throw invalid("trailer counts " + t.getRecordedMessages() + " recorded messages, " + recordedMessages + " arrived");
+    }
+    if (stateBytes != meta.getStateBytes()) {
+      throw invalid("state has " + stateBytes + " bytes, the header declares " + meta.getStateBytes());
+    }
+    if ((int) stateCrc.getValue() != meta.getStateCrc32C()) {
+      throw invalid("the whole state fails its CRC32C: computed " + Integer.toHexString((int) stateCrc.getValue())
+          + ", declared " + Integer.toHexString(meta.getStateCrc32C()));
+    }
+    LocalSnapshot cut = new LocalSnapshot(meta.getSnapshotId(), meta.getWorkerId(),
+        counters(meta.getSentList(), "sent"), counters(meta.getReceivedList(), "received"), recorded, firstMarkerFrom);
+    ctx.store().putWorkerMeta(meta.getSnapshotId(), meta);
+    Piece piece = new Piece(meta, cut, chunks, recordedBytes);
+    AckResult result = ctx.lifecycle().acknowledge(piece);
+    switch (result) {
+      case SUCCESS, DUPLICATE -> {
+        if (result == AckResult.SUCCESS) {
+          ctx.metrics().piece(piece);
+        }
+        phase = Phase.DONE;
+        out.onNext(UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
+        out.onCompleted();
+      }
+      case UNKNOWN -> fail(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
+      case DISCARDED -> fail(Status.FAILED_PRECONDITION.withDescription(
+          "snapshot " + meta.getSnapshotId() + " ended before the upload finished"));
+    }
+  }
+
+  private static SortedMap<String, Long> counters(List<ChannelCounter> list, String what) {
+    SortedMap<String, Long> m = new TreeMap<>();
+    for (ChannelCounter c : list) {
+      if (m.put(c.getPeer(), c.getCount()) != null) {
+        throw invalid("header lists the " + what + " counter of peer " + c.getPeer() + " twice");
+      }
+    }
+    return m;
+  }
+
+  private static StatusRuntimeException invalid(String message) {
+    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+  }
+
+  private void fail(Status status) {
+    if (phase == Phase.DONE) {
+      return;
+    }
+    phase = Phase.DONE;
+    try {
+      out.onError(status.asRuntimeException());
+    } catch (RuntimeException ignored) {
+      // cancelled
+    }
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    phase = Phase.DONE; // the worker gave up; a retry starts over
+  }
+
+  @Override
+  public void onCompleted() {
+    fail(Status.INVALID_ARGUMENT.withDescription("upload ended without a trailer"));
+  }
+}

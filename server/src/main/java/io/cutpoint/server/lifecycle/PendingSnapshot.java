@@ -1,0 +1,141 @@
+package io.cutpoint.server.lifecycle;
+
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.Cut;
+import io.cutpoint.server.membership.Topology;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A snapshot in flight: the topology it covers, its initiators and the pieces delivered so far.
+ * Mutated only by {@link SnapshotLifecycle} under its lock; a {@link CompletedSnapshot} is what a
+ * committed one becomes.
+ */
+public final class PendingSnapshot {
+
+  private final long id;
+  private final long epoch;
+  private final SnapshotTrigger trigger;
+  private final Instant startedAt;
+  private final SortedSet<String> initiators;
+  private final Topology topology;
+  private final SortedSet<ChannelId> channels;
+  private final SortedMap<String, Piece> pieces = new TreeMap<>();
+  private final CompletableFuture<SnapshotManifest> outcome = new CompletableFuture<>();
+  private Instant firstUpload;
+  private Instant lastUpload;
+  private Scheduler.Cancellable timeout = () -> {};
+
+  PendingSnapshot(long id, long epoch, SnapshotTrigger trigger, Instant startedAt,
+      SortedSet<String> initiators, Topology topology) {
+    this.id = id;
+    this.epoch = epoch;
+    this.trigger = trigger;
+    this.startedAt = startedAt;
+    this.initiators = Collections.unmodifiableSortedSet(new TreeSet<>(initiators));
+    this.topology = topology;
+    this.channels = topology.channels();
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  public SortedSet<String> workers() {
+    return topology.workerIds();
+  }
+
+  public SortedSet<ChannelId> channels() {
+    return channels;
+  }
+
+  public SortedSet<String> initiators() {
+    return initiators;
+  }
+
+  public Instant startedAt() {
+    return startedAt;
+  }
+
+  boolean covers(String workerId) {
+    return topology.workers().containsKey(workerId);
+  }
+
+  boolean hasPiece(String workerId) {
+    return pieces.containsKey(workerId);
+  }
+
+  void uploadStarted(Instant at) {
+    if (firstUpload == null) {
+      firstUpload = at;
+    }
+    lastUpload = at;
+  }
+
+  void add(Piece piece) {
+    pieces.put(piece.workerId(), piece);
+  }
+
+  boolean allPiecesIn() {
+    return pieces.keySet().containsAll(topology.workers().keySet());
+  }
+
+  SortedMap<String, Piece> pieces() {
+    return Collections.unmodifiableSortedMap(pieces);
+  }
+
+  CompletableFuture<SnapshotManifest> outcome() {
+    return outcome;
+  }
+
+  void timeout(Scheduler.Cancellable task) {
+    this.timeout = task;
+  }
+
+  void cancelTimeout() {
+    timeout.cancel();
+  }
+
+  /** The cut assembled from the pieces delivered so far. */
+  Cut cut() {
+    return Cut.of(id, topology.workerIds(), channels, pieces.values().stream().map(Piece::cut).toList());
+  }
+
+  /** Time from start to the last worker's upload (its local snapshot recorded). */
+  Duration markerPropagation() {
+    return lastUpload == null ? Duration.ZERO : Duration.between(startedAt, lastUpload);
+  }
+
+  /** Time from the first upload to {@code end}. */
+  Duration upload(Instant end) {
+    return firstUpload == null ? Duration.ZERO : Duration.between(firstUpload, end);
+  }
+
+  /** The manifest as stored while pending. */
+  public SnapshotManifest manifest() {
+    return SnapshotManifest.newBuilder()
+        .setSnapshotId(id)
+        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+        .setEpoch(epoch)
+        .setStartedAtUnixMs(startedAt.toEpochMilli())
+        .addAllInitiators(initiators)
+        .setTopology(io.cutpoint.api.v1.Topology.newBuilder()
+            .addAllWorkers(topology.workers().values().stream().map(d -> d.toProto()).toList()))
+        .setTrigger(trigger)
+        .addAllPieces(pieces.values().stream().map(Piece::toProto).toList())
+        .build();
+  }
+}

@@ -1,0 +1,163 @@
+package io.cutpoint.server.membership;
+
+import io.cutpoint.api.v1.WorkerState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The table of workers the coordinator knows: their declarations, their state (running, lost,
+ * halted, restored) and their live session. Workers are remembered after they are lost, so that
+ * the topology stays whole while they reconnect. Pure (no I/O, time passed in) and thread-safe; it
+ * never calls out while holding its lock.
+ */
+public final class Membership {
+
+  private final SortedMap<String, Member> members = new TreeMap<>();
+  private long nextToken = 1;
+
+  /** One known worker. {@code sessionToken} identifies its live session (0 when lost). */
+  public record Member(Declaration decl, WorkerState state, long lastHeartbeatMs, long sessionToken) {
+    public boolean live() {
+      return state != WorkerState.WORKER_STATE_LOST;
+    }
+  }
+
+  /** Why a join was refused. */
+  public enum Refusal {
+    /** A live session for that worker id exists. */
+    ALREADY_EXISTS,
+    /** The declared channels contradict those of live workers. */
+    CONTRADICTS_TOPOLOGY
+  }
+
+  /** The outcome of {@link #join}. */
+  public sealed interface JoinOutcome permits Accepted, Refused {}
+
+  /**
+   * A join was accepted.
+   *
+   * @param token the session token (pass it back on heartbeats and when the session ends)
+   * @param peerAddresses channel addresses of the joining worker's known peers
+   * @param peerUpdates for every live peer whose view of the joining worker's address changed, its
+   *     id (the caller sends it the new address)
+   * @param channelsChanged the worker was known with different channels (pending snapshots that
+   *     cover it must be aborted)
+   */
+  public record Accepted(
+      long token, SortedMap<String, String> peerAddresses, List<String> peerUpdates, boolean channelsChanged)
+      implements JoinOutcome {}
+
+  /** A join was refused, with the reason in words. */
+  public record Refused(Refusal refusal, String message) implements JoinOutcome {}
+
+  /** An immutable view of the table. */
+  public record View(Topology topology, SortedMap<String, Member> members) {
+    public boolean allLive() {
+      return members.values().stream().allMatch(Member::live);
+    }
+
+    public List<String> lost() {
+      return members.values().stream().filter(m -> !m.live()).map(m -> m.decl().workerId()).toList();
+    }
+  }
+
+  /** Admits {@code decl} at {@code nowMs}, or says why not. */
+  public synchronized JoinOutcome join(Declaration decl, long nowMs) {
+    String id = decl.workerId();
+    Member previous = members.get(id);
+    if (previous != null && previous.live()) {
+      return new Refused(Refusal.ALREADY_EXISTS, "worker " + id + " already has a live session");
+    }
+    List<Declaration> live = new ArrayList<>();
+    for (Member m : members.values()) {
+      if (m.live()) {
+        live.add(m.decl());
+      }
+    }
+    List<String> problems = Topology.of(live).contradictions(decl);
+    if (!problems.isEmpty()) {
+      return new Refused(Refusal.CONTRADICTS_TOPOLOGY, String.join("; ", problems));
+    }
+    long token = nextToken++;
+    members.put(id, new Member(decl, WorkerState.WORKER_STATE_RUNNING, nowMs, token));
+    SortedMap<String, String> addresses = new TreeMap<>();
+    List<String> updates = new ArrayList<>();
+    for (String peer : decl.peers()) {
+      Member m = members.get(peer);
+      if (m == null) {
+        continue;
+      }
+      addresses.put(peer, m.decl().channelAddress());
+      boolean addressChanged =
+          previous == null || !previous.decl().channelAddress().equals(decl.channelAddress());
+      if (m.live() && addressChanged && m.decl().peers().contains(id)) {
+        updates.add(peer);
+      }
+    }
+    boolean changed = previous != null && !previous.decl().sameChannels(decl);
+    return new Accepted(token, addresses, updates, changed);
+  }
+
+  /** Records a heartbeat of the session {@code token}; false when that session is not live. */
+  public synchronized boolean heartbeat(String id, long token, long nowMs) {
+    Member m = members.get(id);
+    if (m == null || !m.live() || m.sessionToken() != token) {
+      return false;
+    }
+    members.put(id, new Member(m.decl(), m.state(), nowMs, token));
+    return true;
+  }
+
+  /** Marks the session {@code token} of {@code id} lost; false when it was not the live session. */
+  public synchronized boolean lost(String id, long token) {
+    Member m = members.get(id);
+    if (m == null || !m.live() || m.sessionToken() != token) {
+      return false;
+    }
+    members.put(id, new Member(m.decl(), WorkerState.WORKER_STATE_LOST, m.lastHeartbeatMs(), 0));
+    return true;
+  }
+
+  /** Sets the state of a live worker (rollback: halted, restored, running); false if not live. */
+  public synchronized boolean setState(String id, WorkerState state) {
+    Member m = members.get(id);
+    if (m == null || !m.live() || state == WorkerState.WORKER_STATE_LOST) {
+      return false;
+    }
+    members.put(id, new Member(m.decl(), state, m.lastHeartbeatMs(), m.sessionToken()));
+    return true;
+  }
+
+  /** Live sessions whose last heartbeat is older than {@code timeoutMs}: id to session token. */
+  public synchronized Map<String, Long> expired(long nowMs, long timeoutMs) {
+    Map<String, Long> out = new TreeMap<>();
+    for (Member m : members.values()) {
+      if (m.live() && nowMs - m.lastHeartbeatMs() > timeoutMs) {
+        out.put(m.decl().workerId(), m.sessionToken());
+      }
+    }
+    return out;
+  }
+
+  /** Whether {@code id} has a live session. */
+  public synchronized boolean isLive(String id) {
+    Member m = members.get(id);
+    return m != null && m.live();
+  }
+
+  /** The live session token of {@code id}, or 0. */
+  public synchronized long token(String id) {
+    Member m = members.get(id);
+    return m == null ? 0 : m.sessionToken();
+  }
+
+  /** A consistent, immutable view. */
+  public synchronized View view() {
+    SortedMap<String, Member> copy = new TreeMap<>(members);
+    return new View(Topology.of(copy.values().stream().map(Member::decl).toList()),
+        java.util.Collections.unmodifiableSortedMap(copy));
+  }
+}

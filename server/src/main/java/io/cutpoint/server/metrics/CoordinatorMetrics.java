@@ -1,0 +1,171 @@
+package io.cutpoint.server.metrics;
+
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.WorkerState;
+import io.cutpoint.server.lifecycle.CompletedSnapshot;
+import io.cutpoint.server.lifecycle.FailureReason;
+import io.cutpoint.server.lifecycle.Piece;
+import io.cutpoint.server.lifecycle.SnapshotListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The coordinator's meters. Names are fixed (dashboards and alerts match them); the Prometheus
+ * registry adds the unit suffixes. Gauges read atomics that the coordinator updates, so a scrape
+ * never takes a coordinator lock; this object holds the strong references the gauges need.
+ */
+public final class CoordinatorMetrics implements SnapshotListener {
+
+  private final MeterRegistry registry;
+  private final Clock clock;
+  private final Map<String, Timer> durations = new java.util.HashMap<>();
+  private final Map<String, Counter> outcomes = new java.util.HashMap<>();
+  private final Timer markerPropagation;
+  private final Timer upload;
+  private final Timer commit;
+  private final DistributionSummary stateSize;
+  private final DistributionSummary channelStateSize;
+  private final DistributionSummary inflight;
+  private final Counter markers;
+  private final AtomicLong latestCompleteMs = new AtomicLong();
+  private final AtomicInteger pending = new AtomicInteger();
+  private final AtomicLong storeBytes = new AtomicLong();
+  private final Map<WorkerState, AtomicInteger> workers = new EnumMap<>(WorkerState.class);
+  private final Counter rollbacksCompleted;
+  private final Counter rollbacksFailed;
+  private final Timer rollbackDuration;
+
+  public CoordinatorMetrics(MeterRegistry registry, Clock clock) {
+    this.registry = registry;
+    this.clock = clock;
+    for (String outcome : new String[] {"complete", "aborted", "failed"}) {
+      durations.put(outcome, Timer.builder("cutpoint.snapshot.duration")
+          .description("Time from the start of a snapshot to its outcome")
+          .tag("outcome", outcome)
+          .publishPercentileHistogram()
+          .minimumExpectedValue(Duration.ofMillis(1))
+          .maximumExpectedValue(Duration.ofSeconds(60))
+          .register(registry));
+      outcomes.put(outcome, Counter.builder("cutpoint.snapshots")
+          .description("Snapshots by outcome").tag("outcome", outcome).register(registry));
+    }
+    markerPropagation = phase("marker_propagation");
+    upload = phase("upload");
+    commit = phase("commit");
+    stateSize = DistributionSummary.builder("cutpoint.snapshot.state.size")
+        .description("Application state bytes per worker piece").baseUnit("bytes").register(registry);
+    channelStateSize = DistributionSummary.builder("cutpoint.snapshot.channel.state.size")
+        .description("Recorded channel bytes per complete snapshot").baseUnit("bytes").register(registry);
+    inflight = DistributionSummary.builder("cutpoint.snapshot.inflight.messages")
+        .description("Messages recorded in transit per complete snapshot").register(registry);
+    markers = Counter.builder("cutpoint.snapshot.markers")
+        .description("Markers sent (one per channel per complete snapshot)").register(registry);
+    Gauge.builder("cutpoint.snapshot.latest.age", this, CoordinatorMetrics::latestAgeSeconds)
+        .description("Age of the newest complete snapshot").baseUnit("seconds").register(registry);
+    Gauge.builder("cutpoint.snapshots.pending", pending, AtomicInteger::get)
+        .description("Snapshots in flight").register(registry);
+    Gauge.builder("cutpoint.store.size", storeBytes, AtomicLong::get)
+        .description("Approximate bytes of the snapshot store on disk").baseUnit("bytes").register(registry);
+    for (WorkerState s : new WorkerState[] {WorkerState.WORKER_STATE_RUNNING, WorkerState.WORKER_STATE_LOST,
+        WorkerState.WORKER_STATE_HALTED, WorkerState.WORKER_STATE_RESTORED}) {
+      AtomicInteger n = new AtomicInteger();
+      workers.put(s, n);
+      Gauge.builder("cutpoint.workers", n, AtomicInteger::get)
+          .description("Workers by state").tag("state", stateTag(s)).register(registry);
+    }
+    rollbacksCompleted = Counter.builder("cutpoint.rollbacks").description("Rollbacks by outcome")
+        .tag("outcome", "completed").register(registry);
+    rollbacksFailed = Counter.builder("cutpoint.rollbacks").description("Rollbacks by outcome")
+        .tag("outcome", "failed").register(registry);
+    rollbackDuration = Timer.builder("cutpoint.rollback.duration")
+        .description("Time from a rollback request to every worker resumed")
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofSeconds(60))
+        .register(registry);
+  }
+
+  private Timer phase(String phase) {
+    return Timer.builder("cutpoint.snapshot.phase.duration")
+        .description("Time spent in each phase of a snapshot").tag("phase", phase).register(registry);
+  }
+
+  static String stateTag(WorkerState s) {
+    return switch (s) {
+      case WORKER_STATE_RUNNING -> "running";
+      case WORKER_STATE_LOST -> "lost";
+      case WORKER_STATE_HALTED -> "halted";
+      case WORKER_STATE_RESTORED -> "restored";
+      case WORKER_STATE_UNSPECIFIED, UNRECOGNIZED -> "unknown";
+    };
+  }
+
+  private double latestAgeSeconds() {
+    long at = latestCompleteMs.get();
+    return at == 0 ? Double.NaN : Math.max(0, clock.millis() - at) / 1000.0;
+  }
+
+  /** Sets the newest complete snapshot's finish time (e.g. from the store at start). */
+  public void latestComplete(long finishedAtUnixMs) {
+    latestCompleteMs.accumulateAndGet(finishedAtUnixMs, Math::max);
+  }
+
+  public void storeSize(long bytes) {
+    storeBytes.set(bytes);
+  }
+
+  /** Sets the number of workers per state; states not given count zero. */
+  public void workers(Map<WorkerState, Integer> counts) {
+    workers.forEach((state, n) -> n.set(counts.getOrDefault(state, 0)));
+  }
+
+  /** A worker's piece arrived. */
+  public void piece(Piece piece) {
+    stateSize.record(piece.meta().getStateBytes());
+  }
+
+  /** For the rollback: one rollback ended. */
+  public void rollback(boolean completed, Duration duration) {
+    (completed ? rollbacksCompleted : rollbacksFailed).increment();
+    rollbackDuration.record(duration);
+  }
+
+  @Override
+  public void started(SnapshotManifest pending) {
+    this.pending.incrementAndGet();
+  }
+
+  @Override
+  public void completed(CompletedSnapshot snapshot) {
+    pending.decrementAndGet();
+    SnapshotManifest m = snapshot.manifest();
+    durations.get("complete").record(snapshot.duration());
+    outcomes.get("complete").increment();
+    markerPropagation.record(m.getTimings().getMarkerPropagationMicros(), TimeUnit.MICROSECONDS);
+    upload.record(m.getTimings().getUploadMicros(), TimeUnit.MICROSECONDS);
+    commit.record(m.getTimings().getCommitMicros(), TimeUnit.MICROSECONDS);
+    channelStateSize.record(m.getTotalChannelBytes());
+    inflight.record(m.getInFlightMessages());
+    markers.increment(snapshot.markers());
+    latestComplete(m.getFinishedAtUnixMs());
+  }
+
+  @Override
+  public void ended(SnapshotManifest manifest, FailureReason reason, Duration duration, boolean exceeded) {
+    String outcome = manifest.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_FAILED
+        ? "failed" : "aborted";
+    pending.decrementAndGet();
+    durations.get(outcome).record(duration);
+    outcomes.get(outcome).increment();
+  }
+}
