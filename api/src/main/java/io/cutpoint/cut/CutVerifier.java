@@ -1,6 +1,7 @@
 package io.cutpoint.cut;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -17,11 +18,18 @@ import java.util.Map;
  *   <li>the channel whose marker made {@code q} record is recorded empty.
  * </ul>
  *
- * It also checks that pieces belong to the snapshot and to known workers, and that no piece
- * carries counters for channels outside the topology. It returns every violation it finds
- * (empty when the cut is consistent); it never throws on a bad cut. Pure and thread-safe.
+ * It also checks that pieces belong to the snapshot and to known workers, that counters are not
+ * negative, and that no piece carries counters, recordings or a first-marker channel outside the
+ * topology. It returns every violation it finds (empty when the cut is consistent), worker-level
+ * ones first (by worker), then by channel; it never throws on a bad cut. Pure and thread-safe.
  */
 public final class CutVerifier {
+
+  /** Worker-level violations first (by worker), then channel ones (by channel); stable. */
+  private static final Comparator<Violation> ORDER =
+      Comparator.comparing((Violation v) -> v.channel() != null)
+          .thenComparing(Violation::workerId, Comparator.nullsLast(Comparator.naturalOrder()))
+          .thenComparing(Violation::channel, Comparator.nullsFirst(Comparator.naturalOrder()));
 
   private CutVerifier() {}
 
@@ -32,6 +40,7 @@ public final class CutVerifier {
     for (ChannelId c : cut.channels()) {
       checkChannel(cut, c, out);
     }
+    out.sort(ORDER);
     return List.copyOf(out);
   }
 
@@ -69,6 +78,11 @@ public final class CutVerifier {
           out.add(Violation.onChannel(ChannelId.of(peer, w), "messages recorded on a channel outside the topology"));
         }
       }
+      String first = piece.firstMarkerFrom();
+      if (first != null && !cut.channels().contains(ChannelId.of(first, w))) {
+        out.add(Violation.onChannel(ChannelId.of(first, w),
+            "the first marker is said to come on a channel outside the topology"));
+      }
     }
   }
 
@@ -87,6 +101,11 @@ public final class CutVerifier {
       out.add(Violation.onChannel(c, c.to() + " recorded no received count"));
     }
     if (sent == null || received == null) {
+      return;
+    }
+    if (sent < 0 || received < 0) {
+      out.add(Violation.onChannel(c, "negative count (sent " + sent + ", received " + received
+          + "): sequence numbers start at 1 and counts at 0"));
       return;
     }
     if (received > sent) {
