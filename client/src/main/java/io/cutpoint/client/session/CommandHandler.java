@@ -63,9 +63,15 @@ final class CommandHandler {
       halt(s, epoch);
       return true;
     }
-    if (worker.epoch() != epoch) {
-      log.info("worker {}: moving from epoch {} to the cluster's epoch {}", workerId,
-          worker.epoch(), epoch);
+    long current = worker.epoch();
+    if (current != epoch) {
+      if (epoch < current) {
+        log.warn("worker {}: the coordinator's epoch {} is older than the worker's {} (was its "
+            + "store reset?); following the coordinator", workerId, epoch, current);
+      } else {
+        log.info("worker {}: moving from epoch {} to the cluster's epoch {}", workerId, current,
+            epoch);
+      }
       worker.halt(epoch);
       worker.resume(epoch);
     } else if (workerHalted) {

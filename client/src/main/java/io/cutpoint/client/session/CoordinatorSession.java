@@ -317,8 +317,7 @@ public final class CoordinatorSession implements AutoCloseable {
         .addAllIncoming(worker.incoming())
         .setEpoch(worker.epoch())
         .build();
-    log.info("worker {}: joining (attempt {}, epoch {})", workerId, s.generation(),
-        join.getEpoch());
+    log.info("worker {}: joining in epoch {} ({})", workerId, join.getEpoch(), s);
     s.send(WorkerMessage.newBuilder().setJoin(join).build());
     joinTimeout = timer.schedule(() -> onEvents(() -> {
       if (stream == s && !s.welcomed()) {

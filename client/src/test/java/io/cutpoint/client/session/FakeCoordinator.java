@@ -48,6 +48,8 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
   volatile Welcome welcome = Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs(50).build();
   /** When > 0, uploads use manual flow control and start by requesting this many parts. */
   volatile int manualUploadWindow;
+  /** When set, uploads end with this status instead of a result. */
+  volatile Status failUploads;
   private volatile StreamObserver<CoordinatorMessage> current;
 
   /** Pushes a command on the live session. */
@@ -152,6 +154,12 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
 
       @Override
       public void onCompleted() {
+        Status failure = failUploads;
+        if (failure != null) {
+          upload.status = failure;
+          responses.onError(failure.asRuntimeException());
+          return;
+        }
         long bytes = 0;
         for (UploadPart p : upload.parts) {
           bytes += p.getStateChunk().getData().size();

@@ -1,0 +1,222 @@
+package io.cutpoint.client.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.cutpoint.api.v1.CoordinatorGrpc;
+import io.cutpoint.api.v1.UploadPart;
+import io.cutpoint.api.v1.UploadResult;
+import io.cutpoint.api.v1.WorkerMessage;
+import io.cutpoint.api.v1.WorkerMessage.BodyCase;
+import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Uploads of completed local snapshots: content, order, flow control, failures. */
+class SnapshotUploadTest {
+
+  private static final int MIB = 1 << 20;
+
+  private final InProcessCoordinator coordinator = new InProcessCoordinator();
+  private final FakeCoordinator fake = coordinator.fake;
+  private final FakeWorker worker = new FakeWorker("w", List.of("a", "c"), List.of("a", "b"));
+  private final List<String> outcomes = new CopyOnWriteArrayList<>();
+  private final ExecutorService background = Executors.newSingleThreadExecutor();
+  private CoordinatorSession session;
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    if (session != null) {
+      session.close();
+    }
+    background.shutdownNow();
+    background.awaitTermination(5, TimeUnit.SECONDS);
+    coordinator.close();
+  }
+
+  private void joined(SessionOptions options) throws Exception {
+    session = new CoordinatorSession(coordinator.channel, worker, options);
+    session.addListener(new SessionListener() {
+      @Override
+      public void uploaded(long snapshotId, long stateBytes) {
+        outcomes.add("uploaded " + snapshotId + " " + stateBytes);
+      }
+
+      @Override
+      public void uploadFailed(long snapshotId, String reason) {
+        outcomes.add("failed " + snapshotId + " " + reason);
+      }
+    });
+    session.start().joined().get(5, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aCompletedSnapshotIsUploadedWithHeaderChunksRecordingsAndTrailerInOrder()
+      throws Exception {
+    worker.epoch.set(0);
+    joined(SessionOptions.defaults());
+    CompletedLocalSnapshot snapshot = Pieces.completed(9, Pieces.state(2 * MIB + 12345, 1));
+    worker.listener().completed(snapshot);
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
+    assertThat(outcomes).containsExactly("uploaded 9 " + (2 * MIB + 12345));
+    List<UploadPart> parts = fake.uploads.get(0).parts;
+    assertThat(parts).containsExactlyElementsOf(Pieces.uploadParts(snapshot, 0, MIB));
+    assertThat(parts).filteredOn(UploadPart::hasStateChunk).hasSize(3)
+        .allMatch(p -> p.getStateChunk().getCrc32C()
+            == Crc32c.of(p.getStateChunk().getData().toByteArray()));
+  }
+
+  @Test
+  void aSixtyFourMebibyteStateStreamsInChunksAndReassemblesExactly() throws Exception {
+    joined(SessionOptions.defaults());
+    byte[] state = Pieces.state(64 * MIB, 2);
+    long started = System.nanoTime();
+    worker.listener().completed(Pieces.completed(10, state));
+    await().atMost(Duration.ofSeconds(60)).until(() -> outcomes.size() == 1);
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    System.out.println("64 MiB upload over in-process transport: " + millis + " ms");
+
+    assertThat(outcomes).containsExactly("uploaded 10 " + 64 * MIB);
+    List<UploadPart> parts = fake.uploads.get(0).parts;
+    assertThat(parts).filteredOn(UploadPart::hasStateChunk).hasSize(64)
+        .allMatch(p -> p.getStateChunk().getData().size() == MIB);
+    PieceAssembler assembler = new PieceAssembler(10, "w");
+    for (var p : Pieces.asDownload(parts)) {
+      assembler.accept(p);
+    }
+    assertThat(assembler.finish().state()).isEqualTo(state);
+  }
+
+  @Test
+  void theUploaderSendsOnlyWhatTheCoordinatorAskedFor() throws Exception {
+    fake.manualUploadWindow = 3;
+    SnapshotUploader uploader = new SnapshotUploader(coordinator.channel, MIB,
+        Duration.ofMinutes(1));
+    byte[] state = Pieces.state(16 * MIB, 3);
+    CompletableFuture<UploadResult> result = CompletableFuture.supplyAsync(() -> {
+      try {
+        return uploader.upload(Pieces.completed(11, state), 0);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }, background);
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 1
+        && fake.uploads.get(0).parts.size() == 3);
+    // The coordinator asked for 3 parts; the uploader must wait, not pile 16 MiB into buffers.
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        .until(() -> uploader.partsSent() <= 4);
+    assertThat(result).isNotDone();
+
+    fake.uploads.get(0).call.request(1000);
+    assertThat(result.get(10, TimeUnit.SECONDS).getStoredStateBytes()).isEqualTo(16 * MIB);
+    assertThat(uploader.partsSent()).isEqualTo(1 + 16 + 2 + 1);
+  }
+
+  @Test
+  void withoutFlowControlTheTransportWouldBufferEverything() throws Exception {
+    // Shows that the bound checked above comes from the uploader: a sender that ignores
+    // isReady() gets every part accepted by the transport although only 3 were asked for.
+    fake.manualUploadWindow = 3;
+    CompletableFuture<ClientCallStreamObserver<UploadPart>> call = new CompletableFuture<>();
+    CoordinatorGrpc.newStub(coordinator.channel).uploadSnapshot(
+        new ClientResponseObserver<UploadPart, UploadResult>() {
+          @Override
+          public void beforeStart(ClientCallStreamObserver<UploadPart> requests) {
+            call.complete(requests);
+          }
+
+          @Override
+          public void onNext(UploadResult value) {}
+
+          @Override
+          public void onError(Throwable t) {}
+
+          @Override
+          public void onCompleted() {}
+        });
+    int sent = 0;
+    for (UploadPart p : Pieces.uploadParts(Pieces.completed(12, Pieces.state(16 * MIB, 4)), 0,
+        MIB)) {
+      call.get().onNext(p);
+      sent++;
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.get(0).parts.size() == 3);
+    assertThat(sent).isEqualTo(20);
+    assertThat(call.get().isReady()).isFalse();
+    call.get().cancel("done", null);
+  }
+
+  @Test
+  void uploadsAreSequentialAndAnAbortedQueuedSnapshotIsSkipped() throws Exception {
+    fake.manualUploadWindow = 1;
+    joined(SessionOptions.defaults());
+    worker.listener().completed(Pieces.completed(20, Pieces.state(3 * MIB, 5)));
+    worker.listener().completed(Pieces.completed(21, Pieces.state(3 * MIB, 6)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 1);
+    fake.send(io.cutpoint.api.v1.CoordinatorMessage.newBuilder()
+        .setAbortSnapshot(io.cutpoint.api.v1.AbortSnapshot.newBuilder().setSnapshotId(21))
+        .build());
+    await().atMost(Duration.ofSeconds(5)).until(() -> worker.calls.contains("abortSnapshot 21"));
+    // Only the first upload is running: the second waits for it.
+    assertThat(fake.uploads).hasSize(1);
+
+    fake.uploads.get(0).call.request(1000);
+    await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 2);
+    assertThat(outcomes).containsExactly("uploaded 20 " + 3 * MIB,
+        "failed 21 aborted by the coordinator");
+    assertThat(fake.uploads).hasSize(1);
+  }
+
+  @Test
+  void aFullUploadQueueGivesTheSnapshotUpAndTellsTheCoordinator() throws Exception {
+    fake.manualUploadWindow = 1;
+    joined(SessionOptions.defaults().withUploadQueue(1));
+    worker.listener().completed(Pieces.completed(30, Pieces.state(MIB, 7)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 1);
+    worker.listener().completed(Pieces.completed(31, Pieces.state(MIB, 8)));
+    worker.listener().completed(Pieces.completed(32, Pieces.state(MIB, 9)));
+
+    await().atMost(Duration.ofSeconds(5))
+        .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED).size() == 1);
+    WorkerMessage failed = fake.received(BodyCase.SNAPSHOT_FAILED).get(0);
+    assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(32);
+    assertThat(failed.getSnapshotFailed().getReason()).contains("upload queue full");
+    fake.manualUploadWindow = 0;
+    fake.uploads.get(0).call.request(1000);
+    await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 2
+        && outcomes.stream().filter(o -> o.startsWith("uploaded")).count() == 2);
+  }
+
+  @Test
+  void aFailedUploadIsReportedAsSnapshotFailed() throws Exception {
+    fake.failUploads = Status.INTERNAL.withDescription("disk full");
+    joined(SessionOptions.defaults());
+    worker.listener().completed(Pieces.completed(40, Pieces.state(1000, 10)));
+    WorkerMessage failed = await().atMost(Duration.ofSeconds(5))
+        .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED), l -> !l.isEmpty()).get(0);
+    assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(40);
+    assertThat(failed.getSnapshotFailed().getReason()).contains("INTERNAL", "disk full");
+  }
+
+  @Test
+  void anUploadOfASnapshotNoLongerPendingIsNotReportedAsFailed() throws Exception {
+    fake.failUploads = Status.FAILED_PRECONDITION.withDescription("snapshot 41 was aborted");
+    joined(SessionOptions.defaults());
+    worker.listener().completed(Pieces.completed(41, Pieces.state(1000, 11)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
+    assertThat(outcomes.get(0)).startsWith("failed 41").contains("FAILED_PRECONDITION");
+    assertThat(fake.received(BodyCase.SNAPSHOT_FAILED)).isEmpty();
+  }
+}
