@@ -1,0 +1,84 @@
+package io.cutpoint.server.membership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cutpoint.api.v1.WorkerState;
+import io.cutpoint.cut.ChannelId;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MembershipTest {
+
+  private static Declaration decl(String id, String address, List<String> out, List<String> in) {
+    return Declaration.of(id, address, out, in);
+  }
+
+  @Test
+  void aChannelDeclaredByOneEndIsPendingUntilTheOtherEndDeclaresIt() {
+    Topology t = Topology.empty().with(decl("a", "h:1", List.of("b"), List.of()));
+    assertThat(t.pendingChannels()).containsExactly(ChannelId.of("a", "b"));
+    assertThat(t.closed()).isFalse();
+    t = t.with(decl("b", "h:2", List.of(), List.of("a")));
+    assertThat(t.pendingChannels()).isEmpty();
+    assertThat(t.channels()).containsExactly(ChannelId.of("a", "b"));
+  }
+
+  @Test
+  void aSecondLiveSessionForOneWorkerIsRefused() {
+    Membership m = new Membership();
+    assertThat(m.join(decl("a", "h:1", List.of(), List.of()), 0)).isInstanceOf(Membership.Accepted.class);
+    assertThat(m.join(decl("a", "h:1", List.of(), List.of()), 0)).isInstanceOfSatisfying(Membership.Refused.class,
+        r -> assertThat(r.refusal()).isEqualTo(Membership.Refusal.ALREADY_EXISTS));
+  }
+
+  @Test
+  void declarationsThatContradictALiveWorkerAreRefused() {
+    Membership m = new Membership();
+    m.join(decl("b", "h:2", List.of(), List.of()), 0); // b receives from nobody
+    assertThat(m.join(decl("a", "h:1", List.of("b"), List.of()), 0)).isInstanceOfSatisfying(Membership.Refused.class,
+        r -> {
+          assertThat(r.refusal()).isEqualTo(Membership.Refusal.CONTRADICTS_TOPOLOGY);
+          assertThat(r.message()).contains("a declares a channel to b but b does not declare one from a");
+        });
+  }
+
+  @Test
+  void aLostWorkerMayRejoinAndItsPeersLearnItsNewAddress() {
+    Membership m = new Membership();
+    long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of("b"), List.of()), 0)).token();
+    Membership.Accepted b = (Membership.Accepted) m.join(decl("b", "h:2", List.of(), List.of("a")), 0);
+    assertThat(b.peerAddresses()).containsEntry("a", "h:1");
+    assertThat(b.peerUpdates()).containsExactly("a");
+
+    assertThat(m.lost("a", a)).isTrue();
+    assertThat(m.lost("a", a)).isFalse();
+    assertThat(m.view().members().get("a").state()).isEqualTo(WorkerState.WORKER_STATE_LOST);
+    Membership.Accepted again = (Membership.Accepted) m.join(decl("a", "h:9", List.of("b"), List.of()), 5);
+    assertThat(again.peerUpdates()).containsExactly("b");
+    assertThat(again.channelsChanged()).isFalse();
+    assertThat(m.heartbeat("a", a, 6)).as("the old session's heartbeats are ignored").isFalse();
+    assertThat(m.heartbeat("a", again.token(), 6)).isTrue();
+  }
+
+  @Test
+  void silentSessionsExpire() {
+    Membership m = new Membership();
+    long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of(), List.of()), 0)).token();
+    long b = ((Membership.Accepted) m.join(decl("b", "h:2", List.of(), List.of()), 0)).token();
+    m.heartbeat("a", a, 900);
+    assertThat(m.expired(1000, 500)).containsOnlyKeys("b").containsEntry("b", b);
+  }
+
+  @Test
+  void workerIdsAndAddressesAreValidated() {
+    assertThat(WorkerIds.valid("worker-1.a_B")).isTrue();
+    assertThat(WorkerIds.problem("")).isPresent();
+    assertThat(WorkerIds.problem("has space")).isPresent();
+    assertThat(WorkerIds.problem("x".repeat(128))).isEmpty();
+    assertThat(WorkerIds.problem("x".repeat(129))).hasValueSatisfying(p -> assertThat(p).contains("129"));
+    assertThat(WorkerIds.addressProblem("localhost:8080")).isEmpty();
+    assertThat(WorkerIds.addressProblem("localhost")).isPresent();
+    assertThat(WorkerIds.addressProblem("localhost:0")).isPresent();
+    assertThat(WorkerIds.addressProblem("[::1]:80")).isEmpty();
+  }
+}
