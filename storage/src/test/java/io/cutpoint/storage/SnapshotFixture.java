@@ -97,14 +97,20 @@ final class SnapshotFixture {
 
   /** Writes every piece (metadata, chunks, recordings in two batches when possible). */
   void writePieces(SnapshotStore store) {
-    for (String w : WORKERS) {
-      store.putWorkerMeta(id, meta(w));
-      byte[] state = states.get(w);
-      for (int i = 0, index = 0; i < state.length; i += chunkSize, index++) {
-        byte[] chunk = java.util.Arrays.copyOfRange(state, i, Math.min(state.length, i + chunkSize));
-        store.putStateChunk(id, w, index, chunk, crc(chunk));
-      }
+    WORKERS.forEach(w -> writeWorker(store, w));
+    writeChannels(store);
+  }
+
+  void writeWorker(SnapshotStore store, String w) {
+    store.putWorkerMeta(id, meta(w));
+    byte[] state = states.get(w);
+    for (int i = 0, index = 0; i < state.length; i += chunkSize, index++) {
+      byte[] chunk = java.util.Arrays.copyOfRange(state, i, Math.min(state.length, i + chunkSize));
+      store.putStateChunk(id, w, index, chunk, crc(chunk));
     }
+  }
+
+  void writeChannels(SnapshotStore store) {
     for (Map.Entry<ChannelId, List<RecordedMessage>> e : recordings.entrySet()) {
       List<RecordedMessage> all = e.getValue();
       int half = all.size() / 2;
