@@ -19,8 +19,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.WriteBatch;
 
 /**
  * {@link SnapshotStore} on an embedded RocksDB. The layout, what is synced, what opening after a
@@ -204,13 +202,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
     if (meta.getWorkerId().isEmpty()) {
       throw new IllegalArgumentException("worker metadata without a worker id");
     }
-    if (meta.getSnapshotId() != snapshotId) {
+    if (meta.getSnapshotId() != snapshotId && meta.getSnapshotId() != 0) {
       throw new IllegalArgumentException(
           "metadata of snapshot " + meta.getSnapshotId() + " stored under " + snapshotId);
     }
+    LocalSnapshotMeta stored = meta.toBuilder().setSnapshotId(snapshotId).build();
     byte[] key = Keys.worker(snapshotId, meta.getWorkerId());
     writePiece(snapshotId, "store metadata of snapshot " + snapshotId + ", worker "
-        + meta.getWorkerId(), rocks.workerMeta, key, meta.toByteArray(), p -> p.meta(meta));
+        + meta.getWorkerId(), rocks.workerMeta, key, stored.toByteArray(), p -> p.meta(stored));
   }
 
   @Override
