@@ -118,6 +118,10 @@ public final class SnapshotAnalyzer {
               + " names worker "
               + meta.getWorkerId());
     }
+    if (meta.getStateBytes() < 0) {
+      throw new CorruptionException(
+          "snapshot " + snapshotId + ": worker " + worker + " claims an impossible state size");
+    }
     return meta;
   }
 

@@ -4,9 +4,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -25,7 +27,7 @@ final class StronglyConnected {
     Map<String, Integer> index = new HashMap<>();
     Map<String, Integer> low = new HashMap<>();
     Deque<String> stack = new ArrayDeque<>();
-    java.util.Set<String> onStack = new java.util.HashSet<>();
+    Set<String> onStack = new HashSet<>();
     List<SortedSet<String>> out = new ArrayList<>();
     int next = 0;
 

@@ -190,6 +190,25 @@ class DeadlockDetectorTest {
   }
 
   @Test
+  void aWaiterWhoseOnlyWaitIsAnsweredInTransitIsNotBlocked() {
+    CutModel cut =
+        CutModel.builder()
+            .waiting("w", "a")
+            .waiting("v", "a", "b")
+            .worker("a", Activity.ACTIVE)
+            .worker("b", Activity.ACTIVE)
+            .channel("a", "w", 1, 1)
+            .channel("a", "v", 1, 1)
+            .build();
+
+    WaitForGraph graph = WaitForGraph.of(cut);
+
+    assertThat(graph.blockedWorkers()).containsExactly("v");
+    assertThat(graph.holdersOf("v")).containsExactly("b");
+    assertThat(graph.unblockedByInFlight()).containsExactly(WaitEdge.of("v", "a"), WaitEdge.of("w", "a"));
+  }
+
+  @Test
   void noWaitsAtAllIsNoDeadlock() {
     CutModel cut =
         CutModel.builder()

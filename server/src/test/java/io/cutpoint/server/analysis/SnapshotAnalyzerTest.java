@@ -169,6 +169,16 @@ class SnapshotAnalyzerTest {
   }
 
   @Test
+  void anImpossibleStateSizeIsCorruption() {
+    // 2^64 - 1 bytes: an unsigned size no store can hold.
+    long id = new StoredCutWriter().worker("a", Activity.ACTIVITY_PASSIVE, -1L).commit(store);
+
+    assertThatThrownBy(() -> analyzer.analyze(id))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("worker a claims an impossible state size");
+  }
+
+  @Test
   void metadataKeptOnlyInTheManifestPiecesIsUsed() {
     long id = deadlockedTable().metaInManifestOnly().commit(store);
 
