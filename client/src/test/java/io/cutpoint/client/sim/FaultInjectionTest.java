@@ -39,7 +39,8 @@ class FaultInjectionTest {
     assertThat(kinds).contains(ProblemKind.CUT_VIOLATION, ProblemKind.NOT_CONSERVED);
     assertThat(caught.get(0).describe())
         .contains("seed=" + caught.get(0).seed())
-        .contains("-Dcutpoint.sim.replay=");
+        .contains("-Dcutpoint.sim.replay=" + caught.get(0).scenario() + ":" + caught.get(0).seed()
+            + ":" + fault);
   }
 
   @ParameterizedTest

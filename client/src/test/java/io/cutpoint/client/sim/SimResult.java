@@ -64,13 +64,28 @@ public record SimResult(
     b.append("schedule ").append(scenario).append(" seed=").append(seed).append(" fault=")
         .append(fault).append(" topology=").append(topology.name()).append(' ')
         .append(topology.channels()).append('\n');
-    b.append("  replay: -Dcutpoint.sim.replay=").append(scenario).append(':').append(seed)
-        .append(" -Dtest=SimulationReplayTest (prints the event trace)\n");
+    if (isKind(scenario)) {
+      b.append("  replay: -Dcutpoint.sim.replay=").append(scenario).append(':').append(seed)
+          .append(fault == Fault.NONE ? "" : ":" + fault)
+          .append(" -Dtest=SimulationReplayTest (prints the event trace)\n");
+    } else {
+      b.append("  replay: new Simulation(\"").append(scenario).append("\", <this topology>, ")
+          .append(seed).append("L, config, Fault.").append(fault).append(", true).run()\n");
+    }
     problems.stream().limit(20).forEach(p -> b.append("  ").append(p).append('\n'));
     if (problems.size() > 20) {
       b.append("  ... ").append(problems.size() - 20).append(" more\n");
     }
     return b.toString();
+  }
+
+  private static boolean isKind(String scenario) {
+    for (TopologyKind k : TopologyKind.values()) {
+      if (k.name().equals(scenario)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public void assertOk() {

@@ -77,6 +77,11 @@ public final class Simulation {
     return forKind(kind, seed, config, fault, false).run();
   }
 
+  /** A schedule on a given topology. */
+  public static SimResult run(Topology topology, long seed, SimConfig config, Fault fault) {
+    return new Simulation(topology.name(), topology, seed, config, fault, false).run();
+  }
+
   public static Simulation forKind(
       TopologyKind kind, long seed, SimConfig config, Fault fault, boolean withTrace) {
     Topology t = kind.build(new SplittableRandom(seed ^ 0x5DEECE66DL), config.maxWorkers());

@@ -22,6 +22,11 @@ class SimulationPropertyTest {
   static final int SCHEDULES_PER_KIND = 1_300;
   private static final Map<TopologyKind, SimResult.Stats> TOTALS = new EnumMap<>(TopologyKind.class);
   private static final LongAdder SCHEDULES = new LongAdder();
+  private static final LongAdder CPU_NANOS = new LongAdder();
+
+  private static long cpuNanos() {
+    return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+  }
 
   @ParameterizedTest
   @EnumSource(TopologyKind.class)
@@ -30,6 +35,7 @@ class SimulationPropertyTest {
     List<SimResult> failures = new ArrayList<>();
     long events = 0, items = 0, recorded = 0, redundant = 0;
     int snapshots = 0, complete = 0, maxConcurrent = 0;
+    long cpuStart = cpuNanos();
     for (int i = 0; i < SCHEDULES_PER_KIND; i++) {
       long seed = kind.ordinal() * 1_000_003L + i;
       SimResult r = Simulation.run(kind, seed, config, Fault.NONE);
@@ -51,6 +57,7 @@ class SimulationPropertyTest {
             + failures.stream().limit(5).map(SimResult::describe).reduce("", String::concat))
         .isEmpty();
     assertThat(complete).isEqualTo(snapshots);
+    CPU_NANOS.add(cpuNanos() - cpuStart);
     TOTALS.put(kind, new SimResult.Stats(events, items, snapshots, complete, recorded, redundant,
         maxConcurrent));
     // the schedules exercise what they claim to: overlap, several initiators, channel state
@@ -76,7 +83,8 @@ class SimulationPropertyTest {
 
   @AfterAll
   static void report() {
-    System.out.println("simulated schedules: " + SCHEDULES.sum());
+    System.out.printf("simulated schedules: %d in %.1f s of CPU time%n", SCHEDULES.sum(),
+        CPU_NANOS.sum() / 1e9);
     TOTALS.forEach((k, s) -> System.out.println("  " + k + ": " + s));
   }
 }
