@@ -1,5 +1,6 @@
 package io.cutpoint.server;
 
+import io.cutpoint.server.rollback.RollbackPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -23,6 +24,9 @@ import java.util.Objects;
  * @param heartbeatTimeout a worker silent for this long is lost
  * @param maxRecordedBytesPerSnapshot recorded channel payload bytes one worker may upload per
  *     snapshot (0 = no limit)
+ * @param rollbackPolicy what to do by itself when a worker is lost (see {@code recovery.md})
+ * @param rollbackDeadline a rollback not finished after this long fails (waiting for lost workers
+ *     to rejoin counts)
  */
 public record CoordinatorConfig(
     int port,
@@ -35,7 +39,9 @@ public record CoordinatorConfig(
     int retainCompleteSnapshots,
     Duration heartbeatInterval,
     Duration heartbeatTimeout,
-    long maxRecordedBytesPerSnapshot) {
+    long maxRecordedBytesPerSnapshot,
+    RollbackPolicy rollbackPolicy,
+    Duration rollbackDeadline) {
 
   public static final Duration DEFAULT_SNAPSHOT_INTERVAL = Duration.ofSeconds(10);
   public static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
@@ -46,6 +52,8 @@ public record CoordinatorConfig(
   public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(5);
   public static final long DEFAULT_MAX_RECORDED_BYTES = 256L << 20;
+  public static final RollbackPolicy DEFAULT_ROLLBACK_POLICY = RollbackPolicy.NONE;
+  public static final Duration DEFAULT_ROLLBACK_DEADLINE = Duration.ofSeconds(60);
 
   public CoordinatorConfig {
     if (port < 0 || port > 65535) {
@@ -75,6 +83,19 @@ public record CoordinatorConfig(
       throw new IllegalArgumentException(
           "maxRecordedBytesPerSnapshot must be >= 0, got " + maxRecordedBytesPerSnapshot);
     }
+    Objects.requireNonNull(rollbackPolicy, "rollbackPolicy");
+    positive("rollbackDeadline", rollbackDeadline);
+  }
+
+  /** The settings without the rollback ones, which keep their defaults. */
+  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
+      long maxRecordedBytesPerSnapshot) {
+    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
+        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
+        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, DEFAULT_ROLLBACK_POLICY,
+        DEFAULT_ROLLBACK_DEADLINE);
   }
 
   private static void nonNegative(String name, Duration d) {
@@ -109,7 +130,9 @@ public record CoordinatorConfig(
         .retainCompleteSnapshots(retainCompleteSnapshots)
         .heartbeatInterval(heartbeatInterval)
         .heartbeatTimeout(heartbeatTimeout)
-        .maxRecordedBytesPerSnapshot(maxRecordedBytesPerSnapshot);
+        .maxRecordedBytesPerSnapshot(maxRecordedBytesPerSnapshot)
+        .rollbackPolicy(rollbackPolicy)
+        .rollbackDeadline(rollbackDeadline);
   }
 
   /** Builds a {@link CoordinatorConfig}; unset settings keep their defaults. */
@@ -125,6 +148,8 @@ public record CoordinatorConfig(
     private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
     private Duration heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
     private long maxRecordedBytes = DEFAULT_MAX_RECORDED_BYTES;
+    private RollbackPolicy rollbackPolicy = DEFAULT_ROLLBACK_POLICY;
+    private Duration rollbackDeadline = DEFAULT_ROLLBACK_DEADLINE;
 
     private Builder() {}
 
@@ -139,10 +164,13 @@ public record CoordinatorConfig(
     public Builder heartbeatInterval(Duration v) { heartbeatInterval = v; return this; }
     public Builder heartbeatTimeout(Duration v) { heartbeatTimeout = v; return this; }
     public Builder maxRecordedBytesPerSnapshot(long v) { maxRecordedBytes = v; return this; }
+    public Builder rollbackPolicy(RollbackPolicy v) { rollbackPolicy = v; return this; }
+    public Builder rollbackDeadline(Duration v) { rollbackDeadline = v; return this; }
 
     public CoordinatorConfig build() {
       return new CoordinatorConfig(port, dataDir, snapshotInterval, snapshotTimeout, minPause,
-          maxConcurrent, tolerableFailures, retain, heartbeatInterval, heartbeatTimeout, maxRecordedBytes);
+          maxConcurrent, tolerableFailures, retain, heartbeatInterval, heartbeatTimeout, maxRecordedBytes,
+          rollbackPolicy, rollbackDeadline);
     }
   }
 }

@@ -87,7 +87,7 @@ public final class CoordinatorServer implements AutoCloseable {
   /** Starts on {@code serverBuilder} (tests pass an in-process builder) over {@code store}. */
   public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry,
       ServerBuilder<?> serverBuilder, SnapshotStore store) {
-    return start(config, registry, serverBuilder, store, ctx -> RollbackService.unimplemented());
+    return start(config, registry, serverBuilder, store, io.cutpoint.server.rollback.RollbackCoordinator.factory());
   }
 
   /** As {@link #start(CoordinatorConfig, MeterRegistry, ServerBuilder, SnapshotStore)}, with rollback. */

@@ -1,0 +1,135 @@
+package io.cutpoint.server.rollback;
+
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.WorkerDecl;
+import io.cutpoint.server.membership.Declaration;
+import io.cutpoint.server.membership.Membership;
+import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.SnapshotStore;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Chooses and checks the snapshot a rollback restores. A snapshot qualifies when it is COMPLETE,
+ * covers every worker the coordinator knows with the same channels (a worker restores only its own
+ * piece of its own channels), and every stored piece passes its checksum ({@link
+ * SnapshotStore#verifyIntegrity}), checked before any worker is halted.
+ */
+final class RollbackTargets {
+
+  /** A snapshot that failed its checksums, and why. */
+  record Corrupt(long snapshotId, String reason) {}
+
+  /** The outcome of an automatic choice: the target (if any) and the newer snapshots skipped. */
+  record Choice(Optional<SnapshotManifest> target, List<Corrupt> corrupt, String reasonIfNone) {}
+
+  private final SnapshotStore store;
+
+  RollbackTargets(SnapshotStore store) {
+    this.store = store;
+  }
+
+  /**
+   * Checks an operator's target.
+   *
+   * @throws StatusRuntimeException INVALID_ARGUMENT (id 0), NOT_FOUND, FAILED_PRECONDITION (not
+   *     complete, or the workers changed since), DATA_LOSS (a piece fails its checksum)
+   */
+  SnapshotManifest operatorTarget(long snapshotId, Membership.View cluster) {
+    if (snapshotId <= 0) {
+      throw Status.INVALID_ARGUMENT.withDescription("snapshot_id must be a positive snapshot id, got "
+          + Long.toUnsignedString(snapshotId)).asRuntimeException();
+    }
+    SnapshotManifest m = store.manifest(snapshotId).orElseThrow(() -> Status.NOT_FOUND
+        .withDescription("no snapshot " + snapshotId).asRuntimeException());
+    if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+      throw Status.FAILED_PRECONDITION.withDescription("snapshot " + snapshotId + " is "
+          + status(m) + (m.getReason().isEmpty() ? "" : " (" + m.getReason() + ")")
+          + "; only a COMPLETE snapshot can be restored").asRuntimeException();
+    }
+    Optional<String> mismatch = mismatch(m, cluster);
+    if (mismatch.isPresent()) {
+      throw Status.FAILED_PRECONDITION.withDescription("snapshot " + snapshotId
+          + " does not fit the cluster: " + mismatch.get()).asRuntimeException();
+    }
+    Optional<String> corrupt = corruption(snapshotId);
+    if (corrupt.isPresent()) {
+      throw Status.DATA_LOSS.withDescription("snapshot " + snapshotId
+          + " fails its checksums and will not be restored: " + corrupt.get()
+          + "; roll back to an older snapshot instead").asRuntimeException();
+    }
+    return m;
+  }
+
+  /**
+   * The newest complete snapshot that fits the cluster and verifies; corrupt newer ones are
+   * listed (the caller reports the fallback). {@code preferred}, when positive, is tried first
+   * (a rollback resumed after a restart keeps its target if it still verifies).
+   */
+  Choice automaticTarget(Membership.View cluster, long preferred) {
+    List<Corrupt> corrupt = new ArrayList<>();
+    List<SnapshotManifest> candidates = new ArrayList<>();
+    if (preferred > 0) {
+      store.manifest(preferred)
+          .filter(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+          .ifPresent(candidates::add);
+    }
+    for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))) {
+      if (m.getSnapshotId() != preferred) {
+        candidates.add(m);
+      }
+    }
+    int unfit = 0;
+    for (SnapshotManifest m : candidates) {
+      if (mismatch(m, cluster).isPresent()) {
+        unfit++;
+        continue;
+      }
+      Optional<String> bad = corruption(m.getSnapshotId());
+      if (bad.isPresent()) {
+        corrupt.add(new Corrupt(m.getSnapshotId(), bad.get()));
+        continue;
+      }
+      return new Choice(Optional.of(m), corrupt, null);
+    }
+    String why = candidates.isEmpty() ? "there is no complete snapshot"
+        : "no complete snapshot qualifies (" + corrupt.size() + " fail their checksums, " + unfit
+            + " do not fit the current workers)";
+    return new Choice(Optional.empty(), corrupt, why);
+  }
+
+  private Optional<String> corruption(long snapshotId) {
+    try {
+      store.verifyIntegrity(snapshotId);
+      return Optional.empty();
+    } catch (CorruptionException e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  /** Why the snapshot cannot restore the known workers, if it cannot. */
+  static Optional<String> mismatch(SnapshotManifest m, Membership.View cluster) {
+    List<String> problems = new ArrayList<>();
+    java.util.Map<String, WorkerDecl> inSnapshot = new java.util.TreeMap<>();
+    m.getTopology().getWorkersList().forEach(d -> inSnapshot.put(d.getWorkerId(), d));
+    for (Membership.Member member : cluster.members().values()) {
+      Declaration known = member.decl();
+      WorkerDecl taken = inSnapshot.get(known.workerId());
+      if (taken == null) {
+        problems.add("worker " + known.workerId() + " is not in it");
+      } else if (!known.sameChannels(Declaration.fromProto(taken))) {
+        problems.add("the channels of worker " + known.workerId() + " changed since");
+      }
+    }
+    return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+  }
+
+  private static String status(SnapshotManifest m) {
+    return m.getStatus().name().replace("SNAPSHOT_STATUS_", "");
+  }
+}
