@@ -1,12 +1,116 @@
 package io.cutpoint.ops.demo;
 
+import ch.qos.logback.classic.Level;
+import io.cutpoint.ops.config.Values;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-@Command(name = "demo", mixinStandardHelpOptions = true, description = "Bank-transfer demo.")
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = {"Run the bank-transfer demo: workers move money over loopback gRPC channels while "
+        + "the coordinator snapshots them; every committed snapshot is checked for conservation "
+        + "of money (balances + transfers in flight = the bank's total); workers crash and the "
+        + "system rolls back to the newest complete snapshot.",
+        "Exit code 0 only if nothing was violated."})
 public final class DemoCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--workers", paramLabel = "N", defaultValue = "4",
+      description = "Bank workers (default: ${DEFAULT-VALUE}).")
+  int workers;
+
+  @Option(names = "--topology", paramLabel = "KIND", defaultValue = "ring",
+      description = "Channels: ring, mesh or random (default: ${DEFAULT-VALUE}).")
+  Topologies.Kind topology;
+
+  @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s",
+      description = "Time between snapshots (default: ${DEFAULT-VALUE}).")
+  String interval;
+
+  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "20s",
+      description = "How long to run (default: ${DEFAULT-VALUE}).")
+  String duration;
+
+  @Option(names = "--crash-every", paramLabel = "DURATION", defaultValue = "7s",
+      description = "Crash a random worker this often, replace it and roll back (0 = never; default: ${DEFAULT-VALUE}).")
+  String crashEvery;
+
+  @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+      description = "Seeds topology, transfers and crashes (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--rate", paramLabel = "N", defaultValue = "100",
+      description = "Transfers per second each worker attempts (default: ${DEFAULT-VALUE}).")
+  int rate;
+
+  @Option(names = "--balance", paramLabel = "N", defaultValue = "1000",
+      description = "Opening balance of each account (default: ${DEFAULT-VALUE}).")
+  long balance;
+
+  @Option(names = "--json", description = "One JSON object per event, then a summary object.")
+  boolean json;
+
+  @Option(names = "--connect", paramLabel = "HOST:PORT",
+      description = "Run only the workers, against this coordinator (default: an embedded one).")
+  String connect;
+
+  @Option(names = "--data-dir", paramLabel = "DIR",
+      description = "Store of the embedded coordinator (default: a temporary directory deleted at exit).")
+  Path dataDir;
+
+  @Option(names = "--verbose", description = "Show the coordinator's and workers' logs (default: errors only).")
+  boolean verbose;
+
   @Override
-  public Integer call() {
-    return 0;
+  public Integer call() throws InterruptedException {
+    if (connect != null && dataDir != null) {
+      throw new ParameterException(spec.commandLine(), "--data-dir is for the embedded coordinator; "
+          + "it cannot be combined with --connect");
+    }
+    DemoOptions options;
+    try {
+      options = new DemoOptions(workers, topology, duration("--interval", interval, true),
+          duration("--duration", duration, false), duration("--crash-every", crashEvery, true), seed,
+          connect, dataDir, balance, rate, 10);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    if (connect != null) {
+      io.cutpoint.ops.admin.AdminOptionsAccess.checkTarget(spec, connect);
+    }
+    if (!verbose) {
+      Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+      if (root instanceof ch.qos.logback.classic.Logger logback) {
+        logback.setLevel(Level.ERROR);
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    DemoRunner runner = new DemoRunner(options);
+    boolean terminal = System.console() != null && !json;
+    try (DemoOutput view = json ? DemoOutput.json(out)
+        : terminal ? DemoOutput.live(out, runner::statusLines) : DemoOutput.lines(out)) {
+      return runner.run(view);
+    }
+  }
+
+  private Duration duration(String flag, String text, boolean zeroAllowed) {
+    try {
+      Duration d = Values.duration(text);
+      if (d.isZero() && !zeroAllowed) {
+        throw new IllegalArgumentException("must be more than 0");
+      }
+      return d;
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "bad " + flag + ": " + e.getMessage());
+    }
   }
 }

@@ -53,6 +53,12 @@ public final class Json {
       return this;
     }
 
+    /** Adds every field of {@code other}, in its order. */
+    public Obj putAll(Obj other) {
+      fields.putAll(other.fields);
+      return this;
+    }
+
     /** The object on one line. */
     @Override
     public String toString() {

@@ -1,0 +1,121 @@
+package io.cutpoint.ops.demo;
+
+import io.cutpoint.client.Worker;
+import io.cutpoint.client.session.CoordinatorSession;
+import io.cutpoint.client.session.SessionOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.SortedSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** One bank worker: a {@link BankAccount} in a {@link Worker}, joined to a coordinator. */
+public final class BankNode implements AutoCloseable {
+
+  private final BankAccount account;
+  private final Worker worker;
+  private final ManagedChannel coordinatorChannel;
+  private final CoordinatorSession session;
+  private final AtomicLong sendErrors = new AtomicLong();
+
+  private BankNode(BankAccount account, Worker worker, ManagedChannel channel, CoordinatorSession session) {
+    this.account = account;
+    this.worker = worker;
+    this.coordinatorChannel = channel;
+    this.session = session;
+  }
+
+  /** Starts the worker's channel server on a free loopback port and joins {@code coordinator}. */
+  public static BankNode start(String id, SortedSet<String> outgoing, SortedSet<String> incoming,
+      long balance, int maxAmount, long seed, String coordinator, CaptureLog captures) {
+    BankAccount account = new BankAccount(id, new ArrayList<>(outgoing), balance, maxAmount, seed);
+    account.onCapture((snapshotId, state) -> captures.record(id, snapshotId, state));
+    Worker worker = Worker.builder(id).listenOn("127.0.0.1", 0).outgoing(outgoing).incoming(incoming)
+        .stateHandler(account).messageHandler(account).build().start();
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(coordinator).usePlaintext().build();
+    CoordinatorSession session;
+    try {
+      session = new CoordinatorSession(channel, worker, SessionOptions.defaults()
+          .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1))).start();
+    } catch (RuntimeException e) {
+      channel.shutdownNow();
+      worker.close();
+      throw e;
+    }
+    return new BankNode(account, worker, channel, session);
+  }
+
+  public String id() {
+    return account.id();
+  }
+
+  public BankAccount account() {
+    return account;
+  }
+
+  public Worker worker() {
+    return worker;
+  }
+
+  /** Completes when the coordinator welcomed this worker. */
+  public CompletableFuture<Void> joined() {
+    return session.joined();
+  }
+
+  /** Queues one random transfer on the worker's event thread. */
+  public void transferSoon() {
+    try {
+      worker.execute(() -> {
+        try {
+          account.transfer(worker::send);
+        } catch (RuntimeException e) {
+          sendErrors.incrementAndGet();
+        }
+      });
+    } catch (RuntimeException closed) {
+      sendErrors.incrementAndGet();
+    }
+  }
+
+  /** The balance read on the event thread (exact between two handler calls). */
+  public CompletableFuture<Long> balanceOnEventThread() {
+    CompletableFuture<Long> f = new CompletableFuture<>();
+    worker.execute(() -> f.complete(account.balance()));
+    return f;
+  }
+
+  public long sendErrors() {
+    return sendErrors.get();
+  }
+
+  /**
+   * Dies without saying goodbye: the coordinator connection is cut (its session breaks, as when a
+   * process is killed), then the worker's channels and server are torn down.
+   */
+  public void crash() {
+    coordinatorChannel.shutdownNow();
+    worker.close();
+    session.close();
+    awaitChannel();
+  }
+
+  /** Leaves the coordinator and stops the worker. */
+  @Override
+  public void close() {
+    session.close();
+    worker.close();
+    coordinatorChannel.shutdownNow();
+    awaitChannel();
+  }
+
+  private void awaitChannel() {
+    try {
+      coordinatorChannel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,374 @@
+package io.cutpoint.ops.demo;
+
+import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.RollbackRequest;
+import io.cutpoint.api.v1.RollbackResponse;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.api.v1.TriggerSnapshotResponse;
+import io.cutpoint.ops.CliFailure;
+import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.admin.GrpcErrors;
+import io.cutpoint.ops.format.Human;
+import io.cutpoint.ops.format.Json;
+import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.CoordinatorServer;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * Runs the bank demo: a coordinator (embedded, or the one at {@code --connect}), the bank workers,
+ * traffic, periodic crashes with rollback, a conservation check of every committed snapshot, and
+ * a final check of the quiet system.
+ */
+public final class DemoRunner {
+
+  private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(20);
+  private static final Duration QUIET_TIMEOUT = Duration.ofSeconds(20);
+
+  private final DemoOptions o;
+  private final DemoStats stats = new DemoStats();
+  private final CaptureLog captures = new CaptureLog();
+  private final Random random;
+  private volatile DemoCluster cluster;
+  private volatile SnapshotWatcher watcher;
+  private volatile String target = "";
+  private volatile long startedMs;
+  private ManagedChannel channel;
+  private DemoOutput output;
+  private boolean rollbackSupported;
+
+  public DemoRunner(DemoOptions options) {
+    this.o = options;
+    this.random = new Random(options.seed());
+  }
+
+  public DemoStats stats() {
+    return stats;
+  }
+
+  /** Runs the demo to its end; returns the exit code (0 only if nothing was violated). */
+  public int run(DemoOutput out) throws InterruptedException {
+    this.output = out;
+    startedMs = System.currentTimeMillis();
+    Path tempDir = null;
+    CoordinatorServer server = null;
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    ConservationCheck.Result finalCheck = null;
+    try {
+      SnapshotChecker.StateSource states;
+      if (o.connect() == null) {
+        Path dir = o.dataDir();
+        if (dir == null) {
+          dir = tempDir = Files.createTempDirectory("cutpoint-demo-");
+        }
+        server = CoordinatorServer.start(coordinatorConfig(dir), registry);
+        target = "127.0.0.1:" + server.port();
+        states = SnapshotChecker.fromStore(server.context().store());
+      } else {
+        target = o.connect();
+        states = SnapshotChecker.fromCaptures(captures);
+      }
+      channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
+      rollbackSupported = probeRollback();
+      DemoCluster c = new DemoCluster(o, target, captures);
+      SnapshotChecker checker = new SnapshotChecker(this::admin, states, new HashSet<>(c.ids()),
+          o.expectedTotal());
+      watcher = new SnapshotWatcher(channel, checker, stats, output);
+      watcher.start();
+      cluster = c;
+      c.start(JOIN_TIMEOUT);
+      output.event(DemoEvent.of("started", o.workers() + " workers (" + topologyText(c) + "), "
+          + o.expectedTotal() + " in the bank, coordinator " + target
+          + (o.connect() == null ? " (embedded)" : ""), Json.object().put("workers", o.workers())
+          .put("topology", o.topology().name().toLowerCase(Locale.ROOT))
+          .put("channels", Topologies.channels(c.outgoing())).put("total", o.expectedTotal())
+          .put("coordinator", target).put("rollback_supported", rollbackSupported)));
+      c.trafficOn(true);
+      runFor(c);
+      finalCheck = finish(c);
+    } catch (IOException e) {
+      throw CliFailure.failed("cannot start the embedded coordinator: " + e.getMessage());
+    } catch (TimeoutException e) {
+      throw CliFailure.failed(e.getMessage());
+    } catch (StatusRuntimeException e) {
+      throw CliFailure.failed(GrpcErrors.describe(e, target, ""));
+    } finally {
+      close(server, registry, tempDir);
+    }
+    double seconds = (System.currentTimeMillis() - startedMs) / 1000.0;
+    output.summary(summaryText(finalCheck, seconds), stats.summary(o, transfers, finalCheck, seconds).put("ok", finalOk(finalCheck)));
+    return finalOk(finalCheck) ? ExitCodes.OK : ExitCodes.FAILED;
+  }
+
+  private boolean finalOk(ConservationCheck.Result finalCheck) {
+    return stats.clean() && finalCheck.conserved() && quietAtEnd;
+  }
+
+  private long transfers;
+  private boolean quietAtEnd;
+
+  private CoordinatorConfig coordinatorConfig(Path dir) {
+    return CoordinatorConfig.builder().port(0).dataDir(dir).snapshotInterval(o.interval())
+        .snapshotTimeout(Duration.ofSeconds(10)).retainCompleteSnapshots(20)
+        .heartbeatInterval(Duration.ofMillis(500)).heartbeatTimeout(Duration.ofSeconds(3)).build();
+  }
+
+  AdminGrpc.AdminBlockingStub admin() {
+    return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+  }
+
+  /** Rollback to snapshot 0 is invalid: a coordinator with rollback says so, one without says UNIMPLEMENTED. */
+  private boolean probeRollback() {
+    try {
+      admin().rollback(RollbackRequest.newBuilder().setSnapshotId(0).build());
+      return true;
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.UNAVAILABLE) {
+        throw e;
+      }
+      return e.getStatus().getCode() != Status.Code.UNIMPLEMENTED;
+    }
+  }
+
+  private void runFor(DemoCluster c) throws InterruptedException {
+    long trafficStarted = System.currentTimeMillis();
+    long end = trafficStarted + o.duration().toMillis();
+    long every = o.crashEvery().toMillis();
+    long nextCrash = every > 0 ? trafficStarted + every : Long.MAX_VALUE;
+    long triggerEvery = o.connect() != null ? o.interval().toMillis() : 0;
+    long nextTrigger = triggerEvery > 0 ? System.currentTimeMillis() + triggerEvery : Long.MAX_VALUE;
+    while (true) {
+      long now = System.currentTimeMillis();
+      if (now >= end) {
+        return;
+      }
+      if (now >= nextCrash) {
+        nextCrash = crash(c) ? now + every : now + 500;
+      }
+      if (now >= nextTrigger) {
+        trigger(false);
+        nextTrigger = now + triggerEvery;
+      }
+      long wake = Math.min(end, Math.min(nextCrash, nextTrigger));
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(100, wake - now))));
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+    }
+  }
+
+  private boolean warnedNoRollback;
+
+  /** Crashes a random worker, replaces it and rolls back; false when there is nothing to roll back to yet. */
+  private boolean crash(DemoCluster c) throws InterruptedException {
+    if (!rollbackSupported) {
+      if (!warnedNoRollback) {
+        warnedNoRollback = true;
+        output.event(DemoEvent.of("crash", "crashes skipped: the coordinator at " + target
+            + " cannot roll back", Json.object().put("skipped", true)));
+      }
+      return true;
+    }
+    long latest = admin().getCluster(GetClusterRequest.getDefaultInstance()).getLatestCompleteSnapshot();
+    if (latest == 0) {
+      return false;
+    }
+    int victim = random.nextInt(o.workers());
+    String id = c.ids().get(victim);
+    c.trafficOn(false);
+    watcher.recoveryStarted(System.currentTimeMillis());
+    stats.crashes.incrementAndGet();
+    output.event(DemoEvent.of("crash", id + " crashed; a replacement with an empty account joins",
+        Json.object().put("worker", id)));
+    try {
+      c.crashAndReplace(victim, JOIN_TIMEOUT, random.nextLong());
+      latest = admin().getCluster(GetClusterRequest.getDefaultInstance()).getLatestCompleteSnapshot();
+      RollbackResponse r = AdminGrpc.newBlockingStub(channel).withDeadlineAfter(45, TimeUnit.SECONDS)
+          .rollback(RollbackRequest.newBuilder().setSnapshotId(latest).setWait(true)
+              .setWaitTimeoutMs(30_000).build());
+      if (!r.getCompleted()) {
+        recoveryFailed(id, "rollback to snapshot " + r.getSnapshotId() + " did not complete in 30s");
+        return true;
+      }
+      stats.rollbacks.incrementAndGet();
+      stats.rollbackTook(r.getDurationMicros());
+      output.event(DemoEvent.of("rollback", "rolled back to snapshot " + r.getSnapshotId() + " in "
+          + Human.micros(r.getDurationMicros()) + " (epoch " + r.getEpoch() + ")", Json.object()
+          .put("snapshot_id", r.getSnapshotId()).put("epoch", r.getEpoch())
+          .put("duration_ms", r.getDurationMicros() / 1000.0)));
+      verifyRecovery(c, id, r.getSnapshotId());
+    } catch (StatusRuntimeException e) {
+      recoveryFailed(id, GrpcErrors.describe(e, target, "rollback"));
+    } catch (TimeoutException | IllegalStateException e) {
+      recoveryFailed(id, e.getMessage());
+    } finally {
+      watcher.recoveryEnded(System.currentTimeMillis());
+      c.trafficOn(true);
+    }
+    return true;
+  }
+
+  private void verifyRecovery(DemoCluster c, String id, long snapshotId)
+      throws InterruptedException, TimeoutException {
+    boolean quiet = c.quiesce(QUIET_TIMEOUT);
+    Map<String, Long> balances = c.balances(Duration.ofSeconds(5));
+    ConservationCheck.Result r = ConservationCheck.check(balances, Map.of(), o.expectedTotal());
+    if (quiet && r.conserved()) {
+      stats.recoveriesOk.incrementAndGet();
+      output.event(DemoEvent.of("recovered", "every transfer replayed, " + r.describe(), Json.object()
+          .put("worker", id).put("snapshot_id", snapshotId).put("total", r.total()).put("ok", true)));
+    } else {
+      recoveryFailed(id, (quiet ? "" : "channels did not drain; ") + r.describe());
+    }
+  }
+
+  private void recoveryFailed(String id, String why) {
+    stats.recoveriesFailed.incrementAndGet();
+    output.event(DemoEvent.bad("recovery", "recovery of " + id + " failed: " + why,
+        Json.object().put("worker", id).put("ok", false).put("detail", why)));
+  }
+
+  /** Stops traffic, drains the channels, takes one last snapshot and checks the quiet system. */
+  private ConservationCheck.Result finish(DemoCluster c) throws InterruptedException, TimeoutException {
+    c.trafficOn(false);
+    boolean quiet = c.quiesce(QUIET_TIMEOUT);
+    TriggerSnapshotResponse last = trigger(true);
+    if (last != null && last.getManifest().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+      watcher.checkIfUnseen(last.getSnapshotId(), last.getManifest().getTimings().getTotalMicros());
+    }
+    Map<String, Long> balances = c.balances(Duration.ofSeconds(5));
+    transfers = c.transfers();
+    ConservationCheck.Result r = ConservationCheck.check(balances, Map.of(), o.expectedTotal());
+    quietAtEnd = quiet;
+    output.event((r.conserved() && quiet ? DemoEvent.of("final", "", null) : DemoEvent.bad("final", "", null))
+        .withText((quiet ? "" : "channels did not drain; ") + "accounts after the run: " + r.describe()
+            + " " + balances, Json.object().put("total", r.total()).put("conserved", r.conserved())
+            .put("quiet", quiet)));
+    return r;
+  }
+
+  /** Starts a snapshot through the Admin service; with {@code wait}, retries while another runs. */
+  private TriggerSnapshotResponse trigger(boolean wait) throws InterruptedException {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      try {
+        return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(wait).build());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION
+            && e.getStatus().getCode() != Status.Code.RESOURCE_EXHAUSTED || !wait) {
+          return null;
+        }
+        TimeUnit.MILLISECONDS.sleep(100);
+      }
+    }
+    return null;
+  }
+
+  private void close(CoordinatorServer server, PrometheusMeterRegistry registry, Path tempDir) {
+    if (watcher != null) {
+      watcher.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (channel != null) {
+      channel.shutdownNow();
+      try {
+        channel.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (server != null) {
+      server.close();
+    }
+    registry.close();
+    if (tempDir != null) {
+      deleteTree(tempDir);
+    }
+  }
+
+  static void deleteTree(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      List<Path> all = new ArrayList<>(paths.toList());
+      all.sort(Comparator.reverseOrder());
+      for (Path p : all) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      System.err.println("cutpoint: could not delete " + dir + ": " + e.getMessage());
+    }
+  }
+
+  private String topologyText(DemoCluster c) {
+    return o.topology().name().toLowerCase(Locale.ROOT) + ", " + Topologies.channels(c.outgoing()) + " channels";
+  }
+
+  /** Lines of the live view. */
+  public List<String> statusLines() {
+    List<String> lines = new ArrayList<>();
+    long elapsed = Math.max(0, System.currentTimeMillis() - startedMs);
+    DemoCluster c = cluster;
+    lines.add(String.format(Locale.ROOT, "cutpoint demo  %d workers (%s)  coordinator %s  %.0fs / %ds",
+        o.workers(), c == null ? o.topology().name().toLowerCase(Locale.ROOT) : topologyText(c), target,
+        elapsed / 1000.0, o.duration().toSeconds()));
+    if (c != null) {
+      StringBuilder b = new StringBuilder("accounts ");
+      c.balancesNow().forEach((id, bal) -> b.append(' ').append(id).append('=').append(bal));
+      lines.add(b.toString());
+      lines.add("transfers " + c.transfers());
+    }
+    lines.add(String.format(Locale.ROOT,
+        "snapshots %d complete, %d conserved, %d violated, %d aborted, %d failed   p50 %.1fms  p99 %.1fms",
+        stats.snapshotsCompleted.get(), stats.snapshotsChecked.get() - stats.conservationViolations.get(),
+        stats.conservationViolations.get(), stats.snapshotsAborted.get(), stats.snapshotsFailed.get(),
+        stats.snapshotPercentileMs(50), stats.snapshotPercentileMs(99)));
+    lines.add("crashes " + stats.crashes.get() + "  rollbacks " + stats.rollbacks.get() + "  recoveries ok "
+        + stats.recoveriesOk.get() + (stats.recoveriesFailed.get() > 0 ? "  FAILED " + stats.recoveriesFailed.get() : ""));
+    SnapshotWatcher w = watcher;
+    lines.add("last check: " + (w == null ? "-" : w.lastCheck()));
+    return lines;
+  }
+
+  private String summaryText(ConservationCheck.Result finalCheck, double seconds) {
+    boolean ok = finalOk(finalCheck);
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "Summary: %.1fs, %d workers (%s), %d transfers%n", seconds,
+        o.workers(), o.topology().name().toLowerCase(Locale.ROOT), transfers));
+    b.append(String.format(Locale.ROOT, "  snapshots:  %d completed, %d checked (%d violated), %d not covering every account, %d aborted, %d failed (%d outside a recovery)%n",
+        stats.snapshotsCompleted.get(), stats.snapshotsChecked.get(), stats.conservationViolations.get(),
+        stats.snapshotsPartial.get(), stats.snapshotsAborted.get(), stats.snapshotsFailed.get(),
+        stats.snapshotsFailedUnexpected.get()));
+    b.append(String.format(Locale.ROOT, "  latency:    p50 %.1fms, p99 %.1fms%n", stats.snapshotPercentileMs(50),
+        stats.snapshotPercentileMs(99)));
+    b.append(String.format(Locale.ROOT, "  recovery:   %d crashes, %d rollbacks (p50 %.1fms), %d recoveries ok, %d failed%n",
+        stats.crashes.get(), stats.rollbacks.get(), stats.rollbackPercentileMs(50), stats.recoveriesOk.get(),
+        stats.recoveriesFailed.get()));
+    b.append("  final:      ").append(quietAtEnd ? "" : "channels did not drain; ")
+        .append(finalCheck.describe()).append('\n');
+    b.append("  result:     ").append(ok ? "OK: every checked snapshot conserved the money"
+        : "VIOLATED: see the lines marked !!").append('\n');
+    return b.toString();
+  }
+}
