@@ -119,12 +119,14 @@ public final class SnapshotEngine {
     if (out == null) {
       throw undeclared("send to", to, "outgoing");
     }
+    Objects.requireNonNull(payload, "payload");
     return ++out.sent;
   }
 
   /**
    * Data message {@code seq} arrived from {@code from}: records it for every snapshot recording
-   * that channel, then calls {@link EngineOutput#deliver}.
+   * that channel, then calls {@link EngineOutput#deliver}. A recorded payload is kept by
+   * reference: do not modify the array afterwards.
    *
    * @throws IllegalArgumentException when {@code from} is not a declared incoming peer
    * @throws ProtocolViolationException when {@code seq} is not exactly one more than the last
