@@ -58,6 +58,10 @@ final class PendingSnapshot {
         .put(messages.get(0).seq(), new long[] {messages.size(), bytes});
   }
 
+  synchronized void forget(String workerId) {
+    workers.remove(workerId);
+  }
+
   synchronized void meta(LocalSnapshotMeta meta) {
     worker(meta.getWorkerId()).meta = meta;
   }

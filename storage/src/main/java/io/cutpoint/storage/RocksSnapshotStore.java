@@ -213,6 +213,25 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   @Override
+  public void discardPieces(long snapshotId, String workerId) {
+    String operation = "discard pieces of snapshot " + snapshotId + ", worker " + workerId;
+    run(operation, () -> {
+      PendingSnapshot p = pendingOrThrow(snapshotId, operation);
+      Lock lock = p.lock.writeLock();
+      lock.lock();
+      try {
+        if (p.isClosed()) {
+          throw notPending(snapshotId, operation);
+        }
+        writer.deleteWorker(snapshotId, workerId, operation);
+        p.forget(workerId);
+      } finally {
+        lock.unlock();
+      }
+    });
+  }
+
+  @Override
   public void commit(SnapshotManifest complete) {
     if (complete.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
       throw new IllegalArgumentException("commit needs a COMPLETE manifest, got "

@@ -43,7 +43,13 @@ public interface SnapshotStore extends AutoCloseable {
   /** Records a new PENDING snapshot. */
   void createPending(SnapshotManifest manifest);
 
-  /** Stores one chunk of a worker's state; {@code crc32c} is that of {@code data}. */
+  /**
+   * Stores one chunk of a worker's state; {@code crc32c} is that of {@code data}. Pieces of a
+   * snapshot that is not PENDING are refused with {@link NotPendingException}, of an unknown one
+   * with {@link NoSuchSnapshotException} (the same holds for the other {@code put} methods).
+   *
+   * @throws IllegalArgumentException if {@code crc32c} does not match {@code data}
+   */
   void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c);
 
   /** Appends recorded messages of {@code channel} (in order; may be called several times). */
@@ -52,7 +58,24 @@ public interface SnapshotStore extends AutoCloseable {
   /** Stores a worker's counters and declarations. */
   void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta);
 
-  /** Flips a pending snapshot to COMPLETE with this manifest in one synced write batch. */
+  /**
+   * Forgets every piece one worker stored for a pending snapshot (its state chunks, its metadata
+   * and the recordings of its incoming channels), so that a retried upload starts clean. The
+   * default does nothing: implementations that keep pieces override it.
+   *
+   * @throws NotPendingException if the snapshot is no longer pending
+   */
+  default void discardPieces(long snapshotId, String workerId) {}
+
+  /**
+   * Flips a pending snapshot to COMPLETE with this manifest in one synced write batch, after
+   * checking that every piece arrived; fills in the manifest's pieces and totals.
+   *
+   * @throws NotPendingException if it is not pending (e.g. committed twice)
+   * @throws NoSuchSnapshotException if it does not exist
+   * @throws StoreException if a piece is missing or does not match the manifest (it stays
+   *     PENDING) or the write fails
+   */
   void commit(SnapshotManifest complete);
 
   /**

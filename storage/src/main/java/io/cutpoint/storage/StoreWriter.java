@@ -52,4 +52,17 @@ final class StoreWriter {
       throw rocks.fail(operation, e);
     }
   }
+
+  /** Deletes one worker's chunks, metadata and incoming recordings (not synced: pending). */
+  void deleteWorker(long id, String workerId, String operation) {
+    byte[] prefix = Keys.worker(id, workerId);
+    try (WriteBatch batch = new WriteBatch()) {
+      batch.deleteRange(rocks.stateChunks, prefix, Keys.prefixEnd(prefix));
+      batch.delete(rocks.workerMeta, prefix);
+      batch.deleteRange(rocks.channelStates, prefix, Keys.prefixEnd(prefix));
+      rocks.db.write(rocks.pieces, batch);
+    } catch (RocksDBException e) {
+      throw rocks.fail(operation, e);
+    }
+  }
 }

@@ -312,4 +312,32 @@ class RocksSnapshotStoreTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("message #4 after #5");
   }
+
+  @Test
+  void discardingAWorkersPiecesLetsARetriedUploadStartClean() {
+    RocksSnapshotStore store = open();
+    SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
+    store.createPending(snap.pending());
+    snap.writePieces(store);
+    ChannelId intoC = ChannelId.of("b", "c");
+    List<RecordedMessage> all = snap.recordings.get(intoC);
+    // A first, broken attempt of c stored a stray chunk and batches split differently.
+    store.putStateChunk(snap.id, "c", 50, new byte[] {9}, SnapshotFixture.crc(new byte[] {9}));
+    store.putChannelRecording(snap.id, intoC, all.subList(1, all.size()));
+    assertThat(store.readChannel(snap.id, intoC)).hasSizeGreaterThan(all.size());
+
+    store.discardPieces(snap.id, "c");
+    assertThat(store.workerMeta(snap.id, "c")).isEmpty();
+    assertThat(store.readState(snap.id, "c", chunk -> {})).isZero();
+    assertThat(store.readChannel(snap.id, intoC)).isEmpty();
+    assertThat(store.readChannel(snap.id, ChannelId.of("a", "b")))
+        .isEqualTo(snap.recordings.get(ChannelId.of("a", "b")));
+
+    snap.writeWorker(store, "c");
+    store.putChannelRecording(snap.id, intoC, all);
+    store.commit(snap.complete());
+    assertReadsBack(store, snap);
+    assertThatThrownBy(() -> store.discardPieces(snap.id, "c"))
+        .isInstanceOf(NotPendingException.class);
+  }
 }
