@@ -274,13 +274,13 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   @Override
   public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) {
-    return guarded("list snapshots", () -> reader.newestFirst(statuses, Integer.MAX_VALUE));
+    return guarded("list snapshots", () -> reader.newestFirst(statuses, Integer.MAX_VALUE, false));
   }
 
   @Override
   public Optional<SnapshotManifest> latestComplete() {
     return guarded("find latest complete snapshot",
-        () -> reader.newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1).stream()
+        () -> reader.newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1, true).stream()
             .findFirst());
   }
 
@@ -346,7 +346,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
       List<Long> deleted;
       synchronized (manifestWrites) {
         List<RetentionPlan.Entry> entries = new ArrayList<>();
-        for (SnapshotManifest m : reader.newestFirst(Set.of(), Integer.MAX_VALUE)) {
+        for (SnapshotManifest m : reader.newestFirst(Set.of(), Integer.MAX_VALUE, true)) {
           entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
         }
         Set<Long> protectedIds = metadata.rollback()

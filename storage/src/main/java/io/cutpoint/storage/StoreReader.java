@@ -27,6 +27,7 @@ import org.rocksdb.Slice;
  * channel and the piece. The caller holds the store's read lock.
  */
 final class StoreReader {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StoreReader.class);
   private final RocksHandles rocks;
 
   StoreReader(RocksHandles rocks) {
@@ -229,12 +230,24 @@ final class StoreReader {
     return n;
   }
 
-  /** Manifests, newest first, of the given statuses (all if empty), at most {@code limit}. */
-  List<SnapshotManifest> newestFirst(Set<SnapshotStatus> statuses, int limit) {
+  /**
+   * Manifests, newest first, of the given statuses (all if empty), at most {@code limit}. A
+   * manifest that fails its check throws, or, with {@code skipCorrupt}, is logged and skipped.
+   */
+  List<SnapshotManifest> newestFirst(Set<SnapshotStatus> statuses, int limit, boolean skipCorrupt) {
     List<SnapshotManifest> out = new ArrayList<>();
     try (RocksIterator it = rocks.db.newIterator(rocks.manifests)) {
       for (it.seekToLast(); it.isValid() && out.size() < limit; it.prev()) {
-        SnapshotManifest m = StoreReader.parseManifest(it.key(), it.value());
+        SnapshotManifest m;
+        try {
+          m = parseManifest(it.key(), it.value());
+        } catch (CorruptionException e) {
+          if (!skipCorrupt) {
+            throw e;
+          }
+          log.error("Skipping a damaged manifest: {}", e.getMessage());
+          continue;
+        }
         if (statuses.isEmpty() || statuses.contains(m.getStatus())) {
           out.add(m);
         }

@@ -100,6 +100,10 @@ class CorruptionTest {
           .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.readState(snap.id, "a", chunk -> {}))
           .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      // Finding the newest restorable snapshot and retention skip it (and leave it alone).
+      assertThat(store.latestComplete()).isEmpty();
+      assertThat(store.applyRetention(1)).isEmpty();
+      assertThatThrownBy(() -> store.manifest(snap.id)).isInstanceOf(CorruptionException.class);
     }
   }
 
