@@ -143,8 +143,10 @@ public final class RollbackCoordinator implements RollbackService {
         response.complete(answer(a.run(), false, 0));
         return;
       }
-      long waitMs = request.getWaitTimeoutMs() == 0 ? deadline.toMillis() : request.getWaitTimeoutMs();
-      a.outcome().copy().orTimeout(waitMs, TimeUnit.MILLISECONDS).whenComplete((run, error) -> {
+      // Without a wait timeout, wait for the outcome: the run ends by its deadline anyway.
+      CompletableFuture<RollbackRun> outcome = request.getWaitTimeoutMs() == 0 ? a.outcome().copy()
+          : a.outcome().copy().orTimeout(request.getWaitTimeoutMs(), TimeUnit.MILLISECONDS);
+      outcome.whenComplete((run, error) -> {
         if (error == null && run.phase() == RollbackRun.Phase.COMPLETED) {
           long micros = Math.max(0, Duration.between(requestedAt, ctx.clock().instant()).toNanos() / 1000);
           response.complete(answer(run, true, micros));

@@ -1,0 +1,55 @@
+package io.cutpoint.server.rollback;
+
+import io.cutpoint.client.Worker;
+import io.cutpoint.client.WorkerControl;
+import io.cutpoint.cut.LocalSnapshot;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The worker as its session sees it, recording every restore: which snapshot, which epoch, the
+ * piece, and the application's state read on the event thread right after the restore (before
+ * the session can answer {@code restored}, so before any resume).
+ */
+final class RecordingControl implements WorkerControl {
+
+  /** One restore as the worker carried it out. */
+  record Restored(long snapshotId, long epoch, LocalSnapshot piece, byte[] stateAfter) {}
+
+  private final Worker worker;
+  private final Teller teller;
+  final List<Restored> restores = new CopyOnWriteArrayList<>();
+
+  RecordingControl(Worker worker, Teller teller) {
+    this.worker = worker;
+    this.teller = teller;
+  }
+
+  @Override public String workerId() { return worker.workerId(); }
+  @Override public String channelAddress() { return worker.channelAddress(); }
+  @Override public SortedSet<String> outgoing() { return worker.outgoing(); }
+  @Override public SortedSet<String> incoming() { return worker.incoming(); }
+  @Override public long epoch() { return worker.epoch(); }
+  @Override public void updatePeers(Map<String, String> addresses) { worker.updatePeers(addresses); }
+  @Override public void startSnapshot(long snapshotId) { worker.startSnapshot(snapshotId); }
+  @Override public void abortSnapshot(long snapshotId) { worker.abortSnapshot(snapshotId); }
+  @Override public void halt(long newEpoch) { worker.halt(newEpoch); }
+  @Override public void resume(long epoch) { worker.resume(epoch); }
+  @Override public void setSnapshotListener(LocalSnapshotListener l) { worker.setSnapshotListener(l); }
+
+  @Override
+  public void restore(long epoch, LocalSnapshot piece, byte[] state) {
+    worker.restore(epoch, piece, state);
+    CompletableFuture<byte[]> after = new CompletableFuture<>();
+    worker.execute(() -> after.complete(teller.capture()));
+    try {
+      restores.add(new Restored(piece.snapshotId(), epoch, piece, after.get(10, TimeUnit.SECONDS)));
+    } catch (Exception e) {
+      throw new IllegalStateException("could not read the state after the restore", e);
+    }
+  }
+}
