@@ -10,13 +10,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Analyses every committed snapshot and reports <em>changes</em>: a deadlock seen for the first
+ * Analyzes every committed snapshot and reports <em>changes</em>: a deadlock seen for the first
  * time (one log line and one {@link Listener#deadlockDetected} call, not one per snapshot while
  * it lasts), a deadlock gone (after a rollback, say), and the computation found terminated.
  *
  * <p>The coordinator calls {@link #snapshotCommitted(long)} after each commit; the analysis runs
  * on the given executor so the commit path never waits for channel reads. A deadlock is known by
- * its core (the workers on its cycles); a snapshot older than the newest one analysed is skipped,
+ * its core (the workers on its cycles); a snapshot older than the newest one analyzed is skipped,
  * since snapshots may commit out of order and an old cut says nothing new.
  */
 public final class ContinuousAnalysis {
@@ -25,19 +25,19 @@ public final class ContinuousAnalysis {
 
   /** What the coordinator hooks to events and metrics. Called on the executor's thread. */
   public interface Listener {
-    /** {@code deadlock} is in this snapshot and was not in the previous one analysed. */
+    /** {@code deadlock} is in this snapshot and was not in the previous one analyzed. */
     default void deadlockDetected(long snapshotId, Deadlock deadlock) {}
 
-    /** The deadlock with this core was in the previous snapshot analysed and is not in this one. */
+    /** The deadlock with this core was in the previous snapshot analyzed and is not in this one. */
     default void deadlockCleared(long snapshotId, SortedSet<String> core) {}
 
-    /** This snapshot shows termination and the previous one analysed did not. */
+    /** This snapshot shows termination and the previous one analyzed did not. */
     default void terminationDetected(long snapshotId, TerminationVerdict verdict) {}
 
     /** Every analysis, for metrics (say, a gauge of deadlocked workers). */
-    default void analysed(long snapshotId, CutAnalysis analysis) {}
+    default void analyzed(long snapshotId, CutAnalysis analysis) {}
 
-    /** The snapshot could not be analysed (gone, corrupt, storage failure). */
+    /** The snapshot could not be analyzed (gone, corrupt, storage failure). */
     default void analysisFailed(long snapshotId, RuntimeException error) {}
   }
 
@@ -46,7 +46,7 @@ public final class ContinuousAnalysis {
   private final Listener listener;
 
   // Guarded by this.
-  private long newestAnalysed;
+  private long newestAnalyzed;
   private final Set<SortedSet<String>> knownCores = new HashSet<>();
   private boolean terminated;
 
@@ -59,19 +59,19 @@ public final class ContinuousAnalysis {
   /** Schedules the analysis of a just committed snapshot; never blocks, never throws. */
   public void snapshotCommitted(long snapshotId) {
     try {
-      executor.execute(() -> analyseNow(snapshotId));
+      executor.execute(() -> analyzeNow(snapshotId));
     } catch (RejectedExecutionException e) {
       LOG.debug("analysis of snapshot {} not scheduled: executor shut down", snapshotId);
     }
   }
 
   /**
-   * Analyses {@code snapshotId} on the calling thread and reports changes.
+   * Analyzes {@code snapshotId} on the calling thread and reports changes.
    *
-   * @return false when it was skipped (older than the newest analysed) or failed
+   * @return false when it was skipped (older than the newest analyzed) or failed
    */
-  public synchronized boolean analyseNow(long snapshotId) {
-    if (snapshotId <= newestAnalysed) {
+  public synchronized boolean analyzeNow(long snapshotId) {
+    if (snapshotId <= newestAnalyzed) {
       return false;
     }
     CutAnalysis analysis;
@@ -82,8 +82,8 @@ public final class ContinuousAnalysis {
       listener.analysisFailed(snapshotId, e);
       return false;
     }
-    newestAnalysed = snapshotId;
-    listener.analysed(snapshotId, analysis);
+    newestAnalyzed = snapshotId;
+    listener.analyzed(snapshotId, analysis);
 
     Set<SortedSet<String>> cores = new HashSet<>();
     for (Deadlock d : analysis.deadlock().sets()) {

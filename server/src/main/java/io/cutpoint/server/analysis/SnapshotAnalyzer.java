@@ -21,11 +21,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Analyses a stored snapshot: reads its manifest, every worker's declarations and every channel's
+ * Analyzes a stored snapshot: reads its manifest, every worker's declarations and every channel's
  * recording from the {@link SnapshotStore}, builds a {@link CutModel} and runs {@link
  * CutAnalysis}. The admin API's {@code Analyze} calls {@link #analyze(long)}.
  *
- * <p>Only COMPLETE snapshots are analysed: they are the cuts that passed verification, so they are
+ * <p>Only COMPLETE snapshots are analyzed: they are the cuts that passed verification, so they are
  * consistent and the stable properties found in them are real. Thread-safe (it keeps no state).
  */
 public final class SnapshotAnalyzer {
@@ -37,7 +37,7 @@ public final class SnapshotAnalyzer {
   }
 
   /**
-   * Analyses a complete snapshot.
+   * Analyzes a complete snapshot.
    *
    * @throws NoSuchElementException when no snapshot has this id
    * @throws IllegalStateException when the snapshot is not COMPLETE

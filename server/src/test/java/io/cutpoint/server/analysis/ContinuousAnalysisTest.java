@@ -111,23 +111,23 @@ class ContinuousAnalysisTest {
     continuous.snapshotCommitted(three);
 
     assertThat(recorder.events).containsExactly("terminated " + two);
-    assertThat(recorder.analysed).containsExactly(one, two, three);
+    assertThat(recorder.analyzed).containsExactly(one, two, three);
   }
 
   @Test
-  void aSnapshotOlderThanTheNewestAnalysedIsSkipped() {
+  void aSnapshotOlderThanTheNewestAnalyzedIsSkipped() {
     long older = deadlocked();
     long newer = running();
 
-    assertThat(continuous.analyseNow(newer)).isTrue();
-    assertThat(continuous.analyseNow(older)).isFalse();
+    assertThat(continuous.analyzeNow(newer)).isTrue();
+    assertThat(continuous.analyzeNow(older)).isFalse();
 
     assertThat(recorder.events).isEmpty();
-    assertThat(recorder.analysed).containsExactly(newer);
+    assertThat(recorder.analyzed).containsExactly(newer);
   }
 
   @Test
-  void aCorruptSnapshotIsReportedAsFailedAndTheNextOneIsStillAnalysed() {
+  void aCorruptSnapshotIsReportedAsFailedAndTheNextOneIsStillAnalyzed() {
     long bad = deadlocked();
     store.corruptChannel(bad, ChannelId.of("c", "a"));
     long good = deadlocked();
@@ -159,7 +159,7 @@ class ContinuousAnalysisTest {
   }
 
   @Test
-  void aShutDownExecutorMakesCommittedSnapshotsQuietlyUnanalysed() {
+  void aShutDownExecutorMakesCommittedSnapshotsQuietlyUnanalyzed() {
     ExecutorService executor = Executors.newSingleThreadExecutor();
     executor.shutdown();
     ContinuousAnalysis async = new ContinuousAnalysis(new SnapshotAnalyzer(store), executor, recorder);
@@ -172,7 +172,7 @@ class ContinuousAnalysisTest {
   /** Records listener calls in order, as short strings. */
   static final class Recorder implements ContinuousAnalysis.Listener {
     final List<String> events = new CopyOnWriteArrayList<>();
-    final List<Long> analysed = new CopyOnWriteArrayList<>();
+    final List<Long> analyzed = new CopyOnWriteArrayList<>();
     final List<String> threads = new CopyOnWriteArrayList<>();
 
     @Override
@@ -192,8 +192,8 @@ class ContinuousAnalysisTest {
     }
 
     @Override
-    public void analysed(long snapshotId, CutAnalysis analysis) {
-      analysed.add(snapshotId);
+    public void analyzed(long snapshotId, CutAnalysis analysis) {
+      analyzed.add(snapshotId);
     }
 
     @Override

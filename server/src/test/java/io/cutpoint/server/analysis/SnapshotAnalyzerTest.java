@@ -45,7 +45,7 @@ class SnapshotAnalyzerTest {
   }
 
   @Test
-  void aCompleteSnapshotIsAnalysedIntoTheAdminResponse() {
+  void aCompleteSnapshotIsAnalyzedIntoTheAdminResponse() {
     long id = deadlockedTable().commit(store);
 
     AnalyzeResponse r = analyzer.analyze(id);
