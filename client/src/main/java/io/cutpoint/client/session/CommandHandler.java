@@ -45,6 +45,7 @@ final class CommandHandler {
   private final UploadQueue uploads;
   private final Hooks hooks;
   private boolean workerHalted;
+  private volatile boolean cancelled;
 
   CommandHandler(WorkerControl worker, SnapshotDownloader downloader, UploadQueue uploads,
       Hooks hooks) {
@@ -55,9 +56,21 @@ final class CommandHandler {
     this.hooks = hooks;
   }
 
-  /** Applies a welcome; true when the worker is now halted for a rollback. */
+  /**
+   * Applies a welcome; true when the worker is now halted for a rollback. A worker that fails to
+   * carry it out is logged; the session stays joined (the coordinator decides what happens next).
+   */
   boolean welcome(SessionStream s, Welcome welcome) {
-    updatePeers(welcome.getPeersList());
+    try {
+      updatePeers(welcome.getPeersList());
+      return applyEpoch(s, welcome);
+    } catch (RuntimeException e) {
+      log.error("worker {}: the worker failed to apply the welcome", workerId, e);
+      return welcome.getHalted();
+    }
+  }
+
+  private boolean applyEpoch(SessionStream s, Welcome welcome) {
     long epoch = welcome.getEpoch();
     if (welcome.getHalted()) {
       halt(s, epoch);
@@ -121,6 +134,7 @@ final class CommandHandler {
 
   /** Ends a download in progress (on close). */
   void cancelDownload() {
+    cancelled = true;
     downloader.cancel();
   }
 
@@ -171,8 +185,10 @@ final class CommandHandler {
         log.warn("worker {}: restore of snapshot {}, attempt {} of {}: {}", workerId, snapshotId,
             attempt, RESTORE_ATTEMPTS, failure);
       }
-      if (Thread.currentThread().isInterrupted()) {
-        return; // closing
+      if (cancelled || Thread.currentThread().isInterrupted()) {
+        log.info("worker {}: session closing, restore of snapshot {} abandoned", workerId,
+            snapshotId);
+        return;
       }
     }
     if (piece == null) {

@@ -18,19 +18,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -115,6 +111,7 @@ public final class CoordinatorSession implements AutoCloseable {
   private final ManagedChannel ownedChannel;
   private final WorkerControl worker;
   private final String workerId;
+  private final String threadPrefix;
   private final SessionOptions options;
   private final CoordinatorGrpc.CoordinatorStub stub;
   private final ExecutorService events;
@@ -127,9 +124,7 @@ public final class CoordinatorSession implements AutoCloseable {
       new AtomicReference<>(SessionState.CONNECTING);
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
   private final CompletableFuture<Void> closedFuture = new CompletableFuture<>();
-  private final ConcurrentHashMap<Long, CompletableFuture<Long>> grants =
-      new ConcurrentHashMap<>();
-  private final AtomicLong requestIds = new AtomicLong();
+  private final SnapshotRequests requests = new SnapshotRequests();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closeCalled = new AtomicBoolean();
 
@@ -156,16 +151,17 @@ public final class CoordinatorSession implements AutoCloseable {
     this.options = Objects.requireNonNull(options, "options");
     this.workerId = worker.workerId();
     this.stub = CoordinatorGrpc.newStub(channel);
-    String prefix = "cutpoint-session-" + workerId;
-    this.events = Executors.newSingleThreadExecutor(threads(prefix + "-events"));
-    this.timer = new ScheduledThreadPoolExecutor(1, threads(prefix + "-timer"));
+    this.threadPrefix = "cutpoint-session-" + workerId + "-";
+    this.events = Executors.newSingleThreadExecutor(SessionThreads.named(threadPrefix + "events"));
+    this.timer = new ScheduledThreadPoolExecutor(1, SessionThreads.named(threadPrefix + "timer"));
     timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     timer.setRemoveOnCancelPolicy(true);
     this.backoff = new Backoff(options.reconnectInitial(), options.reconnectMax(),
         () -> ThreadLocalRandom.current().nextDouble());
     this.uploads = new UploadQueue(workerId,
         new SnapshotUploader(channel, options.uploadChunkBytes(), options.transferTimeout()),
-        worker::epoch, new UploadReports(), options.uploadQueue(), threads(prefix + "-upload"));
+        worker::epoch, new UploadReports(), options.uploadQueue(),
+        SessionThreads.named(threadPrefix + "upload"));
     this.commands = new CommandHandler(worker,
         new SnapshotDownloader(channel, options.transferTimeout()), uploads, new Hooks());
   }
@@ -238,7 +234,6 @@ public final class CoordinatorSession implements AutoCloseable {
    * {@link IllegalStateException} when the session is not joined or is lost before the answer.
    */
   public CompletableFuture<Long> requestSnapshot() {
-    long requestId = requestIds.incrementAndGet();
     CompletableFuture<Long> future = new CompletableFuture<>();
     SessionStream s = stream;
     if (stopped || s == null || !s.welcomed()) {
@@ -246,12 +241,12 @@ public final class CoordinatorSession implements AutoCloseable {
           "worker " + workerId + " is not joined (" + state() + "); cannot request a snapshot"));
       return future;
     }
-    grants.put(requestId, future);
+    long requestId = requests.open(future);
     WorkerMessage request = WorkerMessage.newBuilder()
         .setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(requestId))
         .build();
     if (!s.send(request)) {
-      grants.remove(requestId);
+      requests.take(requestId);
       future.completeExceptionally(new IllegalStateException(
           "the session of worker " + workerId + " broke before the snapshot request was sent"));
     }
@@ -261,13 +256,25 @@ public final class CoordinatorSession implements AutoCloseable {
   /**
    * Leaves: half-closes the stream and waits (up to the close timeout) for the coordinator to end
    * it, stops heartbeats, reconnects, downloads and uploads (each executor: shutdown, wait,
-   * shutdownNow), and closes the channel if this session built it. Idempotent.
+   * shutdownNow), and closes the channel if this session built it. Idempotent. Called from one of
+   * the session's own threads (a listener), it returns at once and closes on a new thread: wait on
+   * {@link #closedFuture()} then.
    */
   @Override
   public void close() {
     if (!closeCalled.compareAndSet(false, true)) {
       return;
     }
+    if (SessionThreads.current(threadPrefix)) {
+      Thread closer = new Thread(this::shutDown, threadPrefix + "close");
+      closer.setDaemon(true);
+      closer.start();
+      return;
+    }
+    shutDown();
+  }
+
+  private void shutDown() {
     stopped = true;
     setState(SessionState.CLOSED);
     commands.cancelDownload();
@@ -284,12 +291,16 @@ public final class CoordinatorSession implements AutoCloseable {
       }
       s.cancel("session closed");
     }
-    Shutdown.executor(timer, wait, "timer");
-    Shutdown.executor(uploads.executor(), wait, "upload");
-    Shutdown.executor(events, wait, "events");
-    failGrants("the session of worker " + workerId + " is closed");
+    SessionThreads.executor(timer, wait, "timer");
+    SessionThreads.executor(uploads.executor(), wait, "upload");
+    SessionThreads.executor(events, wait, "events");
+    SessionStream late = stream; // opened by a reconnect that raced with close
+    if (late != null && late != s) {
+      late.cancel("session closed");
+    }
+    requests.failAll("the session of worker " + workerId + " is closed");
     if (ownedChannel != null) {
-      Shutdown.channel(ownedChannel, wait);
+      SessionThreads.channel(ownedChannel, wait);
     }
     joined.completeExceptionally(
         new IllegalStateException("session of worker " + workerId + " closed before joining"));
@@ -376,7 +387,7 @@ public final class CoordinatorSession implements AutoCloseable {
     stream = null;
     cancel(heartbeat);
     cancel(joinTimeout);
-    failGrants("the session of worker " + workerId + " ended: " + status);
+    requests.failAll("the session of worker " + workerId + " ended: " + status);
     if (stopped) {
       return;
     }
@@ -385,9 +396,9 @@ public final class CoordinatorSession implements AutoCloseable {
       log.error("worker {}: the coordinator refused the join: {} {}; not retrying", workerId,
           status.getCode(), status.getDescription());
       setState(SessionState.CLOSED);
-      joined.completeExceptionally(status.asException());
+      fire(l -> l.fatal(status)); // listeners first: whoever waits on the futures sees them done
       closedFuture.completeExceptionally(status.asException());
-      fire(l -> l.fatal(status));
+      joined.completeExceptionally(status.asException());
       return;
     }
     setState(SessionState.CONNECTING);
@@ -435,15 +446,6 @@ public final class CoordinatorSession implements AutoCloseable {
     }
   }
 
-  private void failGrants(String why) {
-    for (Long id : List.copyOf(grants.keySet())) {
-      CompletableFuture<Long> f = grants.remove(id);
-      if (f != null) {
-        f.completeExceptionally(new IllegalStateException(why));
-      }
-    }
-  }
-
   private void onEvents(Runnable task) {
     try {
       events.execute(() -> {
@@ -462,15 +464,6 @@ public final class CoordinatorSession implements AutoCloseable {
     if (f != null) {
       f.cancel(false);
     }
-  }
-
-  private static ThreadFactory threads(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, n.getAndIncrement() == 0 ? name : name + "-" + n.get());
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** gRPC callbacks, moved onto the event thread. */
@@ -495,7 +488,7 @@ public final class CoordinatorSession implements AutoCloseable {
 
     @Override
     public CompletableFuture<Long> takeGrant(long requestId) {
-      return grants.remove(requestId);
+      return requests.take(requestId);
     }
 
     @Override

@@ -198,6 +198,21 @@ class CoordinatorSessionTest {
   }
 
   @Test
+  void aSixtyFourMebibyteStateIsDownloadedAndRestoredExactly() throws Exception {
+    byte[] state = Pieces.state(64 << 20, 70);
+    fake.downloads.put(9L, List.of(download(state)));
+    joined();
+    long started = System.nanoTime();
+    send(CoordinatorMessage.newBuilder()
+        .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+    awaitReceived(BodyCase.RESTORED, 1);
+    System.out.println("64 MiB download, check and restore over in-process transport: "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+    assertThat(worker.restores).singleElement()
+        .satisfies(r -> assertThat(r.state()).isEqualTo(state));
+  }
+
+  @Test
   void aCorruptDownloadIsRetriedOnceAndThenNotRestored() throws Exception {
     byte[] state = Pieces.state(3_000_000, 8);
     fake.downloads.put(9L, List.of(corrupt(download(state))));

@@ -169,6 +169,22 @@ class SessionLifecycleTest {
         s.joined().get(10, TimeUnit.SECONDS);
         assertThat(tcp.joins).singleElement()
             .satisfies(j -> assertThat(j.getWorkerId()).isEqualTo("tcp"));
+        // A 64 MiB state over real HTTP/2 flow control, reassembled on the other side.
+        byte[] state = Pieces.state(64 << 20, 64);
+        long started = System.nanoTime();
+        w.listener().completed(new io.cutpoint.client.engine.CompletedLocalSnapshot(
+            new io.cutpoint.cut.LocalSnapshot(3, "tcp", new java.util.TreeMap<>(),
+                new java.util.TreeMap<>(), new java.util.TreeMap<>(), null),
+            io.cutpoint.client.engine.CapturedState.of(state), 0));
+        await().atMost(Duration.ofSeconds(60)).until(() -> tcp.uploads.size() == 1
+            && tcp.uploads.get(0).status != null);
+        System.out.println("64 MiB upload over Netty on loopback: "
+            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+        PieceAssembler assembler = new PieceAssembler(3, "tcp");
+        for (var p : Pieces.asDownload(tcp.uploads.get(0).parts)) {
+          assembler.accept(p);
+        }
+        assertThat(assembler.finish().state()).isEqualTo(state);
       } finally {
         s.close();
       }
