@@ -114,11 +114,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
   @Override
   public void beginRollback(long newEpoch, long snapshotId) {
     run("begin rollback", () -> {
-      SnapshotManifest target = existing(snapshotId, "begin rollback");
-      if (target.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-        throw new NotPendingException(snapshotId, target.getStatus(), "roll back (needs COMPLETE)");
+      synchronized (manifestWrites) { // so that the target cannot be deleted meanwhile
+        SnapshotManifest target = existing(snapshotId, "begin rollback");
+        if (target.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+          throw new NotPendingException(snapshotId, target.getStatus(),
+              "roll back (needs COMPLETE)");
+        }
+        metadata.beginRollback(newEpoch, snapshotId);
       }
-      metadata.beginRollback(newEpoch, snapshotId);
     });
   }
 

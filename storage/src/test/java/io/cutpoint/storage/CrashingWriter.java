@@ -5,7 +5,8 @@ import java.nio.file.Path;
 /**
  * Run in a child JVM that the test kills with SIGKILL: opens the store (synced commits, the
  * production options) and writes snapshots without end, printing "OPEN", then per snapshot
- * "WROTE id worker" after each worker's state, "COMMITTING id" just before the commit and "COMMITTED id" once it returned.
+ * "WROTE id worker" after each worker's state, "COMMITTING id" just before the commit and
+ * "COMMITTED id" once it returned.
  */
 public final class CrashingWriter {
   private CrashingWriter() {}
