@@ -42,11 +42,14 @@ public final class CoordinatorContext {
   private final SessionRegistry sessions;
   private final EventHub events;
   private final CoordinatorMetrics metrics;
+  private final java.util.concurrent.Executor transfers;
   private SnapshotLifecycle lifecycle;
   private RollbackService rollback = RollbackService.unimplemented();
 
   CoordinatorContext(CoordinatorConfig config, Clock clock, Scheduler scheduler, SnapshotStore store,
-      Membership membership, SessionRegistry sessions, EventHub events, CoordinatorMetrics metrics) {
+      Membership membership, SessionRegistry sessions, EventHub events, CoordinatorMetrics metrics,
+      java.util.concurrent.Executor transfers) {
+    this.transfers = transfers;
     this.config = config;
     this.clock = clock;
     this.scheduler = scheduler;
@@ -72,6 +75,8 @@ public final class CoordinatorContext {
   public CoordinatorMetrics metrics() { return metrics; }
   public SnapshotLifecycle lifecycle() { return lifecycle; }
   public RollbackService rollback() { return rollback; }
+  /** Where downloads run: they wait for the receiver, so never on a transport thread. */
+  public java.util.concurrent.Executor transfers() { return transfers; }
 
   /** The outcome of a join: the registered session, or the refusal. */
   public record Joined(Membership.JoinOutcome outcome, LiveSession session) {}

@@ -59,9 +59,13 @@ public final class CoordinatorServer implements AutoCloseable {
   private final ExecutorScheduler scheduler;
   private final ExecutorScheduler maintenance;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final java.util.concurrent.ExecutorService transfers;
+  /** Downloads served at once; more wait in line. */
+  static final int TRANSFER_THREADS = 4;
 
   private CoordinatorServer(CoordinatorContext ctx, Server server, HealthStatusManager health,
-      ExecutorScheduler scheduler, ExecutorScheduler maintenance) {
+      ExecutorScheduler scheduler, ExecutorScheduler maintenance, java.util.concurrent.ExecutorService transfers) {
+    this.transfers = transfers;
     this.ctx = ctx;
     this.server = server;
     this.health = health;
@@ -100,7 +104,10 @@ public final class CoordinatorServer implements AutoCloseable {
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
     CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock);
-    CoordinatorContext ctx = new CoordinatorContext(config, clock, scheduler, store, membership, sessions, events, metrics);
+    java.util.concurrent.ExecutorService transfers = java.util.concurrent.Executors.newFixedThreadPool(
+        TRANSFER_THREADS, daemon("cutpoint-transfer"));
+    CoordinatorContext ctx = new CoordinatorContext(config, clock, scheduler, store, membership, sessions, events,
+        metrics, transfers);
     SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
     ContinuousAnalysis analysis = new ContinuousAnalysis(analyzer, r -> maintenance.execute(r), analysisEvents(events));
     SnapshotListener afterCommit = new SnapshotListener() {
@@ -141,10 +148,11 @@ public final class CoordinatorServer implements AutoCloseable {
     } catch (IOException e) {
       scheduler.close();
       maintenance.close();
+      transfers.shutdownNow();
       throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
     }
     health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
-    CoordinatorServer cs = new CoordinatorServer(ctx, server, health, scheduler, maintenance);
+    CoordinatorServer cs = new CoordinatorServer(ctx, server, health, scheduler, maintenance, transfers);
     rollback.start();
     cs.scheduleHeartbeatCheck();
     if (!config.snapshotInterval().isZero()) {
@@ -153,6 +161,15 @@ public final class CoordinatorServer implements AutoCloseable {
     log.info("coordinator listening on port {} (epoch {}, data {}, snapshot interval {})",
         server.getPort(), store.epoch(), config.dataDir(), config.snapshotInterval());
     return cs;
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   private static ContinuousAnalysis.Listener analysisEvents(EventHub events) {
@@ -279,6 +296,7 @@ public final class CoordinatorServer implements AutoCloseable {
     }
     scheduler.close();
     maintenance.close();
+    transfers.shutdownNow();
     ctx.rollback().close();
     ctx.store().close();
     log.info("coordinator stopped");

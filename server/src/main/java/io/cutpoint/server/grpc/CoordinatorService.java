@@ -31,6 +31,12 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
 
   @Override
   public void downloadSnapshot(DownloadRequest request, StreamObserver<DownloadPart> responseObserver) {
-    new DownloadSender(ctx, responseObserver).send(request);
+    DownloadSender sender = new DownloadSender(ctx, responseObserver);
+    try {
+      ctx.transfers().execute(() -> sender.send(request));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      responseObserver.onError(io.grpc.Status.UNAVAILABLE
+          .withDescription("the coordinator is shutting down").asRuntimeException());
+    }
   }
 }

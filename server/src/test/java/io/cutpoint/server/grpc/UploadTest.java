@@ -1,0 +1,289 @@
+package io.cutpoint.server.grpc;
+
+import static io.cutpoint.server.testing.RawWorker.counter;
+import static io.cutpoint.server.testing.RawWorker.meta;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.ChannelRef;
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.DownloadPart;
+import io.cutpoint.api.v1.DownloadRequest;
+import io.cutpoint.api.v1.GetChannelStateRequest;
+import io.cutpoint.api.v1.GetChannelStateResponse;
+import io.cutpoint.api.v1.GetSnapshotRequest;
+import io.cutpoint.api.v1.RecordedMessage;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.api.v1.UploadPart;
+import io.cutpoint.api.v1.UploadResult;
+import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.RawWorker;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Two raw workers a <-> b upload their pieces by hand. */
+class UploadTest {
+
+  @TempDir Path dir;
+  private InProcessCoordinator coordinator;
+  private RawWorker a;
+  private RawWorker b;
+  private long id;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir).build());
+    a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
+    b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
+    a.await(CoordinatorMessage::hasWelcome);
+    b.await(CoordinatorMessage::hasWelcome);
+    id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    a.close();
+    b.close();
+    coordinator.close();
+  }
+
+  /** a initiated with 3 sent to b; b had received 1 and recorded 2 and 3 on a -> b. */
+  private List<UploadPart> pieceOfA(byte[] state) {
+    return RawWorker.upload(meta(id, "a").addSent(counter("b", 3)).addReceived(counter("b", 0)),
+        state, 4, List.of(ChannelRecording.newBuilder().setFrom("b").setFirstMarker(false).build()));
+  }
+
+  private List<UploadPart> pieceOfB(byte[] state, long... recordedSeqs) {
+    ChannelRecording.Builder rec = ChannelRecording.newBuilder().setFrom("a");
+    for (long s : recordedSeqs) {
+      rec.addMessages(RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
+    }
+    return RawWorker.upload(meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
+        state, 4, List.of(rec.build()));
+  }
+
+  private SnapshotManifest manifest() {
+    return coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
+  }
+
+  private static Status statusOf(CompletableFuture<UploadResult> f) throws Exception {
+    try {
+      f.get(10, TimeUnit.SECONDS);
+      return Status.OK;
+    } catch (ExecutionException e) {
+      return Status.fromThrowable(e.getCause());
+    }
+  }
+
+  @Test
+  void consistentPiecesAreStoredVerifiedAndCommittedAndCanBeDownloaded() throws Exception {
+    byte[] stateA = "state of worker a, longer than a chunk".getBytes();
+    assertThat(RawWorker.send(coordinator.async(), pieceOfA(stateA)).get(10, TimeUnit.SECONDS).getStoredStateBytes())
+        .isEqualTo(stateA.length);
+    assertThat(manifest().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_PENDING);
+    RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 2, 3)).get(10, TimeUnit.SECONDS);
+
+    SnapshotManifest m = manifest();
+    assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    assertThat(m.getInFlightMessages()).isEqualTo(2);
+    assertThat(m.getTotalStateBytes()).isEqualTo(stateA.length + 1);
+    assertThat(m.getPiecesList()).extracting(p -> p.getWorkerId()).containsExactly("a", "b");
+
+    GetChannelStateResponse page = coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder()
+        .setSnapshotId(id).setChannel(ChannelRef.newBuilder().setFrom("a").setTo("b")).setPageSize(1).build());
+    assertThat(page.getTotalMessages()).isEqualTo(2);
+    assertThat(page.getMessages(0).getSeq()).isEqualTo(2);
+    GetChannelStateResponse next = coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder()
+        .setSnapshotId(id).setChannel(ChannelRef.newBuilder().setFrom("a").setTo("b"))
+        .setPageSize(1).setPageToken(page.getNextPageToken()).build());
+    assertThat(next.getMessages(0).getPayload().toStringUtf8()).isEqualTo("m3");
+    assertThat(next.getNextPageToken()).isEmpty();
+
+    java.io.ByteArrayOutputStream state = new java.io.ByteArrayOutputStream();
+    List<String> kinds = new ArrayList<>();
+    Iterator<DownloadPart> parts = coordinator.blocking().downloadSnapshot(
+        DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build());
+    parts.forEachRemaining(p -> {
+      kinds.add(p.getPartCase().name());
+      if (p.hasStateChunk()) {
+        state.writeBytes(p.getStateChunk().getData().toByteArray());
+      }
+    });
+    assertThat(state.toByteArray()).isEqualTo(stateA);
+    assertThat(kinds.get(0)).isEqualTo("HEADER");
+    assertThat(kinds).endsWith("CHANNEL", "TRAILER");
+  }
+
+  @Test
+  void piecesThatBreakTheCutInvariantMakeTheSnapshotFailWithTheReasons() throws Exception {
+    RawWorker.send(coordinator.async(), pieceOfA("a".getBytes())).get(10, TimeUnit.SECONDS);
+    // b recorded only message 3: message 2 is missing from the cut
+    RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 3)).get(10, TimeUnit.SECONDS);
+    SnapshotManifest m = manifest();
+    assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_FAILED);
+    assertThat(m.getViolationsList()).isNotEmpty();
+    assertThat(m.getViolationsList().get(0).getChannel().getFrom()).isEqualTo("a");
+    assertThat(m.getReason()).contains("recorded 1 messages in transit, expected 2");
+  }
+
+  @Test
+  void aChunkWithABadCrcIsRefusedWithInvalidArgument() throws Exception {
+    List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
+    UploadPart chunk = parts.get(1);
+    parts.set(1, chunk.toBuilder().setStateChunk(chunk.getStateChunk().toBuilder()
+        .setCrc32C(chunk.getStateChunk().getCrc32C() ^ 1)).build());
+    Status s = statusOf(RawWorker.send(coordinator.async(), parts));
+    assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(s.getDescription()).contains("chunk 0 fails its CRC32C");
+  }
+
+  @Test
+  void aWholeStateThatFailsItsCrcIsRefusedWithInvalidArgument() throws Exception {
+    List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
+    UploadPart header = parts.get(0);
+    parts.set(0, header.toBuilder().setHeader(header.getHeader().toBuilder().setMeta(
+        header.getHeader().getMeta().toBuilder().setStateCrc32C(12345))).build());
+    Status s = statusOf(RawWorker.send(coordinator.async(), parts));
+    assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(s.getDescription()).contains("whole state fails its CRC32C");
+  }
+
+  @Test
+  void chunksOutOfOrderAreRefusedWithInvalidArgument() throws Exception {
+    List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
+    UploadPart first = parts.get(1);
+    parts.set(1, parts.get(2));
+    parts.set(2, first);
+    Status s = statusOf(RawWorker.send(coordinator.async(), parts));
+    assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(s.getDescription()).contains("out of order");
+  }
+
+  @Test
+  void uploadsForUnknownSnapshotsOrWorkersWithoutASessionAreRefused() throws Exception {
+    List<UploadPart> bogus = RawWorker.upload(meta(id + 100, "a"), new byte[0], 4, List.of());
+    assertThat(statusOf(RawWorker.send(coordinator.async(), bogus)).getCode()).isEqualTo(Status.Code.NOT_FOUND);
+    List<UploadPart> stranger = RawWorker.upload(meta(id, "stranger"), new byte[0], 4, List.of());
+    assertThat(statusOf(RawWorker.send(coordinator.async(), stranger)).getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+    List<UploadPart> noTrailer = pieceOfA(new byte[3]).subList(0, 2);
+    Status s = statusOf(RawWorker.send(coordinator.async(), noTrailer));
+    assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(s.getDescription()).contains("without a trailer");
+  }
+
+  @Test
+  void aSecondUploadOfADeliveredPieceIsRefusedAndALateOneToo() throws Exception {
+    RawWorker.send(coordinator.async(), pieceOfA("a".getBytes())).get(10, TimeUnit.SECONDS);
+    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfA("a".getBytes()))).getCode())
+        .isEqualTo(Status.Code.ALREADY_EXISTS);
+    RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 2, 3)).get(10, TimeUnit.SECONDS);
+    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 2, 3))).getCode())
+        .isEqualTo(Status.Code.FAILED_PRECONDITION);
+  }
+
+  @Test
+  void downloadsAreOnlyForCompleteSnapshotsAndLiveWorkers() {
+    assertThatThrownBy(() -> coordinator.blocking().downloadSnapshot(
+        DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build()).hasNext())
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
+    assertThatThrownBy(() -> coordinator.blocking().downloadSnapshot(
+        DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("nobody").build()).hasNext())
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+  }
+
+  @Test
+  void statesOf64MiBPerWorkerMoveInChunksAndCommit() throws Exception {
+    int size = 64 << 20;
+    int chunk = 1 << 20;
+    long started = System.nanoTime();
+    CompletableFuture<UploadResult> upA = RawWorker.send(coordinator.async(),
+        bigUpload(meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)), size, chunk, 1, null));
+    CompletableFuture<UploadResult> upB = RawWorker.send(coordinator.async(),
+        bigUpload(meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)), size, chunk, 2, "a"));
+    assertThat(upA.get(60, TimeUnit.SECONDS).getStoredStateBytes()).isEqualTo(size);
+    assertThat(upB.get(60, TimeUnit.SECONDS).getStoredStateBytes()).isEqualTo(size);
+    long millis = (System.nanoTime() - started) / 1_000_000;
+    SnapshotManifest m = manifest();
+    assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    assertThat(m.getTotalStateBytes()).isEqualTo(2L * size);
+    assertThat(m.getPiecesList()).allSatisfy(p -> assertThat(p.getStateChunks()).isEqualTo(64));
+    System.out.printf("two 64 MiB uploads committed in %d ms%n", millis);
+
+    CRC32C crc = new CRC32C();
+    long[] bytes = {0};
+    coordinator.blocking().downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("b").build())
+        .forEachRemaining(p -> {
+          if (p.hasStateChunk()) {
+            crc.update(p.getStateChunk().getData().asReadOnlyByteBuffer());
+            bytes[0] += p.getStateChunk().getData().size();
+          }
+        });
+    assertThat(bytes[0]).isEqualTo(size);
+    assertThat((int) crc.getValue()).isEqualTo(m.getPieces(1).getMeta().getStateCrc32C());
+  }
+
+  /** An upload whose chunks are generated one at a time as the transport asks for them. */
+  private static Iterable<UploadPart> bigUpload(io.cutpoint.api.v1.LocalSnapshotMeta.Builder meta, int size, int chunk,
+      int seed, String firstMarker) {
+    CRC32C whole = new CRC32C();
+    for (int i = 0; i < size / chunk; i++) {
+      whole.update(chunkData(seed, i, chunk));
+    }
+    meta.setStateBytes(size).setStateCrc32C((int) whole.getValue());
+    List<UploadPart> head = List.of(UploadPart.newBuilder().setHeader(
+        io.cutpoint.api.v1.UploadHeader.newBuilder().setMeta(meta)).build());
+    return () -> new Iterator<>() {
+      int next = -1;
+      final int chunks = size / chunk;
+
+      @Override
+      public boolean hasNext() {
+        return next <= chunks + 1;
+      }
+
+      @Override
+      public UploadPart next() {
+        int i = next++;
+        if (i == -1) {
+          return head.get(0);
+        }
+        if (i < chunks) {
+          return RawWorker.chunk(i, chunkData(seed, i, chunk));
+        }
+        if (i == chunks) {
+          ChannelRecording.Builder r = ChannelRecording.newBuilder().setFrom(meta.getWorkerId().equals("a") ? "b" : "a");
+          if (firstMarker != null) {
+            r.setFirstMarker(true);
+          }
+          return UploadPart.newBuilder().setChannel(r).build();
+        }
+        return UploadPart.newBuilder().setTrailer(io.cutpoint.api.v1.UploadTrailer.newBuilder()
+            .setStateChunks(chunks).setRecordedMessages(0)).build();
+      }
+    };
+  }
+
+  private static byte[] chunkData(int seed, int index, int size) {
+    byte[] data = new byte[size];
+    new java.util.Random(seed * 100_003L + index).nextBytes(data);
+    return data;
+  }
+}
