@@ -146,6 +146,25 @@ class SessionLifecycleTest {
   }
 
   @Test
+  void closeFromAListenerCompletesOnAnotherThread() throws Exception {
+    session = new CoordinatorSession(coordinator.channel, worker, fast());
+    CoordinatorSession s = session;
+    session.addListener(new SessionListener() {
+      @Override
+      public void stateChanged(SessionState from, SessionState to) {
+        if (to == SessionState.JOINED) {
+          s.close();
+        }
+      }
+    });
+    session.start();
+    session.closedFuture().get(5, TimeUnit.SECONDS);
+    assertThat(session.state()).isEqualTo(SessionState.CLOSED);
+    assertThat(fake.leaves).hasValue(1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> sessionThreads().isEmpty());
+  }
+
+  @Test
   void closeWhileReconnectingStopsRetrying() throws Exception {
     start(fast()).joined().get(5, TimeUnit.SECONDS);
     coordinator.stop();
