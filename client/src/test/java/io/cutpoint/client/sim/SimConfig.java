@@ -14,6 +14,8 @@ package io.cutpoint.client.sim;
  *     delivery handler (an application sending while it handles a message)
  * @param initialBalance every worker's starting balance
  * @param maxWorkers largest topology the kinds build
+ * @param abortPercent chance that a snapshot is aborted (at every worker, each at a random time,
+ *     as a coordinator does on a timeout); 0 in the defaults
  */
 public record SimConfig(
     int transfers,
@@ -24,19 +26,25 @@ public record SimConfig(
     long maxInitiationSkew,
     int forwardPercent,
     long initialBalance,
-    int maxWorkers) {
+    int maxWorkers,
+    int abortPercent) {
 
   public static SimConfig defaults() {
-    return new SimConfig(60, 4, 2, 100, 30, 20, 20, 1_000, 6);
+    return new SimConfig(60, 4, 2, 100, 30, 20, 20, 1_000, 6, 0);
   }
 
   public SimConfig withTransfers(int n) {
     return new SimConfig(n, snapshots, maxChosenInitiators, horizon, maxDelay, maxInitiationSkew,
-        forwardPercent, initialBalance, maxWorkers);
+        forwardPercent, initialBalance, maxWorkers, abortPercent);
+  }
+
+  public SimConfig withAbortPercent(int percent) {
+    return new SimConfig(transfers, snapshots, maxChosenInitiators, horizon, maxDelay,
+        maxInitiationSkew, forwardPercent, initialBalance, maxWorkers, percent);
   }
 
   public SimConfig withSnapshots(int n) {
     return new SimConfig(transfers, n, maxChosenInitiators, horizon, maxDelay, maxInitiationSkew,
-        forwardPercent, initialBalance, maxWorkers);
+        forwardPercent, initialBalance, maxWorkers, abortPercent);
   }
 }

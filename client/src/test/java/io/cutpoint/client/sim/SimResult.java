@@ -43,11 +43,12 @@ public record SimResult(
    * @param items data messages and markers put on channels
    * @param snapshots snapshots started
    * @param completedCuts snapshots every worker completed
+   * @param aborted snapshots the schedule aborted
    * @param recordedMessages messages recorded in flight over every completed piece
    * @param redundantStarts initiator start commands that found a marker got there first
    * @param maxConcurrent most snapshots in flight at one worker at once
    */
-  public record Stats(long events, long items, int snapshots, int completedCuts,
+  public record Stats(long events, long items, int snapshots, int completedCuts, int aborted,
       long recordedMessages, long redundantStarts, int maxConcurrent) {}
 
   public boolean ok() {

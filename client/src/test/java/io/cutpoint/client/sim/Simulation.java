@@ -39,6 +39,7 @@ public final class Simulation {
   private final SortedMap<Long, Map<String, CompletedLocalSnapshot>> pieces = new TreeMap<>();
   private final List<Problem> problems = new ArrayList<>();
   private final List<String> trace;
+  private final Set<Long> aborted = new HashSet<>();
   private long redundantStarts;
   private int maxConcurrent;
 
@@ -119,6 +120,15 @@ public final class Simulation {
         long skew = random.nextLong(config.maxInitiationSkew() + 1);
         network.at(at + skew, () -> initiate(initiator, snapshotId));
       }
+      if (random.nextInt(100) < config.abortPercent()) {
+        aborted.add(snapshotId);
+        for (SimWorker w : workers.values()) {
+          network.at(at + random.nextLong(config.horizon()), () -> {
+            note(w.id() + " aborts S=" + snapshotId);
+            w.engine().abort(snapshotId);
+          });
+        }
+      }
     }
     long events = 0;
     try {
@@ -147,7 +157,7 @@ public final class Simulation {
     long recorded = pieces.values().stream().flatMap(m -> m.values().stream())
         .mapToLong(p -> p.cut().inFlightMessages()).sum();
     SimResult.Stats stats = new SimResult.Stats(events, network.itemsSent(), ids.size(), complete,
-        recorded, redundantStarts, maxConcurrent);
+        aborted.size(), recorded, redundantStarts, maxConcurrent);
     return new SimResult(scenario, seed, fault, topology, stats, List.copyOf(problems),
         trace == null ? List.of() : List.copyOf(trace));
   }
@@ -195,6 +205,9 @@ public final class Simulation {
     for (var e : pieces.entrySet()) {
       long snapshotId = e.getKey();
       Map<String, CompletedLocalSnapshot> got = e.getValue();
+      if (got.size() != topology.workers().size() && aborted.contains(snapshotId)) {
+        continue; // aborted before every worker completed: nothing to check but the leftovers
+      }
       if (got.size() != topology.workers().size()) {
         SortedSet<String> missing = new java.util.TreeSet<>(topology.workers());
         missing.removeAll(got.keySet());
