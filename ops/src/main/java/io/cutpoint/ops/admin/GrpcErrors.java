@@ -20,7 +20,7 @@ public final class GrpcErrors {
   public static String describe(StatusRuntimeException e, String target, String subject) {
     Status s = e.getStatus();
     String desc = s.getDescription() == null ? "" : s.getDescription().trim();
-    String about = subject == null || subject.isEmpty() ? "" : subject + ": ";
+    String about = subject == null || subject.isEmpty() || desc.contains(subject) ? "" : subject + ": ";
     return switch (s.getCode()) {
       case UNAVAILABLE -> "cannot reach coordinator at " + target + ": " + unavailableReason(e);
       case DEADLINE_EXCEEDED -> "coordinator at " + target + " did not answer in time"

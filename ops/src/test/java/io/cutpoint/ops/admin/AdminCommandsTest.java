@@ -109,7 +109,7 @@ class AdminCommandsTest {
   void failedPreconditionIsAFailedOperationWithTheServersReason() {
     Cli.Result r = run("delete", "7");
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
-    assertThat(r.err()).isEqualTo("cutpoint: snapshot 7: snapshot 7 is pinned\n");
+    assertThat(r.err()).isEqualTo("cutpoint: snapshot 7 is pinned\n");
   }
 
   @Test

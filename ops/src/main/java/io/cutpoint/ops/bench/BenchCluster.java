@@ -1,0 +1,137 @@
+package io.cutpoint.ops.bench;
+
+import io.cutpoint.client.Worker;
+import io.cutpoint.client.session.CoordinatorSession;
+import io.cutpoint.client.session.SessionOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * An embedded coordinator and one in-JVM worker per id of a {@link Layout}, each joined over
+ * loopback gRPC, all channels connected.
+ */
+final class BenchCluster implements AutoCloseable {
+
+  /** One worker, its application and its session. */
+  record Node(String id, Worker worker, CountingApp app, ManagedChannel channel, CoordinatorSession session) {}
+
+  private final Layout layout;
+  private final BenchCoordinator coordinator;
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+
+  private BenchCluster(Layout layout, BenchCoordinator coordinator) {
+    this.layout = layout;
+    this.coordinator = coordinator;
+  }
+
+  static BenchCluster start(Layout layout, Path dataParent, Function<String, CountingApp> apps) {
+    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(dataParent));
+    try {
+      for (String id : layout.ids()) {
+        c.nodes.put(id, c.startNode(id, apps.apply(id)));
+      }
+      List<CompletableFuture<Void>> joins = new ArrayList<>();
+      c.nodes.values().forEach(n -> joins.add(n.session().joined()));
+      CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+      c.awaitConnected(Duration.ofSeconds(60));
+      return c;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      c.close();
+      throw new IllegalStateException("interrupted while starting " + layout.name(), e);
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      c.close();
+      throw new IllegalStateException("cluster " + layout.name() + " of " + layout.ids().size()
+          + " workers did not start: " + e, e);
+    }
+  }
+
+  private Node startNode(String id, CountingApp app) {
+    Worker worker = Worker.builder(id).listenOn("127.0.0.1", 0)
+        .outgoing(layout.outgoing().get(id)).incoming(layout.incoming(id))
+        .stateHandler(app).messageHandler(app).build().start();
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(coordinator.target()).usePlaintext().build();
+    try {
+      CoordinatorSession session = new CoordinatorSession(channel, worker, SessionOptions.defaults()
+          .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1))).start();
+      return new Node(id, worker, app, channel, session);
+    } catch (RuntimeException e) {
+      channel.shutdownNow();
+      worker.close();
+      throw e;
+    }
+  }
+
+  /** Sends one message on every channel and waits until all arrived: every stream is open. */
+  private void awaitConnected(Duration timeout) throws TimeoutException {
+    long before = received();
+    for (Node n : nodes.values()) {
+      for (String to : layout.outgoing().get(n.id())) {
+        n.worker().send(to, new byte[1]);
+      }
+    }
+    long target = before + layout.channels();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (received() < target) {
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("channels of " + layout.name() + " did not connect within " + timeout);
+      }
+      Pause.millis(5);
+    }
+  }
+
+  Layout layout() {
+    return layout;
+  }
+
+  BenchCoordinator coordinator() {
+    return coordinator;
+  }
+
+  Node node(String id) {
+    return nodes.get(id);
+  }
+
+  List<Node> nodes() {
+    return List.copyOf(nodes.values());
+  }
+
+  /** Messages received by every application so far. */
+  long received() {
+    long sum = 0;
+    for (Node n : nodes.values()) {
+      sum += n.app().received();
+    }
+    return sum;
+  }
+
+  @Override
+  public void close() {
+    for (Node n : nodes.values()) {
+      n.session().close();
+    }
+    for (Node n : nodes.values()) {
+      n.worker().close();
+      n.channel().shutdownNow();
+    }
+    for (Node n : nodes.values()) {
+      try {
+        n.channel().awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    coordinator.close();
+  }
+}

@@ -1,0 +1,120 @@
+package io.cutpoint.ops.bench;
+
+import ch.qos.logback.classic.Level;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {"Measure Cutpoint on this machine with in-JVM workers over loopback gRPC and an "
+        + "embedded coordinator: snapshot latency (2..32 workers, ring and full mesh, 1 KiB and 16 MiB "
+        + "states, idle and under traffic), throughput overhead of snapshots every 100 ms, the data "
+        + "plane against a raw batched gRPC stream, recovery time against reading and shipping the "
+        + "same bytes, peak heap, and a P x P dataflow workload.",
+        "Prints tables (progress on stderr); with --json also one JSON object as the last line. "
+        + "The default run takes under 10 minutes, --quick under 2."})
+public final class BenchCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--quick", description = "Fewer sizes and samples, shorter windows.")
+  boolean quick;
+
+  @Option(names = "--json", description = "End with one JSON object holding every number.")
+  boolean json;
+
+  @Option(names = "--workers", paramLabel = "N,N", split = ",",
+      description = "Cluster sizes of the latency sweep (default 2,4,8,16,32; quick 2,8,32).")
+  List<Integer> workers;
+
+  @Option(names = "--samples", paramLabel = "N",
+      description = "Snapshots measured per 1 KiB configuration (default 100; quick 30).")
+  Integer samples;
+
+  @Option(names = "--window-ms", paramLabel = "MS",
+      description = "Length of each throughput window (default 2500; quick 1000).")
+  Long windowMs;
+
+  @Option(names = "--recovery-mib", paramLabel = "MIB,MIB", split = ",",
+      description = "Total state sizes of the recovery runs (default 8,128,1024; quick 8,128).")
+  List<Integer> recoveryMib;
+
+  @Option(names = "--dataflow", paramLabel = "P,P", split = ",",
+      description = "P values of the dataflow workload (default 2,4,8).")
+  List<Integer> dataflow;
+
+  @Option(names = "--large-state-kib", paramLabel = "KIB",
+      description = "The large per-worker state of the latency sweep (default 16384).")
+  Integer largeStateKib;
+
+  @Option(names = "--data-dir", paramLabel = "DIR",
+      description = "Where the coordinators' temporary stores go (default: the system temp dir).")
+  Path dataDir;
+
+  @Option(names = "--verbose", description = "Show the coordinator's and workers' logs (default: errors only).")
+  boolean verbose;
+
+  @Override
+  public Integer call() {
+    BenchPlan plan = (quick ? BenchPlan.quick() : BenchPlan.standard())
+        .with(workers, samples, windowMs, recoveryMib, dataflow, largeStateKib, dataDir);
+    check(plan);
+    if (!verbose) {
+      Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+      if (root instanceof ch.qos.logback.classic.Logger logback) {
+        logback.setLevel(Level.ERROR);
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    long start = System.nanoTime();
+    Consumer<String> progress = line -> {
+      err.printf("[%5.1f s] %s%n", (System.nanoTime() - start) / 1e9, line);
+      err.flush();
+    };
+    List<LatencyPhase.Row> latency = LatencyPhase.run(plan, progress);
+    OverheadPhase.Result overhead = OverheadPhase.run(plan, progress);
+    List<DataPlanePhase.Row> dataplane = DataPlanePhase.run(plan, progress);
+    RecoveryPhase.Result recovery = RecoveryPhase.run(plan, progress);
+    List<DataflowPhase.Row> flows = DataflowPhase.run(plan, progress);
+    BenchResults results = new BenchResults(quick ? "quick" : "standard", latency, overhead, dataplane,
+        recovery, flows, (System.nanoTime() - start) / 1e9);
+    BenchReport report = new BenchReport(results, plan.smallStateBytes());
+    out.print(report.tables());
+    if (json) {
+      out.println(report.json());
+    }
+    out.flush();
+    return 0;
+  }
+
+  private void check(BenchPlan plan) {
+    positive("--workers", plan.workers(), 2);
+    positive("--recovery-mib", plan.recoveryMib(), 1);
+    positive("--dataflow", plan.dataflow(), 1);
+    if (plan.samples() < 1) {
+      throw new ParameterException(spec.commandLine(), "--samples must be at least 1");
+    }
+    if (plan.windowMillis() < 50) {
+      throw new ParameterException(spec.commandLine(), "--window-ms must be at least 50");
+    }
+    if (plan.largeStateBytes() < 1 || plan.largeStateBytes() > (256 << 20)) {
+      throw new ParameterException(spec.commandLine(), "--large-state-kib must be 1..262144");
+    }
+  }
+
+  private void positive(String flag, List<Integer> values, int min) {
+    if (values.isEmpty() || values.stream().anyMatch(v -> v == null || v < min)) {
+      throw new ParameterException(spec.commandLine(), flag + " values must be at least " + min + ", got " + values);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.cutpoint.ops.bench;
+
+import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.RollbackRequest;
+import io.cutpoint.api.v1.RollbackResponse;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.CoordinatorServer;
+import io.cutpoint.storage.SnapshotStore;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * An embedded coordinator on a loopback port over a temporary RocksDB store, with an Admin client.
+ * No periodic snapshots: the benchmark triggers them.
+ */
+final class BenchCoordinator implements AutoCloseable {
+
+  /** A finished snapshot as the operator saw it. */
+  record Taken(SnapshotManifest manifest, double clientMillis) {
+    boolean complete() {
+      return manifest.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
+    }
+  }
+
+  private final Path dataDir;
+  private final CoordinatorServer server;
+  private final ManagedChannel adminChannel;
+  private final AdminGrpc.AdminBlockingStub admin;
+
+  private BenchCoordinator(Path dataDir, CoordinatorServer server) {
+    this.dataDir = dataDir;
+    this.server = server;
+    this.adminChannel = ManagedChannelBuilder.forTarget(server.target()).usePlaintext()
+        .maxInboundMessageSize(64 << 20).build();
+    this.admin = AdminGrpc.newBlockingStub(adminChannel);
+  }
+
+  static BenchCoordinator start(Path parent) {
+    try {
+      Path dir = parent == null ? Files.createTempDirectory("cutpoint-bench-")
+          : Files.createTempDirectory(Files.createDirectories(parent), "cutpoint-bench-");
+      CoordinatorConfig config = CoordinatorConfig.builder()
+          .port(0)
+          .dataDir(dir)
+          .snapshotInterval(Duration.ZERO)
+          .snapshotTimeout(Duration.ofSeconds(120))
+          .retainCompleteSnapshots(2)
+          .maxRecordedBytesPerSnapshot(1L << 30)
+          .rollbackDeadline(Duration.ofMinutes(5))
+          .build();
+      try {
+        return new BenchCoordinator(dir, CoordinatorServer.start(config, new SimpleMeterRegistry()));
+      } catch (IOException | RuntimeException e) {
+        deleteTree(dir);
+        throw e;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the embedded coordinator: " + e.getMessage(), e);
+    }
+  }
+
+  String target() {
+    return server.target();
+  }
+
+  SnapshotStore store() {
+    return server.context().store();
+  }
+
+  /** Triggers a snapshot and waits for its outcome; the time is measured by this client. */
+  Taken snapshot() {
+    long start = System.nanoTime();
+    SnapshotManifest m = admin.withDeadlineAfter(180, TimeUnit.SECONDS)
+        .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    return new Taken(m, (System.nanoTime() - start) / 1e6);
+  }
+
+  /** Rolls back to {@code snapshotId} and waits until every worker resumed. */
+  RollbackResponse rollback(long snapshotId) {
+    return admin.withDeadlineAfter(10, TimeUnit.MINUTES).rollback(RollbackRequest.newBuilder()
+        .setSnapshotId(snapshotId).setWait(true).build());
+  }
+
+  @Override
+  public void close() {
+    adminChannel.shutdownNow();
+    try {
+      adminChannel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    server.close();
+    deleteTree(dataDir);
+  }
+
+  static void deleteTree(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      System.err.println("cutpoint bench: could not delete " + dir + ": " + e.getMessage());
+    }
+  }
+}

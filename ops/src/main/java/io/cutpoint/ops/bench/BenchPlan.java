@@ -1,0 +1,69 @@
+package io.cutpoint.ops.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What one {@code cutpoint bench} run measures and for how long.
+ *
+ * @param workers cluster sizes of the snapshot-latency sweep
+ * @param samples snapshots measured per small-state configuration
+ * @param largeSamples snapshots measured per large-state configuration
+ * @param smallStateBytes the small state per worker
+ * @param largeStateBytes the large state per worker
+ * @param steadyRate messages per second, in total, of the "traffic" load
+ * @param windowMillis length of each throughput window
+ * @param windows throughput windows per run, alternating snapshots off and on (plus one warm-up)
+ * @param intervalMillis time between snapshots while they are on
+ * @param overheadWorkers workers (full mesh) of the overhead workload
+ * @param payloads payload sizes of the data-plane comparison
+ * @param dataplaneRounds rounds of the data-plane comparison, each measuring both systems
+ * @param recoveryMib total state sizes of the recovery runs
+ * @param recoveryWorkers workers sharing the recovery state
+ * @param dataflow P values of the dataflow workload
+ * @param dataDir parent of the coordinators' temporary stores (null: the system temp dir)
+ */
+record BenchPlan(
+    List<Integer> workers,
+    int samples,
+    int largeSamples,
+    int smallStateBytes,
+    int largeStateBytes,
+    int steadyRate,
+    long windowMillis,
+    int windows,
+    long intervalMillis,
+    int overheadWorkers,
+    List<Integer> payloads,
+    int dataplaneRounds,
+    List<Integer> recoveryMib,
+    int recoveryWorkers,
+    List<Integer> dataflow,
+    Path dataDir) {
+
+  /** The full run (under 10 minutes on 2 cores). */
+  static BenchPlan standard() {
+    return new BenchPlan(List.of(2, 4, 8, 16, 32), 100, 3, 1024, 16 << 20, 20_000, 2_500, 6, 100, 4,
+        List.of(16, 128, 1024), 2, List.of(8, 128, 1024), 4, List.of(2, 4, 8), null);
+  }
+
+  /** A short run (under 2 minutes): fewer sizes, samples and shorter windows. */
+  static BenchPlan quick() {
+    return new BenchPlan(List.of(2, 8, 32), 30, 2, 1024, 16 << 20, 20_000, 1_000, 4, 100, 4,
+        List.of(16, 128, 1024), 1, List.of(8, 128), 4, List.of(2, 4, 8), null);
+  }
+
+  BenchPlan with(List<Integer> newWorkers, Integer newSamples, Long newWindow, List<Integer> newRecovery,
+      List<Integer> newDataflow, Integer largeKib, Path newDataDir) {
+    return new BenchPlan(newWorkers != null ? newWorkers : workers,
+        newSamples != null ? newSamples : samples,
+        largeSamples, smallStateBytes,
+        largeKib != null ? largeKib << 10 : largeStateBytes,
+        steadyRate,
+        newWindow != null ? newWindow : windowMillis,
+        windows, intervalMillis, overheadWorkers, payloads, dataplaneRounds,
+        newRecovery != null ? newRecovery : recoveryMib, recoveryWorkers,
+        newDataflow != null ? newDataflow : dataflow,
+        newDataDir != null ? newDataDir : dataDir);
+  }
+}

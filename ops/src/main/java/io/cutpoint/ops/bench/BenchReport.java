@@ -1,0 +1,196 @@
+package io.cutpoint.ops.bench;
+
+import io.cutpoint.ops.format.Json;
+import io.cutpoint.ops.format.Table;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/** Renders {@link BenchResults} as tables and as one JSON object, with the targets checked. */
+final class BenchReport {
+
+  /** A target of issue #7 and what was measured against it. */
+  record Target(String name, String limit, double measured, boolean lowerIsBetter, double bound) {
+    Boolean met() {
+      if (Double.isNaN(measured)) {
+        return null;
+      }
+      return lowerIsBetter ? measured <= bound : measured >= bound;
+    }
+  }
+
+  private final BenchResults r;
+  private final int smallState;
+
+  BenchReport(BenchResults results, int smallStateBytes) {
+    this.r = results;
+    this.smallState = smallStateBytes;
+  }
+
+  private double latency(int n, boolean traffic, ToDoubleFunction<Samples> f) {
+    return r.latency(n, "mesh", traffic, smallState).map(row -> f.applyAsDouble(row.total())).orElse(Double.NaN);
+  }
+
+  List<Target> targets() {
+    return List.of(
+        new Target("snapshot p50, 8 workers mesh, 1 KiB, idle", "<= 2 ms", latency(8, false, Samples::p50), true, 2),
+        new Target("snapshot p99, 8 workers mesh, 1 KiB, idle", "<= 10 ms", latency(8, false, Samples::p99), true, 10),
+        new Target("snapshot p99, 8 workers mesh, 1 KiB, traffic", "<= 20 ms", latency(8, true, Samples::p99), true, 20),
+        new Target("snapshot p50, 32 workers mesh, 1 KiB, idle", "<= 25 ms", latency(32, false, Samples::p50), true, 25),
+        new Target("throughput with snapshots / without", ">= 0.97", r.overhead().run().ratio(), false, 0.97),
+        new Target("data plane / raw batched gRPC", ">= 0.50", r.dataplaneRatio(), false, 0.5),
+        new Target("recovery / read-and-ship", "<= 2", r.recoveryRatio(), true, 2));
+  }
+
+  String tables() {
+    StringBuilder b = new StringBuilder();
+    b.append("Snapshot latency, trigger to committed (ms; phases are p50)\n");
+    Table t = new Table(">workers", "layout", ">channels", ">state", "load", ">n", ">p50", ">p99", ">max",
+        ">markers", ">upload", ">commit", ">failed");
+    for (LatencyPhase.Row row : r.latency()) {
+      t.row(row.workers(), row.layout(), row.channels(), bytes(row.stateBytes()), row.traffic() ? "traffic" : "idle",
+          row.total().count(), ms(row.total().p50()), ms(row.total().p99()), ms(row.total().max()),
+          ms(row.markers().p50()), ms(row.upload().p50()), ms(row.commit().p50()), row.failed());
+    }
+    b.append(t.render()).append('\n');
+
+    OverheadPhase.Result o = r.overhead();
+    b.append("Overhead: ").append(o.workers()).append(" workers, full mesh, saturating traffic\n");
+    Table ot = new Table("snapshots", ">msgs/s", ">snapshots", ">p50 ms", ">p99 ms", ">max ms");
+    ot.row("off", rate(o.run().offRate()), "", "", "", "");
+    ot.row("every 100 ms", rate(o.run().onRate()), o.run().completed(), ms(o.run().latency().p50()),
+        ms(o.run().latency().p99()), ms(o.run().latency().max()));
+    b.append(ot.render()).append("ratio ").append(num(o.run().ratio())).append(", peak heap ")
+        .append(o.peakHeapBytes() >> 20).append(" MiB\n\n");
+
+    b.append("Data plane: one channel vs raw gRPC stream (").append(DataPlanePhase.RAW_ITEMS_PER_FRAME)
+        .append(" items per frame)\n");
+    Table dt = new Table(">payload", ">cutpoint msgs/s", ">raw msgs/s", ">ratio");
+    for (DataPlanePhase.Row row : r.dataplane()) {
+      dt.row(row.payloadBytes() + " B", rate(row.cutpointRate()), rate(row.rawRate()), num(row.ratio()));
+    }
+    b.append(dt.render()).append('\n');
+
+    b.append("Recovery: rollback request to every worker resumed vs read-and-ship of the same bytes\n");
+    Table rt = new Table(">state", ">workers", ">rollback ms", ">server ms", ">read+ship ms", ">ratio", "note");
+    for (RecoveryPhase.Row row : r.recovery().rows()) {
+      rt.row(bytes(row.totalBytes()), row.workers(), ms(row.rollbackMillis()), ms(row.serverMillis()),
+          ms(row.baselineMillis()), row.skipped() == null ? num(row.ratio()) : "",
+          row.skipped() == null ? "" : row.skipped());
+    }
+    b.append(rt.render()).append("peak heap ").append(r.recovery().peakHeapBytes() >> 20).append(" MiB\n\n");
+
+    b.append("Dataflow: P sources -> P keyed running sums, snapshots every 100 ms vs off\n");
+    Table ft = new Table(">P", ">channels", ">off msgs/s", ">on msgs/s", ">ratio", ">snapshots", ">failed",
+        ">p50 ms", ">p99 ms", ">max ms");
+    for (DataflowPhase.Row row : r.dataflow()) {
+      Alternating.Result a = row.run();
+      ft.row(row.p(), row.p() * row.p(), rate(a.offRate()), rate(a.onRate()), num(a.ratio()), a.completed(),
+          a.failed(), ms(a.latency().p50()), ms(a.latency().p99()), ms(a.latency().max()));
+    }
+    b.append(ft.render()).append('\n');
+
+    b.append("Targets\n");
+    Table tt = new Table("what", "target", ">measured", "met");
+    for (Target target : targets()) {
+      Boolean met = target.met();
+      tt.row(target.name(), target.limit(), num(target.measured()), met == null ? "n/a" : met ? "yes" : "NO");
+    }
+    b.append(tt.render());
+    b.append(String.format(Locale.ROOT, "%nmode %s, %d cores, max heap %d MiB, Java %s, %.0f s%n", r.mode(),
+        Runtime.getRuntime().availableProcessors(), HeapPeak.maxHeapBytes() >> 20,
+        System.getProperty("java.version"), r.elapsedSeconds()));
+    return b.toString();
+  }
+
+  String json() {
+    Json.Obj o = Json.object()
+        .put("mode", r.mode())
+        .put("cores", Runtime.getRuntime().availableProcessors())
+        .put("max_heap_mib", HeapPeak.maxHeapBytes() >> 20)
+        .put("java", System.getProperty("java.version"))
+        .put("snapshot_p50_ms_8_mesh", latency(8, false, Samples::p50))
+        .put("snapshot_p99_ms_8_mesh", latency(8, false, Samples::p99))
+        .put("snapshot_p99_ms_8_mesh_traffic", latency(8, true, Samples::p99))
+        .put("snapshot_p50_ms_32_mesh", latency(32, false, Samples::p50))
+        .put("overhead_ratio", r.overhead().run().ratio())
+        .put("dataplane_ratio", r.dataplaneRatio())
+        .put("recovery_ratio", r.recoveryRatio())
+        .put("peak_heap_mib_overhead", r.overhead().peakHeapBytes() >> 20)
+        .put("peak_heap_mib_recovery", r.recovery().peakHeapBytes() >> 20);
+    List<Object> latency = new ArrayList<>();
+    for (LatencyPhase.Row row : r.latency()) {
+      latency.add(Json.object().put("workers", row.workers()).put("layout", row.layout())
+          .put("channels", row.channels()).put("state_bytes", row.stateBytes())
+          .put("traffic", row.traffic()).put("samples", row.total().count())
+          .put("p50_ms", row.total().p50()).put("p99_ms", row.total().p99()).put("max_ms", row.total().max())
+          .put("markers_p50_ms", row.markers().p50()).put("upload_p50_ms", row.upload().p50())
+          .put("commit_p50_ms", row.commit().p50()).put("failed", row.failed()));
+    }
+    o.put("latency", latency);
+    Alternating.Result ov = r.overhead().run();
+    o.put("overhead", Json.object().put("workers", r.overhead().workers())
+        .put("off_msgs_per_s", ov.offRate()).put("on_msgs_per_s", ov.onRate())
+        .put("snapshots_completed", ov.completed()).put("snapshots_failed", ov.failed())
+        .put("snapshot_p50_ms", ov.latency().p50()).put("snapshot_p99_ms", ov.latency().p99()));
+    List<Object> dataplane = new ArrayList<>();
+    for (DataPlanePhase.Row row : r.dataplane()) {
+      dataplane.add(Json.object().put("payload_bytes", row.payloadBytes())
+          .put("cutpoint_msgs_per_s", row.cutpointRate()).put("raw_msgs_per_s", row.rawRate())
+          .put("ratio", row.ratio()));
+    }
+    o.put("dataplane", dataplane);
+    List<Object> recovery = new ArrayList<>();
+    for (RecoveryPhase.Row row : r.recovery().rows()) {
+      recovery.add(Json.object().put("state_bytes", row.totalBytes()).put("workers", row.workers())
+          .put("rollback_ms", row.rollbackMillis()).put("server_ms", row.serverMillis())
+          .put("read_and_ship_ms", row.baselineMillis())
+          .put("ratio", row.skipped() == null ? row.ratio() : Double.NaN).put("skipped", row.skipped()));
+    }
+    o.put("recovery", recovery);
+    List<Object> dataflow = new ArrayList<>();
+    for (DataflowPhase.Row row : r.dataflow()) {
+      Alternating.Result a = row.run();
+      dataflow.add(Json.object().put("p", row.p()).put("snapshot_p50_ms", a.latency().p50())
+          .put("snapshot_p99_ms", a.latency().p99()).put("snapshot_max_ms", a.latency().max())
+          .put("snapshots_completed", a.completed()).put("snapshots_failed", a.failed())
+          .put("off_msgs_per_s", a.offRate()).put("on_msgs_per_s", a.onRate())
+          .put("throughput_ratio", a.ratio()));
+    }
+    o.put("dataflow", dataflow);
+    List<Object> targets = new ArrayList<>();
+    for (Target t : targets()) {
+      targets.add(Json.object().put("what", t.name()).put("target", t.limit()).put("measured", t.measured())
+          .put("met", t.met()));
+    }
+    o.put("targets", targets);
+    o.put("elapsed_s", r.elapsedSeconds());
+    return o.toString();
+  }
+
+  private static String ms(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
+  }
+
+  private static String num(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+  }
+
+  private static String rate(double v) {
+    return String.format(Locale.ROOT, "%,.0f", v);
+  }
+
+  static String bytes(long b) {
+    if (b >= 1L << 30 && b % (1L << 30) == 0) {
+      return (b >> 30) + " GiB";
+    }
+    if (b >= 1 << 20 && b % (1 << 20) == 0) {
+      return (b >> 20) + " MiB";
+    }
+    if (b >= 1 << 10 && b % (1 << 10) == 0) {
+      return (b >> 10) + " KiB";
+    }
+    return b + " B";
+  }
+}

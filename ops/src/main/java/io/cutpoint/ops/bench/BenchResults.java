@@ -1,0 +1,32 @@
+package io.cutpoint.ops.bench;
+
+import java.util.List;
+import java.util.Optional;
+
+/** Everything one run measured. */
+record BenchResults(
+    String mode,
+    List<LatencyPhase.Row> latency,
+    OverheadPhase.Result overhead,
+    List<DataPlanePhase.Row> dataplane,
+    RecoveryPhase.Result recovery,
+    List<DataflowPhase.Row> dataflow,
+    double elapsedSeconds) {
+
+  /** The small-state row of {@code workers} workers in {@code layout}, idle or under traffic. */
+  Optional<LatencyPhase.Row> latency(int workers, String layout, boolean traffic, int stateBytes) {
+    return latency.stream().filter(r -> r.workers() == workers && r.layout().equals(layout)
+        && r.traffic() == traffic && r.stateBytes() == stateBytes).findFirst();
+  }
+
+  /** The data-plane ratio of the worst payload size. */
+  double dataplaneRatio() {
+    return dataplane.stream().mapToDouble(DataPlanePhase.Row::ratio).min().orElse(Double.NaN);
+  }
+
+  /** The recovery ratio of the worst measured size. */
+  double recoveryRatio() {
+    return recovery.rows().stream().filter(r -> r.skipped() == null)
+        .mapToDouble(RecoveryPhase.Row::ratio).max().orElse(Double.NaN);
+  }
+}

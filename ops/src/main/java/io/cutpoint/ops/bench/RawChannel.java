@@ -1,0 +1,182 @@
+package io.cutpoint.ops.bench;
+
+import io.cutpoint.api.v1.Ack;
+import io.cutpoint.api.v1.ChannelGrpc;
+import io.cutpoint.api.v1.ChannelHeader;
+import io.cutpoint.api.v1.Frame;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The baseline the data plane is compared with: a bare {@code Channel.Open} bidirectional stream on
+ * the same transport setup as a worker (Netty, one NIO thread per side, direct executor), carrying
+ * the same {@link Frame}s of repeated items, with none of Cutpoint's logic: the sink counts items
+ * and bytes and acknowledges each frame; the source waits only for gRPC flow control.
+ */
+final class RawChannel implements AutoCloseable {
+
+  private final EventLoopGroup serverGroup = group("cutpoint-bench-raw-server");
+  private final EventLoopGroup clientGroup = group("cutpoint-bench-raw-client");
+  private final AtomicLong items = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
+  private final Server server;
+  private final ManagedChannel channel;
+
+  RawChannel() {
+    try {
+      server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+          .bossEventLoopGroup(serverGroup).workerEventLoopGroup(serverGroup)
+          .channelType(NioServerSocketChannel.class).directExecutor()
+          .maxInboundMessageSize(8 << 20)
+          .addService(new Sink()).build().start();
+    } catch (IOException e) {
+      shutdown();
+      throw new UncheckedIOException("raw channel cannot listen", e);
+    }
+    channel = NettyChannelBuilder.forAddress(new InetSocketAddress("127.0.0.1", server.getPort()))
+        .usePlaintext().eventLoopGroup(clientGroup).channelType(NioSocketChannel.class)
+        .directExecutor().build();
+  }
+
+  private static EventLoopGroup group(String name) {
+    return new NioEventLoopGroup(1, new DefaultThreadFactory(name, true));
+  }
+
+  long items() {
+    return items.get();
+  }
+
+  long bytes() {
+    return bytes.get();
+  }
+
+  /** Opens a stream; its first frame carries the header. */
+  Source open() {
+    return new Source();
+  }
+
+  private final class Sink extends ChannelGrpc.ChannelImplBase {
+    @Override
+    public StreamObserver<Frame> open(StreamObserver<Ack> acks) {
+      return new StreamObserver<>() {
+        long position;
+
+        @Override
+        public void onNext(Frame f) {
+          int n = f.getItemsCount();
+          long size = 0;
+          for (int i = 0; i < n; i++) {
+            size += f.getItems(i).getData().getPayload().size();
+          }
+          position += n;
+          bytes.addAndGet(size);
+          items.addAndGet(n);
+          acks.onNext(Ack.newBuilder().setEpoch(f.getEpoch()).setPosition(position).build());
+        }
+
+        @Override
+        public void onError(Throwable t) {}
+
+        @Override
+        public void onCompleted() {
+          acks.onCompleted();
+        }
+      };
+    }
+  }
+
+  /** One sending stream. {@link #send} blocks while gRPC's flow control says it is not ready. */
+  final class Source implements AutoCloseable {
+    private final Object ready = new Object();
+    private ClientCallStreamObserver<Frame> out;
+    private volatile Throwable error;
+    private boolean first = true;
+
+    private Source() {
+      ChannelGrpc.newStub(channel).open(new ClientResponseObserver<Frame, Ack>() {
+        @Override
+        public void beforeStart(ClientCallStreamObserver<Frame> requestStream) {
+          out = requestStream;
+          requestStream.setOnReadyHandler(() -> {
+            synchronized (ready) {
+              ready.notifyAll();
+            }
+          });
+        }
+
+        @Override
+        public void onNext(Ack value) {}
+
+        @Override
+        public void onError(Throwable t) {
+          error = t;
+          synchronized (ready) {
+            ready.notifyAll();
+          }
+        }
+
+        @Override
+        public void onCompleted() {}
+      });
+    }
+
+    void send(Frame.Builder frame) {
+      if (first) {
+        frame.setHeader(ChannelHeader.newBuilder().setFrom("raw-a").setTo("raw-b"));
+        first = false;
+      }
+      synchronized (ready) {
+        while (!out.isReady()) {
+          if (error != null) {
+            throw new IllegalStateException("raw stream failed: " + error, error);
+          }
+          try {
+            ready.wait(10);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+          }
+        }
+      }
+      out.onNext(frame.build());
+    }
+
+    @Override
+    public void close() {
+      out.onCompleted();
+    }
+  }
+
+  @Override
+  public void close() {
+    channel.shutdownNow();
+    server.shutdownNow();
+    try {
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    shutdown();
+  }
+
+  private void shutdown() {
+    serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}

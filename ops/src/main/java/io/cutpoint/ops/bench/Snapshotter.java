@@ -1,0 +1,80 @@
+package io.cutpoint.ops.bench;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Triggers a snapshot every {@code interval} (waiting for each; a late one starts the next at
+ * once) and records trigger-to-committed latencies of the complete ones.
+ */
+final class Snapshotter implements AutoCloseable {
+
+  private final BenchCoordinator coordinator;
+  private final long intervalNanos;
+  private final Samples samples;
+  private final AtomicLong completed = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile boolean recording;
+
+  Snapshotter(BenchCoordinator coordinator, long intervalMillis, Samples samples) {
+    this.coordinator = coordinator;
+    this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+    this.samples = samples;
+    this.thread = new Thread(this::loop, "cutpoint-bench-snapshotter");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private void loop() {
+    long next = System.nanoTime();
+    while (running) {
+      next += intervalNanos;
+      try {
+        BenchCoordinator.Taken t = coordinator.snapshot();
+        if (recording) {
+          if (t.complete()) {
+            completed.incrementAndGet();
+            samples.add(t.clientMillis());
+          } else {
+            failed.incrementAndGet();
+          }
+        }
+      } catch (RuntimeException e) {
+        if (recording) {
+          failed.incrementAndGet();
+        }
+      }
+      long now = System.nanoTime();
+      if (now < next) {
+        Pause.untilNanos(next);
+      } else {
+        next = now;
+      }
+    }
+  }
+
+  /** Only outcomes after this call count (the first snapshots warm up). */
+  void record(boolean on) {
+    recording = on;
+  }
+
+  long completed() {
+    return completed.get();
+  }
+
+  long failed() {
+    return failed.get();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    try {
+      thread.join(TimeUnit.MINUTES.toMillis(3));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
