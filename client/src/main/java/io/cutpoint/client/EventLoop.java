@@ -26,6 +26,7 @@ final class EventLoop {
   private final BlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
   private final List<ChannelSender> flushWhenIdle = new ArrayList<>();
   private final Thread thread;
+  private volatile boolean stopping;
 
   EventLoop(String threadName) {
     thread = new Thread(this::run, threadName);
@@ -55,20 +56,13 @@ final class EventLoop {
       task.run();
       return;
     }
-    if (!thread.isAlive()) {
+    if (!thread.isAlive() || stopping) {
       throw new IllegalStateException("the worker is not running");
     }
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    execute(() -> {
-      try {
-        task.run();
-        done.complete(null);
-      } catch (Throwable t) {
-        done.completeExceptionally(t);
-      }
-    });
+    Waited waited = new Waited(task);
+    execute(waited);
     try {
-      done.join();
+      waited.done.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
@@ -77,19 +71,59 @@ final class EventLoop {
     }
   }
 
+  /** A task someone waits for; failed rather than forgotten when the loop stops first. */
+  private static final class Waited implements Runnable {
+    private final Runnable task;
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    Waited(Runnable task) {
+      this.task = task;
+    }
+
+    @Override
+    public void run() {
+      try {
+        task.run();
+        done.complete(null);
+      } catch (Throwable t) {
+        done.completeExceptionally(t);
+      }
+    }
+  }
+
   /** Called on the event thread: flush {@code sender} once the queue is empty. */
   void flushWhenIdle(ChannelSender sender) {
     flushWhenIdle.add(sender);
   }
 
-  /** Stops after the tasks already queued; waits up to {@code millis} for the thread to end. */
+  /**
+   * Stops the event thread after the task it is running; queued tasks are dropped (whoever waits
+   * for one gets an exception). Waits up to {@code millis} for the thread to end.
+   */
   void stop(long millis) {
-    queue.add(STOP);
+    requestStop();
     if (!inLoop()) {
       try {
         thread.join(millis);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      }
+    }
+    failWaiters();
+  }
+
+  /** From now on no further task starts. */
+  void requestStop() {
+    if (!stopping) {
+      stopping = true;
+      queue.add(STOP);
+    }
+  }
+
+  private void failWaiters() {
+    for (Runnable r; (r = queue.poll()) != null; ) {
+      if (r instanceof Waited w) {
+        w.done.completeExceptionally(new IllegalStateException("the worker was closed"));
       }
     }
   }
@@ -108,7 +142,8 @@ final class EventLoop {
           continue;
         }
       }
-      if (task == STOP) {
+      if (task == STOP || stopping) {
+        failWaiters();
         return;
       }
       lock.lock();

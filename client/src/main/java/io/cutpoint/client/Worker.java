@@ -333,6 +333,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
       return;
     }
     closed = true;
+    loop.requestStop();
     List<ManagedChannel> channels = new ArrayList<>();
     for (ChannelSender s : senders.values()) {
       ManagedChannel c = s.close();
