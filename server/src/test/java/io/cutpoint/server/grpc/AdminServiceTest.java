@@ -1,0 +1,202 @@
+package io.cutpoint.server.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cutpoint.api.v1.AnalyzeRequest;
+import io.cutpoint.api.v1.ChannelRef;
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.DeleteSnapshotRequest;
+import io.cutpoint.api.v1.GetChannelStateRequest;
+import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.GetSnapshotRequest;
+import io.cutpoint.api.v1.ListSnapshotsRequest;
+import io.cutpoint.api.v1.ListSnapshotsResponse;
+import io.cutpoint.api.v1.PinSnapshotRequest;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.RawWorker;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AdminServiceTest {
+
+  @TempDir Path dir;
+  private InProcessCoordinator coordinator;
+  private final List<RawWorker> workers = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir).build());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    workers.forEach(RawWorker::close);
+    coordinator.close();
+  }
+
+  private static void assertStatus(ThrowingCallable call, Status.Code code, String text) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(code);
+      assertThat(e.getStatus().getDescription()).contains(text);
+    });
+  }
+
+  /** A lone worker and one complete snapshot of it; returns its id. */
+  private long completeSnapshot() throws Exception {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    workers.add(w);
+    w.await(CoordinatorMessage::hasWelcome);
+    long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(id, "solo"), "x".getBytes(), 1, List.of()))
+        .get(10, TimeUnit.SECONDS);
+    return id;
+  }
+
+  @Test
+  void healthIsServingWhileTheStoreIsOpen() {
+    HealthCheckResponse r = HealthGrpc.newBlockingStub(coordinator.channel).check(HealthCheckRequest.getDefaultInstance());
+    assertThat(r.getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+  }
+
+  @Test
+  void aSnapshotCannotStartWithoutWorkers() {
+    assertStatus(() -> coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()),
+        Status.Code.FAILED_PRECONDITION, "no workers");
+  }
+
+  @Test
+  void triggerWithWaitAnswersTheFinalManifest() throws Exception {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    workers.add(w);
+    w.await(CoordinatorMessage::hasWelcome);
+    Thread uploader = new Thread(() -> {
+      try {
+        long id = w.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
+        RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(id, "solo"), new byte[5], 2, List.of()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    uploader.start();
+    SnapshotManifest m = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+        .getManifest();
+    uploader.join(10_000);
+    assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    assertThat(m.getTotalStateBytes()).isEqualTo(5);
+
+    // nobody uploads the next one: waiting gives up after wait_timeout_ms
+    assertStatus(() -> coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder()
+        .setWait(true).setWaitTimeoutMs(200).build()), Status.Code.DEADLINE_EXCEEDED, "still pending");
+  }
+
+  @Test
+  void badSnapshotIdsAnswerInvalidArgumentOrNotFound() {
+    assertStatus(() -> coordinator.admin().getSnapshot(GetSnapshotRequest.getDefaultInstance()),
+        Status.Code.INVALID_ARGUMENT, "snapshot_id");
+    assertStatus(() -> coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(42).build()),
+        Status.Code.NOT_FOUND, "42");
+    assertStatus(() -> coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(42).build()),
+        Status.Code.NOT_FOUND, "42");
+    assertStatus(() -> coordinator.admin().pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(0).build()),
+        Status.Code.INVALID_ARGUMENT, "snapshot_id");
+    assertStatus(() -> coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(42).build()),
+        Status.Code.NOT_FOUND, "42");
+  }
+
+  @Test
+  void listingValidatesItsFiltersAndPagesNewestFirst() throws Exception {
+    assertStatus(() -> coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(5000).build()),
+        Status.Code.INVALID_ARGUMENT, "page_size");
+    assertStatus(() -> coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageToken("zzz").build()),
+        Status.Code.INVALID_ARGUMENT, "page_token");
+    assertStatus(() -> coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder()
+        .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED).build()), Status.Code.INVALID_ARGUMENT, "statuses");
+
+    long first = completeSnapshot();
+    long second = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(second, "solo"), new byte[1], 1, List.of()))
+        .get(10, TimeUnit.SECONDS);
+    ListSnapshotsResponse page = coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(1).build());
+    assertThat(page.getSnapshotsList()).extracting(SnapshotManifest::getSnapshotId).containsExactly(second);
+    ListSnapshotsResponse next = coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(1)
+        .setPageToken(page.getNextPageToken()).build());
+    assertThat(next.getSnapshotsList()).extracting(SnapshotManifest::getSnapshotId).containsExactly(first);
+    assertThat(coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder()
+        .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).build()).getSnapshotsList()).isEmpty();
+  }
+
+  @Test
+  void pinnedSnapshotsCannotBeDeletedUntilUnpinned() throws Exception {
+    long id = completeSnapshot();
+    assertThat(coordinator.admin().pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(true).build())
+        .getManifest().getPinned()).isTrue();
+    assertStatus(() -> coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.FAILED_PRECONDITION, "pinned");
+    assertThat(coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPinnedOnly(true).build())
+        .getSnapshotsCount()).isEqualTo(1);
+    coordinator.admin().pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(false).build());
+    coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build());
+    assertStatus(() -> coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.NOT_FOUND, "no snapshot");
+  }
+
+  @Test
+  void channelStateRequestsAreValidated() throws Exception {
+    long id = completeSnapshot();
+    assertStatus(() -> coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.INVALID_ARGUMENT, "channel");
+    assertStatus(() -> coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id)
+        .setChannel(ChannelRef.newBuilder().setFrom("x").setTo("solo")).build()), Status.Code.NOT_FOUND, "no channel");
+    assertStatus(() -> coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id)
+        .setChannel(ChannelRef.newBuilder().setFrom("x").setTo("solo")).setPageSize(10001).build()),
+        Status.Code.INVALID_ARGUMENT, "page_size");
+  }
+
+  @Test
+  void analyzingASnapshotThatIsNotCompleteIsAFailedPrecondition() throws Exception {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    workers.add(w);
+    w.await(CoordinatorMessage::hasWelcome);
+    long pending = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    assertStatus(() -> coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(pending).build()),
+        Status.Code.FAILED_PRECONDITION, "PENDING");
+    assertStatus(() -> coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(pending).build()),
+        Status.Code.FAILED_PRECONDITION, "pending");
+    RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(pending, "solo"), new byte[1], 1, List.of()))
+        .get(10, TimeUnit.SECONDS);
+    assertThat(coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(pending).build())
+        .getSummary().getWorkers()).isEqualTo(1);
+  }
+
+  @Test
+  void theClusterViewShowsWorkersChannelsInitiatorsAndPendingSnapshots() throws Exception {
+    RawWorker a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of());
+    RawWorker b = new RawWorker(coordinator.async(), "b").join(List.of(), List.of("a"));
+    workers.add(a);
+    workers.add(b);
+    a.await(CoordinatorMessage::hasWelcome);
+    b.await(CoordinatorMessage::hasWelcome);
+    long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    var view = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
+    assertThat(view.getWorkersCount()).isEqualTo(2);
+    assertThat(view.getChannelsList()).singleElement().satisfies(c -> assertThat(c.getFrom() + c.getTo()).isEqualTo("ab"));
+    assertThat(view.getInitiatorsList()).containsExactly("a");
+    assertThat(view.getPendingSnapshotsList()).containsExactly(id);
+  }
+}
