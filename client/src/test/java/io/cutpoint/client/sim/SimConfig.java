@@ -16,6 +16,8 @@ package io.cutpoint.client.sim;
  * @param maxWorkers largest topology the kinds build
  * @param abortPercent chance that a snapshot is aborted (at every worker, each at a random time,
  *     as a coordinator does on a timeout); 0 in the defaults
+ * @param rollbacks rollbacks at random times in the second half of the horizon, each to the
+ *     newest snapshot complete at that moment; 0 in the defaults
  */
 public record SimConfig(
     int transfers,
@@ -27,24 +29,30 @@ public record SimConfig(
     int forwardPercent,
     long initialBalance,
     int maxWorkers,
-    int abortPercent) {
+    int abortPercent,
+    int rollbacks) {
 
   public static SimConfig defaults() {
-    return new SimConfig(60, 4, 2, 100, 30, 20, 20, 1_000, 6, 0);
+    return new SimConfig(60, 4, 2, 100, 30, 20, 20, 1_000, 6, 0, 0);
   }
 
   public SimConfig withTransfers(int n) {
     return new SimConfig(n, snapshots, maxChosenInitiators, horizon, maxDelay, maxInitiationSkew,
-        forwardPercent, initialBalance, maxWorkers, abortPercent);
+        forwardPercent, initialBalance, maxWorkers, abortPercent, rollbacks);
   }
 
   public SimConfig withAbortPercent(int percent) {
     return new SimConfig(transfers, snapshots, maxChosenInitiators, horizon, maxDelay,
-        maxInitiationSkew, forwardPercent, initialBalance, maxWorkers, percent);
+        maxInitiationSkew, forwardPercent, initialBalance, maxWorkers, percent, rollbacks);
+  }
+
+  public SimConfig withRollbacks(int n) {
+    return new SimConfig(transfers, snapshots, maxChosenInitiators, horizon, maxDelay,
+        maxInitiationSkew, forwardPercent, initialBalance, maxWorkers, abortPercent, n);
   }
 
   public SimConfig withSnapshots(int n) {
     return new SimConfig(transfers, n, maxChosenInitiators, horizon, maxDelay, maxInitiationSkew,
-        forwardPercent, initialBalance, maxWorkers, abortPercent);
+        forwardPercent, initialBalance, maxWorkers, abortPercent, rollbacks);
   }
 }

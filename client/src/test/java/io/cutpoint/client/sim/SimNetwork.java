@@ -30,9 +30,11 @@ public final class SimNetwork {
     }
   }
 
+  private record InTransit(long epoch, Item item) {}
+
   private static final class Channel {
     final ChannelId id;
-    final ArrayDeque<Item> inTransit = new ArrayDeque<>();
+    final ArrayDeque<InTransit> inTransit = new ArrayDeque<>();
     long lastArrival;
 
     Channel(ChannelId id) {
@@ -48,6 +50,7 @@ public final class SimNetwork {
   private long now;
   private long order;
   private long itemsSent;
+  private long epoch;
 
   public SimNetwork(Iterable<ChannelId> channelIds, SplittableRandom random, long maxDelay) {
     for (ChannelId id : channelIds) {
@@ -84,14 +87,30 @@ public final class SimNetwork {
     }
     long arrival = Math.max(now + 1 + random.nextLong(maxDelay), c.lastArrival);
     c.lastArrival = arrival;
-    c.inTransit.add(item);
+    c.inTransit.add(new InTransit(epoch, item));
     itemsSent++;
     trace.accept(now + " put " + c.id + " " + describe(item) + " arrives " + arrival);
     at(arrival, () -> {
-      Item head = c.inTransit.poll();
-      trace.accept(now + " arrive " + c.id + " " + describe(head));
-      receiver.receive(from, head);
+      InTransit head = c.inTransit.poll();
+      if (head.epoch != epoch) {
+        trace.accept(now + " drop " + c.id + " " + describe(head.item) + " of epoch " + head.epoch);
+        return;
+      }
+      trace.accept(now + " arrive " + c.id + " " + describe(head.item));
+      receiver.receive(from, head.item);
     });
+  }
+
+  /**
+   * A rollback: everything now in transit belongs to the old epoch and is dropped on arrival.
+   */
+  public void newEpoch() {
+    epoch++;
+    trace.accept(now + " epoch " + epoch);
+  }
+
+  public long epoch() {
+    return epoch;
   }
 
   /** Runs the next event; false when there is none. */
@@ -105,9 +124,10 @@ public final class SimNetwork {
     return true;
   }
 
-  /** Items in transit on every channel, for end-of-run accounting. */
+  /** Items of the current epoch in transit on every channel, for end-of-run accounting. */
   public Iterable<Item> inTransit() {
-    return () -> channels.values().stream().flatMap(c -> c.inTransit.stream()).iterator();
+    return () -> channels.values().stream().flatMap(c -> c.inTransit.stream())
+        .filter(t -> t.epoch == epoch).map(InTransit::item).iterator();
   }
 
   private static String describe(Item item) {

@@ -43,12 +43,15 @@ public record SimResult(
    * @param items data messages and markers put on channels
    * @param snapshots snapshots started
    * @param completedCuts snapshots every worker completed
-   * @param aborted snapshots the schedule aborted
+   * @param aborted snapshots the schedule aborted or a rollback cut short
+   * @param rollbacks rollbacks carried out
+   * @param completedAfterRollback snapshots completed everywhere after the first rollback
    * @param recordedMessages messages recorded in flight over every completed piece
    * @param redundantStarts initiator start commands that found a marker got there first
    * @param maxConcurrent most snapshots in flight at one worker at once
    */
   public record Stats(long events, long items, int snapshots, int completedCuts, int aborted,
+      int rollbacks, int completedAfterRollback,
       long recordedMessages, long redundantStarts, int maxConcurrent) {}
 
   public boolean ok() {

@@ -115,6 +115,23 @@ public final class SimWorker implements EngineOutput {
     }
   }
 
+  /**
+   * Rollback, first half: restores the counters and the balance of {@code piece}; every snapshot
+   * in flight here is dropped. Call {@link #replay} once every worker has restored.
+   */
+  public void restore(CompletedLocalSnapshot piece) {
+    heldMarkers.clear();
+    firstChannels.clear();
+    engine.restore(piece.cut().sent(), piece.cut().received());
+    account.restore(piece.state().state());
+  }
+
+  /** Rollback, second half: the recorded messages arrive again, ahead of any new traffic. */
+  public void replay(CompletedLocalSnapshot piece) {
+    piece.cut().recordings().forEach((from, messages) -> messages.forEach(
+        m -> engine.onData(from, m.seq(), m.payload())));
+  }
+
   /** End of the run: markers a LATE_MARKERS worker still holds go out now. */
   void drain() {
     for (String to : outgoing) {

@@ -40,6 +40,9 @@ public final class Simulation {
   private final List<Problem> problems = new ArrayList<>();
   private final List<String> trace;
   private final Set<Long> aborted = new HashSet<>();
+  private final List<Long> completedOrder = new ArrayList<>();
+  private int rollbacks;
+  private int completedAfterRollback;
   private long redundantStarts;
   private int maxConcurrent;
 
@@ -59,8 +62,16 @@ public final class Simulation {
     SimWorker.Outcomes outcomes = new SimWorker.Outcomes() {
       @Override
       public void completed(String workerId, CompletedLocalSnapshot piece) {
-        pieces.computeIfAbsent(piece.cut().snapshotId(), k -> new TreeMap<>()).put(workerId, piece);
+        Map<String, CompletedLocalSnapshot> got =
+            pieces.computeIfAbsent(piece.cut().snapshotId(), k -> new TreeMap<>());
+        got.put(workerId, piece);
         note(workerId + " completed S=" + piece.cut().snapshotId());
+        if (got.size() == topology.workers().size()) {
+          completedOrder.add(piece.cut().snapshotId());
+          if (rollbacks > 0) {
+            completedAfterRollback++;
+          }
+        }
       }
 
       @Override
@@ -130,6 +141,10 @@ public final class Simulation {
         }
       }
     }
+    for (int i = 0; i < config.rollbacks(); i++) {
+      long half = config.horizon() / 2;
+      network.at(half + random.nextLong(half + 1), this::rollback);
+    }
     long events = 0;
     try {
       while (events < MAX_EVENTS) {
@@ -157,7 +172,7 @@ public final class Simulation {
     long recorded = pieces.values().stream().flatMap(m -> m.values().stream())
         .mapToLong(p -> p.cut().inFlightMessages()).sum();
     SimResult.Stats stats = new SimResult.Stats(events, network.itemsSent(), ids.size(), complete,
-        aborted.size(), recorded, redundantStarts, maxConcurrent);
+        aborted.size(), rollbacks, completedAfterRollback, recorded, redundantStarts, maxConcurrent);
     return new SimResult(scenario, seed, fault, topology, stats, List.copyOf(problems),
         trace == null ? List.of() : List.copyOf(trace));
   }
@@ -172,6 +187,37 @@ public final class Simulation {
     if (!started) {
       redundantStarts++;
     }
+  }
+
+  /**
+   * Rolls every worker back to the newest snapshot complete now, as the coordinator does: a new
+   * epoch (what is in transit is dropped), every worker restores, then every worker replays its
+   * recorded messages. Snapshots in progress are cut short and count as aborted.
+   */
+  private void rollback() {
+    if (completedOrder.isEmpty()) {
+      note("rollback skipped: no complete snapshot yet");
+      return;
+    }
+    long target = completedOrder.get(completedOrder.size() - 1);
+    Map<String, CompletedLocalSnapshot> cut = pieces.get(target);
+    List<Long> cutShort = new ArrayList<>();
+    for (var e : pieces.entrySet()) {
+      long id = e.getKey();
+      if (e.getValue().size() < topology.workers().size()
+          && workers.values().stream().anyMatch(w -> w.engine().isKnown(id))) {
+        cutShort.add(id);
+      }
+    }
+    aborted.addAll(cutShort);
+    note("rollback to S=" + target + ", aborting " + cutShort);
+    network.newEpoch();
+    workers.values().forEach(w -> w.restore(cut.get(w.id())));
+    // the coordinator aborts what was pending everywhere, so that a start command still on its
+    // way (or a worker the snapshot had not reached) does not begin a recording that cannot end
+    workers.values().forEach(w -> cutShort.forEach(w.engine()::abort));
+    workers.values().forEach(w -> w.replay(cut.get(w.id())));
+    rollbacks++;
   }
 
   private void trackConcurrency() {

@@ -58,7 +58,7 @@ class SimulationPropertyTest {
         .isEmpty();
     assertThat(complete).isEqualTo(snapshots);
     CPU_NANOS.add(cpuNanos() - cpuStart);
-    TOTALS.put(kind, new SimResult.Stats(events, items, snapshots, complete, 0, recorded,
+    TOTALS.put(kind, new SimResult.Stats(events, items, snapshots, complete, 0, 0, 0, recorded,
         redundant, maxConcurrent));
     // the schedules exercise what they claim to: overlap, several initiators, channel state
     if (kind != TopologyKind.LONE_WORKER) {
@@ -98,6 +98,25 @@ class SimulationPropertyTest {
     assertThat(complete).as("some aborted snapshots were cut short").isLessThan(snapshots);
     System.out.println(kind + " with aborts: " + aborted + " of " + snapshots
         + " aborted, " + completedDespiteAbort + " of them had completed everywhere first");
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = TopologyKind.class, names = {"RING", "STAR", "FULL_MESH", "DAG",
+      "RANDOM_STRONGLY_CONNECTED", "RING_WITH_ISOLATED_WORKER"})
+  void afterARollbackCountersContinueAndLaterSnapshotsStillConserveMoney(TopologyKind kind) {
+    SimConfig config = SimConfig.defaults().withSnapshots(6).withRollbacks(2);
+    int rollbacks = 0, complete = 0, afterRollback = 0;
+    for (int i = 0; i < 200; i++) {
+      SimResult r = Simulation.run(kind, 9_000_000L + i, config, Fault.NONE);
+      r.assertOk(); // includes: final balances sum to the initial total, nothing left in flight
+      rollbacks += r.stats().rollbacks();
+      complete += r.stats().completedCuts();
+      afterRollback += r.stats().completedAfterRollback();
+    }
+    assertThat(rollbacks).as("rollbacks carried out").isGreaterThan(100);
+    assertThat(afterRollback).as("snapshots completed and verified after a rollback").isGreaterThan(50);
+    System.out.println(kind + " with rollbacks: " + rollbacks + " rollbacks, " + complete
+        + " complete snapshots, " + afterRollback + " of them after a rollback");
   }
 
   @AfterAll
