@@ -107,6 +107,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       case NOT_A_PARTICIPANT -> throw Status.PERMISSION_DENIED.withDescription(
           "snapshot " + m.getSnapshotId() + " does not cover worker " + m.getWorkerId()).asRuntimeException();
     }
+    // an earlier attempt of this upload may have stored parts before it broke: start clean
+    ctx.store().discardPieces(m.getSnapshotId(), m.getWorkerId());
     meta = m;
     phase = Phase.STATE;
   }
