@@ -9,6 +9,7 @@ import io.cutpoint.api.v1.Frame;
 import io.cutpoint.api.v1.Item;
 import io.cutpoint.api.v1.Marker;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.util.concurrent.ScheduledExecutorService;
@@ -317,8 +318,15 @@ final class ChannelSender {
     if (closed) {
       return;
     }
-    log.debug("channel {}->{}: stream ended ({}); reopening in {} ms", from, to,
-        error == null ? "completed" : error.toString(), backoffNanos / 1_000_000);
+    Status.Code code = error == null ? Status.Code.OK : Status.fromThrowable(error).getCode();
+    if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.UNIMPLEMENTED
+        || code == Status.Code.DATA_LOSS) {
+      log.warn("channel {}->{}: the receiver refused the stream ({}); retrying in {} ms", from, to,
+          error, backoffNanos / 1_000_000);
+    } else {
+      log.debug("channel {}->{}: stream ended ({}); reopening in {} ms", from, to,
+          error == null ? "completed" : error.toString(), backoffNanos / 1_000_000);
+    }
     int expected = generation;
     long delay = backoffNanos;
     backoffNanos = Math.min(backoffNanos * 2, options.reconnectMax().toNanos());

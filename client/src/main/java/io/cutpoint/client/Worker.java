@@ -426,11 +426,18 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private int ioThreads = 1;
     private long epoch;
 
+    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
+
     private Builder(String workerId) {
-      if (workerId == null || workerId.isBlank()) {
-        throw new IllegalArgumentException("a worker id must be a non-blank string");
+      this.workerId = checkId(workerId, "worker id");
+    }
+
+    private static String checkId(String id, String what) {
+      if (id == null || !ID.matcher(id).matches()) {
+        throw new IllegalArgumentException(what + " must be 1-128 characters of [A-Za-z0-9._-], got '"
+            + id + "'");
       }
-      this.workerId = workerId;
+      return id;
     }
 
     /** Where the channel server listens; port 0 picks a free port. Default 127.0.0.1:0. */
@@ -473,8 +480,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
     private void addPeers(java.util.Set<String> into, java.util.Collection<String> peers) {
       for (String p : peers) {
-        if (p == null || p.isBlank() || p.equals(workerId)) {
-          throw new IllegalArgumentException("bad peer id '" + p + "' for worker " + workerId);
+        checkId(p, "peer id");
+        if (p.equals(workerId)) {
+          throw new IllegalArgumentException("worker " + workerId + " cannot have a channel to itself");
         }
         into.add(p);
       }
