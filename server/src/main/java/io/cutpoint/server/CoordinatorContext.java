@@ -4,7 +4,6 @@ import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.PeerAddress;
 import io.cutpoint.api.v1.PeerUpdate;
-import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.server.events.EventHub;
 import io.cutpoint.server.grpc.LiveSession;
 import io.cutpoint.server.grpc.SessionRegistry;
@@ -17,8 +16,6 @@ import io.cutpoint.storage.SnapshotStore;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.time.Clock;
-import java.util.EnumMap;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,7 +109,6 @@ public final class CoordinatorContext {
         decl.outgoing(), decl.incoming());
     events.publish(EventType.EVENT_TYPE_WORKER_JOINED, 0, decl.workerId(),
         "joined from " + decl.channelAddress(), 0);
-    refreshWorkerGauges();
     rollback.onWorkerJoined(decl.workerId());
   }
 
@@ -133,7 +129,6 @@ public final class CoordinatorContext {
     log.warn("worker {} lost: {}", workerId, status.getDescription());
     events.publish(EventType.EVENT_TYPE_WORKER_LOST, 0, workerId, status.getDescription(), 0);
     lifecycle.workerLost(workerId);
-    refreshWorkerGauges();
     rollback.onWorkerLost(workerId);
   }
 
@@ -144,10 +139,7 @@ public final class CoordinatorContext {
         Status.UNAVAILABLE.withDescription("no heartbeat for more than " + timeout + " ms")));
   }
 
-  /** Updates the workers-by-state gauges. */
-  public void refreshWorkerGauges() {
-    Map<WorkerState, Integer> counts = new EnumMap<>(WorkerState.class);
-    membership.view().members().values().forEach(m -> counts.merge(m.state(), 1, Integer::sum));
-    metrics.workers(counts);
-  }
+
+  /** Nothing to do: the workers-by-state gauges read the membership's counts on every scrape. */
+  public void refreshWorkerGauges() {}
 }

@@ -103,7 +103,7 @@ public final class CoordinatorServer implements AutoCloseable {
     Membership membership = new Membership();
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
-    CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock);
+    CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock, membership::count);
     java.util.concurrent.ExecutorService transfers = java.util.concurrent.Executors.newFixedThreadPool(
         TRANSFER_THREADS, daemon("cutpoint-transfer"));
     CoordinatorContext ctx = new CoordinatorContext(config, clock, scheduler, store, membership, sessions, events,

@@ -16,6 +16,8 @@ import java.util.TreeMap;
 public final class Membership {
 
   private final SortedMap<String, Member> members = new TreeMap<>();
+  private final java.util.concurrent.atomic.AtomicIntegerArray counts =
+      new java.util.concurrent.atomic.AtomicIntegerArray(WorkerState.values().length);
   private long nextToken = 1;
 
   /** One known worker. {@code sessionToken} identifies its live session (0 when lost). */
@@ -64,6 +66,20 @@ public final class Membership {
     }
   }
 
+  private void put(String id, Member m) {
+    members.put(id, m);
+    int[] n = new int[WorkerState.values().length];
+    members.values().forEach(x -> n[x.state().ordinal()]++);
+    for (int i = 0; i < n.length; i++) {
+      counts.set(i, n[i]);
+    }
+  }
+
+  /** Workers in {@code state}; reads no lock (for gauges). */
+  public int count(WorkerState state) {
+    return state == WorkerState.UNRECOGNIZED ? 0 : counts.get(state.ordinal());
+  }
+
   /** Admits {@code decl} at {@code nowMs}, or says why not. */
   public synchronized JoinOutcome join(Declaration decl, long nowMs) {
     String id = decl.workerId();
@@ -82,7 +98,7 @@ public final class Membership {
       return new Refused(Refusal.CONTRADICTS_TOPOLOGY, String.join("; ", problems));
     }
     long token = nextToken++;
-    members.put(id, new Member(decl, WorkerState.WORKER_STATE_RUNNING, nowMs, token));
+    put(id, new Member(decl, WorkerState.WORKER_STATE_RUNNING, nowMs, token));
     SortedMap<String, String> addresses = new TreeMap<>();
     List<String> updates = new ArrayList<>();
     for (String peer : decl.peers()) {
@@ -107,7 +123,7 @@ public final class Membership {
     if (m == null || !m.live() || m.sessionToken() != token) {
       return false;
     }
-    members.put(id, new Member(m.decl(), m.state(), nowMs, token));
+    put(id, new Member(m.decl(), m.state(), nowMs, token));
     return true;
   }
 
@@ -117,7 +133,7 @@ public final class Membership {
     if (m == null || !m.live() || m.sessionToken() != token) {
       return false;
     }
-    members.put(id, new Member(m.decl(), WorkerState.WORKER_STATE_LOST, m.lastHeartbeatMs(), 0));
+    put(id, new Member(m.decl(), WorkerState.WORKER_STATE_LOST, m.lastHeartbeatMs(), 0));
     return true;
   }
 
@@ -127,7 +143,7 @@ public final class Membership {
     if (m == null || !m.live() || state == WorkerState.WORKER_STATE_LOST) {
       return false;
     }
-    members.put(id, new Member(m.decl(), state, m.lastHeartbeatMs(), m.sessionToken()));
+    put(id, new Member(m.decl(), state, m.lastHeartbeatMs(), m.sessionToken()));
     return true;
   }
 

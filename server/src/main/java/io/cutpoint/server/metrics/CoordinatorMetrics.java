@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,13 +39,17 @@ public final class CoordinatorMetrics implements SnapshotListener {
   private final AtomicLong latestCompleteMs = new AtomicLong();
   private final AtomicInteger pending = new AtomicInteger();
   private final AtomicLong storeBytes = new AtomicLong();
-  private final Map<WorkerState, AtomicInteger> workers = new EnumMap<>(WorkerState.class);
+  private final java.util.function.ToIntFunction<WorkerState> workers;
   private final Counter rollbacksCompleted;
   private final Counter rollbacksFailed;
   private final Timer rollbackDuration;
 
-  public CoordinatorMetrics(MeterRegistry registry, Clock clock) {
+  /**
+   * @param workersByState the number of workers in a state; read on every scrape, must not block
+   */
+  public CoordinatorMetrics(MeterRegistry registry, Clock clock, java.util.function.ToIntFunction<WorkerState> workersByState) {
     this.registry = registry;
+    this.workers = workersByState;
     this.clock = clock;
     for (String outcome : new String[] {"complete", "aborted", "failed"}) {
       durations.put(outcome, Timer.builder("cutpoint.snapshot.duration")
@@ -78,9 +81,7 @@ public final class CoordinatorMetrics implements SnapshotListener {
         .description("Approximate bytes of the snapshot store on disk").baseUnit("bytes").register(registry);
     for (WorkerState s : new WorkerState[] {WorkerState.WORKER_STATE_RUNNING, WorkerState.WORKER_STATE_LOST,
         WorkerState.WORKER_STATE_HALTED, WorkerState.WORKER_STATE_RESTORED}) {
-      AtomicInteger n = new AtomicInteger();
-      workers.put(s, n);
-      Gauge.builder("cutpoint.workers", n, AtomicInteger::get)
+      Gauge.builder("cutpoint.workers", this, m -> m.workers.applyAsInt(s))
           .description("Workers by state").tag("state", stateTag(s)).register(registry);
     }
     rollbacksCompleted = Counter.builder("cutpoint.rollbacks").description("Rollbacks by outcome")
@@ -122,11 +123,6 @@ public final class CoordinatorMetrics implements SnapshotListener {
 
   public void storeSize(long bytes) {
     storeBytes.set(bytes);
-  }
-
-  /** Sets the number of workers per state; states not given count zero. */
-  public void workers(Map<WorkerState, Integer> counts) {
-    workers.forEach((state, n) -> n.set(counts.getOrDefault(state, 0)));
   }
 
   /** A worker's piece arrived. */
