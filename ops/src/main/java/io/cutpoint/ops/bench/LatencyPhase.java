@@ -28,7 +28,7 @@ final class LatencyPhase {
         progress.accept("snapshot latency: " + n + " workers, " + layout.name());
         try (BenchCluster c = BenchCluster.start(layout, plan.dataDir(), id -> new BenchApp(plan.smallStateBytes()))) {
           if (first) {
-            measure(c, 0, 20 * WARM_UP, false); // the JIT's first look at the snapshot path
+            measure(c, 0, plan.samples(), false); // the JIT's first look at the snapshot path
             first = false;
           }
           for (int state : List.of(plan.smallStateBytes(), plan.largeStateBytes())) {
