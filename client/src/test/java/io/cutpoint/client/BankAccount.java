@@ -53,6 +53,11 @@ final class BankAccount implements StateHandler, MessageHandler {
     }
   }
 
+  /** Ends the traffic: no more transfers start. Call through {@link Worker#execute}. */
+  void stop() {
+    budget = 0;
+  }
+
   private void transfer() {
     if (budget <= 0 || balance <= 0 || peers.isEmpty()) {
       return;

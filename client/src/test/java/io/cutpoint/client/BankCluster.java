@@ -86,6 +86,10 @@ final class BankCluster implements AutoCloseable {
     accounts.forEach((id, a) -> workers.get(id).execute(() -> a.kick(chains)));
   }
 
+  void stopAll() {
+    accounts.forEach((id, a) -> workers.get(id).execute(a::stop));
+  }
+
   boolean complete(long snapshotId) {
     Map<String, CompletedLocalSnapshot> pieces = completed.get(snapshotId);
     return pieces != null && pieces.size() == workers.size();
