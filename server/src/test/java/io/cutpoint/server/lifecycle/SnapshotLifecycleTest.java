@@ -156,6 +156,25 @@ class SnapshotLifecycleTest {
   }
 
   @Test
+  void aTopologyChangeAbortsEveryPendingSnapshot() {
+    LifecycleFixture f = new LifecycleFixture(Duration.ofSeconds(10), Duration.ZERO, 2, 3).ring();
+    long one = f.start();
+    long two = f.start();
+    f.lifecycle.topologyChanged("b");
+    assertThat(f.outcomes).containsExactly(one + " ABORTED TOPOLOGY_CHANGED", two + " ABORTED TOPOLOGY_CHANGED");
+    assertThat(f.lifecycle.pendingIds()).isEmpty();
+  }
+
+  @Test
+  void aPausedLifecycleStartsNothingUntilResumed() {
+    LifecycleFixture f = new LifecycleFixture().ring();
+    f.lifecycle.pause("rollback");
+    assertThat(refusal(f)).contains("paused: rollback");
+    f.lifecycle.resume();
+    f.start();
+  }
+
+  @Test
   void aWorkerGivingUpItsLocalSnapshotAbortsIt() {
     LifecycleFixture f = new LifecycleFixture().ring();
     long id = f.start();
