@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -23,6 +24,8 @@ import picocli.CommandLine.Spec;
 public final class DemoCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
+
+  @Mixin io.cutpoint.ops.demo.deadlock.DeadlockScenario scenario;
 
   @Option(names = "--workers", paramLabel = "N", defaultValue = "4",
       description = "Bank workers (default: ${DEFAULT-VALUE}).")
@@ -72,6 +75,10 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    Integer other = scenario.runIfSelected(spec);
+    if (other != null) {
+      return other;
+    }
     if (connect != null && dataDir != null) {
       throw new ParameterException(spec.commandLine(), "--data-dir is for the embedded coordinator; "
           + "it cannot be combined with --connect");
