@@ -30,11 +30,18 @@ final class CrashLedger {
   private final Map<String, Quiet> quiet = new ConcurrentHashMap<>();
   private final Map<String, Integer> joins = new ConcurrentHashMap<>();
   private final List<String> problems = new CopyOnWriteArrayList<>();
+  private final List<Long> rollbackMillis = new CopyOnWriteArrayList<>();
   private volatile boolean coordinatorReady;
+  private static final java.util.regex.Pattern ROLLBACK_DONE =
+      java.util.regex.Pattern.compile("rollback to snapshot \\d+ COMPLETED in epoch \\d+ after (\\d+) ms");
 
   /** One line of output of child {@code child}. */
   void accept(String child, String line) {
     if (!line.startsWith("CP ")) {
+      java.util.regex.Matcher m = ROLLBACK_DONE.matcher(line);
+      if (m.find()) {
+        rollbackMillis.add(Long.parseLong(m.group(1)));
+      }
       return;
     }
     String[] words = line.split(" ");
@@ -146,6 +153,11 @@ final class CrashLedger {
 
   void coordinatorDown() {
     coordinatorReady = false;
+  }
+
+  /** Durations of the rollbacks the coordinator logged as COMPLETED, in milliseconds. */
+  List<Long> rollbackMillis() {
+    return List.copyOf(rollbackMillis);
   }
 
   List<String> problems() {

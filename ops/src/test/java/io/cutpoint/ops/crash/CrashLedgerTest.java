@@ -53,4 +53,11 @@ class CrashLedgerTest {
     assertThat(ledger.problems()).isEmpty();
     assertThat(ledger.joins("a")).isEqualTo(1);
   }
+
+  @Test
+  void theCoordinatorsRollbackLinesGiveTheDurations() {
+    ledger.accept("coordinator", "20:00:00.000 INFO  RollbackCoordinator - rollback to snapshot 7 COMPLETED "
+        + "in epoch 3 after 1234 ms (automatic: worker w1 was lost); 3 workers resumed");
+    assertThat(ledger.rollbackMillis()).containsExactly(1234L);
+  }
 }

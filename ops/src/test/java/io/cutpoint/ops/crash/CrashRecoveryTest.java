@@ -150,6 +150,13 @@ class CrashRecoveryTest {
       violations.addAll(supervisor.unexpectedDeaths());
 
       long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos);
+      List<Long> millis = new ArrayList<>(ledger.rollbackMillis());
+      java.util.Collections.sort(millis);
+      if (!millis.isEmpty()) {
+        System.out.printf("CRASH TEST ROLLBACKS: %d completed, duration min %d ms, median %d ms, max %d ms "
+                + "(from the loss to every worker resumed, restart of the killed JVM included)%n",
+            millis.size(), millis.get(0), millis.get(millis.size() / 2), millis.get(millis.size() - 1));
+      }
       System.out.printf("CRASH TEST RESULT: seed %d, kills %d, recoveries %d, rollbacks %d, restores %d, "
               + "complete snapshots read back %d (%d recorded in-flight messages), conservation checks %d, "
               + "newest snapshot %d, time %d s, violations %d%n",
