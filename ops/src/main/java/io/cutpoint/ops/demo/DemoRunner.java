@@ -54,6 +54,7 @@ public final class DemoRunner {
   private volatile SnapshotWatcher watcher;
   private volatile String target = "";
   private volatile long startedMs;
+  private volatile long trafficStartedMs;
   private ManagedChannel channel;
   private DemoOutput output;
   private boolean rollbackSupported;
@@ -153,6 +154,7 @@ public final class DemoRunner {
 
   private void runFor(DemoCluster c) throws InterruptedException {
     long trafficStarted = System.currentTimeMillis();
+    trafficStartedMs = trafficStarted;
     long end = trafficStarted + o.duration().toMillis();
     long every = o.crashEvery().toMillis();
     long nextCrash = every > 0 ? trafficStarted + every : Long.MAX_VALUE;
@@ -328,7 +330,8 @@ public final class DemoRunner {
   /** Lines of the live view. */
   public List<String> statusLines() {
     List<String> lines = new ArrayList<>();
-    long elapsed = Math.max(0, System.currentTimeMillis() - startedMs);
+    long since = trafficStartedMs;
+    long elapsed = since == 0 ? 0 : Math.min(o.duration().toMillis(), System.currentTimeMillis() - since);
     DemoCluster c = cluster;
     lines.add(String.format(Locale.ROOT, "cutpoint demo  %d workers (%s)  coordinator %s  %.0fs / %ds",
         o.workers(), c == null ? o.topology().name().toLowerCase(Locale.ROOT) : topologyText(c), target,
