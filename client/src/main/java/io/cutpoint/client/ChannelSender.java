@@ -251,7 +251,24 @@ final class ChannelSender {
           .setHeader(ChannelHeader.newBuilder().setFrom(from).setTo(to))
           .setEpoch(epoch)
           .build());
+      scheduleKick(g, backoffNanos);
     }
+  }
+
+  /**
+   * While a stream waits for its connection, makes gRPC retry the connection on this channel's
+   * own backoff (capped at {@code reconnectMax}) instead of gRPC's, which grows to minutes.
+   */
+  private void scheduleKick(int g, long delayNanos) {
+    hooks.timer().schedule(() -> kick(g, delayNanos), delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private synchronized void kick(int g, long delayNanos) {
+    if (closed || g != generation || resumed || channel == null) {
+      return;
+    }
+    channel.resetConnectBackoff();
+    scheduleKick(g, Math.min(delayNanos * 2, options.reconnectMax().toNanos()));
   }
 
   private synchronized void onStart(int g, ClientCallStreamObserver<Frame> stream) {

@@ -52,6 +52,9 @@ import java.util.function.ToLongFunction;
  */
 public final class Worker implements WorkerControl, AutoCloseable {
 
+  /** Pings on idle connections detect a peer that vanished without closing them. */
+  private static final long KEEPALIVE_SECONDS = 10;
+
   private final Builder config;
   private final SortedSet<String> outgoing;
   private final SortedSet<String> incoming;
@@ -115,6 +118,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
           .workerEventLoopGroup(group)
           .channelType(NioServerSocketChannel.class)
           .directExecutor()
+          .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
           .maxInboundMessageSize(o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10))
           .addService(new ChannelService(core, loop))
           .build()
@@ -400,6 +404,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
           .channelType(NioSocketChannel.class)
           .directExecutor()
           .disableRetry()
+          .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+          .keepAliveTimeout(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
           .build();
     }
 
