@@ -40,7 +40,11 @@ import java.util.SplittableRandom;
  * {@code k} (requested, not arrived) is {@code PASSIVE} with one wait on the neighbour sharing
  * {@code k}, resource {@code fork-k}; done with all its meals is {@code PASSIVE} with no wait;
  * anything else (thinking, holding its first fork before reaching for the second, eating) is
- * {@code ACTIVE}, since it will act without a message.
+ * {@code ACTIVE}, since it will act without a message. One exception keeps the declarations true
+ * to the wait-for model, in which a blocked worker sends nothing until its waits are answered: a
+ * philosopher waiting for its <em>first</em> fork while it holds its (unused) second one would
+ * still hand that fork to a neighbour who asks, so it declares no wait then ({@code PASSIVE}).
+ * Declaring it would let a request in transit to it close a cycle that is no deadlock.
  */
 public final class Philosopher implements StateHandler, MessageHandler {
 
@@ -379,6 +383,10 @@ public final class Philosopher implements StateHandler, MessageHandler {
   @Override
   public CapturedState captureState(long snapshotId) {
     int fork = waitingFork();
+    if (phase == Phase.WANTS_FIRST && holds(second)) {
+      // Not blocked in the wait-for sense: it hands its unused second fork to whoever asks.
+      return new CapturedState(capture(), Activity.PASSIVE, List.of());
+    }
     if (fork >= 0) {
       return new CapturedState(capture(), Activity.PASSIVE,
           List.of(new WaitFor(holderSide(side(fork)), "fork-" + fork)));
