@@ -5,7 +5,6 @@ import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,8 +34,8 @@ final class BenchCluster implements AutoCloseable {
     this.coordinator = coordinator;
   }
 
-  static BenchCluster start(Layout layout, Path dataParent, Function<String, CountingApp> apps) {
-    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(dataParent));
+  static BenchCluster start(Layout layout, BenchPlan plan, Function<String, CountingApp> apps) {
+    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(plan));
     try {
       for (String id : layout.ids()) {
         c.nodes.put(id, c.startNode(id, apps.apply(id)));

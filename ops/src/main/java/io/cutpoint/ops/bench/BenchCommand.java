@@ -60,13 +60,18 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Where the coordinators' temporary stores go (default: the system temp dir).")
   Path dataDir;
 
+  @Option(names = "--no-sync", description = "Diagnosis only: the coordinators' stores do not fsync "
+      + "commits (shows what the fsync costs; not a production setting).")
+  boolean noSync;
+
   @Option(names = "--verbose", description = "Show the coordinator's and workers' logs (default: errors only).")
   boolean verbose;
 
   @Override
   public Integer call() {
     BenchPlan plan = (quick ? BenchPlan.quick() : BenchPlan.standard())
-        .with(workers, samples, windowMs, recoveryMib, dataflow, largeStateKib, dataDir);
+        .with(workers, samples, windowMs, recoveryMib, dataflow, largeStateKib, dataDir)
+        .withSyncStore(!noSync);
     check(plan);
     if (!verbose) {
       Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
@@ -86,7 +91,7 @@ public final class BenchCommand implements Callable<Integer> {
     List<DataPlanePhase.Row> dataplane = DataPlanePhase.run(plan, progress);
     RecoveryPhase.Result recovery = RecoveryPhase.run(plan, progress);
     List<DataflowPhase.Row> flows = DataflowPhase.run(plan, progress);
-    BenchResults results = new BenchResults(quick ? "quick" : "standard", latency, overhead, dataplane,
+    BenchResults results = new BenchResults((quick ? "quick" : "standard") + (noSync ? ", store not synced" : ""), latency, overhead, dataplane,
         recovery, flows, (System.nanoTime() - start) / 1e9);
     BenchReport report = new BenchReport(results, plan.smallStateBytes());
     out.print(report.tables());

@@ -8,7 +8,10 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
+import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.net.InetSocketAddress;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -47,7 +50,8 @@ final class BenchCoordinator implements AutoCloseable {
     this.admin = AdminGrpc.newBlockingStub(adminChannel);
   }
 
-  static BenchCoordinator start(Path parent) {
+  static BenchCoordinator start(BenchPlan plan) {
+    Path parent = plan.dataDir();
     try {
       Path dir = parent == null ? Files.createTempDirectory("cutpoint-bench-")
           : Files.createTempDirectory(Files.createDirectories(parent), "cutpoint-bench-");
@@ -61,7 +65,18 @@ final class BenchCoordinator implements AutoCloseable {
           .rollbackDeadline(Duration.ofMinutes(5))
           .build();
       try {
-        return new BenchCoordinator(dir, CoordinatorServer.start(config, new SimpleMeterRegistry()));
+        if (plan.syncStore()) {
+          return new BenchCoordinator(dir, CoordinatorServer.start(config, new SimpleMeterRegistry()));
+        }
+        SnapshotStore store = RocksSnapshotStore.open(dir,
+            RocksSnapshotStore.Options.DEFAULT.withSyncWrites(false));
+        try {
+          return new BenchCoordinator(dir, CoordinatorServer.start(config, new SimpleMeterRegistry(),
+              NettyServerBuilder.forAddress(new InetSocketAddress(0)), store));
+        } catch (RuntimeException e) {
+          store.close();
+          throw e;
+        }
       } catch (IOException | RuntimeException e) {
         deleteTree(dir);
         throw e;

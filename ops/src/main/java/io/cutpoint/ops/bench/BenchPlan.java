@@ -22,6 +22,7 @@ import java.util.List;
  * @param recoveryWorkers workers sharing the recovery state
  * @param dataflow P values of the dataflow workload
  * @param dataDir parent of the coordinators' temporary stores (null: the system temp dir)
+ * @param syncStore whether the coordinators' stores fsync their commits (the production setting)
  */
 record BenchPlan(
     List<Integer> workers,
@@ -39,18 +40,19 @@ record BenchPlan(
     List<Integer> recoveryMib,
     int recoveryWorkers,
     List<Integer> dataflow,
-    Path dataDir) {
+    Path dataDir,
+    boolean syncStore) {
 
   /** The full run (under 10 minutes on 2 cores). */
   static BenchPlan standard() {
     return new BenchPlan(List.of(2, 4, 8, 16, 32), 100, 3, 1024, 16 << 20, 20_000, 2_500, 6, 100, 4,
-        List.of(16, 128, 1024), 2, List.of(8, 128, 1024), 4, List.of(2, 4, 8), null);
+        List.of(16, 128, 1024), 2, List.of(8, 128, 1024), 4, List.of(2, 4, 8), null, true);
   }
 
   /** A short run (under 2 minutes): fewer sizes, samples and shorter windows. */
   static BenchPlan quick() {
     return new BenchPlan(List.of(2, 8, 32), 30, 2, 1024, 16 << 20, 20_000, 1_000, 4, 100, 4,
-        List.of(16, 128, 1024), 1, List.of(8, 128), 4, List.of(2, 4, 8), null);
+        List.of(16, 128, 1024), 1, List.of(8, 128), 4, List.of(2, 4, 8), null, true);
   }
 
   BenchPlan with(List<Integer> newWorkers, Integer newSamples, Long newWindow, List<Integer> newRecovery,
@@ -64,6 +66,13 @@ record BenchPlan(
         windows, intervalMillis, overheadWorkers, payloads, dataplaneRounds,
         newRecovery != null ? newRecovery : recoveryMib, recoveryWorkers,
         newDataflow != null ? newDataflow : dataflow,
-        newDataDir != null ? newDataDir : dataDir);
+        newDataDir != null ? newDataDir : dataDir, syncStore);
+  }
+
+  /** The same plan with store syncing on or off (off only to see what the fsync costs). */
+  BenchPlan withSyncStore(boolean sync) {
+    return new BenchPlan(workers, samples, largeSamples, smallStateBytes, largeStateBytes, steadyRate,
+        windowMillis, windows, intervalMillis, overheadWorkers, payloads, dataplaneRounds, recoveryMib,
+        recoveryWorkers, dataflow, dataDir, sync);
   }
 }

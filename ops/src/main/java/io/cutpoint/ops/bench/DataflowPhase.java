@@ -20,7 +20,7 @@ final class DataflowPhase {
     for (int p : plan.dataflow()) {
       progress.accept("dataflow: P = " + p);
       Layout layout = Layout.dataflow(p);
-      try (BenchCluster c = BenchCluster.start(layout, plan.dataDir(),
+      try (BenchCluster c = BenchCluster.start(layout, plan,
               id -> id.startsWith("k") ? new KeyedSum() : new BenchApp(64));
           Traffic t = Traffic.saturate(routes(c, p), OverheadPhase.SOURCE_THREADS)) {
         rows.add(new Row(p, Alternating.run(c, plan)));

@@ -26,7 +26,7 @@ final class LatencyPhase {
     for (int n : plan.workers()) {
       for (Layout layout : List.of(Layout.ring(n), Layout.mesh(n))) {
         progress.accept("snapshot latency: " + n + " workers, " + layout.name());
-        try (BenchCluster c = BenchCluster.start(layout, plan.dataDir(), id -> new BenchApp(plan.smallStateBytes()))) {
+        try (BenchCluster c = BenchCluster.start(layout, plan, id -> new BenchApp(plan.smallStateBytes()))) {
           if (first) {
             measure(c, 0, plan.samples(), false); // the JIT's first look at the snapshot path
             first = false;

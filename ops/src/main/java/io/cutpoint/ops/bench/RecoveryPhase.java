@@ -49,7 +49,7 @@ final class RecoveryPhase {
       }
       progress.accept("recovery: " + mib + " MiB over " + workers + " workers");
       int perWorker = (int) (total / workers);
-      try (BenchCluster c = BenchCluster.start(Layout.ring(workers), plan.dataDir(), id -> new BenchApp(perWorker))) {
+      try (BenchCluster c = BenchCluster.start(Layout.ring(workers), plan, id -> new BenchApp(perWorker))) {
         BenchCoordinator.Taken t = c.coordinator().snapshot();
         if (!t.complete()) {
           rows.add(new Row(total, workers, 0, 0, 0, "snapshot did not complete: " + t.manifest().getReason()));
