@@ -108,6 +108,9 @@ public final class CutpointCommand implements Runnable {
     } else if (e instanceof ConfigException) {
       code = ExitCodes.USAGE;
       message = e.getMessage();
+    } else if (e instanceof InterruptedException) {
+      code = ExitCodes.INTERRUPTED;
+      message = "interrupted";
     } else if (e instanceof StatusRuntimeException s) {
       code = ExitCodes.FAILED;
       message = GrpcErrors.describe(s, "the coordinator", "");

@@ -8,6 +8,8 @@ public final class ExitCodes {
   public static final int FAILED = 1;
   /** Bad usage: unknown flag, bad value, bad id. */
   public static final int USAGE = 2;
+  /** Stopped by Ctrl-C (SIGINT) before it finished (128 + 2, as shells report it). */
+  public static final int INTERRUPTED = 130;
 
   private ExitCodes() {}
 }

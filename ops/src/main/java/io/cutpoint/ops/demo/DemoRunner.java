@@ -70,6 +70,31 @@ public final class DemoRunner {
 
   /** Runs the demo to its end; returns the exit code (0 only if nothing was violated). */
   public int run(DemoOutput out) throws InterruptedException {
+    Thread main = Thread.currentThread();
+    java.util.concurrent.CountDownLatch cleanedUp = new java.util.concurrent.CountDownLatch(1);
+    // Ctrl-C: stop the run and let it clean up (workers, coordinator, temporary store) before the JVM ends.
+    Thread hook = new Thread(() -> {
+      main.interrupt();
+      try {
+        cleanedUp.await(20, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "cutpoint-demo-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return runDemo(out);
+    } finally {
+      cleanedUp.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook is running and waits for the countDown above.
+      }
+    }
+  }
+
+  private int runDemo(DemoOutput out) throws InterruptedException {
     this.output = out;
     startedMs = System.currentTimeMillis();
     Path tempDir = null;
