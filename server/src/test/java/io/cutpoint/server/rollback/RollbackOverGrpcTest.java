@@ -269,6 +269,35 @@ class RollbackOverGrpcTest {
     }
   }
 
+  @Test
+  void anAutomaticRollbackThatFailedAtItsDeadlineIsRetriedWhenEveryWorkerIsBack() {
+    CoordinatorConfig.Builder config = CoordinatorConfig.builder()
+        .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE).rollbackDeadline(Duration.ofSeconds(1));
+    try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
+      c.traffic(true);
+      long id = c.snapshot().getSnapshotId();
+      c.crashWorker("b");
+      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED).isEmpty());
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED).get(0).getMessage()).contains("[b]");
+      assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
+      assertThatThrownBy(c::snapshot).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(e.getStatus().getDescription()).contains("rollback");
+      });
+
+      RollbackCluster.Member back = c.startWorker("b");
+      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED)).last()
+          .satisfies(e -> assertThat(e.getMessage()).contains("retry after a failed rollback"));
+      assertThat(back.control().restores).singleElement()
+          .satisfies(r -> assertThat(r.stateAfter()).isEqualTo(c.storedState(id, "b")));
+      c.quiesce();
+      assertThat(c.liveTotal()).isEqualTo(c.total());
+      assertThat(c.rollbacks("failed")).isEqualTo(1);
+      assertThat(c.rollbacks("completed")).isEqualTo(1);
+    }
+  }
+
   private static java.util.Map<String, Long> counters(List<ChannelCounter> list) {
     java.util.Map<String, Long> out = new java.util.TreeMap<>();
     list.forEach(cc -> out.put(cc.getPeer(), cc.getCount()));
