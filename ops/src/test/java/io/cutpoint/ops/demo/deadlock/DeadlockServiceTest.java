@@ -132,9 +132,11 @@ class DeadlockServiceTest {
     Philosopher.Timing timing = new Philosopher.Timing(0, 0, 0, true);
     table = Table.start(List.of(new Philosopher(0, 3, 1, 0.0, timing, 1), new Philosopher(1, 3, 0, 0.0, timing, 2),
         new Philosopher(2, 3, 0, 0.0, timing, 3)), target, Duration.ofSeconds(30));
-    CountDownLatch release = new CountDownLatch(1);
-    PhilosopherNode p1 = table.node(1);
-    p1.worker().execute(() -> awaitQuietly(release)); // p1's event thread holds the request back
+    // p1's and p2's event threads are paused, so that p1 meets p0's request before any marker.
+    CountDownLatch releaseP1 = new CountDownLatch(1);
+    CountDownLatch releaseP2 = new CountDownLatch(1);
+    table.node(1).worker().execute(() -> awaitQuietly(releaseP1));
+    table.node(2).worker().execute(() -> awaitQuietly(releaseP2));
     long id;
     try {
       table.begin();
@@ -143,8 +145,13 @@ class DeadlockServiceTest {
       // p0 initiates: it records "waiting for p1 (fork-1)" before p1 has even seen the request.
       id = table.node(0).session().requestSnapshot().get(20, TimeUnit.SECONDS);
       table.node(0).status().get(10, TimeUnit.SECONDS); // runs after p0's local snapshot was taken
+      // p1 takes the request (it precedes p0's marker on p0->p1, and p2 sends no marker yet), hands
+      // fork 1 over, then records on p0's marker: the fork travels inside the cut.
+      releaseP1.countDown();
+      await().atMost(Duration.ofSeconds(20)).until(() -> table.node(1).worker().receivedCount("p0") >= 1);
     } finally {
-      release.countDown(); // p1 now hands fork 1 over, then meets p0's marker: the fork is in the cut
+      releaseP1.countDown();
+      releaseP2.countDown();
     }
     await().atMost(Duration.ofSeconds(30)).until(() -> admin().getSnapshot(GetSnapshotRequest.newBuilder()
         .setSnapshotId(id).build()).getManifest().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
