@@ -115,8 +115,8 @@ public final class Table implements AutoCloseable {
    * in two rounds of reads with no meal eaten in between. A philosopher that waits for its second
    * fork in both rounds with the same meal count waited all along (it leaves that phase only by
    * eating), and every first read precedes every second read, so at one instant all of them held
-   * a first fork and waited. Then all forks are held as first forks (two philosophers never share
-   * a first fork, see {@link Philosopher}), no second fork can ever come, and the table is stuck.
+   * a first fork and waited. A fork has one holder, so then all {@code n} forks were held as first
+   * forks, in use until their holders eat; no second fork can ever come, and the table is stuck.
    */
   public boolean stuck(Duration timeout) throws InterruptedException, TimeoutException {
     List<Philosopher.Status> before = statuses(timeout);
