@@ -14,6 +14,7 @@ import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
@@ -141,10 +142,13 @@ class LoopbackEndToEndTest {
 
     server = CoordinatorServer.start(config(data, port, Duration.ofMillis(100)), new SimpleMeterRegistry());
     workers.traffic(true);
-    await().atMost(Duration.ofSeconds(30)).until(() -> AdminGrpc.newBlockingStub(channel)
+    // the admin channel saw the old coordinator die and may still be backing off: retry through it
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+        .until(() -> AdminGrpc.newBlockingStub(channel)
         .getCluster(GetClusterRequest.getDefaultInstance()).getWorkersList().stream()
         .filter(w -> w.getState() == WorkerState.WORKER_STATE_RUNNING).count() == 3);
-    await().atMost(Duration.ofSeconds(30)).until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).stream()
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+        .until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).stream()
         .anyMatch(m -> m.getSnapshotId() > newestBefore));
     workers.traffic(false);
     assertThat(list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size()).isGreaterThan(completeBefore);
