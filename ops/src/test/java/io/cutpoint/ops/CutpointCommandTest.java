@@ -41,6 +41,21 @@ class CutpointCommandTest {
   }
 
   @Test
+  void benchIsRegisteredExactlyWhenItsClassIsInTheBuild() {
+    boolean present;
+    try {
+      Class.forName(CutpointCommand.BENCH_CLASS);
+      present = true;
+    } catch (ClassNotFoundException e) {
+      present = false;
+    }
+    assertThat(CutpointCommand.commandLine().getSubcommands().containsKey("bench")).isEqualTo(present);
+    if (present) {
+      assertThat(Cli.run("bench", "--help").code()).isZero();
+    }
+  }
+
+  @Test
   void unknownFlagIsUsageErrorOnOneLine() {
     Cli.Result r = Cli.run("list", "--bogus");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);

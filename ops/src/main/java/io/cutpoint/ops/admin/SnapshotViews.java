@@ -87,7 +87,8 @@ public final class SnapshotViews {
     kv(b, "initiators", String.join(", ", m.getInitiatorsList()));
     kv(b, "workers", m.getTopology().getWorkersCount());
     kv(b, "state", Human.bytes(m.getTotalStateBytes()));
-    kv(b, "in flight", m.getInFlightMessages() + " messages, " + Human.bytes(m.getTotalChannelBytes()));
+    kv(b, "in flight", m.getInFlightMessages() + (m.getInFlightMessages() == 1 ? " message, " : " messages, ")
+        + Human.bytes(m.getTotalChannelBytes()));
     if (!m.getReason().isEmpty()) {
       kv(b, "reason", m.getReason());
     }

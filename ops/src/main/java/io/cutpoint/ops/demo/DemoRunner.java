@@ -143,7 +143,8 @@ public final class DemoRunner {
       close(server, registry, tempDir);
     }
     double seconds = (System.currentTimeMillis() - startedMs) / 1000.0;
-    output.summary(summaryText(finalCheck, seconds), stats.summary(o, transfers, finalCheck, seconds).put("ok", finalOk(finalCheck)));
+    output.summary(summaryText(finalCheck, seconds),
+        stats.summary(o, transfers, sendErrors, finalCheck, seconds).put("ok", finalOk(finalCheck)));
     return finalOk(finalCheck) ? ExitCodes.OK : ExitCodes.FAILED;
   }
 
@@ -152,6 +153,7 @@ public final class DemoRunner {
   }
 
   private long transfers;
+  private long sendErrors;
   private boolean quietAtEnd;
 
   private CoordinatorConfig coordinatorConfig(Path dir) {
@@ -286,6 +288,7 @@ public final class DemoRunner {
     }
     Map<String, Long> balances = c.balances(Duration.ofSeconds(5));
     transfers = c.transfers();
+    sendErrors = c.sendErrors();
     ConservationCheck.Result r = ConservationCheck.check(balances, Map.of(), o.expectedTotal());
     quietAtEnd = quiet;
     output.event((r.conserved() && quiet ? DemoEvent.of("final", "", null) : DemoEvent.bad("final", "", null))

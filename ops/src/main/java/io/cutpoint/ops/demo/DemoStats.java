@@ -58,12 +58,14 @@ public final class DemoStats {
   }
 
   /** The summary object of {@code --json}. */
-  public Json.Obj summary(DemoOptions o, long transfers, ConservationCheck.Result finalCheck, double seconds) {
+  public Json.Obj summary(DemoOptions o, long transfers, long sendErrors, ConservationCheck.Result finalCheck,
+      double seconds) {
     return Json.object().put("event", "summary")
         .put("ok", clean() && finalCheck != null && finalCheck.conserved())
         .put("workers", o.workers()).put("topology", o.topology().name().toLowerCase(java.util.Locale.ROOT))
         .put("seed", o.seed()).put("duration_s", seconds)
         .put("transfers", transfers)
+        .put("send_errors", sendErrors)
         .put("snapshots_completed", snapshotsCompleted.get())
         .put("snapshots_checked", snapshotsChecked.get())
         .put("snapshots_partial", snapshotsPartial.get())
