@@ -27,6 +27,8 @@ final class EventLoop {
   private final List<ChannelSender> flushWhenIdle = new ArrayList<>();
   private final Thread thread;
   private volatile boolean stopping;
+  private volatile boolean loopWaiting;
+  private static final int MAX_TASKS_PER_LOCK = 64;
 
   EventLoop(String threadName) {
     thread = new Thread(this::run, threadName);
@@ -146,14 +148,44 @@ final class EventLoop {
         failWaiters();
         return;
       }
-      lock.lock();
+      lockForLoop();
       try {
-        task.run();
-      } catch (Throwable t) {
-        log.error("worker event thread {}: task failed", thread.getName(), t);
+        // Run what is queued under one acquisition: application threads that send in a tight
+        // loop would otherwise win the lock again and again between two tasks.
+        for (int n = 0; task != null; task = ++n < MAX_TASKS_PER_LOCK ? queue.poll() : null) {
+          if (task == STOP || stopping) {
+            failWaiters();
+            return;
+          }
+          runTask(task);
+        }
       } finally {
         lock.unlock();
       }
+    }
+  }
+
+  private void runTask(Runnable task) {
+    try {
+      task.run();
+    } catch (Throwable t) {
+      log.error("worker event thread {}: task failed", thread.getName(), t);
+    }
+  }
+
+  private void lockForLoop() {
+    loopWaiting = true;
+    lock.lock();
+    loopWaiting = false;
+  }
+
+  /**
+   * Called by application threads before they take the worker lock: lets a waiting event thread
+   * go first, so that deliveries and markers are not starved by a busy sender.
+   */
+  void yieldToLoop() {
+    for (int i = 0; loopWaiting && i < 1_000; i++) {
+      Thread.yield();
     }
   }
 

@@ -168,6 +168,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
       if (eventThread) {
         return core.send(sender, payload);
       }
+      loop.yieldToLoop();
       loop.lock().lock();
       try {
         if (!core.halted()) {
