@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The shaded jar run as a user runs it: a server, the admin commands, /metrics, the demo, errors. */
 class CutpointJarIT {
 
-  private static final Duration RUN = Duration.ofSeconds(60);
+  private static final Duration RUN = Duration.ofSeconds(120);
   private static final Pattern LISTENING = Pattern.compile(
       "cutpoint server listening on localhost:(\\d+), metrics on http://localhost:(\\d+)/metrics");
 
@@ -70,7 +70,7 @@ class CutpointJarIT {
       assertThat(before).contains("jvm_memory_used_bytes", "process_uptime_seconds");
 
       try (JarProcess watch = JarProcess.start("watch", "--json", "--count", "3", "--server", target)) {
-        JarProcess.Result demo = JarProcess.run(RUN, "demo", "--connect", target, "--duration", "3s",
+        JarProcess.Result demo = JarProcess.run(RUN, "demo", "--connect", target, "--duration", "5s",
             "--interval", "500ms", "--crash-every", "0", "--workers", "3", "--topology", "mesh", "--json");
         assertThat(demo.code()).as(demo.err()).isZero();
         assertThat(lastJson(demo).get("snapshots_completed").getAsLong()).isPositive();
@@ -127,7 +127,7 @@ class CutpointJarIT {
 
   @Test
   void demoJsonShortRunWithCrashesEndsWithACleanSummary() throws Exception {
-    JarProcess.Result r = JarProcess.run(Duration.ofSeconds(90), "demo", "--json", "--duration", "5s",
+    JarProcess.Result r = JarProcess.run(Duration.ofSeconds(180), "demo", "--json", "--duration", "8s",
         "--crash-every", "2s", "--interval", "500ms", "--seed", "3");
     assertThat(r.code()).as(r.err()).isZero();
     for (String line : r.outLines()) {
