@@ -3,27 +3,15 @@ package io.cutpoint.client;
 import io.cutpoint.client.engine.EngineOptions;
 import io.cutpoint.cut.LocalSnapshot;
 import io.grpc.ManagedChannel;
-import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
-import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToLongFunction;
 
 /**
@@ -52,9 +40,6 @@ import java.util.function.ToLongFunction;
  */
 public final class Worker implements WorkerControl, AutoCloseable {
 
-  /** Pings on idle connections detect a peer that vanished without closing them. */
-  private static final long KEEPALIVE_SECONDS = 10;
-
   private final Builder config;
   private final SortedSet<String> outgoing;
   private final SortedSet<String> incoming;
@@ -64,9 +49,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
   private final Map<String, ChannelReceiver> receivers = new TreeMap<>();
   private final EventLoop loop;
   private final WorkerCore core;
-  private EventLoopGroup group;
-  private ScheduledExecutorService timer;
-  private Server server;
+  private WorkerTransport transport;
   private volatile int port = -1;
   private volatile boolean closed;
 
@@ -104,31 +87,17 @@ public final class Worker implements WorkerControl, AutoCloseable {
       throw new IllegalStateException("worker " + config.workerId + " was already started");
     }
     ChannelOptions o = config.channelOptions;
-    group = new NioEventLoopGroup(config.ioThreads,
-        new DefaultThreadFactory("cutpoint-" + config.workerId + "-io", true));
-    AtomicInteger timers = new AtomicInteger();
-    timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "cutpoint-" + config.workerId + "-timer-" + timers.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    transport = new WorkerTransport(config.workerId, config.ioThreads);
+    int bound;
     try {
-      server = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.port))
-          .bossEventLoopGroup(group)
-          .workerEventLoopGroup(group)
-          .channelType(NioServerSocketChannel.class)
-          .directExecutor()
-          .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
-          .maxInboundMessageSize(o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10))
-          .addService(new ChannelService(core, loop))
-          .build()
-          .start();
+      bound = transport.listen(config.host, config.port, new ChannelService(core, loop),
+          o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10));
     } catch (IOException e) {
-      shutdownExecutors();
+      transport.shutdownThreads();
       throw new UncheckedIOException("worker " + config.workerId + " cannot listen on "
           + config.host + ":" + config.port, e);
     }
-    port = server.getPort();
+    port = bound;
     loop.start();
     for (ChannelSender s : senders.values()) {
       peers.addressOf(s.to()).ifPresent(s::connect);
@@ -346,34 +315,14 @@ public final class Worker implements WorkerControl, AutoCloseable {
         channels.add(c);
       }
     }
-    if (server != null) {
-      server.shutdownNow();
-    }
-    try {
-      for (ManagedChannel c : channels) {
-        c.awaitTermination(5, TimeUnit.SECONDS);
-      }
-      if (server != null) {
-        server.awaitTermination(5, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (transport != null) {
+      transport.shutdownServer();
+      transport.awaitClosed(channels);
     }
     loop.stop(5_000);
-    shutdownExecutors();
-  }
-
-  private void shutdownExecutors() {
-    if (timer == null) {
-      return;
+    if (transport != null) {
+      transport.shutdownThreads();
     }
-    timer.shutdownNow();
-    try {
-      timer.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 
   @Override
@@ -394,20 +343,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
     @Override
     public ScheduledExecutorService timer() {
-      return timer;
+      return transport.timer();
     }
 
     @Override
     public ManagedChannel newChannel(String address) {
-      return NettyChannelBuilder.forAddress(PeerAddress.parse(address))
-          .usePlaintext()
-          .eventLoopGroup(group)
-          .channelType(NioSocketChannel.class)
-          .directExecutor()
-          .disableRetry()
-          .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
-          .keepAliveTimeout(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
-          .build();
+      return transport.newChannel(address);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.cutpoint.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -64,5 +65,18 @@ class WorkerShutdownTest {
         .messageHandler((f, s, p) -> {}).build();
     assertThat(Thread.activeCount()).isEqualTo(before);
     w.close();
+  }
+
+  @Test
+  void aPortInUseIsAClearErrorAndLeavesNoThreadBehind() throws IOException {
+    await().atMost(Duration.ofSeconds(30)).until(() -> workerThreads().isEmpty());
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Worker w = Worker.builder("late").listenOn("127.0.0.1", taken.getLocalPort())
+          .stateHandler(new NoState()).messageHandler((f, s, p) -> {}).build();
+      assertThatThrownBy(w::start).isInstanceOf(java.io.UncheckedIOException.class)
+          .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort());
+      w.close();
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> workerThreads().isEmpty());
   }
 }

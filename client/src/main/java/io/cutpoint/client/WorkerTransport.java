@@ -1,0 +1,106 @@
+package io.cutpoint.client;
+
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A worker's gRPC plumbing: one small Netty event loop group shared by its channel server and
+ * all its client connections (direct executors on both: the handlers only hand frames to the
+ * event thread), and a timer thread for linger flushes and reconnects.
+ */
+final class WorkerTransport {
+
+  /** Pings on idle connections detect a peer that vanished without closing them. */
+  private static final long KEEPALIVE_SECONDS = 10;
+
+  private final EventLoopGroup group;
+  private final ScheduledExecutorService timer;
+  private Server server;
+
+  WorkerTransport(String workerId, int ioThreads) {
+    group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("cutpoint-" + workerId + "-io", true));
+    timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "cutpoint-" + workerId + "-timer-1");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Binds the channel server and returns the port it listens on. */
+  int listen(String host, int port, BindableService service, int maxInboundMessageBytes)
+      throws IOException {
+    server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+        .bossEventLoopGroup(group)
+        .workerEventLoopGroup(group)
+        .channelType(NioServerSocketChannel.class)
+        .directExecutor()
+        .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
+        .maxInboundMessageSize(maxInboundMessageBytes)
+        .addService(service)
+        .build()
+        .start();
+    return server.getPort();
+  }
+
+  ManagedChannel newChannel(String address) {
+    return NettyChannelBuilder.forAddress(PeerAddress.parse(address))
+        .usePlaintext()
+        .eventLoopGroup(group)
+        .channelType(NioSocketChannel.class)
+        .directExecutor()
+        .disableRetry()
+        .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+        .keepAliveTimeout(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+        .build();
+  }
+
+  ScheduledExecutorService timer() {
+    return timer;
+  }
+
+  /** Stops accepting streams (the port is released once {@link #awaitClosed} returns). */
+  void shutdownServer() {
+    if (server != null) {
+      server.shutdownNow();
+    }
+  }
+
+  /** Waits for the server and {@code channels} to terminate. */
+  void awaitClosed(List<ManagedChannel> channels) {
+    try {
+      for (ManagedChannel c : channels) {
+        c.awaitTermination(5, TimeUnit.SECONDS);
+      }
+      if (server != null) {
+        server.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Ends the timer and transport threads and waits for them. */
+  void shutdownThreads() {
+    timer.shutdownNow();
+    try {
+      timer.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}
