@@ -40,6 +40,11 @@ final class DataPlanePhase {
         Worker a = Worker.builder("a").outgoing("b").stateHandler(aApp).messageHandler(aApp)
             .peers(Map.of("b", b.channelAddress())).build().start();
         RawChannel raw = new RawChannel()) {
+      a.send("b", new byte[1]); // the channel is connected once this arrives
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (bApp.received() < 1 && System.nanoTime() < deadline) {
+        Pause.millis(1);
+      }
       for (int size : plan.payloads()) {
         double cut = 0;
         double bare = 0;

@@ -16,6 +16,8 @@ final class LatencyPhase {
       Samples markers, Samples upload, Samples commit, int failed) {}
 
   private static final int WARM_UP = 5;
+  /** Time budget of one configuration's measured snapshots (at least one is always taken). */
+  private static final long BUDGET_NANOS = 8_000_000_000L;
   private static final byte[] PAYLOAD = new byte[64];
 
   private LatencyPhase() {}
@@ -72,10 +74,14 @@ final class LatencyPhase {
     Samples upload = new Samples();
     Samples commit = new Samples();
     int failed = 0;
-    for (int i = 0; i < warmUp + samples; i++) {
+    long deadline = Long.MAX_VALUE;
+    for (int i = 0; i < warmUp + samples && System.nanoTime() < deadline; i++) {
       BenchCoordinator.Taken t = c.coordinator().snapshot();
       if (i < warmUp) {
         continue;
+      }
+      if (i == warmUp) {
+        deadline = System.nanoTime() + BUDGET_NANOS;
       }
       if (!t.complete()) {
         failed++;

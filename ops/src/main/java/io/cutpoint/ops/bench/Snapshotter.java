@@ -31,9 +31,10 @@ final class Snapshotter implements AutoCloseable {
     long next = System.nanoTime();
     while (running) {
       next += intervalNanos;
+      boolean counted = recording; // a snapshot counts when it started inside the window
       try {
         BenchCoordinator.Taken t = coordinator.snapshot();
-        if (recording) {
+        if (counted) {
           if (t.complete()) {
             completed.incrementAndGet();
             samples.add(t.clientMillis());
@@ -42,7 +43,7 @@ final class Snapshotter implements AutoCloseable {
           }
         }
       } catch (RuntimeException e) {
-        if (recording) {
+        if (counted) {
           failed.incrementAndGet();
         }
       }
@@ -55,7 +56,7 @@ final class Snapshotter implements AutoCloseable {
     }
   }
 
-  /** Only outcomes after this call count (the first snapshots warm up). */
+  /** Only snapshots started while this is on count; {@link #close} waits for the last one. */
   void record(boolean on) {
     recording = on;
   }
