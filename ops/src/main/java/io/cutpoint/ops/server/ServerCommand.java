@@ -187,14 +187,20 @@ public final class ServerCommand implements Callable<Integer> {
     return host.equals("0.0.0.0") ? "localhost" : host;
   }
 
-  private static String causeText(Throwable e) {
+  static String causeText(Throwable e) {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
     String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
-    return m.toLowerCase(java.util.Locale.ROOT).startsWith("address already in use")
-        ? "address already in use" : m;
+    String lower = m.toLowerCase(java.util.Locale.ROOT);
+    if (lower.contains("address already in use")) {
+      return "address already in use";
+    }
+    if (lower.contains("lock") && lower.contains("temporarily unavailable")) {
+      return "it is in use by another process (" + m.trim() + ")";
+    }
+    return m;
   }
 
   /** Stops the endpoint, the coordinator and the registry once. */

@@ -1,0 +1,55 @@
+package io.cutpoint.ops.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cutpoint.ops.Cli;
+import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.config.ServerSettings;
+import io.cutpoint.ops.config.Setting;
+import io.cutpoint.ops.config.SettingsResolver;
+import io.cutpoint.server.CoordinatorConfig;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServerCommandTest {
+
+  @Test
+  void settingsMapOntoTheCoordinatorConfig() {
+    ServerSettings s = SettingsResolver.resolve(Map.of(Setting.PORT, "7001", Setting.INTERVAL, "2s",
+        Setting.TIMEOUT, "9s", Setting.MIN_PAUSE, "100ms", Setting.MAX_CONCURRENT, "2",
+        Setting.TOLERABLE_FAILURES, "4", Setting.RETAIN, "6", Setting.HEARTBEAT_INTERVAL, "300ms",
+        Setting.HEARTBEAT_TIMEOUT, "2s", Setting.MAX_RECORDED_BYTES, "1MiB"),
+        Map.of("CUTPOINT_DATA_DIR", "/d"), new Properties(), "-");
+    CoordinatorConfig c = ServerCommand.toConfig(s);
+    assertThat(c).isEqualTo(new CoordinatorConfig(7001, Path.of("/d"), Duration.ofSeconds(2),
+        Duration.ofSeconds(9), Duration.ofMillis(100), 2, 4, 6, Duration.ofMillis(300), Duration.ofSeconds(2),
+        1 << 20));
+  }
+
+  @Test
+  void startupFailuresAreShortened() {
+    assertThat(ServerCommand.causeText(new IOException("bind failed",
+        new BindException("bind(..) failed with error(-98): Address already in use"))))
+        .isEqualTo("address already in use");
+    assertThat(ServerCommand.causeText(new RuntimeException("While lock file: /d/LOCK: Resource temporarily unavailable")))
+        .isEqualTo("it is in use by another process (While lock file: /d/LOCK: Resource temporarily unavailable)");
+  }
+
+  @Test
+  void aTakenPortIsAFailedOperationWithOneLine(@TempDir Path dir) throws IOException {
+    try (ServerSocket taken = new ServerSocket(0)) {
+      Cli.Result r = Cli.run("server", "--port", String.valueOf(taken.getLocalPort()), "--metrics-port", "-1",
+          "--data-dir", dir.toString());
+      assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+      assertThat(r.err()).isEqualTo("cutpoint: cannot start coordinator on port " + taken.getLocalPort()
+          + ": address already in use\n");
+    }
+  }
+}
