@@ -79,6 +79,31 @@ class MonitoringAssetsTest {
   }
 
   @Test
+  void dashboardIsJsonWithAQueryInEveryPanelOnTheDatasourceVariable() throws Exception {
+    com.google.gson.JsonObject d = com.google.gson.JsonParser.parseString(
+        Files.readString(opsDir().resolve("dashboards/cutpoint.json"))).getAsJsonObject();
+    assertThat(d.get("uid").getAsString()).isEqualTo("cutpoint-coordinator");
+    com.google.gson.JsonArray panels = d.getAsJsonArray("panels");
+    assertThat(panels).hasSizeGreaterThanOrEqualTo(10);
+    for (com.google.gson.JsonElement p : panels) {
+      com.google.gson.JsonObject panel = p.getAsJsonObject();
+      assertThat(panel.getAsJsonObject("datasource").get("uid").getAsString()).isEqualTo("${datasource}");
+      assertThat(panel.getAsJsonArray("targets")).isNotEmpty().allSatisfy(t ->
+          assertThat(t.getAsJsonObject().get("expr").getAsString()).isNotBlank());
+    }
+  }
+
+  @Test
+  void everyRuleHasAnAlertNameAnExpressionAndASeverity() throws Exception {
+    String rules = Files.readString(opsDir().resolve("alerts/cutpoint-rules.yml"));
+    long alerts = rules.lines().filter(l -> l.strip().startsWith("- alert: Cutpoint")).count();
+    assertThat(alerts).isGreaterThanOrEqualTo(6);
+    assertThat(rules.lines().filter(l -> l.strip().startsWith("expr:")).count()).isEqualTo(alerts);
+    assertThat(rules.lines().filter(l -> l.strip().startsWith("severity:")).count()).isEqualTo(alerts);
+    assertThat(rules).doesNotContain("\t");
+  }
+
+  @Test
   void rulesAndDashboardUseOnlyMetricsARealCoordinatorExposes(@TempDir Path dir) throws Exception {
     String rules = Files.readString(opsDir().resolve("alerts/cutpoint-rules.yml"));
     String dashboard = Files.readString(opsDir().resolve("dashboards/cutpoint.json"));
