@@ -183,8 +183,9 @@ public final class RollbackCoordinator implements RollbackService {
         return;
       }
       RollbackRun run = active.run();
+      RollbackRun.WorkerStep before = run.workers().get(workerId);
       List<RollbackRun.Command> commands = run.halted(workerId, epoch);
-      if (run.workers().get(workerId) != RollbackRun.WorkerStep.MISSING && epoch == run.epoch()) {
+      if (before != run.workers().get(workerId)) { // a first answer, not a stale or repeated one
         ctx.membership().setState(workerId, WorkerState.WORKER_STATE_HALTED);
       }
       carryOut(run, commands);
