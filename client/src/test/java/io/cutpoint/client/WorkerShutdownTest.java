@@ -16,11 +16,12 @@ import org.junit.jupiter.api.Test;
 
 class WorkerShutdownTest {
 
+  /** Threads of this test's workers (ids start with "shut-"; no other test uses them). */
   private static Set<String> workerThreads() {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(Thread::isAlive)
         .map(Thread::getName)
-        .filter(n -> n.startsWith("cutpoint-") || n.startsWith("grpc-"))
+        .filter(n -> n.startsWith("cutpoint-shut-"))
         .collect(Collectors.toSet());
   }
 
@@ -34,34 +35,37 @@ class WorkerShutdownTest {
 
   @Test
   void closingWorkersUnderTrafficReleasesEveryPortAndThread() {
-    await().atMost(Duration.ofSeconds(30)).until(() -> workerThreads().isEmpty());
-    int threadsBefore = Thread.activeCount();
+    Set<Thread> threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
     List<Integer> ports;
-    BankCluster bank = new BankCluster(BankCluster.complete("a", "b", "c"), 10_000, 10_000_000,
+    BankCluster bank = new BankCluster(BankCluster.complete("shut-a", "shut-b", "shut-c"), 10_000, 10_000_000,
         UnaryOperator.identity()).connectDirectly();
     try {
       bank.kickAll(16);
       await().until(() -> bank.accounts.values().stream().mapToLong(BankAccount::received).sum() > 2_000);
-      bank.workers.get("a").startSnapshot(1);
+      bank.workers.get("shut-a").startSnapshot(1);
       await().until(() -> bank.complete(1));
       ports = bank.workers.values().stream()
           .map(w -> Integer.parseInt(w.channelAddress().substring(w.channelAddress().lastIndexOf(':') + 1)))
           .toList();
       assertThat(ports).noneMatch(WorkerShutdownTest::bindable);
-      assertThat(workerThreads()).anyMatch(n -> n.startsWith("cutpoint-a-events"));
+      assertThat(workerThreads()).anyMatch(n -> n.startsWith("cutpoint-shut-a-events"));
     } finally {
       bank.close();
     }
     bank.close(); // twice is harmless
     assertThat(ports).allMatch(WorkerShutdownTest::bindable);
     await().atMost(Duration.ofSeconds(30)).until(() -> workerThreads().isEmpty());
-    await().atMost(Duration.ofSeconds(30)).until(() -> Thread.activeCount() <= threadsBefore);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.isAlive() && !threadsBefore.contains(t) && t != Thread.currentThread())
+            .map(Thread::getName))
+        .as("threads started during the test and still alive").isEmpty());
   }
 
   @Test
   void aWorkerThatWasBuiltButNeverStartedHoldsNothing() {
     int before = Thread.activeCount();
-    Worker w = Worker.builder("idle").outgoing("x").stateHandler(new NoState())
+    Worker w = Worker.builder("shut-idle").outgoing("x").stateHandler(new NoState())
         .messageHandler((f, s, p) -> {}).build();
     assertThat(Thread.activeCount()).isEqualTo(before);
     w.close();
@@ -69,9 +73,8 @@ class WorkerShutdownTest {
 
   @Test
   void aPortInUseIsAClearErrorAndLeavesNoThreadBehind() throws IOException {
-    await().atMost(Duration.ofSeconds(30)).until(() -> workerThreads().isEmpty());
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Worker w = Worker.builder("late").listenOn("127.0.0.1", taken.getLocalPort())
+      Worker w = Worker.builder("shut-late").listenOn("127.0.0.1", taken.getLocalPort())
           .stateHandler(new NoState()).messageHandler((f, s, p) -> {}).build();
       assertThatThrownBy(w::start).isInstanceOf(java.io.UncheckedIOException.class)
           .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort());
