@@ -135,7 +135,7 @@ public final class DemoRunner {
       finalCheck = finish(c);
     } catch (IOException e) {
       throw CliFailure.failed("cannot start the embedded coordinator: " + e.getMessage());
-    } catch (TimeoutException e) {
+    } catch (TimeoutException | IllegalStateException e) {
       throw CliFailure.failed(e.getMessage());
     } catch (StatusRuntimeException e) {
       throw CliFailure.failed(GrpcErrors.describe(e, target, ""));
