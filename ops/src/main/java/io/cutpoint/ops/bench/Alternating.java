@@ -7,9 +7,15 @@ package io.cutpoint.ops.bench;
 final class Alternating {
 
   /** Messages per second with snapshots off and on, and the snapshots of the "on" windows. */
-  record Result(double offRate, double onRate, Samples latency, long completed, long failed) {
+  record Result(double offRate, double onRate, Samples latency, long completed, long failed,
+      long inFlightBytes) {
     double ratio() {
       return offRate == 0 ? Double.NaN : onRate / offRate;
+    }
+
+    /** Mean recorded in-flight bytes per completed snapshot. */
+    double inFlightBytesPerSnapshot() {
+      return completed == 0 ? Double.NaN : (double) inFlightBytes / completed;
     }
   }
 
@@ -24,6 +30,7 @@ final class Alternating {
     Samples latency = new Samples();
     long completed = 0;
     long failed = 0;
+    long inFlight = 0;
     for (int i = 0; i < plan.windows(); i++) {
       if (i % 2 == 1) {
         try (Snapshotter s = new Snapshotter(cluster.coordinator(), plan.intervalMillis(), latency)) {
@@ -34,6 +41,7 @@ final class Alternating {
           s.record(false);
           completed += s.completed();
           failed += s.failed();
+          inFlight += s.inFlightBytes();
         }
       } else {
         long[] w = window(cluster, plan.windowMillis());
@@ -41,7 +49,8 @@ final class Alternating {
         offNanos += w[1];
       }
     }
-    return new Result(rate(offMessages, offNanos), rate(onMessages, onNanos), latency, completed, failed);
+    return new Result(rate(offMessages, offNanos), rate(onMessages, onNanos), latency, completed, failed,
+        inFlight);
   }
 
   private static long[] window(BenchCluster cluster, long millis) {

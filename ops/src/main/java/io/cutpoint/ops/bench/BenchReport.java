@@ -57,10 +57,11 @@ final class BenchReport {
 
     OverheadPhase.Result o = r.overhead();
     b.append("Overhead: ").append(o.workers()).append(" workers, full mesh, saturating traffic\n");
-    Table ot = new Table("snapshots", ">msgs/s", ">snapshots", ">p50 ms", ">p99 ms", ">max ms");
-    ot.row("off", rate(o.run().offRate()), "", "", "", "");
+    Table ot = new Table("snapshots", ">msgs/s", ">snapshots", ">p50 ms", ">p99 ms", ">max ms",
+        ">in flight/snapshot");
+    ot.row("off", rate(o.run().offRate()), "", "", "", "", "");
     ot.row("every 100 ms", rate(o.run().onRate()), o.run().completed(), ms(o.run().latency().p50()),
-        ms(o.run().latency().p99()), ms(o.run().latency().max()));
+        ms(o.run().latency().p99()), ms(o.run().latency().max()), mib(o.run().inFlightBytesPerSnapshot()));
     b.append(ot.render()).append("ratio ").append(num(o.run().ratio())).append(", peak heap ")
         .append(o.peakHeapBytes() >> 20).append(" MiB\n\n");
 
@@ -83,11 +84,12 @@ final class BenchReport {
 
     b.append("Dataflow: P sources -> P keyed running sums, snapshots every 100 ms vs off\n");
     Table ft = new Table(">P", ">channels", ">off msgs/s", ">on msgs/s", ">ratio", ">snapshots", ">failed",
-        ">p50 ms", ">p99 ms", ">max ms");
+        ">p50 ms", ">p99 ms", ">max ms", ">in flight/snapshot");
     for (DataflowPhase.Row row : r.dataflow()) {
       Alternating.Result a = row.run();
       ft.row(row.p(), row.p() * row.p(), rate(a.offRate()), rate(a.onRate()), num(a.ratio()), a.completed(),
-          a.failed(), ms(a.latency().p50()), ms(a.latency().p99()), ms(a.latency().max()));
+          a.failed(), ms(a.latency().p50()), ms(a.latency().p99()), ms(a.latency().max()),
+          mib(a.inFlightBytesPerSnapshot()));
     }
     b.append(ft.render()).append('\n');
 
@@ -133,7 +135,8 @@ final class BenchReport {
     o.put("overhead", Json.object().put("workers", r.overhead().workers())
         .put("off_msgs_per_s", ov.offRate()).put("on_msgs_per_s", ov.onRate())
         .put("snapshots_completed", ov.completed()).put("snapshots_failed", ov.failed())
-        .put("snapshot_p50_ms", ov.latency().p50()).put("snapshot_p99_ms", ov.latency().p99()));
+        .put("snapshot_p50_ms", ov.latency().p50()).put("snapshot_p99_ms", ov.latency().p99())
+        .put("in_flight_bytes_per_snapshot", ov.inFlightBytesPerSnapshot()));
     List<Object> dataplane = new ArrayList<>();
     for (DataPlanePhase.Row row : r.dataplane()) {
       dataplane.add(Json.object().put("payload_bytes", row.payloadBytes())
@@ -156,6 +159,7 @@ final class BenchReport {
           .put("snapshot_p99_ms", a.latency().p99()).put("snapshot_max_ms", a.latency().max())
           .put("snapshots_completed", a.completed()).put("snapshots_failed", a.failed())
           .put("off_msgs_per_s", a.offRate()).put("on_msgs_per_s", a.onRate())
+          .put("in_flight_bytes_per_snapshot", a.inFlightBytesPerSnapshot())
           .put("throughput_ratio", a.ratio()));
     }
     o.put("dataflow", dataflow);
@@ -171,6 +175,10 @@ final class BenchReport {
 
   private static String ms(double v) {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
+  }
+
+  private static String mib(double bytes) {
+    return Double.isNaN(bytes) ? "-" : String.format(Locale.ROOT, "%.1f MiB", bytes / (1 << 20));
   }
 
   private static String num(double v) {

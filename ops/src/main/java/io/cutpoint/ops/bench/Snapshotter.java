@@ -14,6 +14,7 @@ final class Snapshotter implements AutoCloseable {
   private final Samples samples;
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
+  private final AtomicLong inFlightBytes = new AtomicLong();
   private final Thread thread;
   private volatile boolean running = true;
   private volatile boolean recording;
@@ -38,6 +39,7 @@ final class Snapshotter implements AutoCloseable {
           if (t.complete()) {
             completed.incrementAndGet();
             samples.add(t.clientMillis());
+            inFlightBytes.addAndGet(t.manifest().getTotalChannelBytes());
           } else {
             failed.incrementAndGet();
           }
@@ -67,6 +69,11 @@ final class Snapshotter implements AutoCloseable {
 
   long failed() {
     return failed.get();
+  }
+
+  /** Recorded in-flight payload bytes, summed over the completed snapshots. */
+  long inFlightBytes() {
+    return inFlightBytes.get();
   }
 
   @Override
