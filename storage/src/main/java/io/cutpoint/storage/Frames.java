@@ -50,13 +50,6 @@ final class Frames {
     return Arrays.copyOfRange(value, HEADER, value.length);
   }
 
-  /** CRC32C of {@code data}, as the uploader computes it. */
-  static int crc32c(byte[] data) {
-    CRC32C crc = new CRC32C();
-    crc.update(data);
-    return (int) crc.getValue();
-  }
-
   private static int crc(byte[] key, byte[] payload, int offset, int length) {
     CRC32C crc = new CRC32C();
     crc.update(key);

@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -163,11 +164,11 @@ public final class RocksSnapshotStore implements SnapshotStore {
     if (index < 0) {
       throw new IllegalArgumentException(piece + ": negative index");
     }
-    if (Frames.crc32c(data) != crc32c) {
+    if (Crc32c.of(data) != crc32c) {
       throw new IllegalArgumentException(
           String.format(
               "%s: CRC32C mismatch on arrival (sent %08x, data gives %08x)",
-              piece, crc32c, Frames.crc32c(data)));
+              piece, crc32c, Crc32c.of(data)));
     }
     byte[] key = Keys.stateChunk(snapshotId, workerId, index);
     writePiece(snapshotId, "store " + piece, rocks.stateChunks, key, data,

@@ -1,5 +1,6 @@
 package io.cutpoint.client.session;
 
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.DownloadPart;
@@ -140,7 +141,7 @@ final class PieceAssembler {
     if (filled != state.length) {
       throw corrupt("received " + filled + " state bytes, the header declares " + state.length);
     }
-    int whole = (int) crc.getValue();
+    int whole = Crc32c.value(crc);
     if (whole != meta.getStateCrc32C()) {
       throw corrupt("the state has CRC32C " + Crc32c.hex(whole) + ", the header declares "
           + Crc32c.hex(meta.getStateCrc32C()));

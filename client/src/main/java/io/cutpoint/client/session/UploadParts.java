@@ -1,6 +1,7 @@
 package io.cutpoint.client.session;
 
 import com.google.protobuf.ByteString;
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.Activity;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;

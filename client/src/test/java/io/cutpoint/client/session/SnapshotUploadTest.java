@@ -3,6 +3,7 @@ package io.cutpoint.client.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;

@@ -2,6 +2,7 @@ package io.cutpoint.client.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.Activity;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;

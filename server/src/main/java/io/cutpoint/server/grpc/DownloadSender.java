@@ -1,6 +1,7 @@
 package io.cutpoint.server.grpc;
 
 import com.google.protobuf.ByteString;
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.DownloadRequest;
@@ -22,7 +23,6 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Sends one worker's piece of a complete snapshot: header, state chunks, the recordings of its
@@ -63,10 +63,8 @@ final class DownloadSender {
       put(DownloadPart.newBuilder().setHeader(UploadHeader.newBuilder().setMeta(meta)).build());
       int[] index = {0};
       int chunks = ctx.store().readState(id, worker, data -> {
-        CRC32C crc = new CRC32C();
-        crc.update(data);
         put(DownloadPart.newBuilder().setStateChunk(StateChunk.newBuilder()
-            .setIndex(index[0]++).setData(ByteString.copyFrom(data)).setCrc32C((int) crc.getValue())).build());
+            .setIndex(index[0]++).setData(ByteString.copyFrom(data)).setCrc32C(Crc32c.of(data))).build());
       });
       long messages = 0;
       for (String from : incoming(manifest, worker)) {

@@ -1,5 +1,6 @@
 package io.cutpoint.server.grpc;
 
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
@@ -124,11 +125,10 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     if (data.length > MAX_CHUNK_BYTES) {
       throw invalid("state chunk " + c.getIndex() + " has " + data.length + " bytes, at most " + MAX_CHUNK_BYTES);
     }
-    CRC32C crc = new CRC32C();
-    crc.update(data);
-    if ((int) crc.getValue() != c.getCrc32C()) {
+    int crc = Crc32c.of(data);
+    if (crc != c.getCrc32C()) {
       throw invalid("state chunk " + c.getIndex() + " fails its CRC32C: computed "
-          + Integer.toHexString((int) crc.getValue()) + ", sent " + Integer.toHexString(c.getCrc32C()));
+          + Crc32c.hex(crc) + ", sent " + Crc32c.hex(c.getCrc32C()));
     }
     if (stateBytes + data.length > meta.getStateBytes()) {
       throw invalid("state chunks exceed the declared " + meta.getStateBytes() + " bytes");
@@ -197,9 +197,10 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     if (stateBytes != meta.getStateBytes()) {
       throw invalid("state has " + stateBytes + " bytes, the header declares " + meta.getStateBytes());
     }
-    if ((int) stateCrc.getValue() != meta.getStateCrc32C()) {
-      throw invalid("the whole state fails its CRC32C: computed " + Integer.toHexString((int) stateCrc.getValue())
-          + ", declared " + Integer.toHexString(meta.getStateCrc32C()));
+    int whole = Crc32c.value(stateCrc);
+    if (whole != meta.getStateCrc32C()) {
+      throw invalid("the whole state fails its CRC32C: computed " + Crc32c.hex(whole)
+          + ", declared " + Crc32c.hex(meta.getStateCrc32C()));
     }
     LocalSnapshot cut = new LocalSnapshot(meta.getSnapshotId(), meta.getWorkerId(),
         counters(meta.getSentList(), "sent"), counters(meta.getReceivedList(), "received"), recorded, firstMarkerFrom);
