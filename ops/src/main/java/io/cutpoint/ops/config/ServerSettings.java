@@ -1,5 +1,6 @@
 package io.cutpoint.ops.config;
 
+import io.cutpoint.server.rollback.RollbackPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -23,6 +24,8 @@ public record ServerSettings(
     Duration heartbeatInterval,
     Duration heartbeatTimeout,
     long maxRecordedBytes,
+    RollbackPolicy rollbackPolicy,
+    Duration rollbackDeadline,
     Map<Setting, String> sources) {
 
   public ServerSettings {

@@ -23,11 +23,16 @@ public enum Setting {
   HEARTBEAT_TIMEOUT("heartbeat-timeout", Kind.DURATION, "5s",
       "a worker silent for this long is marked lost"),
   MAX_RECORDED_BYTES("max-recorded-bytes", Kind.BYTES, "256MiB",
-      "most recorded channel bytes one worker may upload for one snapshot (0 = no limit)");
+      "most recorded channel bytes one worker may upload for one snapshot (0 = no limit)"),
+  ROLLBACK_POLICY("rollback-policy", Kind.ROLLBACK_POLICY, "none",
+      "what to do when a worker is lost: none, or latest-complete (roll everyone back to the "
+      + "newest complete snapshot once the worker is back)"),
+  ROLLBACK_DEADLINE("rollback-deadline", Kind.DURATION, "60s",
+      "a rollback not finished after this long fails (it waits this long for lost workers)");
 
   /** How a value is read. */
   public enum Kind {
-    PORT, PORT_OR_OFF, PATH, DURATION, POSITIVE_INT, NON_NEGATIVE_INT, BYTES
+    PORT, PORT_OR_OFF, PATH, DURATION, POSITIVE_INT, NON_NEGATIVE_INT, BYTES, ROLLBACK_POLICY
   }
 
   private final String key;

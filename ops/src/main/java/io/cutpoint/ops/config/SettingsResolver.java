@@ -1,5 +1,6 @@
 package io.cutpoint.ops.config;
 
+import io.cutpoint.server.rollback.RollbackPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -53,7 +54,8 @@ public final class SettingsResolver {
         p.duration(Setting.INTERVAL), p.duration(Setting.TIMEOUT), p.duration(Setting.MIN_PAUSE),
         p.integer(Setting.MAX_CONCURRENT), p.integer(Setting.TOLERABLE_FAILURES),
         p.integer(Setting.RETAIN), p.duration(Setting.HEARTBEAT_INTERVAL),
-        p.duration(Setting.HEARTBEAT_TIMEOUT), p.bytes(Setting.MAX_RECORDED_BYTES), sources);
+        p.duration(Setting.HEARTBEAT_TIMEOUT), p.bytes(Setting.MAX_RECORDED_BYTES),
+        p.rollbackPolicy(Setting.ROLLBACK_POLICY), p.duration(Setting.ROLLBACK_DEADLINE), sources);
     checkTogether(settings);
     return settings;
   }
@@ -61,6 +63,10 @@ public final class SettingsResolver {
   private static void checkTogether(ServerSettings s) {
     if (s.timeout().isZero()) {
       throw new ConfigException("timeout must be more than 0 (" + s.sources().get(Setting.TIMEOUT) + ")");
+    }
+    if (s.rollbackDeadline().isZero()) {
+      throw new ConfigException("rollback-deadline must be more than 0 ("
+          + s.sources().get(Setting.ROLLBACK_DEADLINE) + ")");
     }
     if (s.heartbeatInterval().isZero()) {
       throw new ConfigException("heartbeat-interval must be more than 0 ("
@@ -97,6 +103,15 @@ public final class SettingsResolver {
 
     Duration duration(Setting s) {
       return parse(s, () -> Values.duration(raw.get(s)));
+    }
+
+    RollbackPolicy rollbackPolicy(Setting s) {
+      return parse(s, () -> switch (raw.get(s).trim().toLowerCase(java.util.Locale.ROOT)) {
+        case "none" -> RollbackPolicy.NONE;
+        case "latest-complete", "latest_complete" -> RollbackPolicy.LATEST_COMPLETE;
+        default -> throw new IllegalArgumentException("'" + raw.get(s)
+            + "' is not a rollback policy (none, latest-complete)");
+      });
     }
 
     long bytes(Setting s) {

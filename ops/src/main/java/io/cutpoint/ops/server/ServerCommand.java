@@ -71,6 +71,7 @@ public final class ServerCommand implements Callable<Integer> {
       case PATH -> "DIR";
       case DURATION -> "DURATION";
       case BYTES -> "SIZE";
+      case ROLLBACK_POLICY -> "POLICY";
       default -> "N";
     };
   }
@@ -157,7 +158,7 @@ public final class ServerCommand implements Callable<Integer> {
   public static CoordinatorConfig toConfig(ServerSettings s) {
     return new CoordinatorConfig(s.port(), s.dataDir(), s.interval(), s.timeout(), s.minPause(),
         s.maxConcurrent(), s.tolerableFailures(), s.retain(), s.heartbeatInterval(),
-        s.heartbeatTimeout(), s.maxRecordedBytes());
+        s.heartbeatTimeout(), s.maxRecordedBytes(), s.rollbackPolicy(), s.rollbackDeadline());
   }
 
   /** The settings as {@code key = value  (source)} lines. */
@@ -175,12 +176,18 @@ public final class ServerCommand implements Callable<Integer> {
     values.put(Setting.HEARTBEAT_INTERVAL, Values.format(s.heartbeatInterval()));
     values.put(Setting.HEARTBEAT_TIMEOUT, Values.format(s.heartbeatTimeout()));
     values.put(Setting.MAX_RECORDED_BYTES, String.valueOf(s.maxRecordedBytes()));
+    values.put(Setting.ROLLBACK_POLICY, policyName(s.rollbackPolicy()));
+    values.put(Setting.ROLLBACK_DEADLINE, Values.format(s.rollbackDeadline()));
     StringBuilder b = new StringBuilder();
     for (Setting setting : Setting.values()) {
       b.append(String.format("%-20s %-22s # %s%n", setting.key(), values.get(setting),
           s.sources().get(setting)));
     }
     return b.toString();
+  }
+
+  private static String policyName(io.cutpoint.server.rollback.RollbackPolicy policy) {
+    return policy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 
   private static String displayHost(String host) {

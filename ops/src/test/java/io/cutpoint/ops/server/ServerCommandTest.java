@@ -1,13 +1,16 @@
 package io.cutpoint.ops.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cutpoint.ops.Cli;
 import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.config.ConfigException;
 import io.cutpoint.ops.config.ServerSettings;
 import io.cutpoint.ops.config.Setting;
 import io.cutpoint.ops.config.SettingsResolver;
 import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.rollback.RollbackPolicy;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ServerSocket;
@@ -31,6 +34,28 @@ class ServerCommandTest {
     assertThat(c).isEqualTo(new CoordinatorConfig(7001, Path.of("/d"), Duration.ofSeconds(2),
         Duration.ofSeconds(9), Duration.ofMillis(100), 2, 4, 6, Duration.ofMillis(300), Duration.ofSeconds(2),
         1 << 20));
+  }
+
+  @Test
+  void rollbackPolicyAndDeadlineReachTheCoordinatorConfig() {
+    ServerSettings s = SettingsResolver.resolve(Map.of(Setting.ROLLBACK_POLICY, "latest-complete"),
+        Map.of("CUTPOINT_ROLLBACK_DEADLINE", "30s"), new Properties(), "-");
+    CoordinatorConfig c = ServerCommand.toConfig(s);
+    assertThat(c.rollbackPolicy()).isEqualTo(RollbackPolicy.LATEST_COMPLETE);
+    assertThat(c.rollbackDeadline()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(ServerCommand.describe(s)).contains("rollback-policy", "latest-complete", "env CUTPOINT_ROLLBACK_DEADLINE");
+
+    ServerSettings defaults = SettingsResolver.resolve(Map.of(), Map.of(), new Properties(), "-");
+    assertThat(ServerCommand.toConfig(defaults).rollbackPolicy()).isEqualTo(RollbackPolicy.NONE);
+  }
+
+  @Test
+  void anUnknownRollbackPolicyNamesTheSettingAndTheChoices() {
+    assertThatThrownBy(() -> SettingsResolver.resolve(Map.of(Setting.ROLLBACK_POLICY, "sometimes"),
+        Map.of(), new Properties(), "-"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("rollback-policy")
+        .hasMessageContaining("none, latest-complete");
   }
 
   @Test
