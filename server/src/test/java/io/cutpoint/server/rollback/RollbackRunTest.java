@@ -8,6 +8,7 @@ import io.cutpoint.server.rollback.RollbackRun.Phase;
 import io.cutpoint.server.rollback.RollbackRun.Restore;
 import io.cutpoint.server.rollback.RollbackRun.Resume;
 import io.cutpoint.server.rollback.RollbackRun.WorkerStep;
+import io.cutpoint.server.testing.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,7 @@ class RollbackRunTest {
 
   private static final long EPOCH = 7;
   private static final long SNAPSHOT = 42;
-  private final TestClock clock = new TestClock();
+  private final ManualClock clock = new ManualClock();
 
   private RollbackRun run(String... workers) {
     return new RollbackRun(EPOCH, SNAPSHOT, List.of(workers), clock, Duration.ofSeconds(30));
