@@ -27,6 +27,7 @@ import org.rocksdb.WriteOptions;
  * guards it.
  */
 final class RocksHandles implements AutoCloseable {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RocksHandles.class);
   static final String MANIFESTS = "manifests";
   static final String STATE_CHUNKS = "state_chunks";
   static final String CHANNEL_STATES = "channel_states";
@@ -160,7 +161,9 @@ final class RocksHandles implements AutoCloseable {
     try {
       db.syncWal();
     } catch (RocksDBException e) {
-      // Closing anyway; whatever was synced before stays durable.
+      // Closing anyway; whatever was synced before stays durable, but say that the rest may not be.
+      log.warn("snapshot store {}: syncing the WAL on close failed ({}); writes since the last "
+          + "synced one may be lost if the machine crashes", dir, e.getMessage());
     }
     db.close();
     compaction.close();
