@@ -30,7 +30,6 @@ import io.cutpoint.api.v1.WorkerView;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.RecordedMessage;
 import io.cutpoint.server.CoordinatorContext;
-import io.cutpoint.server.events.EventHub;
 import io.cutpoint.server.events.EventStream;
 import io.cutpoint.server.lifecycle.TriggerResult;
 import io.cutpoint.server.membership.InitiatorSelection;
@@ -331,9 +330,5 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
 
   private static StatusRuntimeException invalid(String message) {
     return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
-  }
-
-  static int defaultWatcherBuffer() {
-    return EventHub.DEFAULT_BUFFER;
   }
 }
