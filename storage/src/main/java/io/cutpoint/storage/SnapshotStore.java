@@ -108,6 +108,20 @@ public interface SnapshotStore extends AutoCloseable {
   List<RecordedMessage> readChannel(long snapshotId, ChannelId channel);
 
   /**
+   * The recorded messages of several channels of one snapshot, by channel, each in order and
+   * checked as {@link #readChannel} does. Implementations may look the snapshot up once rather
+   * than once per channel; the default simply calls {@link #readChannel} for each.
+   */
+  default java.util.SortedMap<ChannelId, List<RecordedMessage>> readChannels(
+      long snapshotId, java.util.Collection<ChannelId> channels) {
+    java.util.SortedMap<ChannelId, List<RecordedMessage>> out = new java.util.TreeMap<>();
+    for (ChannelId channel : channels) {
+      out.put(channel, readChannel(snapshotId, channel));
+    }
+    return out;
+  }
+
+  /**
    * Reads every piece of a complete snapshot and checks every checksum.
    *
    * @throws CorruptionException naming the first bad piece

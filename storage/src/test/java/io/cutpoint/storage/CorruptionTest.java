@@ -68,6 +68,8 @@ class CorruptionTest {
           .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
           .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      assertThatThrownBy(() -> store.readChannels(snap.id, List.of(ChannelId.of("a", "b"), B_TO_C)))
+          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
       assertThat(store.readChannel(snap.id, ChannelId.of("a", "b")))
           .isEqualTo(snap.recordings.get(ChannelId.of("a", "b")));
     }

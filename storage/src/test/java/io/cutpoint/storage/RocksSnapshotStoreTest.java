@@ -67,6 +67,10 @@ class RocksSnapshotStoreTest {
       messages += snap.recordings.get(c).size();
     }
     assertThat(m.getInFlightMessages()).isEqualTo(messages);
+    assertThat(store.readChannels(snap.id, SnapshotFixture.CHANNELS))
+        .as("reading all channels at once gives what reading them one by one gives")
+        .containsOnlyKeys(SnapshotFixture.CHANNELS)
+        .allSatisfy((c, msgs) -> assertThat(msgs).isEqualTo(snap.recordings.get(c)));
     assertThatCode(() -> store.verifyIntegrity(snap.id)).doesNotThrowAnyException();
   }
 

@@ -90,8 +90,10 @@ public final class SnapshotAnalyzer {
       meta.getReceivedList().forEach(c -> channels.add(ChannelId.of(c.getPeer(), worker)));
       cut.worker(toWorker(worker, meta));
     }
-    for (ChannelId channel : channels) {
-      List<RecordedMessage> messages = store.readChannel(snapshotId, channel);
+    for (Map.Entry<ChannelId, List<RecordedMessage>> e
+        : store.readChannels(snapshotId, channels).entrySet()) {
+      ChannelId channel = e.getKey();
+      List<RecordedMessage> messages = e.getValue();
       long bytes = 0;
       for (RecordedMessage m : messages) {
         bytes += m.payload().length;
