@@ -7,6 +7,7 @@ import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.server.testing.Teller;
 import io.cutpoint.storage.SnapshotStore;
 import io.grpc.ManagedChannel;
 import java.io.ByteArrayOutputStream;
@@ -21,15 +22,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Real workers (SDK {@link Worker} plus {@link CoordinatorSession}) in this JVM, fully connected,
- * each running a {@link Ledger}, joined to a coordinator over {@code channel}. Sessions reconnect
+ * each running a {@link Teller}, joined to a coordinator over {@code channel}. Sessions reconnect
  * by themselves when the coordinator goes away and comes back. Closes everything but the channel's
  * owner's channel.
  */
 final class LiveWorkers implements AutoCloseable {
 
   static final long BALANCE = 1_000;
+  /** Transfers of 1 to 20 per message. */
+  private static final int MAX_AMOUNT = 20;
 
-  record Member(Worker worker, Ledger ledger, CoordinatorSession session) {}
+  record Member(Worker worker, Teller teller, CoordinatorSession session) {}
 
   final SortedMap<String, Member> members = new TreeMap<>();
   private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -48,14 +51,14 @@ final class LiveWorkers implements AutoCloseable {
           others.add(o);
         }
       }
-      Ledger ledger = new Ledger(BALANCE, others, seed++);
-      Worker w = Worker.builder(id).outgoing(others).incoming(others).stateHandler(ledger).messageHandler(ledger).build();
-      ledger.attach(w);
+      Teller teller = new Teller(BALANCE, others, seed++, MAX_AMOUNT);
+      Worker w = Worker.builder(id).outgoing(others).incoming(others).stateHandler(teller).messageHandler(teller).build();
+      teller.attach(w);
       w.start();
       CoordinatorSession s = new CoordinatorSession(channel, w, SessionOptions.defaults()
           .withReconnect(Duration.ofMillis(50), Duration.ofMillis(300))
           .withCloseTimeout(Duration.ofSeconds(2)));
-      members.put(id, new Member(w, ledger, s));
+      members.put(id, new Member(w, teller, s));
       s.start();
     }
     members.values().forEach(m -> m.session().joined().orTimeout(20, TimeUnit.SECONDS).join());
@@ -72,7 +75,7 @@ final class LiveWorkers implements AutoCloseable {
     }
     for (Member m : members.values()) {
       try {
-        m.worker().execute(m.ledger()::transfer);
+        m.worker().execute(m.teller()::transfer);
       } catch (RuntimeException e) {
         // closing
       }
@@ -89,10 +92,10 @@ final class LiveWorkers implements AutoCloseable {
     for (WorkerDecl w : m.getTopology().getWorkersList()) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       store.readState(m.getSnapshotId(), w.getWorkerId(), out::writeBytes);
-      total += Ledger.decode(out.toByteArray());
+      total += Teller.balanceOf(out.toByteArray());
       for (String from : w.getIncomingList()) {
         for (RecordedMessage r : store.readChannel(m.getSnapshotId(), ChannelId.of(from, w.getWorkerId()))) {
-          total += Ledger.decode(r.payload());
+          total += Teller.amountOf(r.payload());
         }
       }
     }

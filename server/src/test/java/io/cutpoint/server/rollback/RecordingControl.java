@@ -3,6 +3,7 @@ package io.cutpoint.server.rollback;
 import io.cutpoint.client.Worker;
 import io.cutpoint.client.WorkerControl;
 import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.server.testing.Teller;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;

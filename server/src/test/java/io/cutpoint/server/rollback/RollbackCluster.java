@@ -19,6 +19,7 @@ import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.events.EventHub;
 import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.testing.Teller;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;

@@ -15,6 +15,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.cut.RecordedMessage;
 import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.testing.Teller;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.cutpoint.server.rollback;
+package io.cutpoint.server.testing;
 
 import io.cutpoint.client.MessageHandler;
 import io.cutpoint.client.StateHandler;
@@ -15,38 +15,51 @@ import java.util.concurrent.ConcurrentHashMap;
  * a random peer and takes it off the balance only when the worker accepted the message (a halted
  * worker drops it). Every delivered message is logged per channel with the epoch it arrived in,
  * so a test can check the replay order after a rollback. State changes only on the event thread.
+ * Money is conserved, so every consistent cut holds exactly the money the cluster started with
+ * (balances plus amounts in transit).
  */
-final class Teller implements StateHandler, MessageHandler {
+public final class Teller implements StateHandler, MessageHandler {
 
   /** One delivered message. */
-  record Delivery(long epoch, long seq, long amount) {}
+  public record Delivery(long epoch, long seq, long amount) {}
 
   private final List<String> peers;
   private final Random random;
+  private final int maxAmount;
   private final Map<String, List<Delivery>> deliveries = new ConcurrentHashMap<>();
   private volatile Worker worker;
   private volatile long balance;
 
-  Teller(long balance, List<String> peers, long seed) {
+  /** A teller that sends amounts of 1 to 50. */
+  public Teller(long balance, List<String> peers, long seed) {
+    this(balance, peers, seed, 50);
+  }
+
+  /** A teller that sends amounts of 1 to {@code maxAmount} (less when the balance is lower). */
+  public Teller(long balance, List<String> peers, long seed, int maxAmount) {
+    if (maxAmount < 1) {
+      throw new IllegalArgumentException("maxAmount must be >= 1, got " + maxAmount);
+    }
     this.balance = balance;
     this.peers = List.copyOf(peers);
     this.random = new Random(seed);
+    this.maxAmount = maxAmount;
   }
 
-  void attach(Worker worker) {
+  public void attach(Worker worker) {
     this.worker = worker;
   }
 
-  long balance() {
+  public long balance() {
     return balance;
   }
 
   /** Sends one random amount to one random peer; run it on the event thread. */
-  void transfer() {
+  public void transfer() {
     if (balance <= 0 || peers.isEmpty()) {
       return;
     }
-    long amount = 1 + random.nextInt((int) Math.min(balance, 50));
+    long amount = 1 + random.nextInt((int) Math.min(balance, maxAmount));
     String to = peers.get(random.nextInt(peers.size()));
     if (worker.send(to, ByteBuffer.allocate(8).putLong(amount).array()) != 0) {
       balance -= amount;
@@ -62,7 +75,7 @@ final class Teller implements StateHandler, MessageHandler {
   }
 
   /** Messages delivered from {@code peer}, in delivery order. */
-  List<Delivery> deliveredFrom(String peer) {
+  public List<Delivery> deliveredFrom(String peer) {
     List<Delivery> d = deliveries.getOrDefault(peer, List.of());
     synchronized (d) {
       return List.copyOf(d);
@@ -79,11 +92,11 @@ final class Teller implements StateHandler, MessageHandler {
     balance = ByteBuffer.wrap(state).getLong();
   }
 
-  static long balanceOf(byte[] state) {
+  public static long balanceOf(byte[] state) {
     return ByteBuffer.wrap(state).getLong();
   }
 
-  static long amountOf(byte[] payload) {
+  public static long amountOf(byte[] payload) {
     return ByteBuffer.wrap(payload).getLong();
   }
 }
