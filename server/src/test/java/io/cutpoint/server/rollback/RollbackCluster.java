@@ -102,9 +102,7 @@ final class RollbackCluster implements AutoCloseable {
 
   void startCoordinator() {
     store = new CorruptibleStore(RocksSnapshotStore.open(dir));
-    server = CoordinatorServer.start(config, registry, InProcessServerBuilder.forName(name), store,
-        RollbackCoordinator.factory());
-    server.context().events().subscribe(new EventHub.EventSink() {
+    EventHub.EventSink collect = new EventHub.EventSink() {
       @Override
       public boolean offer(Event event) {
         events.add(event);
@@ -113,7 +111,14 @@ final class RollbackCluster implements AutoCloseable {
 
       @Override
       public void overflowed() {}
-    });
+    };
+    // Subscribe before the rollback service starts: a coordinator that finds a rollback in
+    // progress resumes it (and reports ROLLBACK_STARTED) before CoordinatorServer.start returns.
+    server = CoordinatorServer.start(config, registry, InProcessServerBuilder.forName(name), store,
+        context -> {
+          context.events().subscribe(collect);
+          return RollbackCoordinator.factory().create(context);
+        });
   }
 
   void stopCoordinator() {
