@@ -52,6 +52,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
   private WorkerTransport transport;
   private volatile int port = -1;
   private volatile boolean closed;
+  private volatile boolean fresh = true;
 
   private Worker(Builder b) {
     this.config = b;
@@ -276,6 +277,18 @@ public final class Worker implements WorkerControl, AutoCloseable {
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
     running();
     loop.runAndWait(() -> core.restore(epoch, piece, state));
+    fresh = false;
+  }
+
+  /** True until the first restore or the first welcome of a coordinator (see WorkerControl). */
+  @Override
+  public boolean fresh() {
+    return fresh;
+  }
+
+  @Override
+  public void markJoined() {
+    fresh = false;
   }
 
   @Override

@@ -27,6 +27,21 @@ public interface WorkerControl {
   /** The epoch the worker runs in. */
   long epoch();
 
+  /**
+   * True while the worker's state is the application's initial state as far as any coordinator
+   * knows: since the process started it has neither restored a snapshot nor been welcomed by a
+   * coordinator ({@link #markJoined}). Sent as {@code Join.fresh}; a coordinator with the
+   * automatic rollback policy rolls back when a worker a complete snapshot holds state for joins
+   * fresh. The default, false, never asks for a rollback: implementations that wrap a {@link
+   * Worker} forward it.
+   */
+  default boolean fresh() {
+    return false;
+  }
+
+  /** A coordinator welcomed this worker: from now on {@link #fresh()} is false. */
+  default void markJoined() {}
+
   /** New or changed channel addresses of peers. */
   void updatePeers(Map<String, String> addressesByWorkerId);
 

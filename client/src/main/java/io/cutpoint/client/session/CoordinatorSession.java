@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li><b>Join.</b> {@link #start()} opens a {@code Session} stream and sends {@code join} with
- *       the worker's id, channel address, outgoing and incoming peers and current epoch. It waits
+ *       the worker's id, channel address, outgoing and incoming peers and current epoch, and
+ *       {@code fresh} = {@link WorkerControl#fresh()} (true only before the worker's first welcome
+ *       or restore: a re-join after a reconnect or a coordinator restart sends false). It waits
  *       up to {@link SessionOptions#joinTimeout()} for {@code welcome}; any other first message is
  *       a protocol error that restarts the attempt.
  *   <li><b>Welcome.</b> Peers go to {@link WorkerControl#updatePeers}. If {@code halted} is set, a
@@ -327,8 +329,10 @@ public final class CoordinatorSession implements AutoCloseable {
         .addAllOutgoing(worker.outgoing())
         .addAllIncoming(worker.incoming())
         .setEpoch(worker.epoch())
+        .setFresh(worker.fresh())
         .build();
-    log.info("worker {}: joining in epoch {} ({})", workerId, join.getEpoch(), s);
+    log.info("worker {}: joining in epoch {}{} ({})", workerId, join.getEpoch(),
+        join.getFresh() ? " with a fresh state" : "", s);
     s.send(WorkerMessage.newBuilder().setJoin(join).build());
     joinTimeout = timer.schedule(() -> onEvents(() -> {
       if (stream == s && !s.welcomed()) {
@@ -359,6 +363,7 @@ public final class CoordinatorSession implements AutoCloseable {
     s.markWelcomed();
     cancel(joinTimeout);
     backoff.reset();
+    worker.markJoined();
     boolean halted = commands.welcome(s, message.getWelcome());
     int fromCoordinator = message.getWelcome().getHeartbeatIntervalMs();
     Duration interval = options.heartbeatInterval() != null ? options.heartbeatInterval()

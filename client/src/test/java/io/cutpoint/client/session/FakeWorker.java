@@ -19,6 +19,8 @@ final class FakeWorker implements WorkerControl {
   final List<RestoreCall> restores = new CopyOnWriteArrayList<>();
   final Map<String, String> peers = new java.util.concurrent.ConcurrentHashMap<>();
   final AtomicLong epoch = new AtomicLong();
+  /** Like a Worker: fresh until the first welcome or restore. */
+  volatile boolean fresh = true;
   private final String id;
   private final SortedSet<String> outgoing;
   private final SortedSet<String> incoming;
@@ -60,6 +62,16 @@ final class FakeWorker implements WorkerControl {
   }
 
   @Override
+  public boolean fresh() {
+    return fresh;
+  }
+
+  @Override
+  public void markJoined() {
+    fresh = false;
+  }
+
+  @Override
   public void updatePeers(Map<String, String> addressesByWorkerId) {
     peers.putAll(addressesByWorkerId);
     calls.add("updatePeers " + new TreeMap<>(addressesByWorkerId));
@@ -84,6 +96,7 @@ final class FakeWorker implements WorkerControl {
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
     restores.add(new RestoreCall(epoch, piece, state));
+    fresh = false;
     calls.add("restore " + epoch + " " + piece.snapshotId());
   }
 
