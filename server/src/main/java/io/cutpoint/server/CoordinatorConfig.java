@@ -1,6 +1,8 @@
 package io.cutpoint.server;
 
 import io.cutpoint.server.rollback.RollbackPolicy;
+import io.cutpoint.server.security.AdminToken;
+import io.cutpoint.server.security.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -27,6 +29,9 @@ import java.util.Objects;
  * @param rollbackPolicy what to do by itself when a worker is lost (see {@code recovery.md})
  * @param rollbackDeadline a rollback not finished after this long fails (waiting for lost workers
  *     to rejoin counts)
+ * @param adminToken the token callers of the Admin service must present; null = no check, which
+ *     is only for a coordinator reachable from loopback or a trusted network (development)
+ * @param tls the files to serve TLS with on the gRPC port; null = plaintext
  */
 public record CoordinatorConfig(
     int port,
@@ -41,7 +46,9 @@ public record CoordinatorConfig(
     Duration heartbeatTimeout,
     long maxRecordedBytesPerSnapshot,
     RollbackPolicy rollbackPolicy,
-    Duration rollbackDeadline) {
+    Duration rollbackDeadline,
+    AdminToken adminToken,
+    TlsFiles tls) {
 
   public static final Duration DEFAULT_SNAPSHOT_INTERVAL = Duration.ofSeconds(10);
   public static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
@@ -85,6 +92,17 @@ public record CoordinatorConfig(
     }
     Objects.requireNonNull(rollbackPolicy, "rollbackPolicy");
     positive("rollbackDeadline", rollbackDeadline);
+  }
+
+  /** The settings without the security ones: no admin token, plaintext. */
+  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
+      long maxRecordedBytesPerSnapshot, RollbackPolicy rollbackPolicy, Duration rollbackDeadline) {
+    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
+        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
+        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, rollbackPolicy,
+        rollbackDeadline, null, null);
   }
 
   /** The settings without the rollback ones, which keep their defaults. */
@@ -132,7 +150,9 @@ public record CoordinatorConfig(
         .heartbeatTimeout(heartbeatTimeout)
         .maxRecordedBytesPerSnapshot(maxRecordedBytesPerSnapshot)
         .rollbackPolicy(rollbackPolicy)
-        .rollbackDeadline(rollbackDeadline);
+        .rollbackDeadline(rollbackDeadline)
+        .adminToken(adminToken)
+        .tls(tls);
   }
 
   /** Builds a {@link CoordinatorConfig}; unset settings keep their defaults. */
@@ -150,6 +170,8 @@ public record CoordinatorConfig(
     private long maxRecordedBytes = DEFAULT_MAX_RECORDED_BYTES;
     private RollbackPolicy rollbackPolicy = DEFAULT_ROLLBACK_POLICY;
     private Duration rollbackDeadline = DEFAULT_ROLLBACK_DEADLINE;
+    private AdminToken adminToken;
+    private TlsFiles tls;
 
     private Builder() {}
 
@@ -166,11 +188,15 @@ public record CoordinatorConfig(
     public Builder maxRecordedBytesPerSnapshot(long v) { maxRecordedBytes = v; return this; }
     public Builder rollbackPolicy(RollbackPolicy v) { rollbackPolicy = v; return this; }
     public Builder rollbackDeadline(Duration v) { rollbackDeadline = v; return this; }
+    /** Requires this token on the Admin service (null = no check: loopback/development only). */
+    public Builder adminToken(AdminToken v) { adminToken = v; return this; }
+    /** Serves TLS (mutual TLS when {@link TlsFiles#clientCa()} is set); null = plaintext. */
+    public Builder tls(TlsFiles v) { tls = v; return this; }
 
     public CoordinatorConfig build() {
       return new CoordinatorConfig(port, dataDir, snapshotInterval, snapshotTimeout, minPause,
           maxConcurrent, tolerableFailures, retain, heartbeatInterval, heartbeatTimeout, maxRecordedBytes,
-          rollbackPolicy, rollbackDeadline);
+          rollbackPolicy, rollbackDeadline, adminToken, tls);
     }
   }
 }

@@ -22,8 +22,13 @@ import io.cutpoint.server.metrics.CoordinatorMetrics;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
+import io.cutpoint.server.security.AdminTokenInterceptor;
+import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -73,12 +78,25 @@ public final class CoordinatorServer implements AutoCloseable {
     this.maintenance = maintenance;
   }
 
-  /** Starts on Netty at {@code config.port()} (0 = ephemeral) over a RocksDB store in the data dir. */
+  /**
+   * Starts on Netty at {@code config.port()} (0 = ephemeral) over a RocksDB store in the data dir;
+   * with TLS (and mutual TLS) when {@link CoordinatorConfig#tls()} is set.
+   */
   public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry) throws IOException {
+    ServerCredentials credentials = config.tls() == null
+        ? InsecureServerCredentials.create() : config.tls().serverCredentials();
+    NettyServerBuilder netty;
+    try {
+      netty = NettyServerBuilder.forAddress(new InetSocketAddress(config.port()), credentials);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("cannot serve TLS with certificate chain " + config.tls().certChain()
+          + ", private key " + config.tls().privateKey() + " and client CA " + config.tls().clientCa()
+          + " (PEM certificates and a PKCS#8 PEM key expected): " + e.getMessage(), e);
+    }
     Files.createDirectories(config.dataDir());
     SnapshotStore store = RocksSnapshotStore.open(config.dataDir());
     try {
-      return start(config, registry, NettyServerBuilder.forAddress(new InetSocketAddress(config.port())), store);
+      return start(config, registry, netty, store);
     } catch (RuntimeException e) {
       store.close();
       if (e.getCause() instanceof IOException io) {
@@ -139,7 +157,7 @@ public final class CoordinatorServer implements AutoCloseable {
     try {
       server = serverBuilder
           .addService(new CoordinatorService(ctx))
-          .addService(new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER))
+          .addService(adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER)))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
@@ -158,9 +176,19 @@ public final class CoordinatorServer implements AutoCloseable {
     if (!config.snapshotInterval().isZero()) {
       cs.schedulePeriodic();
     }
-    log.info("coordinator listening on port {} (epoch {}, data {}, snapshot interval {})",
-        server.getPort(), store.epoch(), config.dataDir(), config.snapshotInterval());
+    log.info("coordinator listening on port {} (epoch {}, data {}, snapshot interval {}, {}, {})",
+        server.getPort(), store.epoch(), config.dataDir(), config.snapshotInterval(),
+        config.tls() == null ? "plaintext" : config.tls().mutual() ? "mutual TLS" : "TLS",
+        config.adminToken() == null ? "admin service open" : "admin token required");
     return cs;
+  }
+
+  /** The Admin service behind the admin-token check when a token is configured. */
+  private static ServerServiceDefinition adminService(CoordinatorConfig config, AdminService admin) {
+    if (config.adminToken() == null) {
+      return admin.bindService();
+    }
+    return ServerInterceptors.intercept(admin, new AdminTokenInterceptor(config.adminToken()));
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
