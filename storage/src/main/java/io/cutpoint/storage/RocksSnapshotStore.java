@@ -10,7 +10,9 @@ import io.cutpoint.cut.RecordedMessage;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,6 +33,9 @@ import org.rocksdb.RocksDBException;
  * the pieces in progress and refuse later ones with {@link NotPendingException}.
  */
 public final class RocksSnapshotStore implements SnapshotStore {
+
+  /** Retention compacts a deleted snapshot's range only when its pieces held this much. */
+  static final long COMPACT_AFTER_RETENTION_BYTES = 1L << 20;
 
   /**
    * @param syncWrites whether commits, finishes, deletions and metadata are fsync'ed (turn off
@@ -363,10 +368,12 @@ public final class RocksSnapshotStore implements SnapshotStore {
   public List<Long> applyRetention(int keepComplete) {
     return guarded("apply retention", () -> {
       List<Long> deleted;
+      Map<Long, Long> bytes = new HashMap<>();
       synchronized (manifestWrites) {
         List<RetentionPlan.Entry> entries = new ArrayList<>();
         for (SnapshotManifest m : reader.newestFirst(Set.of(), Integer.MAX_VALUE, true)) {
           entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
+          bytes.put(m.getSnapshotId(), m.getTotalStateBytes() + m.getTotalChannelBytes());
         }
         Set<Long> protectedIds = metadata.rollback()
             .map(r -> Set.of(r.snapshotId())).orElse(Set.of());
@@ -375,7 +382,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
           writer.deleteSnapshot(id, null, "retention: delete snapshot " + id);
         }
       }
-      deleted.forEach(writer::compact);
+      for (long id : deleted) {
+        // A forced compaction flushes the memtable (an SST write and its fsyncs) and runs after
+        // every commit: worth it for large pieces, not for a few KiB that RocksDB's own
+        // compactions drop with the range tombstone.
+        if (bytes.getOrDefault(id, 0L) >= COMPACT_AFTER_RETENTION_BYTES) {
+          writer.compact(id);
+        }
+      }
       return deleted;
     });
   }
