@@ -378,8 +378,18 @@ public final class RocksSnapshotStore implements SnapshotStore {
         Set<Long> protectedIds = metadata.rollback()
             .map(r -> Set.of(r.snapshotId())).orElse(Set.of());
         deleted = RetentionPlan.toDelete(entries, keepComplete, protectedIds);
+        // Not synced under the lock: trigger (createPending) and commit wait for this lock, and
+        // would wait for the fsync too. Each batch is atomic; the WAL sync below makes them
+        // durable before this returns, as a synced write would.
         for (long id : deleted) {
-          writer.deleteSnapshot(id, null, "retention: delete snapshot " + id);
+          writer.deleteSnapshot(id, null, rocks.pieces, "retention: delete snapshot " + id);
+        }
+      }
+      if (!deleted.isEmpty() && rocks.durable.sync()) {
+        try {
+          rocks.db.syncWal();
+        } catch (RocksDBException e) {
+          throw rocks.fail("retention: sync the deletions", e);
         }
       }
       for (long id : deleted) {

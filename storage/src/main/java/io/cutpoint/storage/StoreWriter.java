@@ -16,6 +16,11 @@ final class StoreWriter {
 
   /** One synced batch: the manifest replaced by {@code keep} (or removed), every piece gone. */
   void deleteSnapshot(long id, SnapshotManifest keep, String operation) {
+    deleteSnapshot(id, keep, rocks.durable, operation);
+  }
+
+  /** As {@link #deleteSnapshot(long, SnapshotManifest, String)}, written with {@code write}. */
+  void deleteSnapshot(long id, SnapshotManifest keep, WriteOptions write, String operation) {
     byte[] key = Keys.snapshot(id);
     try (WriteBatch batch = new WriteBatch()) {
       if (keep == null) {
@@ -26,7 +31,7 @@ final class StoreWriter {
       for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
         batch.deleteRange(family, key, Keys.snapshotEnd(id));
       }
-      rocks.db.write(rocks.durable, batch);
+      rocks.db.write(write, batch);
     } catch (RocksDBException e) {
       throw rocks.fail(operation, e);
     }
