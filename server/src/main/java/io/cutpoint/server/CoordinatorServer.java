@@ -89,7 +89,7 @@ public final class CoordinatorServer implements AutoCloseable {
     try {
       netty = NettyServerBuilder.forAddress(new InetSocketAddress(config.port()), credentials);
     } catch (IllegalArgumentException e) {
-      throw new IOException("cannot serve TLS with certificate chain " + config.tls().certChain()
+      throw new io.cutpoint.server.security.TlsSetupException("cannot serve TLS with certificate chain " + config.tls().certChain()
           + ", private key " + config.tls().privateKey() + " and client CA " + config.tls().clientCa()
           + " (PEM certificates and a PKCS#8 PEM key expected): " + e.getMessage(), e);
     }

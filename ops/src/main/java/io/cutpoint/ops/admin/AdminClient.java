@@ -1,23 +1,53 @@
 package io.cutpoint.ops.admin;
 
 import io.cutpoint.api.v1.AdminGrpc;
+import io.grpc.Channel;
+import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptors;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-/** A plaintext connection to a coordinator's Admin service; closing it closes the channel. */
+/**
+ * A connection to a coordinator's Admin service, plaintext or TLS, that sends the admin token
+ * (when there is one) as {@code authorization: Bearer <token>} on every call; closing it closes
+ * the channel.
+ */
 public final class AdminClient implements AutoCloseable {
 
   private final String target;
   private final Duration deadline;
-  private final ManagedChannel channel;
+  private final ManagedChannel managed;
+  private final Channel channel;
 
+  /** Plaintext, without a token. */
   public AdminClient(String target, Duration deadline) {
+    this(target, deadline, InsecureChannelCredentials.create(), null);
+  }
+
+  /**
+   * @param credentials plaintext or TLS
+   * @param token the admin token; null = send none
+   */
+  public AdminClient(String target, Duration deadline, ChannelCredentials credentials, String token) {
     this.target = target;
     this.deadline = deadline;
-    this.channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
+    this.managed = NettyChannelBuilder.forTarget(target, credentials).build();
+    if (token == null) {
+      this.channel = managed;
+    } else {
+      Metadata headers = new Metadata();
+      headers.put(AUTHORIZATION, "Bearer " + token);
+      this.channel = ClientInterceptors.intercept(managed, MetadataUtils.newAttachHeadersInterceptor(headers));
+    }
   }
+
+  private static final Metadata.Key<String> AUTHORIZATION =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   public String target() {
     return target;
@@ -41,9 +71,9 @@ public final class AdminClient implements AutoCloseable {
 
   @Override
   public void close() {
-    channel.shutdownNow();
+    managed.shutdownNow();
     try {
-      channel.awaitTermination(5, TimeUnit.SECONDS);
+      managed.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

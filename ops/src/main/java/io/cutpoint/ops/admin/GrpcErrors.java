@@ -34,7 +34,9 @@ public final class GrpcErrors {
       case DATA_LOSS -> about + "stored data is corrupt: " + orElse(desc, "checksum mismatch");
       case UNIMPLEMENTED -> "the coordinator at " + target + " does not support this operation"
           + (desc.isEmpty() ? "" : " (" + desc + ")");
-      case UNAUTHENTICATED, PERMISSION_DENIED -> "not allowed: " + orElse(desc, s.getCode().name());
+      case UNAUTHENTICATED -> "not allowed: " + orElse(desc, "unauthenticated")
+          + " (give the admin token with --token-file FILE or env CUTPOINT_ADMIN_TOKEN)";
+      case PERMISSION_DENIED -> "not allowed: " + orElse(desc, s.getCode().name());
       case CANCELLED -> "call cancelled" + (desc.isEmpty() ? "" : ": " + desc);
       case RESOURCE_EXHAUSTED -> about + "coordinator out of resources: " + orElse(desc, "limit reached");
       default -> about + s.getCode().name().toLowerCase(Locale.ROOT).replace('_', ' ')

@@ -10,6 +10,8 @@ import java.util.Map;
  *
  * @param sources for every setting, the place its value came from ({@code flag --port},
  *     {@code env CUTPOINT_PORT}, {@code file cutpoint.properties}, {@code default})
+ * @param adminTokenFile file holding the admin token; null = no token
+ * @param tlsCert, tlsKey, tlsClientCa TLS files; null = plaintext / no client certificates
  */
 public record ServerSettings(
     int port,
@@ -26,6 +28,10 @@ public record ServerSettings(
     long maxRecordedBytes,
     RollbackPolicy rollbackPolicy,
     Duration rollbackDeadline,
+    Path adminTokenFile,
+    Path tlsCert,
+    Path tlsKey,
+    Path tlsClientCa,
     Map<Setting, String> sources) {
 
   public ServerSettings {

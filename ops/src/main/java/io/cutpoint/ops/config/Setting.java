@@ -28,11 +28,22 @@ public enum Setting {
       "what to do when a worker is lost: none, or latest-complete (roll everyone back to the "
       + "newest complete snapshot once the worker is back)"),
   ROLLBACK_DEADLINE("rollback-deadline", Kind.DURATION, "60s",
-      "a rollback not finished after this long fails (it waits this long for lost workers)");
+      "a rollback not finished after this long fails (it waits this long for lost workers)"),
+  ADMIN_TOKEN_FILE("admin-token-file", Kind.OPTIONAL_FILE, "",
+      "file holding the token callers of the Admin service must present (none = no check, only "
+      + "for a coordinator reachable from loopback or a trusted network)"),
+  TLS_CERT("tls-cert", Kind.OPTIONAL_FILE, "",
+      "certificate chain (PEM) to serve TLS with on the gRPC port (none = plaintext)"),
+  TLS_KEY("tls-key", Kind.OPTIONAL_FILE, "", "private key (PKCS#8 PEM) of tls-cert"),
+  TLS_CLIENT_CA("tls-client-ca", Kind.OPTIONAL_FILE, "",
+      "CA certificates (PEM) that sign client certificates; when set, every client (workers and "
+      + "operators) must present one: mutual TLS");
 
   /** How a value is read. */
   public enum Kind {
-    PORT, PORT_OR_OFF, PATH, DURATION, POSITIVE_INT, NON_NEGATIVE_INT, BYTES, ROLLBACK_POLICY
+    PORT, PORT_OR_OFF, PATH, DURATION, POSITIVE_INT, NON_NEGATIVE_INT, BYTES, ROLLBACK_POLICY,
+    /** A file path or nothing (empty). */
+    OPTIONAL_FILE
   }
 
   private final String key;

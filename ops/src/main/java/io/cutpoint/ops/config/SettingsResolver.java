@@ -55,7 +55,9 @@ public final class SettingsResolver {
         p.integer(Setting.MAX_CONCURRENT), p.integer(Setting.TOLERABLE_FAILURES),
         p.integer(Setting.RETAIN), p.duration(Setting.HEARTBEAT_INTERVAL),
         p.duration(Setting.HEARTBEAT_TIMEOUT), p.bytes(Setting.MAX_RECORDED_BYTES),
-        p.rollbackPolicy(Setting.ROLLBACK_POLICY), p.duration(Setting.ROLLBACK_DEADLINE), sources);
+        p.rollbackPolicy(Setting.ROLLBACK_POLICY), p.duration(Setting.ROLLBACK_DEADLINE),
+        p.optionalFile(Setting.ADMIN_TOKEN_FILE), p.optionalFile(Setting.TLS_CERT),
+        p.optionalFile(Setting.TLS_KEY), p.optionalFile(Setting.TLS_CLIENT_CA), sources);
     checkTogether(settings);
     return settings;
   }
@@ -75,6 +77,14 @@ public final class SettingsResolver {
     if (s.heartbeatTimeout().compareTo(s.heartbeatInterval()) <= 0) {
       throw new ConfigException("heartbeat-timeout (" + Values.format(s.heartbeatTimeout())
           + ") must be longer than heartbeat-interval (" + Values.format(s.heartbeatInterval()) + ")");
+    }
+    if ((s.tlsCert() == null) != (s.tlsKey() == null)) {
+      throw new ConfigException("tls-cert and tls-key go together ("
+          + s.sources().get(s.tlsCert() == null ? Setting.TLS_KEY : Setting.TLS_CERT) + ")");
+    }
+    if (s.tlsClientCa() != null && s.tlsCert() == null) {
+      throw new ConfigException("tls-client-ca needs tls-cert and tls-key ("
+          + s.sources().get(Setting.TLS_CLIENT_CA) + ")");
     }
     if (s.metricsPort() >= 0 && s.metricsPort() == s.port() && s.port() != 0) {
       throw new ConfigException("port and metrics-port are both " + s.port());
@@ -116,6 +126,11 @@ public final class SettingsResolver {
 
     long bytes(Setting s) {
       return parse(s, () -> Values.bytes(raw.get(s)));
+    }
+
+    /** A path, or null when the value is empty. */
+    Path optionalFile(Setting s) {
+      return raw.get(s).isBlank() ? null : parse(s, () -> Path.of(raw.get(s).trim()));
     }
 
     Path path(Setting s) {

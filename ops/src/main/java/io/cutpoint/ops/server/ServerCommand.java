@@ -2,6 +2,7 @@ package io.cutpoint.ops.server;
 
 import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.config.ConfigException;
 import io.cutpoint.ops.config.ConfigFile;
 import io.cutpoint.ops.config.ServerSettings;
 import io.cutpoint.ops.config.Setting;
@@ -9,8 +10,12 @@ import io.cutpoint.ops.config.SettingsResolver;
 import io.cutpoint.ops.config.Values;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
+import io.cutpoint.server.security.AdminToken;
+import io.cutpoint.server.security.TlsFiles;
+import io.cutpoint.server.security.TlsSetupException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
@@ -60,7 +65,7 @@ public final class ServerCommand implements Callable<Integer> {
       server.addOption(OptionSpec.builder(s.flag())
           .paramLabel(label(s))
           .type(String.class)
-          .description(Character.toUpperCase(s.description().charAt(0)) + s.description().substring(1) + " (env " + s.envVar() + "; default: " + s.defaultValue() + ")")
+          .description(Character.toUpperCase(s.description().charAt(0)) + s.description().substring(1) + " (env " + s.envVar() + "; default: " + (s.defaultValue().isEmpty() ? "none" : s.defaultValue()) + ")")
           .build());
     }
   }
@@ -72,6 +77,7 @@ public final class ServerCommand implements Callable<Integer> {
       case DURATION -> "DURATION";
       case BYTES -> "SIZE";
       case ROLLBACK_POLICY -> "POLICY";
+      case OPTIONAL_FILE -> "FILE";
       default -> "N";
     };
   }
@@ -107,10 +113,14 @@ public final class ServerCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw CliFailure.failed("cannot create data directory " + settings.dataDir() + ": " + e);
     }
+    CoordinatorConfig config = toConfig(settings);
     Metrics metrics = new Metrics();
     CoordinatorServer server;
     try {
-      server = CoordinatorServer.start(toConfig(settings), metrics.registry());
+      server = CoordinatorServer.start(config, metrics.registry());
+    } catch (TlsSetupException e) {
+      metrics.close();
+      throw CliFailure.failed(e.getMessage());
     } catch (IOException e) {
       metrics.close();
       throw CliFailure.failed("cannot start coordinator on port " + settings.port() + ": "
@@ -154,11 +164,32 @@ public final class ServerCommand implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  /** Maps resolved settings to the coordinator's configuration. */
+  /**
+   * Maps resolved settings to the coordinator's configuration; reads the admin token file.
+   *
+   * @throws ConfigException if the token file cannot be read or holds no usable token
+   */
   public static CoordinatorConfig toConfig(ServerSettings s) {
+    TlsFiles tls = s.tlsCert() == null ? null : new TlsFiles(s.tlsCert(), s.tlsKey(), s.tlsClientCa());
     return new CoordinatorConfig(s.port(), s.dataDir(), s.interval(), s.timeout(), s.minPause(),
         s.maxConcurrent(), s.tolerableFailures(), s.retain(), s.heartbeatInterval(),
-        s.heartbeatTimeout(), s.maxRecordedBytes(), s.rollbackPolicy(), s.rollbackDeadline());
+        s.heartbeatTimeout(), s.maxRecordedBytes(), s.rollbackPolicy(), s.rollbackDeadline(),
+        adminToken(s), tls);
+  }
+
+  private static AdminToken adminToken(ServerSettings s) {
+    Path file = s.adminTokenFile();
+    if (file == null) {
+      return null;
+    }
+    String where = "admin-token-file " + file + " (" + s.sources().get(Setting.ADMIN_TOKEN_FILE) + ")";
+    try {
+      return AdminToken.of(Files.readString(file, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new ConfigException("cannot read " + where + ": " + e);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("unusable " + where + ": " + e.getMessage());
+    }
   }
 
   /** The settings as {@code key = value  (source)} lines. */
@@ -178,12 +209,21 @@ public final class ServerCommand implements Callable<Integer> {
     values.put(Setting.MAX_RECORDED_BYTES, String.valueOf(s.maxRecordedBytes()));
     values.put(Setting.ROLLBACK_POLICY, policyName(s.rollbackPolicy()));
     values.put(Setting.ROLLBACK_DEADLINE, Values.format(s.rollbackDeadline()));
+    // The token file's path, never the token.
+    values.put(Setting.ADMIN_TOKEN_FILE, orNone(s.adminTokenFile()));
+    values.put(Setting.TLS_CERT, orNone(s.tlsCert()));
+    values.put(Setting.TLS_KEY, orNone(s.tlsKey()));
+    values.put(Setting.TLS_CLIENT_CA, orNone(s.tlsClientCa()));
     StringBuilder b = new StringBuilder();
     for (Setting setting : Setting.values()) {
       b.append(String.format("%-20s %-22s # %s%n", setting.key(), values.get(setting),
           s.sources().get(setting)));
     }
     return b.toString();
+  }
+
+  private static String orNone(Path p) {
+    return p == null ? "none" : p.toString();
   }
 
   private static String policyName(io.cutpoint.server.rollback.RollbackPolicy policy) {
