@@ -55,7 +55,12 @@ import org.slf4j.LoggerFactory;
 public final class CoordinatorServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(CoordinatorServer.class);
-  /** Largest inbound message: a 1 MiB state chunk or a channel recording part, with room. */
+  /**
+   * Largest inbound message (16 MiB); a bigger one fails with RESOURCE_EXHAUSTED before any
+   * service sees it. A state chunk is at most 1 MiB, but a channel recording part carries at
+   * least one whole recorded message, and a worker's payloads may be 4 MiB by default
+   * ({@code ChannelOptions.maxPayloadBytes}), so 16 MiB leaves room for larger configured payloads.
+   */
   static final int MAX_INBOUND_MESSAGE_BYTES = 16 << 20;
 
   private final CoordinatorContext ctx;

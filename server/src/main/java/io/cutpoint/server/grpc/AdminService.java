@@ -320,7 +320,10 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
       }
       return v;
     } catch (NumberFormatException e) {
-      throw invalid("page_token '" + token + "' is not one this server issued");
+      // Echo a bounded prefix: a huge token in the status would overflow the trailers.
+      String shown = token.length() <= 40 ? "'" + token + "'"
+          : "'" + token.substring(0, 40) + "...' (" + token.length() + " characters)";
+      throw invalid("page_token " + shown + " is not one this server issued");
     }
   }
 
