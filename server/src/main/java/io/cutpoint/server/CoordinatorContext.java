@@ -94,8 +94,11 @@ public final class CoordinatorContext {
     return new Joined(outcome, session);
   }
 
-  /** After a welcome: tells peers the new address, aborts snapshots if channels changed, reports. */
-  public void joined(Declaration decl, Membership.Accepted accepted) {
+  /**
+   * After a welcome: tells peers the new address, aborts snapshots if channels changed, reports,
+   * and tells the rollback service ({@code fresh}: the worker's state is its initial one).
+   */
+  public void joined(Declaration decl, Membership.Accepted accepted, boolean fresh) {
     PeerAddress address = PeerAddress.newBuilder()
         .setWorkerId(decl.workerId()).setChannelAddress(decl.channelAddress()).build();
     for (String peer : accepted.peerUpdates()) {
@@ -105,11 +108,14 @@ public final class CoordinatorContext {
     if (accepted.channelsChanged()) {
       lifecycle.topologyChanged(decl.workerId());
     }
-    log.info("worker {} joined from {} (out {}, in {})", decl.workerId(), decl.channelAddress(),
-        decl.outgoing(), decl.incoming());
+    log.info("worker {} joined from {} (out {}, in {}){}", decl.workerId(), decl.channelAddress(),
+        decl.outgoing(), decl.incoming(), fresh ? " with a fresh state" : "");
     events.publish(EventType.EVENT_TYPE_WORKER_JOINED, 0, decl.workerId(),
         "joined from " + decl.channelAddress(), 0);
     rollback.onWorkerJoined(decl.workerId());
+    if (fresh) {
+      rollback.onFreshWorkerJoined(decl.workerId());
+    }
   }
 
   /**

@@ -40,6 +40,13 @@ public interface RollbackService extends AutoCloseable {
   /** A worker joined (or rejoined). */
   default void onWorkerJoined(String workerId) {}
 
+  /**
+   * A worker joined with {@code Join.fresh}: its state is the application's initial one, not
+   * what it ran before (it died and restarted, maybe while no coordinator watched). Called after
+   * {@link #onWorkerJoined}.
+   */
+  default void onFreshWorkerJoined(String workerId) {}
+
   /** A worker lost its session. */
   default void onWorkerLost(String workerId) {}
 

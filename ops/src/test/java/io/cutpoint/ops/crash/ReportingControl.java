@@ -36,6 +36,8 @@ final class ReportingControl implements WorkerControl {
   @Override public SortedSet<String> outgoing() { return worker.outgoing(); }
   @Override public SortedSet<String> incoming() { return worker.incoming(); }
   @Override public long epoch() { return worker.epoch(); }
+  @Override public boolean fresh() { return worker.fresh(); }
+  @Override public void markJoined() { worker.markJoined(); }
   @Override public void updatePeers(Map<String, String> addresses) { worker.updatePeers(addresses); }
   @Override public void startSnapshot(long snapshotId) { worker.startSnapshot(snapshotId); }
   @Override public void abortSnapshot(long snapshotId) { worker.abortSnapshot(snapshotId); }

@@ -83,7 +83,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     accepted.peerAddresses().forEach((peer, address) ->
         welcome.addPeers(PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));
     session.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
-    ctx.joined(decl, accepted);
+    ctx.joined(decl, accepted, join.getFresh());
   }
 
   static Optional<String> validate(Join join) {

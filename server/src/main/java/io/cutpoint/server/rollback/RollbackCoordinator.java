@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * target ({@link RollbackTargets}), persists the new epoch before anything else, pauses and aborts
  * snapshots, sends the run's commands on the session streams, keeps the membership's worker states,
  * times the deadline, finishes the rollback in the store, and reports events, metrics and one INFO
- * line per rollback. The automatic policy starts a rollback when a worker is lost.
+ * line per rollback. The automatic policy starts a rollback when a worker is lost, or joins with
+ * a fresh state although a complete snapshot holds its state.
  *
  * <p>States: IDLE; PREPARING (a target is being chosen and verified, off the gRPC threads);
  * RUNNING (a {@link RollbackRun}); HALTED (a rollback failed: the workers stay halted, joiners are
@@ -250,6 +251,39 @@ public final class RollbackCoordinator implements RollbackService {
     if (start) {
       prepareAutomatic("worker " + workerId + " was lost", 0);
     }
+  }
+
+  /**
+   * A worker whose state is its initial one joined. When a complete snapshot holds its state, what
+   * it ran before is lost: with LATEST_COMPLETE it is treated like a lost worker (unless a rollback
+   * is already under way, which restores it anyway); with NONE it is only reported. This is what
+   * notices a worker that restarted while no coordinator ran, and recovers a whole cluster that
+   * restarts fresh (cold restart).
+   */
+  @Override
+  public void onFreshWorkerJoined(String workerId) {
+    Optional<Long> holder = targets.newestHolding(workerId);
+    if (holder.isEmpty()) {
+      return; // a new worker, or no complete snapshot yet: its initial state is all there is
+    }
+    String cause = "worker " + workerId + " joined with a fresh state";
+    if (policy != RollbackPolicy.LATEST_COMPLETE) {
+      log.warn("{} although complete snapshot {} holds its state; rollback policy {}: not rolled "
+          + "back, its previous state is lost unless an operator rolls back", cause, holder.get(), policy);
+      ctx.events().publish(EventType.EVENT_TYPE_WORKER_JOINED, holder.get(), workerId,
+          "joined with a fresh state although snapshot " + holder.get() + " holds its state; not "
+              + "rolled back (rollback policy " + policy + ")", 0);
+      return;
+    }
+    synchronized (lock) {
+      if (closed || state != State.IDLE) {
+        return;
+      }
+      stateBeforePreparing = State.IDLE;
+      state = State.PREPARING;
+      preparingTarget = 0;
+    }
+    prepareAutomatic(cause, 0);
   }
 
   @Override

@@ -103,6 +103,18 @@ final class RollbackTargets {
     return new Choice(Optional.empty(), corrupt, why);
   }
 
+  /** The newest COMPLETE snapshot with a piece of {@code workerId}, if any. */
+  Optional<Long> newestHolding(String workerId) {
+    long newest = 0;
+    for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))) {
+      if (m.getSnapshotId() > newest
+          && m.getTopology().getWorkersList().stream().anyMatch(d -> d.getWorkerId().equals(workerId))) {
+        newest = m.getSnapshotId();
+      }
+    }
+    return newest == 0 ? Optional.empty() : Optional.of(newest);
+  }
+
   private Optional<String> corruption(long snapshotId) {
     try {
       store.verifyIntegrity(snapshotId);

@@ -127,6 +127,13 @@ final class RollbackCluster implements AutoCloseable {
 
   /** Starts worker {@code id} with a fresh balance and waits until it joined. */
   Member startWorker(String id) {
+    Member m = launchWorker(id);
+    m.session().joined().orTimeout(20, TimeUnit.SECONDS).join();
+    return m;
+  }
+
+  /** Starts worker {@code id} with a fresh balance; it joins whenever a coordinator answers. */
+  Member launchWorker(String id) {
     List<String> out = peers.get(id);
     Teller teller = new Teller(BALANCE, out, seed++);
     Worker w = Worker.builder(id).outgoing(out).incoming(out).stateHandler(teller).messageHandler(teller)
@@ -142,7 +149,6 @@ final class RollbackCluster implements AutoCloseable {
       members.put(id, m);
     }
     s.start();
-    s.joined().orTimeout(20, TimeUnit.SECONDS).join();
     return m;
   }
 
@@ -155,6 +161,16 @@ final class RollbackCluster implements AutoCloseable {
     m.session().close();
     m.worker().close();
     await().atMost(Duration.ofSeconds(10)).until(() -> state(id) == WorkerState.WORKER_STATE_LOST);
+  }
+
+  /** Worker {@code id} dies while no coordinator runs: nobody sees it go. */
+  void crashWorkerUnseen(String id) {
+    Member m;
+    synchronized (members) {
+      m = members.remove(id);
+    }
+    m.session().close();
+    m.worker().close();
   }
 
   Member member(String id) {
