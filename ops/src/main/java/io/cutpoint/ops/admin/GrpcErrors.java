@@ -55,12 +55,26 @@ public final class GrpcErrors {
       if (t instanceof NoRouteToHostException) {
         return "no route to host";
       }
+      if (t instanceof javax.net.ssl.SSLException ssl) {
+        return "TLS handshake failed (" + orElse(innermostMessage(ssl), "no reason given")
+            + "; check --tls-ca, and --tls-cert/--tls-key if it wants client certificates)";
+      }
     }
     String desc = e.getStatus().getDescription();
     if (containsIgnoreCase(desc, "connection refused")) {
       return "connection refused";
     }
     return desc == null || desc.isBlank() ? "unavailable" : desc.trim();
+  }
+
+  private static String innermostMessage(Throwable t) {
+    String m = null;
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c.getMessage() != null && !c.getMessage().isBlank()) {
+        m = c.getMessage().trim();
+      }
+    }
+    return m;
   }
 
   private static boolean containsIgnoreCase(String s, String part) {

@@ -82,6 +82,14 @@ class AdminTokenCliTest {
   }
 
   @Test
+  void aFailedTlsHandshakeIsNamedWithItsReason() {
+    io.grpc.StatusRuntimeException e = io.grpc.Status.UNAVAILABLE.withDescription("ssl exception")
+        .withCause(new javax.net.ssl.SSLHandshakeException("PKIX path building failed")).asRuntimeException();
+    assertThat(GrpcErrors.describe(e, "h:1", "")).isEqualTo("cannot reach coordinator at h:1: TLS handshake "
+        + "failed (PKIX path building failed; check --tls-ca, and --tls-cert/--tls-key if it wants client certificates)");
+  }
+
+  @Test
   void tlsFlagsOutOfPlaceAreUsageErrors() throws Exception {
     Path some = Files.writeString(dir.resolve("some.pem"), "x");
     Cli.Result noCa = cluster("--tls-cert", some.toString(), "--tls-key", some.toString());
