@@ -88,7 +88,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
       throw new IllegalStateException("worker " + config.workerId + " was already started");
     }
     ChannelOptions o = config.channelOptions;
-    transport = new WorkerTransport(config.workerId, config.ioThreads);
+    transport = new WorkerTransport(config.workerId, config.ioThreads, config.serverCredentials,
+        config.channelCredentials);
     int bound;
     try {
       bound = transport.listen(config.host, config.port, new ChannelService(core, loop),
@@ -386,6 +387,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private io.micrometer.core.instrument.MeterRegistry registry;
     private int ioThreads = 1;
     private long epoch;
+    private io.grpc.ServerCredentials serverCredentials;
+    private io.grpc.ChannelCredentials channelCredentials;
 
     private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
@@ -483,6 +486,19 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
     public Builder engineOptions(EngineOptions options) {
       this.engineOptions = java.util.Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * Secures the worker-to-worker channels: {@code server} for this worker's channel server
+     * (e.g. {@code TlsServerCredentials}, with client certificates required for mutual TLS),
+     * {@code channel} for its connections to peers (e.g. {@code TlsChannelCredentials} trusting
+     * the CA that signed the peers' certificates, whose names must match the peers' advertised
+     * hosts). Every worker of a cluster must use the same scheme. Default: plaintext.
+     */
+    public Builder transportCredentials(io.grpc.ServerCredentials server, io.grpc.ChannelCredentials channel) {
+      this.serverCredentials = java.util.Objects.requireNonNull(server, "server");
+      this.channelCredentials = java.util.Objects.requireNonNull(channel, "channel");
       return this;
     }
 

@@ -1,8 +1,12 @@
 package io.cutpoint.client;
 
 import io.grpc.BindableService;
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.InsecureServerCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.ServerCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -29,9 +33,19 @@ final class WorkerTransport {
 
   private final EventLoopGroup group;
   private final ScheduledExecutorService timer;
+  private final ServerCredentials serverCredentials;
+  private final ChannelCredentials channelCredentials;
   private Server server;
 
   WorkerTransport(String workerId, int ioThreads) {
+    this(workerId, ioThreads, null, null);
+  }
+
+  /** With TLS (or other) credentials for the channel server and the connections to peers; null = plaintext. */
+  WorkerTransport(String workerId, int ioThreads, ServerCredentials serverCredentials,
+      ChannelCredentials channelCredentials) {
+    this.serverCredentials = serverCredentials == null ? InsecureServerCredentials.create() : serverCredentials;
+    this.channelCredentials = channelCredentials == null ? InsecureChannelCredentials.create() : channelCredentials;
     group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("cutpoint-" + workerId + "-io", true));
     timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "cutpoint-" + workerId + "-timer-1");
@@ -43,7 +57,7 @@ final class WorkerTransport {
   /** Binds the channel server and returns the port it listens on. */
   int listen(String host, int port, BindableService service, int maxInboundMessageBytes)
       throws IOException {
-    server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+    server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port), serverCredentials)
         .bossEventLoopGroup(group)
         .workerEventLoopGroup(group)
         .channelType(NioServerSocketChannel.class)
@@ -57,8 +71,7 @@ final class WorkerTransport {
   }
 
   ManagedChannel newChannel(String address) {
-    return NettyChannelBuilder.forAddress(PeerAddress.parse(address))
-        .usePlaintext()
+    return NettyChannelBuilder.forAddress(PeerAddress.parse(address), channelCredentials)
         .eventLoopGroup(group)
         .channelType(NioSocketChannel.class)
         .directExecutor()

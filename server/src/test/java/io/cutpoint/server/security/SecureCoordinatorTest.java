@@ -12,6 +12,7 @@ import io.cutpoint.client.StateHandler;
 import io.cutpoint.client.Worker;
 import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
+import io.cutpoint.client.testing.TestPki;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.grpc.ChannelCredentials;

@@ -1,4 +1,4 @@
-package io.cutpoint.server.security;
+package io.cutpoint.client.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
