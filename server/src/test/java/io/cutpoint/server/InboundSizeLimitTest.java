@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.ChannelRef;
+import io.cutpoint.api.v1.GetChannelStateRequest;
 import io.cutpoint.api.v1.ListSnapshotsRequest;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -59,6 +61,15 @@ class InboundSizeLimitTest {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
           assertThat(e.getStatus().getDescription()).isEqualTo("page_token '" + "9".repeat(40) + "...' ("
               + under + " characters) is not one this server issued");
+        });
+    // Any description that echoes input is cut short.
+    String hugeId = "w".repeat(8 << 20);
+    assertThatThrownBy(() -> admin.getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(1)
+        .setChannel(ChannelRef.newBuilder().setFrom(hugeId).setTo("b")).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).startsWith("channel needs valid from and to worker ids, got 'www")
+              .endsWith("characters)").hasSizeLessThan(1100);
         });
   }
 }
