@@ -1,19 +1,15 @@
 package io.cutpoint.ops.admin;
 
-import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.RollbackResponse;
 import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
-import io.cutpoint.ops.config.Values;
 import io.cutpoint.ops.format.Human;
 import io.cutpoint.ops.format.Json;
 import java.io.PrintWriter;
-import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParameterException;
 
 @Command(name = "rollback", mixinStandardHelpOptions = true,
     description = {"Roll the whole system back to a complete snapshot: every worker restores its "
@@ -39,18 +35,9 @@ public final class RollbackCommand extends AdminCommand {
 
   @Override
   protected int run(AdminClient client, PrintWriter out) {
-    Duration waitFor = Duration.ZERO;
-    if (waitTimeout != null) {
-      try {
-        waitFor = Values.duration(waitTimeout);
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), "bad --wait-timeout: " + e.getMessage());
-      }
-    }
-    AdminGrpc.AdminBlockingStub stub = !wait ? client.stub()
-        : waitFor.isZero() ? client.stubWithoutDeadline() : client.stub(waitFor.plusSeconds(10));
-    RollbackResponse r = stub.rollback(RollbackRequest.newBuilder().setSnapshotId(id).setWait(wait)
-        .setWaitTimeoutMs((int) Math.min(Integer.MAX_VALUE, waitFor.toMillis())).build());
+    Waiting waiting = Waiting.of(spec.commandLine(), wait, waitTimeout);
+    RollbackResponse r = waiting.stub(client).rollback(RollbackRequest.newBuilder()
+        .setSnapshotId(id).setWait(wait).setWaitTimeoutMs(waiting.timeoutMillis()).build());
     if (json()) {
       out.println(Json.pretty(r));
     } else if (!wait) {

@@ -1,18 +1,14 @@
 package io.cutpoint.ops.admin;
 
-import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.TriggerSnapshotResponse;
 import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
-import io.cutpoint.ops.config.Values;
 import io.cutpoint.ops.format.Json;
 import java.io.PrintWriter;
-import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 
 @Command(name = "snapshot", mixinStandardHelpOptions = true,
     description = "Start a snapshot now. With --wait, wait for its outcome and exit 1 unless it completes.")
@@ -27,18 +23,9 @@ public final class SnapshotCommand extends AdminCommand {
 
   @Override
   protected int run(AdminClient client, PrintWriter out) {
-    Duration waitFor = Duration.ZERO;
-    if (waitTimeout != null) {
-      try {
-        waitFor = Values.duration(waitTimeout);
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), "bad --wait-timeout: " + e.getMessage());
-      }
-    }
-    AdminGrpc.AdminBlockingStub stub = !wait ? client.stub()
-        : waitFor.isZero() ? client.stubWithoutDeadline() : client.stub(waitFor.plusSeconds(10));
-    TriggerSnapshotResponse r = stub.triggerSnapshot(TriggerSnapshotRequest.newBuilder()
-        .setWait(wait).setWaitTimeoutMs((int) Math.min(Integer.MAX_VALUE, waitFor.toMillis())).build());
+    Waiting waiting = Waiting.of(spec.commandLine(), wait, waitTimeout);
+    TriggerSnapshotResponse r = waiting.stub(client).triggerSnapshot(TriggerSnapshotRequest
+        .newBuilder().setWait(wait).setWaitTimeoutMs(waiting.timeoutMillis()).build());
     if (json()) {
       out.println(Json.pretty(r));
     } else if (!wait) {
