@@ -1,13 +1,12 @@
 package io.cutpoint.ops.crash;
 
 import io.cutpoint.client.Worker;
-import io.cutpoint.client.WorkerControl;
+import io.cutpoint.client.ForwardingWorkerControl;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.cut.RecordedMessage;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -19,30 +18,19 @@ import java.util.zip.CRC32C;
  * state) and every restore ({@code CP RESTORED}: the snapshot, the epoch, and the application's
  * balance and state CRC read on the event thread right after the restore, before any resume).
  */
-final class ReportingControl implements WorkerControl {
+final class ReportingControl extends ForwardingWorkerControl {
 
   private final Worker worker;
   private final CrashAccount account;
   private final Consumer<String> out;
 
   ReportingControl(Worker worker, CrashAccount account, Consumer<String> out) {
+    super(worker);
     this.worker = worker;
     this.account = account;
     this.out = out;
   }
 
-  @Override public String workerId() { return worker.workerId(); }
-  @Override public String channelAddress() { return worker.channelAddress(); }
-  @Override public SortedSet<String> outgoing() { return worker.outgoing(); }
-  @Override public SortedSet<String> incoming() { return worker.incoming(); }
-  @Override public long epoch() { return worker.epoch(); }
-  @Override public boolean fresh() { return worker.fresh(); }
-  @Override public void markJoined() { worker.markJoined(); }
-  @Override public void updatePeers(Map<String, String> addresses) { worker.updatePeers(addresses); }
-  @Override public void startSnapshot(long snapshotId) { worker.startSnapshot(snapshotId); }
-  @Override public void abortSnapshot(long snapshotId) { worker.abortSnapshot(snapshotId); }
-  @Override public void halt(long newEpoch) { worker.halt(newEpoch); }
-  @Override public void resume(long epoch) { worker.resume(epoch); }
 
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {

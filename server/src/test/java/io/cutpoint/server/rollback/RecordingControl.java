@@ -1,12 +1,10 @@
 package io.cutpoint.server.rollback;
 
 import io.cutpoint.client.Worker;
-import io.cutpoint.client.WorkerControl;
+import io.cutpoint.client.ForwardingWorkerControl;
 import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.server.testing.Teller;
 import java.util.List;
-import java.util.Map;
-import java.util.SortedSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * piece, and the application's state read on the event thread right after the restore (before
  * the session can answer {@code restored}, so before any resume).
  */
-final class RecordingControl implements WorkerControl {
+final class RecordingControl extends ForwardingWorkerControl {
 
   /** One restore as the worker carried it out. */
   record Restored(long snapshotId, long epoch, LocalSnapshot piece, byte[] stateAfter) {}
@@ -26,23 +24,11 @@ final class RecordingControl implements WorkerControl {
   final List<Restored> restores = new CopyOnWriteArrayList<>();
 
   RecordingControl(Worker worker, Teller teller) {
+    super(worker);
     this.worker = worker;
     this.teller = teller;
   }
 
-  @Override public String workerId() { return worker.workerId(); }
-  @Override public String channelAddress() { return worker.channelAddress(); }
-  @Override public SortedSet<String> outgoing() { return worker.outgoing(); }
-  @Override public SortedSet<String> incoming() { return worker.incoming(); }
-  @Override public long epoch() { return worker.epoch(); }
-  @Override public boolean fresh() { return worker.fresh(); }
-  @Override public void markJoined() { worker.markJoined(); }
-  @Override public void updatePeers(Map<String, String> addresses) { worker.updatePeers(addresses); }
-  @Override public void startSnapshot(long snapshotId) { worker.startSnapshot(snapshotId); }
-  @Override public void abortSnapshot(long snapshotId) { worker.abortSnapshot(snapshotId); }
-  @Override public void halt(long newEpoch) { worker.halt(newEpoch); }
-  @Override public void resume(long epoch) { worker.resume(epoch); }
-  @Override public void setSnapshotListener(LocalSnapshotListener l) { worker.setSnapshotListener(l); }
 
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
