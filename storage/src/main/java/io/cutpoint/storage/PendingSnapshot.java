@@ -19,7 +19,8 @@ import java.util.zip.CRC32C;
 /**
  * What the store knows about one PENDING snapshot while its pieces arrive: which chunks,
  * recordings and metadata were stored, so that {@link RocksSnapshotStore#commit} can refuse an
- * incomplete snapshot and fill in the sizes of the manifest. Pieces take the read lock (many at
+ * incomplete snapshot, or one whose stored counters are not the ones the caller verified, and fill
+ * in the sizes of the manifest. Pieces take the read lock (many at
  * once); commit, finish and delete take the write lock and close the snapshot, after which
  * pieces are refused. Lives only in memory: a PENDING snapshot does not survive a restart.
  */
@@ -90,6 +91,11 @@ final class PendingSnapshot {
       WorkerPiece piece = workers.getOrDefault(workerId, new Worker()).piece(workerId);
       WorkerPiece declared = given.get(workerId);
       if (declared != null) {
+        if (declared.hasMeta() && !declared.getMeta().equals(piece.getMeta())) {
+          throw new StoreException(
+              "commit of snapshot " + id + " refused: the counters of worker " + workerId
+                  + " that were verified are not the ones stored");
+        }
         same(workerId + " state chunks", declared.getStateChunks(), piece.getStateChunks());
         same(workerId + " channel bytes", declared.getChannelBytes(), piece.getChannelBytes());
         same(

@@ -93,6 +93,27 @@ class RocksSnapshotStoreTest {
   }
 
   @Test
+  void commitRefusesCountersThatAreNotTheOnesStored() {
+    RocksSnapshotStore store = open();
+    SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
+    store.createPending(snap.pending());
+    snap.writePieces(store);
+    // the caller verified b having sent 12 on b->c; the store holds b's metadata without it
+    io.cutpoint.api.v1.LocalSnapshotMeta verified = snap.meta("b").toBuilder()
+        .addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer("c").setCount(12)).build();
+    SnapshotManifest declaring = snap.complete().toBuilder()
+        .addPieces(WorkerPiece.newBuilder().setWorkerId("b").setMeta(verified)).build();
+
+    assertThatThrownBy(() -> store.commit(declaring))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("counters of worker b that were verified are not the ones stored");
+    assertThat(store.latestComplete()).isEmpty();
+    store.putWorkerMeta(snap.id, verified);
+    store.commit(declaring);
+    assertThat(store.workerMeta(snap.id, "b")).contains(verified);
+  }
+
+  @Test
   void commitRefusesMetadataWhoseStateSizeOrCrcDoesNotMatchTheChunks() {
     RocksSnapshotStore store = open();
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);

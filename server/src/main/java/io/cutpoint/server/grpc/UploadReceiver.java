@@ -97,10 +97,13 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       throw Status.PERMISSION_DENIED.withDescription(
           "worker " + m.getWorkerId() + " has no live session; join before uploading").asRuntimeException();
     }
-    switch (ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId())) {
+    switch (ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this)) {
       case ADMITTED -> { }
       case DUPLICATE -> throw Status.ALREADY_EXISTS.withDescription("worker " + m.getWorkerId()
           + " already delivered its piece of snapshot " + m.getSnapshotId()).asRuntimeException();
+      case IN_PROGRESS -> throw Status.ALREADY_EXISTS.withDescription("another upload of worker "
+          + m.getWorkerId() + "'s piece of snapshot " + m.getSnapshotId() + " is under way")
+          .asRuntimeException();
       case UNKNOWN -> throw Status.NOT_FOUND.withDescription(
           "no pending snapshot " + m.getSnapshotId()).asRuntimeException();
       case ENDED -> throw Status.FAILED_PRECONDITION.withDescription(
@@ -108,9 +111,9 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       case NOT_A_PARTICIPANT -> throw Status.PERMISSION_DENIED.withDescription(
           "snapshot " + m.getSnapshotId() + " does not cover worker " + m.getWorkerId()).asRuntimeException();
     }
+    meta = m; // from here on this upload holds the worker's slot, until acknowledged or released
     // an earlier attempt of this upload may have stored parts before it broke: start clean
     ctx.store().discardPieces(m.getSnapshotId(), m.getWorkerId());
-    meta = m;
     phase = Phase.STATE;
   }
 
@@ -206,16 +209,17 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
         counters(meta.getSentList(), "sent"), counters(meta.getReceivedList(), "received"), recorded, firstMarkerFrom);
     ctx.store().putWorkerMeta(meta.getSnapshotId(), meta);
     Piece piece = new Piece(meta, cut, chunks, recordedBytes);
-    AckResult result = ctx.lifecycle().acknowledge(piece);
+    AckResult result = ctx.lifecycle().acknowledge(piece, this);
     switch (result) {
-      case SUCCESS, DUPLICATE -> {
-        if (result == AckResult.SUCCESS) {
-          ctx.metrics().piece(piece);
-        }
+      case SUCCESS -> {
+        ctx.metrics().piece(piece);
         phase = Phase.DONE;
         out.onNext(UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
         out.onCompleted();
       }
+      case DUPLICATE, NOT_ADMITTED -> fail(Status.ALREADY_EXISTS.withDescription("worker "
+          + meta.getWorkerId() + "'s piece of snapshot " + meta.getSnapshotId()
+          + " came from another upload"));
       case UNKNOWN -> fail(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
       case DISCARDED -> fail(Status.FAILED_PRECONDITION.withDescription(
           "snapshot " + meta.getSnapshotId() + " ended before the upload finished"));
@@ -241,6 +245,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       return;
     }
     phase = Phase.DONE;
+    releaseSlot();
     try {
       out.onError(status.asRuntimeException());
     } catch (RuntimeException ignored) {
@@ -248,9 +253,19 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     }
   }
 
+  /** Frees the worker's slot if this upload was admitted and did not deliver its piece. */
+  private void releaseSlot() {
+    if (meta != null) {
+      ctx.lifecycle().release(meta.getSnapshotId(), meta.getWorkerId(), this);
+    }
+  }
+
   @Override
   public void onError(Throwable t) {
-    phase = Phase.DONE; // the worker gave up; a retry starts over
+    if (phase != Phase.DONE) {
+      phase = Phase.DONE; // the worker gave up; a retry starts over
+      releaseSlot();
+    }
   }
 
   @Override

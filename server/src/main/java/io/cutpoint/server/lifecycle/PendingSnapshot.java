@@ -9,6 +9,8 @@ import io.cutpoint.server.membership.Topology;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -30,6 +32,8 @@ public final class PendingSnapshot {
   private final Topology topology;
   private final SortedSet<ChannelId> channels;
   private final SortedMap<String, Piece> pieces = new TreeMap<>();
+  /** The upload that holds each worker's slot until its piece is added or it is released. */
+  private final Map<String, Object> uploads = new HashMap<>();
   private final CompletableFuture<SnapshotManifest> outcome = new CompletableFuture<>();
   private Instant firstUpload;
   private Instant lastUpload;
@@ -85,8 +89,22 @@ public final class PendingSnapshot {
     lastUpload = at;
   }
 
+  /** Gives the worker's slot to {@code uploader}; false when another upload holds it. */
+  boolean reserve(String workerId, Object uploader) {
+    return uploads.putIfAbsent(workerId, uploader) == null;
+  }
+
+  boolean holds(String workerId, Object uploader) {
+    return uploads.get(workerId) == uploader;
+  }
+
+  void release(String workerId, Object uploader) {
+    uploads.remove(workerId, uploader);
+  }
+
   void add(Piece piece) {
     pieces.put(piece.workerId(), piece);
+    uploads.remove(piece.workerId());
   }
 
   boolean allPiecesIn() {

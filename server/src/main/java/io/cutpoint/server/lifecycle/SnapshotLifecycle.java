@@ -133,8 +133,16 @@ public final class SnapshotLifecycle {
     return Optional.empty();
   }
 
-  /** Whether the upload of {@code workerId}'s piece of {@code snapshotId} may proceed. */
-  public synchronized Admission admit(long snapshotId, String workerId) {
+  /**
+   * Whether the upload of {@code workerId}'s piece of {@code snapshotId} may proceed. An admitted
+   * upload holds the worker's slot until it is acknowledged or {@linkplain #release released}: a
+   * second upload of the same piece meanwhile gets {@link Admission#IN_PROGRESS}, so two streams
+   * can never interleave their parts in the store.
+   *
+   * @param uploader identifies the upload (its receiver); the same object must acknowledge or
+   *     release it
+   */
+  public synchronized Admission admit(long snapshotId, String workerId, Object uploader) {
     PendingSnapshot p = pending.get(snapshotId);
     if (p == null) {
       return recent.contains(snapshotId) ? Admission.ENDED : Admission.UNKNOWN;
@@ -145,12 +153,30 @@ public final class SnapshotLifecycle {
     if (p.hasPiece(workerId)) {
       return Admission.DUPLICATE;
     }
+    if (!p.reserve(workerId, uploader)) {
+      return Admission.IN_PROGRESS;
+    }
     p.uploadStarted(clock.instant());
     return Admission.ADMITTED;
   }
 
-  /** Accepts a worker's piece; when it is the last one, verifies and commits the snapshot. */
-  public synchronized AckResult acknowledge(Piece piece) {
+  /**
+   * An admitted upload ended without a piece (it broke, or was refused part-way): the worker's
+   * slot is free for a retry. Does nothing unless {@code uploader} holds the slot.
+   */
+  public synchronized void release(long snapshotId, String workerId, Object uploader) {
+    PendingSnapshot p = pending.get(snapshotId);
+    if (p != null) {
+      p.release(workerId, uploader);
+    }
+  }
+
+  /**
+   * Accepts a worker's piece from the upload that holds its slot; when it is the last one,
+   * verifies and commits the snapshot. The piece's counters are what the upload stored, so the
+   * cut verified is the cut committed.
+   */
+  public synchronized AckResult acknowledge(Piece piece, Object uploader) {
     PendingSnapshot p = pending.get(piece.snapshotId());
     if (p == null) {
       return recent.contains(piece.snapshotId()) ? AckResult.DISCARDED : AckResult.UNKNOWN;
@@ -160,6 +186,9 @@ public final class SnapshotLifecycle {
     }
     if (p.hasPiece(piece.workerId())) {
       return AckResult.DUPLICATE;
+    }
+    if (!p.holds(piece.workerId(), uploader)) {
+      return AckResult.NOT_ADMITTED;
     }
     p.add(piece);
     if (p.allPiecesIn()) {

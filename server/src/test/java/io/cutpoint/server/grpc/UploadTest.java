@@ -48,7 +48,10 @@ class UploadTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir).build());
+    // raw workers send no heartbeats by themselves: a 64 MiB upload on a loaded machine must not
+    // outlast their sessions
+    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir)
+        .heartbeatTimeout(java.time.Duration.ofMinutes(10)).build());
     a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);

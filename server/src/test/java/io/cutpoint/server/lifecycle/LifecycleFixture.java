@@ -83,6 +83,13 @@ final class LifecycleFixture {
     return ((TriggerResult.Started) r).snapshotId();
   }
 
+  /** Admits an upload of {@code piece} and acknowledges it from that upload. */
+  AckResult deliver(Piece piece) {
+    Object upload = new Object();
+    lifecycle.admit(piece.snapshotId(), piece.workerId(), upload);
+    return lifecycle.acknowledge(piece, upload);
+  }
+
   /**
    * A piece of worker {@code id}: sent and received counts per peer, recorded seqs per sending
    * peer, and the peer whose marker made it record (null for an initiator).

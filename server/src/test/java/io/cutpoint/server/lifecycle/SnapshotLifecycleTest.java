@@ -20,10 +20,10 @@ class SnapshotLifecycleTest {
     assertThat(f.store.calls()).containsExactly("pending " + id);
 
     List<Piece> pieces = LifecycleFixture.quietRing(id);
-    assertThat(f.lifecycle.acknowledge(pieces.get(0))).isEqualTo(AckResult.SUCCESS);
-    assertThat(f.lifecycle.acknowledge(pieces.get(1))).isEqualTo(AckResult.SUCCESS);
+    assertThat(f.deliver(pieces.get(0))).isEqualTo(AckResult.SUCCESS);
+    assertThat(f.deliver(pieces.get(1))).isEqualTo(AckResult.SUCCESS);
     assertThat(f.store.calls()).doesNotContain("commit " + id);
-    assertThat(f.lifecycle.acknowledge(pieces.get(2))).isEqualTo(AckResult.SUCCESS);
+    assertThat(f.deliver(pieces.get(2))).isEqualTo(AckResult.SUCCESS);
 
     assertThat(f.store.calls()).contains("commit " + id);
     assertThat(f.outcomes).containsExactly(id + " COMPLETE");
@@ -38,7 +38,7 @@ class SnapshotLifecycleTest {
   void aSnapshotStillPendingAtTheTimeoutIsAbortedAndEveryWorkerIsTold() {
     LifecycleFixture f = new LifecycleFixture().ring();
     long id = f.start();
-    f.lifecycle.acknowledge(LifecycleFixture.quietRing(id).get(0));
+    f.deliver(LifecycleFixture.quietRing(id).get(0));
     f.scheduler.advance(Duration.ofSeconds(9));
     assertThat(f.lifecycle.pendingIds()).containsExactly(id);
 
@@ -54,7 +54,7 @@ class SnapshotLifecycleTest {
   void theTimeoutOfACommittedSnapshotDoesNothing() {
     LifecycleFixture f = new LifecycleFixture().ring();
     long id = f.start();
-    LifecycleFixture.quietRing(id).forEach(f.lifecycle::acknowledge);
+    LifecycleFixture.quietRing(id).forEach(f::deliver);
     f.commands.clear();
 
     f.scheduler.advance(Duration.ofMinutes(1));
@@ -81,7 +81,7 @@ class SnapshotLifecycleTest {
   void theMinimumPauseSeparatesTheEndOfOneSnapshotFromTheStartOfTheNext() {
     LifecycleFixture f = new LifecycleFixture(Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 3).ring();
     long id = f.start();
-    LifecycleFixture.quietRing(id).forEach(f.lifecycle::acknowledge);
+    LifecycleFixture.quietRing(id).forEach(f::deliver);
 
     f.scheduler.advance(Duration.ofSeconds(4));
     assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null))
@@ -97,26 +97,46 @@ class SnapshotLifecycleTest {
     LifecycleFixture f = new LifecycleFixture().ring();
     long id = f.start();
     List<Piece> pieces = LifecycleFixture.quietRing(id);
-    assertThat(f.lifecycle.acknowledge(pieces.get(0))).isEqualTo(AckResult.SUCCESS);
-    assertThat(f.lifecycle.acknowledge(pieces.get(0))).isEqualTo(AckResult.DUPLICATE);
-    assertThat(f.lifecycle.admit(id, "a")).isEqualTo(Admission.DUPLICATE);
-    assertThat(f.lifecycle.admit(id, "zed")).isEqualTo(Admission.NOT_A_PARTICIPANT);
+    assertThat(f.deliver(pieces.get(0))).isEqualTo(AckResult.SUCCESS);
+    assertThat(f.deliver(pieces.get(0))).isEqualTo(AckResult.DUPLICATE);
+    assertThat(f.lifecycle.admit(id, "a", new Object())).isEqualTo(Admission.DUPLICATE);
+    assertThat(f.lifecycle.admit(id, "zed", new Object())).isEqualTo(Admission.NOT_A_PARTICIPANT);
 
     f.scheduler.advance(Duration.ofSeconds(10)); // times out
-    assertThat(f.lifecycle.acknowledge(pieces.get(1))).isEqualTo(AckResult.DISCARDED);
-    assertThat(f.lifecycle.admit(id, "b")).isEqualTo(Admission.ENDED);
-    assertThat(f.lifecycle.acknowledge(LifecycleFixture.quietRing(999).get(1))).isEqualTo(AckResult.UNKNOWN);
-    assertThat(f.lifecycle.admit(999, "b")).isEqualTo(Admission.UNKNOWN);
+    assertThat(f.deliver(pieces.get(1))).isEqualTo(AckResult.DISCARDED);
+    assertThat(f.lifecycle.admit(id, "b", new Object())).isEqualTo(Admission.ENDED);
+    assertThat(f.deliver(LifecycleFixture.quietRing(999).get(1))).isEqualTo(AckResult.UNKNOWN);
+    assertThat(f.lifecycle.admit(999, "b", new Object())).isEqualTo(Admission.UNKNOWN);
+  }
+
+  @Test
+  void oneUploadPerWorkerAtATimeAndOnlyTheAdmittedOneIsAcknowledged() {
+    LifecycleFixture f = new LifecycleFixture().ring();
+    long id = f.start();
+    Piece a = LifecycleFixture.quietRing(id).get(0);
+    Object first = new Object();
+    Object second = new Object();
+    assertThat(f.lifecycle.admit(id, "a", first)).isEqualTo(Admission.ADMITTED);
+    assertThat(f.lifecycle.admit(id, "a", second)).isEqualTo(Admission.IN_PROGRESS);
+    assertThat(f.lifecycle.acknowledge(a, second)).isEqualTo(AckResult.NOT_ADMITTED);
+    f.lifecycle.release(id, "a", second); // not the holder: changes nothing
+    assertThat(f.lifecycle.admit(id, "a", second)).isEqualTo(Admission.IN_PROGRESS);
+
+    f.lifecycle.release(id, "a", first); // the first upload broke: a retry may start
+    assertThat(f.lifecycle.acknowledge(a, first)).isEqualTo(AckResult.NOT_ADMITTED);
+    assertThat(f.lifecycle.admit(id, "a", second)).isEqualTo(Admission.ADMITTED);
+    assertThat(f.lifecycle.acknowledge(a, second)).isEqualTo(AckResult.SUCCESS);
+    assertThat(f.lifecycle.admit(id, "a", first)).isEqualTo(Admission.DUPLICATE);
   }
 
   @Test
   void anInconsistentCutIsStoredAsFailedWithItsViolations() {
     LifecycleFixture f = new LifecycleFixture().ring();
     long id = f.start();
-    f.lifecycle.acknowledge(LifecycleFixture.piece(id, "a", Map.of("b", 5L), Map.of("c", 0L), Map.of(), null));
+    f.deliver(LifecycleFixture.piece(id, "a", Map.of("b", 5L), Map.of("c", 0L), Map.of(), null));
     // b claims to have received 7 of a's messages, but a recorded only 5 sent: inconsistent
-    f.lifecycle.acknowledge(LifecycleFixture.piece(id, "b", Map.of("c", 0L), Map.of("a", 7L), Map.of(), "a"));
-    f.lifecycle.acknowledge(LifecycleFixture.piece(id, "c", Map.of("a", 0L), Map.of("b", 0L), Map.of(), "b"));
+    f.deliver(LifecycleFixture.piece(id, "b", Map.of("c", 0L), Map.of("a", 7L), Map.of(), "a"));
+    f.deliver(LifecycleFixture.piece(id, "c", Map.of("a", 0L), Map.of("b", 0L), Map.of(), "b"));
 
     assertThat(f.outcomes).containsExactly(id + " FAILED CUT_INVALID");
     assertThat(f.store.calls()).doesNotContain("commit " + id);
@@ -131,17 +151,17 @@ class SnapshotLifecycleTest {
     LifecycleFixture f = new LifecycleFixture().ring();
     // a initiates; c had sent 2 messages to a before its marker, a recorded only message 1
     long id = f.start();
-    f.lifecycle.acknowledge(LifecycleFixture.piece(id, "a", Map.of("b", 0L), Map.of("c", 0L),
+    f.deliver(LifecycleFixture.piece(id, "a", Map.of("b", 0L), Map.of("c", 0L),
         Map.of("c", List.of(1L)), null));
-    f.lifecycle.acknowledge(LifecycleFixture.piece(id, "b", Map.of("c", 0L), Map.of("a", 0L), Map.of(), "a"));
-    f.lifecycle.acknowledge(LifecycleFixture.piece(id, "c", Map.of("a", 2L), Map.of("b", 0L), Map.of(), "b"));
+    f.deliver(LifecycleFixture.piece(id, "b", Map.of("c", 0L), Map.of("a", 0L), Map.of(), "a"));
+    f.deliver(LifecycleFixture.piece(id, "c", Map.of("a", 2L), Map.of("b", 0L), Map.of(), "b"));
     assertThat(f.outcomes).containsExactly(id + " FAILED CUT_INVALID");
 
     long next = f.start();
-    f.lifecycle.acknowledge(LifecycleFixture.piece(next, "a", Map.of("b", 0L), Map.of("c", 0L),
+    f.deliver(LifecycleFixture.piece(next, "a", Map.of("b", 0L), Map.of("c", 0L),
         Map.of("c", List.of(1L, 2L)), null));
-    f.lifecycle.acknowledge(LifecycleFixture.piece(next, "b", Map.of("c", 0L), Map.of("a", 0L), Map.of(), "a"));
-    f.lifecycle.acknowledge(LifecycleFixture.piece(next, "c", Map.of("a", 2L), Map.of("b", 0L), Map.of(), "b"));
+    f.deliver(LifecycleFixture.piece(next, "b", Map.of("c", 0L), Map.of("a", 0L), Map.of(), "a"));
+    f.deliver(LifecycleFixture.piece(next, "c", Map.of("a", 2L), Map.of("b", 0L), Map.of(), "b"));
     assertThat(f.outcomes).endsWith(next + " COMPLETE");
     assertThat(f.store.manifest(next).orElseThrow().getInFlightMessages()).isEqualTo(2);
   }
@@ -223,7 +243,7 @@ class SnapshotLifecycleTest {
     assertThat(f.lifecycle.consecutiveFailures()).isEqualTo(4);
 
     long ok = f.start();
-    LifecycleFixture.quietRing(ok).forEach(f.lifecycle::acknowledge);
+    LifecycleFixture.quietRing(ok).forEach(f::deliver);
     assertThat(f.lifecycle.consecutiveFailures()).isZero();
   }
 
@@ -232,7 +252,7 @@ class SnapshotLifecycleTest {
     LifecycleFixture f = new LifecycleFixture().ring();
     f.store.failCommits = true;
     long id = f.start();
-    LifecycleFixture.quietRing(id).forEach(f.lifecycle::acknowledge);
+    LifecycleFixture.quietRing(id).forEach(f::deliver);
     assertThat(f.outcomes).containsExactly(id + " ABORTED STORE_ERROR");
   }
 
