@@ -1,5 +1,6 @@
 package io.cutpoint.client.engine;
 
+import io.cutpoint.cut.RecentIds;
 import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -52,7 +53,7 @@ public final class SnapshotEngine {
   private final EngineOutput output;
   private final EngineOptions options;
   private final SortedMap<Long, PendingLocalSnapshot> pending = new TreeMap<>();
-  private final RecentSnapshots recent;
+  private final RecentIds recent;
   private long ignoredMarkers;
 
   /**
@@ -89,7 +90,7 @@ public final class SnapshotEngine {
       incoming[i] = new IncomingChannel(peer);
       inByPeer.put(peer, incoming[i++]);
     }
-    this.recent = new RecentSnapshots(options.recentSnapshotMemory());
+    this.recent = new RecentIds(options.recentSnapshotMemory());
   }
 
   private static SortedSet<String> peers(Collection<String> peers, String what) {

@@ -3,12 +3,9 @@ package io.cutpoint.client.session;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.WorkerControl;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.cut.RecentIds;
 import io.grpc.Status;
 import io.grpc.StatusException;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -44,13 +41,8 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
   private final Reports reports;
   private final ThreadPoolExecutor executor;
   private final int capacity;
-  private final Set<Long> aborted =
-      Collections.synchronizedSet(Collections.newSetFromMap(new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-          return size() > REMEMBERED_ABORTS;
-        }
-      }));
+  /** Guarded by itself: the session thread adds, the upload thread reads. */
+  private final RecentIds aborted = new RecentIds(REMEMBERED_ABORTS);
 
   UploadQueue(String workerId, SnapshotUploader uploader, LongSupplier epoch, Reports reports,
       int capacity, ThreadFactory threads) {
@@ -69,7 +61,9 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
 
   /** The coordinator aborted {@code snapshotId}: a queued upload of it is skipped. */
   void aborted(long snapshotId) {
-    aborted.add(snapshotId);
+    synchronized (aborted) {
+      aborted.remember(snapshotId);
+    }
   }
 
   @Override
@@ -102,7 +96,11 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
 
   private void upload(CompletedLocalSnapshot snapshot, long recordedIn) {
     long id = snapshot.cut().snapshotId();
-    if (aborted.contains(id)) {
+    boolean wasAborted;
+    synchronized (aborted) {
+      wasAborted = aborted.contains(id);
+    }
+    if (wasAborted) {
       log.info("worker {}: snapshot {} was aborted, not uploading it", workerId, id);
       reports.uploadFailed(id, "aborted by the coordinator");
       return;

@@ -5,6 +5,7 @@ import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.SnapshotTrigger;
 import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.RecentIds;
 import io.cutpoint.cut.Violation;
 import io.cutpoint.server.membership.InitiatorSelection;
 import io.cutpoint.server.membership.Membership;
@@ -48,7 +49,7 @@ public final class SnapshotLifecycle {
   private final SnapshotListener listener;
   private final FailurePolicy policy;
   private final SortedMap<Long, PendingSnapshot> pending = new TreeMap<>();
-  private final RecentSnapshots recent = new RecentSnapshots(RECENT_IDS);
+  private final RecentIds recent = new RecentIds(RECENT_IDS);
   private Instant lastEnded;
   private String pausedReason;
 
