@@ -1,4 +1,4 @@
-package io.cutpoint.server.analysis;
+package io.cutpoint.cut;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,15 +14,17 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Tarjan's strongly connected components, without recursion (a wait-for chain may be as long as
- * the cluster is large). Deterministic: nodes and successors are visited in sorted order.
+ * Tarjan's strongly connected components, without recursion (a chain of channels or of waits may
+ * be as long as the cluster is large). Deterministic when the successors come in sorted order.
+ * Used for choosing initiators (source components of the channel graph) and for deadlocks (cycles
+ * of the wait-for graph).
  */
-final class StronglyConnected {
+public final class StronglyConnected {
 
   private StronglyConnected() {}
 
   /** The components of the graph over {@code nodes}, each sorted, in the order Tarjan closes them. */
-  static List<SortedSet<String>> components(
+  public static List<SortedSet<String>> components(
       SortedSet<String> nodes, Function<String, SortedSet<String>> successors) {
     Map<String, Integer> index = new HashMap<>();
     Map<String, Integer> low = new HashMap<>();

@@ -1,5 +1,6 @@
 package io.cutpoint.server.analysis;
 
+import io.cutpoint.cut.StronglyConnected;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,10 +1,8 @@
 package io.cutpoint.server.membership;
 
 import io.cutpoint.cut.ChannelId;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
+import io.cutpoint.cut.StronglyConnected;
 import java.util.Collection;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,71 +60,19 @@ public final class InitiatorSelection {
     return out;
   }
 
-  /** Strongly-connected components (Tarjan, iterative), each sorted. */
+  /** Strongly-connected components of the channel graph, each sorted. */
   static List<SortedSet<String>> stronglyConnectedComponents(
       Collection<String> workers, Collection<ChannelId> channels) {
-    Map<String, List<String>> next = new HashMap<>();
+    Map<String, SortedSet<String>> next = new HashMap<>();
     SortedSet<String> nodes = new TreeSet<>(workers);
     for (String w : nodes) {
-      next.put(w, new ArrayList<>());
+      next.put(w, new TreeSet<>());
     }
-    for (ChannelId c : new TreeSet<>(channels)) {
+    for (ChannelId c : channels) {
       if (next.containsKey(c.from()) && next.containsKey(c.to())) {
         next.get(c.from()).add(c.to());
       }
     }
-    Map<String, Integer> index = new HashMap<>();
-    Map<String, Integer> low = new HashMap<>();
-    Deque<String> stack = new ArrayDeque<>();
-    java.util.Set<String> onStack = new java.util.HashSet<>();
-    List<SortedSet<String>> out = new ArrayList<>();
-    int counter = 0;
-    for (String root : nodes) {
-      if (index.containsKey(root)) {
-        continue;
-      }
-      Deque<String[]> work = new ArrayDeque<>(); // {node}, with a per-node edge cursor below
-      Map<String, Integer> cursor = new HashMap<>();
-      work.push(new String[] {root});
-      while (!work.isEmpty()) {
-        String v = work.peek()[0];
-        if (!index.containsKey(v)) {
-          index.put(v, counter);
-          low.put(v, counter);
-          counter++;
-          stack.push(v);
-          onStack.add(v);
-          cursor.put(v, 0);
-        }
-        List<String> edges = next.get(v);
-        int i = cursor.get(v);
-        if (i < edges.size()) {
-          cursor.put(v, i + 1);
-          String w = edges.get(i);
-          if (!index.containsKey(w)) {
-            work.push(new String[] {w});
-          } else if (onStack.contains(w)) {
-            low.put(v, Math.min(low.get(v), index.get(w)));
-          }
-          continue;
-        }
-        work.pop();
-        if (!work.isEmpty()) {
-          String parent = work.peek()[0];
-          low.put(parent, Math.min(low.get(parent), low.get(v)));
-        }
-        if (low.get(v).equals(index.get(v))) {
-          SortedSet<String> comp = new TreeSet<>();
-          String w;
-          do {
-            w = stack.pop();
-            onStack.remove(w);
-            comp.add(w);
-          } while (!w.equals(v));
-          out.add(comp);
-        }
-      }
-    }
-    return out;
+    return StronglyConnected.components(nodes, next::get);
   }
 }
