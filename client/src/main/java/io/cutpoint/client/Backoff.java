@@ -1,16 +1,17 @@
-package io.cutpoint.client.session;
+package io.cutpoint.client;
 
 import java.time.Duration;
 import java.util.function.DoubleSupplier;
 
 /**
  * Reconnect delays: exponential (factor 2) from {@code initial}, capped at {@code max}, with
- * +-20% jitter so that workers cut off together do not reconnect together. Pure logic: the random
- * source is injected. Not thread-safe; the session uses it from its event thread only.
+ * +-20% jitter so that workers (or channels) cut off together do not reconnect together. The one
+ * backoff of the SDK: the coordinator session and every channel sender use it. Pure logic: the
+ * random source is injected. Not thread-safe; its owner uses it from one thread or under its lock.
  */
-final class Backoff {
+public final class Backoff {
 
-  static final double JITTER = 0.2;
+  public static final double JITTER = 0.2;
 
   private final long initialNanos;
   private final long maxNanos;
@@ -19,7 +20,7 @@ final class Backoff {
   private int attempts;
 
   /** @param random uniform values in [0, 1) */
-  Backoff(Duration initial, Duration max, DoubleSupplier random) {
+  public Backoff(Duration initial, Duration max, DoubleSupplier random) {
     if (initial.isNegative() || initial.isZero()) {
       throw new IllegalArgumentException("initial backoff must be positive, got " + initial);
     }
@@ -33,7 +34,7 @@ final class Backoff {
   }
 
   /** The delay before the next attempt; each call doubles the base delay up to the cap. */
-  Duration next() {
+  public Duration next() {
     long base = nextNanos;
     nextNanos = base > maxNanos / 2 ? maxNanos : Math.min(maxNanos, base * 2);
     attempts++;
@@ -43,13 +44,13 @@ final class Backoff {
   }
 
   /** After a successful join: the next failure waits {@code initial} again. */
-  void reset() {
+  public void reset() {
     nextNanos = initialNanos;
     attempts = 0;
   }
 
   /** Failed attempts since the last reset. */
-  int attempts() {
+  public int attempts() {
     return attempts;
   }
 }

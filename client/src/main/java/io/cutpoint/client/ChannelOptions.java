@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param sendTimeout how long {@code send} waits for room (or for the end of a rollback)
  * @param linger how long a partial frame sent from outside the event thread waits for company
  * @param inboundFramesAhead frames a receiver asks for ahead of processing, per channel
- * @param reconnectInitial first delay before reopening a broken stream (doubles each failure)
+ * @param reconnectInitial first delay before reopening a broken stream (doubles each failure, with +-20% jitter)
  * @param reconnectMax longest delay between attempts
  */
 public record ChannelOptions(

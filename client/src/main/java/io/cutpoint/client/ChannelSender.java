@@ -79,7 +79,7 @@ final class ChannelSender {
   private ClientCallStreamObserver<Frame> call;
   private int generation;
   private boolean resumed;
-  private long backoffNanos;
+  private final Backoff reconnect;
 
   ChannelSender(String from, String to, long epoch, ChannelOptions options, Hooks hooks) {
     this.from = from;
@@ -88,7 +88,8 @@ final class ChannelSender {
     this.options = options;
     this.hooks = hooks;
     this.ring = new ItemRing(Math.min(options.maxUnackedMessages(), 4096));
-    this.backoffNanos = options.reconnectInitial().toNanos();
+    this.reconnect = new Backoff(options.reconnectInitial(), options.reconnectMax(),
+        () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
   }
 
   String to() {
@@ -251,7 +252,7 @@ final class ChannelSender {
           .setHeader(ChannelHeader.newBuilder().setFrom(from).setTo(to))
           .setEpoch(epoch)
           .build());
-      scheduleKick(g, backoffNanos);
+      scheduleKick(g, options.reconnectInitial().toNanos());
     }
   }
 
@@ -284,7 +285,7 @@ final class ChannelSender {
     boolean sameEpoch = ack.getEpoch() == epoch;
     if (!resumed) {
       resumed = true;
-      backoffNanos = options.reconnectInitial().toNanos();
+      reconnect.reset();
       if (sameEpoch) {
         trimTo(ack.getPosition());
       }
@@ -335,18 +336,17 @@ final class ChannelSender {
     if (closed) {
       return;
     }
+    long delay = reconnect.next().toNanos();
     Status.Code code = error == null ? Status.Code.OK : Status.fromThrowable(error).getCode();
     if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.UNIMPLEMENTED
         || code == Status.Code.DATA_LOSS) {
       log.warn("channel {}->{}: the receiver refused the stream ({}); retrying in {} ms", from, to,
-          error, backoffNanos / 1_000_000);
+          error, delay / 1_000_000);
     } else {
       log.debug("channel {}->{}: stream ended ({}); reopening in {} ms", from, to,
-          error == null ? "completed" : error.toString(), backoffNanos / 1_000_000);
+          error == null ? "completed" : error.toString(), delay / 1_000_000);
     }
     int expected = generation;
-    long delay = backoffNanos;
-    backoffNanos = Math.min(backoffNanos * 2, options.reconnectMax().toNanos());
     hooks.timer().schedule(() -> reopen(expected), delay, TimeUnit.NANOSECONDS);
   }
 

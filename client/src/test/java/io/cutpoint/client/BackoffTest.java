@@ -1,4 +1,4 @@
-package io.cutpoint.client.session;
+package io.cutpoint.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.Join;
 import io.cutpoint.api.v1.LocalSnapshotFailed;
 import io.cutpoint.api.v1.SnapshotRequest;
 import io.cutpoint.api.v1.WorkerMessage;
+import io.cutpoint.client.Backoff;
 import io.cutpoint.client.WorkerControl;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
