@@ -69,6 +69,19 @@ class CutVerifierMutationTest {
     return Cut.of(5, workers, channels, pieces);
   }
 
+  /**
+   * A damaged cut and where the damage is: a channel, or a worker (for a piece dropped or taken
+   * from another snapshot). The verifier must name that channel or worker.
+   */
+  record Damaged(Cut cut, ChannelId channel, String worker) {
+    boolean namedBy(Violation v) {
+      return channel != null ? channel.equals(v.channel()) : worker.equals(v.workerId());
+    }
+  }
+
+  /** A changed piece and the channel whose entry was changed. */
+  record Changed(LocalSnapshot piece, ChannelId channel) {}
+
   /** A way to damage a cut; returns null when it does not apply to this cut. */
   enum Damage {
     DROP_A_PIECE((c, r) -> {
@@ -76,11 +89,11 @@ class CutVerifierMutationTest {
         return null;
       }
       List<LocalSnapshot> kept = new ArrayList<>(c.pieces().values());
-      kept.remove(r.nextInt(kept.size()));
-      return Cut.of(c.snapshotId(), c.workers(), c.channels(), kept);
+      LocalSnapshot dropped = kept.remove(r.nextInt(kept.size()));
+      return new Damaged(Cut.of(c.snapshotId(), c.workers(), c.channels(), kept), null, dropped.workerId());
     }),
-    PIECE_OF_ANOTHER_SNAPSHOT((c, r) -> replacePiece(c, r, p -> new LocalSnapshot(p.snapshotId() + 1,
-        p.workerId(), p.sent(), p.received(), p.recordings(), p.firstMarkerFrom()))),
+    PIECE_OF_ANOTHER_SNAPSHOT((c, r) -> replacePiece(c, r, p -> new Changed(new LocalSnapshot(p.snapshotId() + 1,
+        p.workerId(), p.sent(), p.received(), p.recordings(), p.firstMarkerFrom()), null))),
     LOSE_A_RECORDED_MESSAGE((c, r) -> onRecordedChannel(c, r, true, (msgs, rr) -> {
       List<RecordedMessage> m = new ArrayList<>(msgs);
       m.remove(rr.nextInt(m.size()));
@@ -116,8 +129,8 @@ class CutVerifierMutationTest {
       SortedMap<String, Long> s = new TreeMap<>(p.sent());
       String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
       s.merge(peer, 1L, Long::sum);
-      return new LocalSnapshot(p.snapshotId(), p.workerId(), s, p.received(), p.recordings(),
-          p.firstMarkerFrom());
+      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), s, p.received(), p.recordings(),
+          p.firstMarkerFrom()), ChannelId.of(p.workerId(), peer));
     })),
     RECEIVER_COUNTS_ONE_MORE((c, r) -> replacePiece(c, r, p -> {
       if (p.received().isEmpty()) {
@@ -126,39 +139,76 @@ class CutVerifierMutationTest {
       SortedMap<String, Long> s = new TreeMap<>(p.received());
       String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
       s.merge(peer, 1L, Long::sum);
-      return new LocalSnapshot(p.snapshotId(), p.workerId(), p.sent(), s, p.recordings(),
-          p.firstMarkerFrom());
+      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), p.sent(), s, p.recordings(),
+          p.firstMarkerFrom()), ChannelId.of(peer, p.workerId()));
     })),
     FORGET_A_COUNT((c, r) -> replacePiece(c, r, p -> {
       if (p.sent().isEmpty()) {
         return null;
       }
       SortedMap<String, Long> s = new TreeMap<>(p.sent());
-      s.remove(new ArrayList<>(s.keySet()).get(r.nextInt(s.size())));
-      return new LocalSnapshot(p.snapshotId(), p.workerId(), s, p.received(), p.recordings(),
-          p.firstMarkerFrom());
-    }));
+      String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
+      s.remove(peer);
+      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), s, p.received(), p.recordings(),
+          p.firstMarkerFrom()), ChannelId.of(p.workerId(), peer));
+    })),
+    FORGET_A_RECEIVED_COUNT((c, r) -> replacePiece(c, r, p -> {
+      if (p.received().isEmpty()) {
+        return null;
+      }
+      SortedMap<String, Long> s = new TreeMap<>(p.received());
+      String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
+      s.remove(peer);
+      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), p.sent(), s, p.recordings(),
+          p.firstMarkerFrom()), ChannelId.of(peer, p.workerId()));
+    })),
+    /**
+     * A message recorded on the channel whose marker started the recording, with the sender's count
+     * raised to match: every count agrees, only the first-marker rule can catch it.
+     */
+    MESSAGE_ON_THE_FIRST_MARKER_CHANNEL((c, r) -> {
+      List<LocalSnapshot> candidates = c.pieces().values().stream()
+          .filter(p -> p.firstMarkerFrom() != null && c.pieces().containsKey(p.firstMarkerFrom())).toList();
+      if (candidates.isEmpty()) {
+        return null;
+      }
+      LocalSnapshot to = candidates.get(r.nextInt(candidates.size()));
+      LocalSnapshot from = c.pieces().get(to.firstMarkerFrom());
+      ChannelId ch = ChannelId.of(from.workerId(), to.workerId());
+      long seq = to.received().get(from.workerId()) + 1;
+      SortedMap<String, Long> sent = new TreeMap<>(from.sent());
+      sent.put(to.workerId(), seq);
+      SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>(to.recordings());
+      rec.put(from.workerId(), List.of(new RecordedMessage(seq, new byte[] {1})));
+      SortedMap<String, LocalSnapshot> pieces = new TreeMap<>(c.pieces());
+      pieces.put(from.workerId(), new LocalSnapshot(from.snapshotId(), from.workerId(), sent, from.received(),
+          from.recordings(), from.firstMarkerFrom()));
+      pieces.put(to.workerId(), new LocalSnapshot(to.snapshotId(), to.workerId(), to.sent(), to.received(),
+          rec, to.firstMarkerFrom()));
+      return new Damaged(new Cut(c.snapshotId(), c.workers(), c.channels(), pieces), ch, null);
+    });
 
-    final BiFunction<Cut, SplittableRandom, Cut> apply;
+    final BiFunction<Cut, SplittableRandom, Damaged> apply;
 
-    Damage(BiFunction<Cut, SplittableRandom, Cut> apply) {
+    Damage(BiFunction<Cut, SplittableRandom, Damaged> apply) {
       this.apply = apply;
     }
   }
 
-  private static Cut replacePiece(Cut c, SplittableRandom r,
-      java.util.function.Function<LocalSnapshot, LocalSnapshot> change) {
+  private static Damaged replacePiece(Cut c, SplittableRandom r,
+      java.util.function.Function<LocalSnapshot, Changed> change) {
     if (c.pieces().isEmpty()) {
       return null;
     }
     List<LocalSnapshot> pieces = new ArrayList<>(c.pieces().values());
     int i = r.nextInt(pieces.size());
-    LocalSnapshot changed = change.apply(pieces.get(i));
+    Changed changed = change.apply(pieces.get(i));
     if (changed == null) {
       return null;
     }
-    pieces.set(i, changed);
-    return new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces));
+    pieces.set(i, changed.piece());
+    return new Damaged(new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces)), changed.channel(),
+        changed.piece().workerId());
   }
 
   private static SortedMap<String, LocalSnapshot> byWorker(List<LocalSnapshot> pieces) {
@@ -167,7 +217,7 @@ class CutVerifierMutationTest {
     return m;
   }
 
-  private static Cut onRecordedChannel(Cut c, SplittableRandom r, boolean needsMessages,
+  private static Damaged onRecordedChannel(Cut c, SplittableRandom r, boolean needsMessages,
       BiFunction<List<RecordedMessage>, SplittableRandom, List<RecordedMessage>> change) {
     List<ChannelId> candidates = c.channels().stream()
         .filter(ch -> !needsMessages || !c.inTransit(ch).isEmpty()).toList();
@@ -185,7 +235,7 @@ class CutVerifierMutationTest {
     List<LocalSnapshot> pieces = new ArrayList<>(c.pieces().values());
     pieces.replaceAll(x -> x == p ? new LocalSnapshot(p.snapshotId(), p.workerId(), p.sent(),
         p.received(), rec, p.firstMarkerFrom()) : x);
-    return new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces));
+    return new Damaged(new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces)), ch, null);
   }
 
   @Test
@@ -196,12 +246,15 @@ class CutVerifierMutationTest {
       Cut cut = randomConsistentCut(r);
       assertThat(CutVerifier.verify(cut)).as("consistent cut, seed %d", seed).isEmpty();
       for (Damage d : Damage.values()) {
-        Cut damaged = d.apply.apply(cut, new SplittableRandom(seed * 31 + d.ordinal()));
+        Damaged damaged = d.apply.apply(cut, new SplittableRandom(seed * 31 + d.ordinal()));
         if (damaged == null) {
           continue;
         }
         applied.merge(d, 1, Integer::sum);
-        assertThat(CutVerifier.verify(damaged)).as("%s, seed %d", d, seed).isNotEmpty();
+        assertThat(CutVerifier.verify(damaged.cut()))
+            .as("%s, seed %d: a violation naming %s", d, seed,
+                damaged.channel() != null ? damaged.channel() : "worker " + damaged.worker())
+            .anyMatch(damaged::namedBy);
       }
     }
     for (Damage d : Damage.values()) {

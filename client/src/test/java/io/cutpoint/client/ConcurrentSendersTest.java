@@ -68,6 +68,7 @@ class ConcurrentSendersTest {
     Map<Long, List<CompletedLocalSnapshot>> pieces = new ConcurrentHashMap<>();
     ExecutorService senders = Executors.newFixedThreadPool(6);
     AtomicBoolean running = new AtomicBoolean(true);
+    List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     try {
       for (String id : ids) {
         Counting app = new Counting();
@@ -82,7 +83,9 @@ class ConcurrentSendersTest {
           }
 
           @Override
-          public void failed(long snapshotId, String reason) {}
+          public void failed(long snapshotId, String reason) {
+            failures.add(id + " failed snapshot " + snapshotId + ": " + reason);
+          }
         });
         workers.put(id, w.start());
       }
@@ -122,6 +125,11 @@ class ConcurrentSendersTest {
       long inFlight = pieces.values().stream().flatMap(List::stream)
           .mapToLong(s -> s.cut().inFlightMessages()).sum();
       assertThat(inFlight).as("messages recorded in transit").isPositive();
+      assertThat(failures).as("local snapshots that failed").isEmpty();
+      running.set(false);
+      for (Future<?> job : jobs) {
+        job.get(60, TimeUnit.SECONDS); // rethrows what send threw on a sender thread
+      }
     } finally {
       running.set(false);
       senders.shutdown();

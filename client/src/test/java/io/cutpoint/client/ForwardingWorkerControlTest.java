@@ -2,27 +2,102 @@ package io.cutpoint.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.cut.LocalSnapshot;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 class ForwardingWorkerControlTest {
 
+  /** One call as the delegate saw it, and what it answered. */
+  private record Call(String method, List<Object> args) {}
+
+  /**
+   * Calls every method of WorkerControl (defaults included) on a ForwardingWorkerControl that
+   * overrides nothing, over a delegate that records each call and answers with a value of its own:
+   * each call must reach the delegate once, with the same arguments, and return the delegate's answer.
+   */
   @Test
-  void everyMethodOfWorkerControlIsForwardedNotLeftToItsDefault() {
+  void everyMethodOfWorkerControlIsPassedOnWithItsArgumentsAndResult() throws Exception {
+    List<Call> calls = new ArrayList<>();
+    WorkerControl delegate = (WorkerControl) Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {WorkerControl.class}, (proxy, method, args) -> {
+          calls.add(new Call(method.getName(), args == null ? List.of() : Arrays.asList(args)));
+          return answer(method);
+        });
+    WorkerControl forwarding = new ForwardingWorkerControl(delegate) {};
+
     List<String> notForwarded = new ArrayList<>();
+    int checked = 0;
     for (Method m : WorkerControl.class.getMethods()) {
       if (Modifier.isStatic(m.getModifiers())) {
         continue;
       }
-      try {
-        ForwardingWorkerControl.class.getDeclaredMethod(m.getName(), m.getParameterTypes());
-      } catch (NoSuchMethodException e) {
-        notForwarded.add(m.getName());
+      calls.clear();
+      Object[] args = Arrays.stream(m.getParameterTypes()).map(ForwardingWorkerControlTest::argument).toArray();
+      Object result = m.invoke(forwarding, args);
+      checked++;
+      if (!calls.equals(List.of(new Call(m.getName(), Arrays.asList(args))))) {
+        notForwarded.add(m.getName() + " reached the delegate as " + calls);
+      } else if (m.getReturnType() != void.class && !answer(m).equals(result)) {
+        notForwarded.add(m.getName() + " returned " + result + ", not the delegate's " + answer(m));
       }
     }
-    assertThat(notForwarded).as("WorkerControl methods a wrapper would silently not pass on").isEmpty();
+    assertThat(checked).isEqualTo((int) Arrays.stream(WorkerControl.class.getMethods())
+        .filter(m -> !Modifier.isStatic(m.getModifiers())).count()).isGreaterThanOrEqualTo(14);
+    assertThat(notForwarded).as("WorkerControl calls a wrapper would not pass on").isEmpty();
+  }
+
+  /** A value no default or constant would produce, so that a result that did not come from the delegate shows. */
+  private static Object answer(Method m) {
+    Class<?> type = m.getReturnType();
+    if (type == void.class) {
+      return null;
+    }
+    if (type == String.class) {
+      return "answer-of-" + m.getName();
+    }
+    if (type == long.class) {
+      return 7_000L + m.getName().length();
+    }
+    if (type == boolean.class) {
+      return true; // fresh() defaults to false
+    }
+    if (type == java.util.SortedSet.class) {
+      return new TreeSet<>(List.of("answer-of-" + m.getName()));
+    }
+    throw new AssertionError("no answer for " + m);
+  }
+
+  private static Object argument(Class<?> type) {
+    if (type == long.class) {
+      return 41L;
+    }
+    if (type == Map.class) {
+      return Map.of("p", "host:1");
+    }
+    if (type == byte[].class) {
+      return new byte[] {1, 2, 3};
+    }
+    if (type == LocalSnapshot.class) {
+      return new LocalSnapshot(41, "w", new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), null);
+    }
+    if (type == WorkerControl.LocalSnapshotListener.class) {
+      return new WorkerControl.LocalSnapshotListener() {
+        @Override
+        public void completed(io.cutpoint.client.engine.CompletedLocalSnapshot snapshot) {}
+
+        @Override
+        public void failed(long snapshotId, String reason) {}
+      };
+    }
+    throw new AssertionError("no argument for " + type);
   }
 }

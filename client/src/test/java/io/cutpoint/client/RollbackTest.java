@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.CutVerifier;
 import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.client.testing.Parked;
 import io.cutpoint.cut.RecordedMessage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
@@ -79,9 +81,15 @@ class RollbackTest {
       a.halt(1);
       c.halt(1);
       CompletableFuture<Void> haltB = CompletableFuture.runAsync(() -> b.halt(1));
-      CompletableFuture<Long> sendWhileHalted = CompletableFuture.supplyAsync(() -> a.send("b", text("new-early")));
-      await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
-          .until(() -> !sendWhileHalted.isDone());
+      AtomicReference<Thread> sender = new AtomicReference<>();
+      CompletableFuture<Long> sendWhileHalted = CompletableFuture.supplyAsync(() -> {
+        sender.set(Thread.currentThread());
+        return a.send("b", text("new-early"));
+      });
+      // The send waits in Worker.send through the halt: once its thread is parked there, it has not returned.
+      await().atMost(Duration.ofSeconds(10))
+          .until(() -> sendWhileHalted.isDone() || Parked.in(sender.get(), Worker.class, "send"));
+      assertThat(sendWhileHalted).as("a send while halted").isNotDone();
       stall.countDown();
       haltB.get();
       assertThat(List.of(a.epoch(), b.epoch(), c.epoch())).containsOnly(1L);

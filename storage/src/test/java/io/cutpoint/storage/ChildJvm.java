@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ChildJvm implements AutoCloseable {
   private static final String END = "\u0000end";
+  /** How long a killed child may take to be gone (the kernel reaps it at once; a loaded machine is slow). */
+  private static final Duration KILLED = Duration.ofSeconds(30);
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final Thread pump;
@@ -64,12 +66,18 @@ final class ChildJvm implements AutoCloseable {
   /** Kills the child like kill -9 and waits until it is gone. */
   int kill() throws InterruptedException {
     process.destroyForcibly();
-    return waitFor();
+    return waitFor(KILLED);
   }
 
-  int waitFor() throws InterruptedException {
-    int code = process.waitFor();
-    pump.join(10_000);
+  /** Waits for the child to exit on its own; one that is still running after {@code timeout} is killed and fails the test. */
+  int waitFor(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(KILLED.toMillis(), TimeUnit.MILLISECONDS);
+      throw new AssertionError("child JVM " + process.pid() + " still running after " + timeout + "; killed it");
+    }
+    int code = process.exitValue();
+    pump.join(KILLED.toMillis());
     return code;
   }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,11 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
 class ConcurrencyTest {
   @TempDir Path dir;
   private final ExecutorService pool = Executors.newFixedThreadPool(3);
+  /** Every wait of these tests is bounded: a lost wake-up fails the test instead of hanging the build. */
+  private static final long WAIT_SECONDS = 60;
 
   @AfterEach
   void stopPool() throws InterruptedException {
     pool.shutdownNow();
-    pool.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    pool.awaitTermination(10, TimeUnit.SECONDS);
   }
 
   @Test
@@ -41,7 +44,7 @@ class ConcurrencyTest {
       }
       snap.writeChannels(store);
       for (Future<?> f : uploads) {
-        f.get();
+        f.get(WAIT_SECONDS, TimeUnit.SECONDS);
       }
       store.commit(snap.complete());
       store.verifyIntegrity(snap.id);
@@ -75,9 +78,9 @@ class ConcurrencyTest {
           started.countDown();
         }
       });
-      started.await();
+      assertThat(started.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the writer got going").isTrue();
       store.commit(snap.complete());
-      writer.get();
+      writer.get(WAIT_SECONDS, TimeUnit.SECONDS);
 
       assertThat(refusal.get()).isInstanceOf(NotPendingException.class);
       assertThat(store.readChannel(snap.id, extra)).isEqualTo(accepted);
@@ -99,12 +102,12 @@ class ConcurrencyTest {
     Future<Integer> read = pool.submit(() -> store.readState(snap.id, "a", chunk -> {
       inSink.countDown();
       try {
-        release.await();
+        release.await(WAIT_SECONDS, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }));
-    inSink.await();
+    assertThat(inSink.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the read reached its sink").isTrue();
     AtomicReference<Thread> closer = new AtomicReference<>();
     CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
       closer.set(Thread.currentThread());
@@ -114,8 +117,8 @@ class ConcurrencyTest {
         () -> closer.get() != null && closer.get().getState() == Thread.State.WAITING);
     assertThat(closed).isNotDone();
     release.countDown();
-    assertThat(read.get()).isEqualTo((snap.states.get("a").length + 1023) / 1024);
-    closed.get();
+    assertThat(read.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo((snap.states.get("a").length + 1023) / 1024);
+    closed.get(WAIT_SECONDS, TimeUnit.SECONDS);
     assertThatThrownBy(() -> store.manifest(snap.id)).hasMessageContaining("is closed");
   }
 }

@@ -20,7 +20,7 @@ class LargeStateTest {
     try (ChildJvm child = new ChildJvm(LargeStateChild.class, List.of("-Xmx32m"), stderr,
         dir.resolve("db").toString())) {
       line = child.nextLine(Duration.ofMinutes(3));
-      exit = child.waitFor();
+      exit = child.waitFor(Duration.ofMinutes(3));
     }
     assertThat(line).as("child output; its stderr: %s", Files.readString(stderr)).startsWith("OK ");
     assertThat(exit).isZero();

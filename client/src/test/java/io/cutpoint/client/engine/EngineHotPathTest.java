@@ -2,7 +2,10 @@ package io.cutpoint.client.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.cut.LocalSnapshot;
+import io.cutpoint.cut.RecordedMessage;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +21,7 @@ class EngineHotPathTest {
 
   private static final class Sink implements EngineOutput {
     long delivered;
+    final List<CompletedLocalSnapshot> completed = new ArrayList<>();
 
     @Override
     public void sendMarker(String to, long snapshotId, long sentCount) {}
@@ -28,7 +32,9 @@ class EngineHotPathTest {
     }
 
     @Override
-    public void completed(CompletedLocalSnapshot snapshot) {}
+    public void completed(CompletedLocalSnapshot snapshot) {
+      completed.add(snapshot);
+    }
 
     @Override
     public void failed(long snapshotId, String reason) {}
@@ -81,5 +87,13 @@ class EngineHotPathTest {
     receiver.onMarker("x", 1, 0);
     receiver.onMarker("s", 1, CALLS);
     assertThat(receiver.inFlight()).isEmpty();
+    assertThat(sink.completed).hasSize(1);
+    LocalSnapshot cut = sink.completed.get(0).cut();
+    List<RecordedMessage> recorded = cut.recorded("s");
+    assertThat(recorded).as("messages recorded from s").hasSize(CALLS);
+    assertThat(recorded.get(0).seq()).isEqualTo(1);
+    assertThat(recorded.get(CALLS - 1).seq()).isEqualTo(CALLS);
+    assertThat(cut.recorded("x")).isEmpty();
+    assertThat(cut.inFlightMessages()).isEqualTo(CALLS);
   }
 }

@@ -120,9 +120,19 @@ class CoordinatorSessionTest {
 
   @Test
   void heartbeatsArriveAtTheWelcomeIntervalWithTheInjectedClock() throws Exception {
+    // 200 ms, neither the fake's usual 50 ms nor the 1 s fallback. The session beats at a fixed rate
+    // from the welcome, so the 6th beat cannot come before 1.2 s, and comes long before the 6 s that
+    // the fallback would take.
+    Duration interval = Duration.ofMillis(200);
+    fake.welcome = Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs((int) interval.toMillis()).build();
+    long startNanos = System.nanoTime();
     joined();
-    List<WorkerMessage> beats = awaitReceived(BodyCase.HEARTBEAT, 3);
-    assertThat(beats).allMatch(m -> m.getHeartbeat().getSentAtUnixMs() == NOW.toEpochMilli());
+    await().atMost(SessionOptions.FALLBACK_HEARTBEAT.multipliedBy(6).minusMillis(1500))
+        .until(() -> fake.received(BodyCase.HEARTBEAT).size() >= 6);
+    Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
+    assertThat(elapsed).as("time to the 6th heartbeat").isGreaterThanOrEqualTo(interval.multipliedBy(6));
+    assertThat(fake.received(BodyCase.HEARTBEAT))
+        .allMatch(m -> m.getHeartbeat().getSentAtUnixMs() == NOW.toEpochMilli());
   }
 
   @Test

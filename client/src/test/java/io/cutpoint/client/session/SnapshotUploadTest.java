@@ -3,6 +3,7 @@ package io.cutpoint.client.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cutpoint.client.testing.Parked;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.UploadPart;
@@ -20,6 +21,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -105,7 +107,9 @@ class SnapshotUploadTest {
     SnapshotUploader uploader = new SnapshotUploader(coordinator.channel, MIB,
         Duration.ofMinutes(1));
     byte[] state = Pieces.state(16 * MIB, 3);
+    AtomicReference<Thread> uploading = new AtomicReference<>();
     CompletableFuture<UploadResult> result = CompletableFuture.supplyAsync(() -> {
+      uploading.set(Thread.currentThread());
       try {
         return uploader.upload(Pieces.completed(11, state), 0);
       } catch (Exception e) {
@@ -116,8 +120,10 @@ class SnapshotUploadTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 1
         && fake.uploads.get(0).parts.size() == 3);
     // The coordinator asked for 3 parts; the uploader must wait, not pile 16 MiB into buffers.
-    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
-        .until(() -> uploader.partsSent() <= 4);
+    // Once the uploading thread is parked in upload, it has sent all it is going to without more credit.
+    await().atMost(Duration.ofSeconds(10)).until(() -> result.isDone() || uploader.partsSent() > 4
+        || Parked.in(uploading.get(), SnapshotUploader.class, "upload"));
+    assertThat(uploader.partsSent()).isLessThanOrEqualTo(4);
     assertThat(result).isNotDone();
 
     fake.uploads.get(0).call.request(1000);

@@ -1,10 +1,13 @@
 package io.cutpoint.client.sim;
 
 import java.util.List;
+import java.util.SortedMap;
 
 /**
  * What one simulated schedule did and every problem the checks found. {@link #assertOk()} fails
- * with the seed and how to replay it.
+ * with the seed and how to replay it. {@code cuts} holds, for every snapshot that completed at
+ * every worker, the content of its cut written out (balances, counters, recorded messages): two
+ * runs of one schedule recorded the same cuts when these are equal.
  */
 public record SimResult(
     String scenario,
@@ -13,6 +16,7 @@ public record SimResult(
     Topology topology,
     Stats stats,
     List<Problem> problems,
+    SortedMap<Long, String> cuts,
     List<String> trace) {
 
   /** What went wrong with a schedule. */

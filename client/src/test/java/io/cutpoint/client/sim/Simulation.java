@@ -41,6 +41,7 @@ public final class Simulation {
   private final List<String> trace;
   private final Set<Long> aborted = new HashSet<>();
   private final List<Long> completedOrder = new ArrayList<>();
+  private final SortedMap<Long, String> cutContents = new TreeMap<>();
   private int rollbacks;
   private int completedAfterRollback;
   private long redundantStarts;
@@ -173,7 +174,7 @@ public final class Simulation {
         .mapToLong(p -> p.cut().inFlightMessages()).sum();
     SimResult.Stats stats = new SimResult.Stats(events, network.itemsSent(), ids.size(), complete,
         aborted.size(), rollbacks, completedAfterRollback, recorded, redundantStarts, maxConcurrent);
-    return new SimResult(scenario, seed, fault, topology, stats, List.copyOf(problems),
+    return new SimResult(scenario, seed, fault, topology, stats, List.copyOf(problems), cutContents,
         trace == null ? List.of() : List.copyOf(trace));
   }
 
@@ -245,6 +246,24 @@ public final class Simulation {
     }
   }
 
+  /** A complete snapshot's cut written out: per worker its balance, counters and recorded transfers. */
+  private static String contentOf(Map<String, CompletedLocalSnapshot> pieces) {
+    StringBuilder b = new StringBuilder();
+    pieces.forEach((worker, piece) -> {
+      LocalSnapshot cut = piece.cut();
+      b.append(worker).append(" balance=").append(BankAccount.decode(piece.state().state()))
+          .append(" sent=").append(cut.sent()).append(" received=").append(cut.received())
+          .append(" firstMarkerFrom=").append(cut.firstMarkerFrom()).append(" recorded={");
+      cut.recordings().forEach((peer, messages) -> {
+        b.append(peer).append(':');
+        messages.forEach(m -> b.append(' ').append(m.seq()).append('=').append(BankAccount.decode(m.payload())));
+        b.append(';');
+      });
+      b.append("}\n");
+    });
+    return b.toString();
+  }
+
   private int checkSnapshots() {
     int complete = 0;
     long expected = config.initialBalance() * topology.workers().size();
@@ -261,6 +280,7 @@ public final class Simulation {
         continue;
       }
       complete++;
+      cutContents.put(snapshotId, contentOf(got));
       List<LocalSnapshot> cuts = got.values().stream().map(CompletedLocalSnapshot::cut).toList();
       Cut cut = Cut.of(snapshotId, topology.workers(), topology.channels(), cuts);
       for (Violation v : CutVerifier.verify(cut)) {

@@ -44,9 +44,80 @@ class BenchCommandTest {
     // 8 workers x ring and mesh x 2 state sizes x idle and traffic
     assertThat(json.getAsJsonArray("latency")).hasSize(8);
     assertThat(r.out()).contains("Snapshot latency", "Overhead", "Data plane", "Recovery", "Dataflow", "Targets");
+    assertConsistent(json);
     try (var left = Files.list(dir)) {
       assertThat(left).as("every coordinator store is deleted").isEmpty();
     }
+  }
+
+  /** The numbers agree with each other: percentiles in order, each ratio the quotient it names. */
+  private static void assertConsistent(JsonObject json) {
+    assertThat(num(json, "snapshot_p50_ms_8_mesh")).isLessThanOrEqualTo(num(json, "snapshot_p99_ms_8_mesh"));
+    boolean headlineRow = false;
+    for (JsonElement e : json.getAsJsonArray("latency")) {
+      JsonObject row = e.getAsJsonObject();
+      assertThat(row.get("workers").getAsInt()).isEqualTo(8);
+      assertPercentiles(row, "p50_ms", "p99_ms", "max_ms");
+      assertThat(row.get("samples").getAsInt()).as("samples of %s", row).isBetween(1, 3);
+      assertThat(row.get("samples").getAsInt() + row.get("failed").getAsInt()).as("samples + failed of %s", row)
+          .isLessThanOrEqualTo(3);
+      headlineRow |= row.get("layout").getAsString().equals("mesh") && !row.get("traffic").getAsBoolean()
+          && num(row, "p50_ms") == num(json, "snapshot_p50_ms_8_mesh")
+          && num(row, "p99_ms") == num(json, "snapshot_p99_ms_8_mesh");
+    }
+    assertThat(headlineRow).as("the headline p50/p99 come from an idle 8-worker mesh row").isTrue();
+
+    JsonObject overhead = json.getAsJsonObject("overhead");
+    assertRatio(num(json, "overhead_ratio"), num(overhead, "on_msgs_per_s"), num(overhead, "off_msgs_per_s"));
+    assertPercentiles(overhead, "snapshot_p50_ms", "snapshot_p99_ms");
+
+    double minDataplane = Double.MAX_VALUE;
+    for (JsonElement e : json.getAsJsonArray("dataplane")) {
+      JsonObject row = e.getAsJsonObject();
+      assertRatio(num(row, "ratio"), num(row, "cutpoint_msgs_per_s"), num(row, "raw_msgs_per_s"));
+      minDataplane = Math.min(minDataplane, num(row, "ratio"));
+    }
+    assertThat(num(json, "dataplane_ratio")).as("dataplane_ratio is the worst payload's").isEqualTo(minDataplane);
+
+    double maxRecovery = 0;
+    for (JsonElement e : json.getAsJsonArray("recovery")) {
+      JsonObject row = e.getAsJsonObject();
+      if (row.has("skipped") && !row.get("skipped").isJsonNull()) {
+        continue;
+      }
+      assertRatio(num(row, "ratio"), num(row, "rollback_ms"), num(row, "read_and_ship_ms"));
+      maxRecovery = Math.max(maxRecovery, num(row, "ratio"));
+    }
+    assertThat(num(json, "recovery_ratio")).as("recovery_ratio is the worst size's").isEqualTo(maxRecovery);
+
+    for (JsonElement e : json.getAsJsonArray("dataflow")) {
+      JsonObject row = e.getAsJsonObject();
+      assertPercentiles(row, "snapshot_p50_ms", "snapshot_p99_ms", "snapshot_max_ms");
+      assertRatio(num(row, "throughput_ratio"), num(row, "on_msgs_per_s"), num(row, "off_msgs_per_s"));
+      assertThat(row.get("snapshots_completed").getAsInt()).as("snapshots of %s", row).isPositive();
+    }
+  }
+
+  private static double num(JsonObject o, String key) {
+    assertThat(o.get(key)).as("%s in %s", key, o).isNotNull();
+    return o.get(key).getAsDouble();
+  }
+
+  private static void assertPercentiles(JsonObject o, String... keys) {
+    for (int i = 1; i < keys.length; i++) {
+      assertThat(num(o, keys[i - 1])).as("%s <= %s in %s", keys[i - 1], keys[i], o).isLessThanOrEqualTo(num(o, keys[i]));
+    }
+    assertThat(num(o, keys[0])).as("%s in %s", keys[0], o).isPositive();
+  }
+
+  /**
+   * A ratio is the quotient it names, finite and positive (a throughput ratio may pass 1 a little
+   * by noise). The report rounds a ratio to 3 decimals and the rates it divides, hence the slack.
+   */
+  private static void assertRatio(double ratio, double numerator, double denominator) {
+    assertThat(denominator).isPositive();
+    assertThat(ratio).isPositive().isFinite()
+        .isCloseTo(numerator / denominator, org.assertj.core.data.Offset.offset(0.0006 + 0.001 * ratio));
   }
 
   @Test

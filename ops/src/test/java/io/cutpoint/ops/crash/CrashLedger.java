@@ -32,6 +32,7 @@ final class CrashLedger {
   private final List<String> problems = new CopyOnWriteArrayList<>();
   private final List<Long> rollbackMillis = new CopyOnWriteArrayList<>();
   private volatile boolean coordinatorReady;
+  private volatile int coordinatorPort;
   private static final java.util.regex.Pattern ROLLBACK_DONE =
       java.util.regex.Pattern.compile("rollback to snapshot \\d+ COMPLETED in epoch \\d+ after (\\d+) ms");
 
@@ -54,7 +55,10 @@ final class CrashLedger {
     }
     try {
       switch (words[1]) {
-        case "READY" -> coordinatorReady = true;
+        case "READY" -> {
+          coordinatorPort = Integer.parseInt(kv.get("port"));
+          coordinatorReady = true;
+        }
         case "JOINED" -> joins.merge(kv.get("w"), 1, Integer::sum);
         case "PIECE" -> {
           Piece p = new Piece(kv.get("w"), num(kv, "s"), num(kv, "e"), num(kv, "bal"), num(kv, "crc"),
@@ -145,6 +149,11 @@ final class CrashLedger {
 
   int joins(String worker) {
     return joins.getOrDefault(worker, 0);
+  }
+
+  /** The port the coordinator reported when it last became ready. */
+  int coordinatorPort() {
+    return coordinatorPort;
   }
 
   boolean coordinatorReady() {

@@ -21,12 +21,12 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -75,11 +75,14 @@ class LoopbackEndToEndTest {
         .listSnapshots(ListSnapshotsRequest.newBuilder().addStatuses(status).build()).getSnapshotsList();
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
+  /** The port the child coordinator bound (it binds port 0 and prints {@code READY <port>}). */
+  private static int reportedPort(Path log) throws IOException {
+    for (String line : Files.readAllLines(log)) {
+      if (line.startsWith("READY ")) {
+        return Integer.parseInt(line.substring("READY ".length()).trim());
+      }
     }
+    return 0;
   }
 
   @Test
@@ -105,13 +108,15 @@ class LoopbackEndToEndTest {
 
   @Test
   void aCoordinatorKilledMidSnapshotRestartsWithEveryCompleteSnapshotIntactAndWorkersReconnect() throws Exception {
-    int port = freePort();
     Path data = Files.createDirectories(dir.resolve("data"));
     Path log = dir.resolve("coordinator.log");
     child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), CoordinatorMain.class.getName(),
-        data.toString(), Integer.toString(port), "50")
+        data.toString(), "0", "50")
         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    await().atMost(Duration.ofSeconds(60)).until(() -> !child.isAlive() || reportedPort(log) > 0);
+    int port = reportedPort(log);
+    assertThat(port).as("port reported by the child; its output: %s", Files.readString(log)).isPositive();
     channel = NettyChannelBuilder.forTarget("localhost:" + port).usePlaintext().build();
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
         HealthGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.SECONDS)
@@ -119,11 +124,24 @@ class LoopbackEndToEndTest {
     workers = new LiveWorkers(channel, "w1", "w2", "w3");
     workers.traffic(true);
     await().atMost(Duration.ofSeconds(30)).until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 3);
-    // kill it while a snapshot is in flight
-    await().atMost(Duration.ofSeconds(10)).until(() -> AdminGrpc.newBlockingStub(channel)
-        .getCluster(GetClusterRequest.getDefaultInstance()).getPendingSnapshotsCount() > 0);
-    child.destroyForcibly();
-    assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    // Kill it while a snapshot is in flight: w3's event thread is held, so a snapshot that has
+    // started cannot complete (it would time out after 10 s) until the kill.
+    CountDownLatch held = new CountDownLatch(1);
+    workers.members.get("w3").worker().execute(() -> {
+      try {
+        held.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> AdminGrpc.newBlockingStub(channel)
+          .getCluster(GetClusterRequest.getDefaultInstance()).getPendingSnapshotsCount() > 0);
+      child.destroyForcibly();
+      assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      held.countDown();
+    }
     workers.traffic(false);
 
     long newestBefore;
@@ -137,7 +155,12 @@ class LoopbackEndToEndTest {
         store.verifyIntegrity(m.getSnapshotId());
         assertThat(LiveWorkers.moneyIn(store, m)).as("money in snapshot %d", m.getSnapshotId()).isEqualTo(workers.total());
       }
-      newestBefore = store.list(Set.of()).get(0).getSnapshotId();
+      SnapshotManifest newest = store.list(Set.of()).get(0);
+      newestBefore = newest.getSnapshotId();
+      // The kill landed mid-snapshot: the newest snapshot was pending, and reopening the store aborted it.
+      assertThat(newest.getStatus()).as("newest snapshot %d", newestBefore).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
+      assertThat(newest.getReason()).isEqualTo("coordinator restarted");
+      assertThat(newestBefore).isGreaterThan(complete.get(0).getSnapshotId());
     }
 
     server = CoordinatorServer.start(config(data, port, Duration.ofMillis(100)), new SimpleMeterRegistry());

@@ -90,7 +90,7 @@ class SessionServiceTest {
     // a heartbeat before any join on a fresh stream
     RawWorker raw = worker("r");
     var stream = coordinator.async().session(new io.grpc.stub.StreamObserver<CoordinatorMessage>() {
-      @Override public void onNext(CoordinatorMessage m) { raw.received.add(m); }
+      @Override public void onNext(CoordinatorMessage m) { raw.receive(m); }
       @Override public void onError(Throwable t) { raw.ended.complete(Status.fromThrowable(t)); }
       @Override public void onCompleted() { raw.ended.complete(Status.OK); }
     });
@@ -191,7 +191,12 @@ class SessionServiceTest {
         .isEqualTo(granted.getSnapshotId());
     assertThat(lonely.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId())
         .isEqualTo(granted.getSnapshotId());
-    assertThat(b.received).noneMatch(CoordinatorMessage::hasStartSnapshot);
+    // b's stream is ordered: once the answer to a later request reached b, a StartSnapshot sent
+    // to b before it would be in b's history, also if await skipped it.
+    b.send(WorkerMessage.newBuilder().setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(79)).build());
+    assertThat(b.await(m -> m.hasSnapshotGranted() && m.getSnapshotGranted().getRequestId() == 79)
+        .getSnapshotGranted().getSnapshotId()).as("a request while one is pending").isZero();
+    assertThat(b.history()).noneMatch(CoordinatorMessage::hasStartSnapshot);
 
     // a second request while one is pending is refused with a reason
     a.send(WorkerMessage.newBuilder().setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(78)).build());

@@ -149,6 +149,7 @@ class RollbackRunTest {
    */
   @Test
   void inRandomSchedulesNoWorkerIsRestoredBeforeAllHaltedNorResumedBeforeAllRestored() {
+    int completed = 0;
     for (long seed = 1; seed <= 500; seed++) {
       Random random = new Random(seed);
       List<String> ids = List.of("a", "b", "c", "d");
@@ -162,6 +163,7 @@ class RollbackRunTest {
       List<RollbackRun.Command> sent = new ArrayList<>(run.begin(live));
       Set<String> haltedNow = new TreeSet<>();
       Set<String> restoredNow = new TreeSet<>();
+      Set<String> everHalted = new TreeSet<>();
       for (int step = 0; step < 400 && !run.finished(); step++) {
         String w = ids.get(random.nextInt(ids.size()));
         List<RollbackRun.Command> out;
@@ -189,6 +191,7 @@ class RollbackRunTest {
               out = List.of();
             } else if (last instanceof Halt) {
               haltedNow.add(w);
+              everHalted.add(w);
               out = run.halted(w, EPOCH);
             } else if (last instanceof Restore) {
               assertThat(haltedNow).as("seed %d: %s restored while not halted", seed, w).contains(w);
@@ -202,8 +205,13 @@ class RollbackRunTest {
         }
         for (RollbackRun.Command c : out) {
           if (c instanceof Restore) {
-            assertThat(haltedNow).as("seed %d: restore before all halted", seed).containsAll(
-                run.phase() == Phase.RESTORING && out.size() > 1 ? ids : List.of(c.workerId()));
+            // The first restores go out when every worker of the run is halted at once; a worker
+            // that was lost later and halted again is restored again, the others staying halted.
+            boolean first = sent.stream().noneMatch(x -> x instanceof Restore);
+            assertThat(first ? haltedNow : everHalted)
+                .as("seed %d: restore to %s before every worker halted", seed, c.workerId()).containsAll(ids);
+            assertThat(haltedNow).as("seed %d: restore to %s while it is not halted", seed, c.workerId())
+                .contains(c.workerId());
           }
           if (c instanceof Resume) {
             assertThat(restoredNow).as("seed %d: resume before all restored", seed).containsAll(ids);
@@ -212,11 +220,18 @@ class RollbackRunTest {
         sent.addAll(out);
       }
       if (run.phase() == Phase.COMPLETED) {
+        completed++;
         assertThat(sent.stream().filter(c -> c instanceof Resume).map(RollbackRun.Command::workerId))
             .containsExactlyInAnyOrderElementsOf(ids);
       }
     }
+    System.out.println("random rollback schedules: " + completed + " of 500 completed");
+    // The schedules must also reach the end, not only stay safe on the way.
+    assertThat(completed).as("schedules that reached COMPLETED").isGreaterThanOrEqualTo(MIN_COMPLETED);
   }
+
+  /** 60 of the 500 seeds complete (the others lose workers until the step limit); a run that stalls shows here. */
+  private static final int MIN_COMPLETED = 50;
 
   private static RollbackRun.Command lastFor(List<RollbackRun.Command> sent, String w) {
     for (int i = sent.size() - 1; i >= 0; i--) {

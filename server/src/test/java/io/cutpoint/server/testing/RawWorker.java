@@ -29,7 +29,10 @@ import java.util.zip.CRC32C;
 public final class RawWorker implements AutoCloseable {
 
   public final String id;
+  /** Messages not yet taken by {@link #await}. */
   public final BlockingQueue<CoordinatorMessage> received = new LinkedBlockingQueue<>();
+  /** Every message received, in order, including those {@link #await} skipped. */
+  private final List<CoordinatorMessage> history = new java.util.concurrent.CopyOnWriteArrayList<>();
   public final CompletableFuture<Status> ended = new CompletableFuture<>();
   private final CoordinatorGrpc.CoordinatorStub stub;
   private StreamObserver<WorkerMessage> out;
@@ -49,7 +52,7 @@ public final class RawWorker implements AutoCloseable {
     out = stub.session(new StreamObserver<>() {
       @Override
       public void onNext(CoordinatorMessage m) {
-        received.add(m);
+        receive(m);
       }
 
       @Override
@@ -64,6 +67,17 @@ public final class RawWorker implements AutoCloseable {
     });
     send(WorkerMessage.newBuilder().setJoin(join).build());
     return this;
+  }
+
+  /** Takes in a message from the coordinator (for a test that reads the stream itself). */
+  public void receive(CoordinatorMessage m) {
+    history.add(m);
+    received.add(m);
+  }
+
+  /** Every message received so far, including those that {@link #await} skipped. */
+  public List<CoordinatorMessage> history() {
+    return List.copyOf(history);
   }
 
   public synchronized void send(WorkerMessage m) {

@@ -12,7 +12,7 @@ import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 import net.jqwik.api.constraints.StringLength;
 
-class KeysAndFramesProperties {
+class KeysAndFramesPropertiesTest {
 
   @Property
   void keysOrderBySnapshotIdFirst(
