@@ -69,7 +69,7 @@ public final class Membership {
   private void put(String id, Member m) {
     members.put(id, m);
     int[] n = new int[WorkerState.values().length];
-    members.values().forEach(x -> n[x.state().ordinal()]++);
+    members.values().forEach(x -> n[x.state().getNumber()]++);
     for (int i = 0; i < n.length; i++) {
       counts.set(i, n[i]);
     }
@@ -77,7 +77,7 @@ public final class Membership {
 
   /** Workers in {@code state}; reads no lock (for gauges). */
   public int count(WorkerState state) {
-    return state == WorkerState.UNRECOGNIZED ? 0 : counts.get(state.ordinal());
+    return state == WorkerState.UNRECOGNIZED ? 0 : counts.get(state.getNumber());
   }
 
   /** Admits {@code decl} at {@code nowMs}, or says why not. */
