@@ -22,6 +22,7 @@ final class ChannelReceiver {
   private final ArrayDeque<Parked> parked = new ArrayDeque<>();
   private long parkedBytes;
   List<RecordedMessage> replay = List.of();
+  long lastRefusalLoggedNanos = Long.MIN_VALUE / 2;
 
   ChannelReceiver(String from) {
     this.from = from;

@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
 final class WorkerCore implements EngineOutput {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerCore.class);
+  /** Refusals on one channel are logged at WARN at most this often, the others at DEBUG. */
+  private static final long REFUSAL_LOG_INTERVAL_NANOS = 1_000_000_000L;
 
   private final String workerId;
   private final SortedSet<String> incoming;
@@ -207,7 +209,13 @@ final class WorkerCore implements EngineOutput {
    * it is, so the real sender's next stream resends from there.
    */
   private void refuse(ChannelReceiver r, Status status) {
-    log.warn("{}", status.getDescription());
+    long now = clock.getAsLong();
+    if (now - r.lastRefusalLoggedNanos >= REFUSAL_LOG_INTERVAL_NANOS) {
+      r.lastRefusalLoggedNanos = now; // a sender ahead of this worker's epoch retries every few ms
+      log.warn("{}: {}", status.getCode(), status.getDescription());
+    } else {
+      log.debug("{}: {}", status.getCode(), status.getDescription());
+    }
     r.dropParked();
     if (r.stream != null) {
       r.stream.fail(status);
