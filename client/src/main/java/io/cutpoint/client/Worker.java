@@ -70,7 +70,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     }
     this.core = new WorkerCore(b.workerId, outgoing, incoming, Collections.unmodifiableMap(senders),
         Collections.unmodifiableMap(receivers), b.stateHandler, b.messageHandler, metrics,
-        b.engineOptions, b.channelOptions.inboundFramesAhead(), b.epoch);
+        b.engineOptions, b.channelOptions.inboundFramesAhead(), b.parkingLimits, b.epoch);
   }
 
   public static Builder builder(String workerId) {
@@ -101,6 +101,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
     }
     port = bound;
     loop.start();
+    long sweep = Math.max(config.parkingLimits.maxAge().toNanos() / 4, 10_000_000L);
+    transport.timer().scheduleWithFixedDelay(() -> loop.execute(core::expireParked), sweep, sweep,
+        java.util.concurrent.TimeUnit.NANOSECONDS);
     for (ChannelSender s : senders.values()) {
       peers.addressOf(s.to()).ifPresent(s::connect);
     }
@@ -270,7 +273,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
       throw new IllegalArgumentException("worker " + config.workerId + " is in epoch "
           + core.epoch() + "; cannot halt into older epoch " + newEpoch);
     }
-    core.markHalted();
+    core.markHalted(newEpoch);
     loop.runAndWait(() -> core.halt(newEpoch));
   }
 
@@ -383,6 +386,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private MessageHandler messageHandler;
     private PeerDirectory peers = PeerDirectory.of(Map.of());
     private ChannelOptions channelOptions = ChannelOptions.defaults();
+    private ParkingLimits parkingLimits = ParkingLimits.defaults();
     private EngineOptions engineOptions = EngineOptions.defaults();
     private io.micrometer.core.instrument.MeterRegistry registry;
     private int ioThreads = 1;
@@ -481,6 +485,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
     /** Past this many recorded payload bytes, a local snapshot fails (default 256 MiB). */
     public Builder maxRecordedBytesPerSnapshot(long bytes) {
       this.engineOptions = engineOptions.withMaxRecordedBytesPerSnapshot(bytes);
+      return this;
+    }
+
+    /** Bounds on the frames held back per incoming channel (see {@link ParkingLimits}). */
+    public Builder parkingLimits(ParkingLimits limits) {
+      this.parkingLimits = java.util.Objects.requireNonNull(limits, "limits");
       return this;
     }
 

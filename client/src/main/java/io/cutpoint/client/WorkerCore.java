@@ -6,6 +6,7 @@ import io.cutpoint.client.WorkerControl.LocalSnapshotListener;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.client.engine.EngineOptions;
 import io.cutpoint.client.engine.EngineOutput;
+import io.cutpoint.client.engine.ProtocolViolationException;
 import io.cutpoint.client.engine.SnapshotEngine;
 import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.cut.RecordedMessage;
@@ -13,6 +14,7 @@ import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,8 @@ import org.slf4j.LoggerFactory;
 final class WorkerCore implements EngineOutput {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerCore.class);
+  /** Refusals on one channel are logged at WARN at most this often, the others at DEBUG. */
+  private static final long REFUSAL_LOG_INTERVAL_NANOS = 1_000_000_000L;
 
   private final String workerId;
   private final SortedSet<String> incoming;
@@ -35,13 +39,17 @@ final class WorkerCore implements EngineOutput {
   private final int framesAhead;
   private final SnapshotEngine engine;
   private volatile LocalSnapshotListener listener;
+  private final ParkingLimits parking;
+  private final LongSupplier clock;
   private volatile long epoch;
+  /** The newest epoch the coordinator announced (a halt): frames of later epochs are refused. */
+  private volatile long announcedEpoch;
   private volatile boolean halted;
 
   WorkerCore(String workerId, SortedSet<String> outgoing, SortedSet<String> incoming,
       Map<String, ChannelSender> senders, Map<String, ChannelReceiver> receivers,
       StateHandler stateHandler, MessageHandler messageHandler, WorkerMetrics metrics,
-      EngineOptions engineOptions, int framesAhead, long epoch) {
+      EngineOptions engineOptions, int framesAhead, ParkingLimits parking, long epoch) {
     this.workerId = workerId;
     this.incoming = incoming;
     this.senders = senders;
@@ -50,7 +58,10 @@ final class WorkerCore implements EngineOutput {
     this.messageHandler = messageHandler;
     this.metrics = metrics;
     this.framesAhead = framesAhead;
+    this.parking = parking;
+    this.clock = engineOptions.nanoClock();
     this.epoch = epoch;
+    this.announcedEpoch = epoch;
     this.engine = new SnapshotEngine(workerId, outgoing, incoming, stateHandler::captureState,
         this, engineOptions);
   }
@@ -81,8 +92,12 @@ final class WorkerCore implements EngineOutput {
     this.listener = listener;
   }
 
-  /** First step of a halt, on the caller's thread: from now on sends wait and frames park. */
-  void markHalted() {
+  /**
+   * First step of a halt into {@code newEpoch}, which the coordinator just announced, on the
+   * caller's thread: from now on sends wait and frames park, frames of {@code newEpoch} included.
+   */
+  void markHalted(long newEpoch) {
+    announcedEpoch = Math.max(announcedEpoch, newEpoch);
     halted = true;
     senders.values().forEach(s -> s.setHalted(true));
   }
@@ -111,6 +126,7 @@ final class WorkerCore implements EngineOutput {
     if (r.stream != null && r.stream != stream) {
       r.stream.fail(Status.ABORTED.withDescription(
           "replaced by a newer stream of channel " + r.from + "->" + workerId));
+      r.dropParked(); // the new stream resends them from the position it is told
     }
     r.stream = stream;
     stream.ack(epoch, r.delivered);
@@ -120,26 +136,95 @@ final class WorkerCore implements EngineOutput {
   void detach(ChannelReceiver r, InboundStream stream) {
     if (r.stream == stream) {
       r.stream = null;
+      r.dropParked();
       stream.complete();
     }
   }
 
+  /**
+   * A frame arrived on {@code stream}. Frames of older epochs are dropped; a frame of an epoch
+   * the coordinator has not announced is refused; a frame that may not be delivered yet (halted,
+   * a future epoch, or behind parked frames) is parked within {@link ParkingLimits}.
+   */
   void onFrame(ChannelReceiver r, InboundStream stream, Frame frame) {
     if (stream != r.stream) {
-      return; // a replaced stream: its sender resends on the new one
+      return; // a replaced or refused stream: its sender resends on a new one
     }
-    if (frame.getEpoch() < epoch) {
+    long frameEpoch = frame.getEpoch();
+    if (frameEpoch < epoch) {
       stream.request(1);
       return;
     }
-    if (frame.getEpoch() > epoch || halted || !r.parked.isEmpty()) {
-      r.parked.add(new ChannelReceiver.Parked(stream, frame));
+    if (frameEpoch > announcedEpoch) {
+      refuse(r, Status.FAILED_PRECONDITION.withDescription("channel " + r.from + "->" + workerId
+          + ": a frame of epoch " + frameEpoch + ", but the coordinator announced epoch "
+          + announcedEpoch + " at most; a future epoch is accepted once it is announced"));
       return;
     }
-    deliver(r, stream, frame);
+    if (frameEpoch > epoch || halted || r.hasParked()) {
+      park(r, frame);
+      return;
+    }
+    deliver(r, frame);
   }
 
-  private void deliver(ChannelReceiver r, InboundStream origin, Frame frame) {
+  private void park(ChannelReceiver r, Frame frame) {
+    long now = clock.getAsLong();
+    if (expired(r, now)) {
+      return;
+    }
+    int bytes = frame.getSerializedSize();
+    if (r.parkedFrames() >= parking.maxFrames()
+        || r.parkedBytes() + bytes > parking.maxBytes()) {
+      refuse(r, Status.RESOURCE_EXHAUSTED.withDescription("channel " + r.from + "->" + workerId
+          + ": " + r.parkedFrames() + " frames (" + r.parkedBytes() + " bytes) wait for the worker"
+          + " to resume or to enter their epoch; at most " + parking.maxFrames() + " frames and "
+          + parking.maxBytes() + " bytes may wait"));
+      return;
+    }
+    r.park(new ChannelReceiver.Parked(frame, bytes, now));
+  }
+
+  /** Refuses the stream of every channel whose oldest parked frame waited past the limit. */
+  void expireParked() {
+    long now = clock.getAsLong();
+    for (ChannelReceiver r : receivers.values()) {
+      expired(r, now);
+    }
+  }
+
+  private boolean expired(ChannelReceiver r, long now) {
+    ChannelReceiver.Parked oldest = r.oldestParked();
+    if (oldest == null || now - oldest.parkedAtNanos() <= parking.maxAge().toNanos()) {
+      return false;
+    }
+    refuse(r, Status.DEADLINE_EXCEEDED.withDescription("channel " + r.from + "->" + workerId
+        + ": frames parked for longer than " + parking.maxAge().toMillis() + " ms while the"
+        + " worker waited to resume or to enter their epoch"));
+    return true;
+  }
+
+  /**
+   * Ends the live stream with {@code status} and drops what it parked. The position stays where
+   * it is, so the real sender's next stream resends from there.
+   */
+  private void refuse(ChannelReceiver r, Status status) {
+    long now = clock.getAsLong();
+    if (now - r.lastRefusalLoggedNanos >= REFUSAL_LOG_INTERVAL_NANOS) {
+      r.lastRefusalLoggedNanos = now; // a sender ahead of this worker's epoch retries every few ms
+      log.warn("{}: {}", status.getCode(), status.getDescription());
+    } else {
+      log.debug("{}: {}", status.getCode(), status.getDescription());
+    }
+    r.dropParked();
+    if (r.stream != null) {
+      r.stream.fail(status);
+      r.stream = null;
+    }
+  }
+
+  /** Delivers the items of {@code frame}, which came on the live stream {@code r.stream}. */
+  private void deliver(ChannelReceiver r, Frame frame) {
     for (int i = 0, n = frame.getItemsCount(); i < n; i++) {
       Item item = frame.getItems(i);
       long position = item.getPosition();
@@ -147,50 +232,66 @@ final class WorkerCore implements EngineOutput {
         continue; // a duplicate after a resend
       }
       if (position != r.delivered + 1) {
-        log.warn("channel {}->{}: position {} where {} was expected; dropping the stream",
-            r.from, workerId, position, r.delivered + 1);
-        if (r.stream != null) {
-          r.stream.fail(Status.DATA_LOSS.withDescription("channel " + r.from + "->" + workerId
-              + ": position " + position + " where " + (r.delivered + 1) + " was expected"));
-          r.stream = null;
-        }
+        refuse(r, Status.DATA_LOSS.withDescription("channel " + r.from + "->" + workerId
+            + ": position " + position + " where " + (r.delivered + 1) + " was expected"));
+        return;
+      }
+      Status bad = apply(r, item, position);
+      if (bad != null) {
+        refuse(r, bad);
         return;
       }
       r.delivered = position;
-      try {
-        if (item.hasData()) {
-          engine.onData(r.from, item.getData().getSeq(), item.getData().getPayload().toByteArray());
-        } else if (item.hasMarker()) {
+    }
+    r.stream.ack(epoch, r.delivered);
+    r.stream.request(1);
+  }
+
+  /** Hands one item to the engine; a status when the item is refused (the engine is unchanged). */
+  private Status apply(ChannelReceiver r, Item item, long position) {
+    try {
+      switch (item.getKindCase()) {
+        case DATA -> engine.onData(r.from, item.getData().getSeq(),
+            item.getData().getPayload().toByteArray());
+        case MARKER -> {
+          long sentCount = item.getMarker().getSentCount();
+          if (sentCount < 0) { // past 2^63: the engine would read it as "unknown" and skip its check
+            return Status.INVALID_ARGUMENT.withDescription("channel " + r.from + "->" + workerId
+                + ": the marker at position " + position + " carries sent count "
+                + Long.toUnsignedString(sentCount) + ", beyond any count a sender can reach");
+          }
+          engine.onMarker(r.from, item.getMarker().getSnapshotId(), sentCount);
           metrics.markerReceived();
-          engine.onMarker(r.from, item.getMarker().getSnapshotId(), item.getMarker().getSentCount());
         }
-      } catch (RuntimeException e) {
-        log.error("channel {}->{}: item at position {} failed", r.from, workerId, position, e);
+        default -> {
+          return Status.INVALID_ARGUMENT.withDescription("channel " + r.from + "->" + workerId
+              + ": the item at position " + position + " carries neither data nor a marker");
+        }
       }
-    }
-    if (r.stream != null) {
-      r.stream.ack(epoch, r.delivered);
-    }
-    if (origin == r.stream) {
-      origin.request(1);
+      return null;
+    } catch (ProtocolViolationException e) {
+      return Status.DATA_LOSS.withDescription("channel " + r.from + "->" + workerId
+          + ": the item at position " + position + " is refused: " + e.getMessage());
+    } catch (RuntimeException e) {
+      // The engine took the item; what failed came after it (an output of the engine).
+      log.error("channel {}->{}: item at position {} failed", r.from, workerId, position, e);
+      return null;
     }
   }
 
   private void drainParked(ChannelReceiver r) {
-    while (!r.parked.isEmpty()) {
-      ChannelReceiver.Parked p = r.parked.peek();
-      if (p.frame().getEpoch() < epoch) {
-        r.parked.poll(); // an epoch that was rolled back
-        if (p.stream() == r.stream) {
-          p.stream().request(1);
-        }
+    while (r.hasParked()) {
+      Frame frame = r.oldestParked().frame();
+      if (frame.getEpoch() < epoch) {
+        r.takeParked(); // an epoch that was rolled back
+        r.stream.request(1);
         continue;
       }
-      if (p.frame().getEpoch() > epoch || halted) {
+      if (frame.getEpoch() > epoch || halted) {
         return;
       }
-      r.parked.poll();
-      deliver(r, p.stream(), p.frame());
+      r.takeParked();
+      deliver(r, frame);
     }
   }
 
@@ -210,6 +311,7 @@ final class WorkerCore implements EngineOutput {
           + ", the worker is already in epoch " + epoch);
     }
     engine.abortAll();
+    announcedEpoch = Math.max(announcedEpoch, newEpoch);
     epoch = newEpoch;
     for (ChannelSender s : senders.values()) {
       s.startEpoch(newEpoch);
