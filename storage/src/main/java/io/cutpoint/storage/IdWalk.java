@@ -73,6 +73,47 @@ final class IdWalk {
     }
   }
 
+  /** Receives the readable entries of {@link #entries}. */
+  interface EntryVisitor {
+    void visit(byte[] key, byte[] value) throws RocksDBException;
+  }
+
+  /**
+   * Passes every readable entry to {@code visitor} in key order, stepping over damaged blocks;
+   * a gap starts at the snapshot whose keys were being read when the damage was met.
+   */
+  List<Gap> entries(EntryVisitor visitor) {
+    List<Gap> gaps = new ArrayList<>();
+    long from = 1;
+    while (true) {
+      long lastId = -1;
+      try (ReadOptions options = new ReadOptions().setFillCache(false);
+          RocksIterator it = rocks.db.newIterator(family, options)) {
+        for (it.seek(Keys.snapshot(from)); it.isValid(); it.next()) {
+          lastId = Keys.snapshotIdOf(it.key());
+          visitor.visit(it.key(), it.value());
+        }
+        it.status();
+        return gaps;
+      } catch (RocksDBException e) {
+        if (!RocksHandles.isCorruption(e)) {
+          throw rocks.fail("copy entries", e);
+        }
+        long start = lastId < 0 ? from : lastId + 1;
+        if (start < 0) {
+          return gaps;
+        }
+        long next = probe(start) != DAMAGED ? start : firstReadableAfter(start);
+        gaps.add(new Gap(lastId < 0 ? start : lastId, next == END ? Long.MAX_VALUE : next - 1,
+            e.getMessage()));
+        if (next == END) {
+          return gaps;
+        }
+        from = next;
+      }
+    }
+  }
+
   /** The smallest id above {@code damaged} whose seek reads, or END if none does. */
   private long firstReadableAfter(long damaged) {
     long bad = damaged;
