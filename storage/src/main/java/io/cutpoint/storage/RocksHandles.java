@@ -104,7 +104,12 @@ final class RocksHandles implements AutoCloseable {
             // (both do with paranoid checks). Every read still verifies block checksums, and
             // after a full disk, writes work again once there is space. See storage.md.
             .setParanoidChecks(false);
-    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
+    // Each index entry also holds its block's first key, so a seek whose range ends before a
+    // block never reads it: a damaged block at the start of a newer file does not fail the reads
+    // of older snapshots that RocksDB merges with that file.
+    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions().setTableFormatConfig(
+        new org.rocksdb.BlockBasedTableConfig()
+            .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey));
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db = null;
     try {
