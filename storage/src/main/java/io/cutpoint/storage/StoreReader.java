@@ -180,6 +180,11 @@ final class StoreReader {
     return batch.getMessagesCount();
   }
 
+  /** Names the piece under {@code key}; a damaged key is named by its bytes. */
+  static String describeKey(long id, String kind, byte[] key) {
+    return describe(id, kind, key);
+  }
+
   private static String describe(long id, String kind, byte[] key) {
     try {
       return switch (kind) {
