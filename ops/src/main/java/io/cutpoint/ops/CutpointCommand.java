@@ -14,6 +14,7 @@ import io.cutpoint.ops.admin.WatchCommand;
 import io.cutpoint.ops.config.ConfigException;
 import io.cutpoint.ops.demo.DemoCommand;
 import io.cutpoint.ops.server.ServerCommand;
+import io.cutpoint.ops.store.StoreCommand;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -46,6 +47,7 @@ import picocli.CommandLine.Spec;
       ClusterCommand.class,
       WatchCommand.class,
       AnalyzeCommand.class,
+      StoreCommand.class,
       DemoCommand.class,
       CommandLine.HelpCommand.class
     },

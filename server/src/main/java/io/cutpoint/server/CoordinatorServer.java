@@ -70,6 +70,7 @@ public final class CoordinatorServer implements AutoCloseable {
   private final ExecutorScheduler maintenance;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final java.util.concurrent.ExecutorService transfers;
+  private final StoreWatch storeWatch;
   /** Downloads served at once; more wait in line. */
   static final int TRANSFER_THREADS = 4;
 
@@ -81,6 +82,8 @@ public final class CoordinatorServer implements AutoCloseable {
     this.health = health;
     this.scheduler = scheduler;
     this.maintenance = maintenance;
+    this.storeWatch = new StoreWatch(ctx.store(), health, reason -> ctx.lifecycle().abortAll(
+        io.cutpoint.server.lifecycle.FailureReason.STORE_ERROR, reason));
   }
 
   /**
@@ -178,6 +181,8 @@ public final class CoordinatorServer implements AutoCloseable {
     CoordinatorServer cs = new CoordinatorServer(ctx, server, health, scheduler, maintenance, transfers);
     rollback.start();
     cs.scheduleHeartbeatCheck();
+    cs.maintenance.execute(cs.storeWatch::scrub);
+    cs.scheduleStoreWatch();
     if (!config.snapshotInterval().isZero()) {
       cs.schedulePeriodic();
     }
@@ -264,6 +269,20 @@ public final class CoordinatorServer implements AutoCloseable {
         scheduleHeartbeatCheck();
       }
     }, ctx.config().heartbeatInterval());
+  }
+
+  private void scheduleStoreWatch() {
+    maintenance.schedule(() -> {
+      if (!closed.get()) {
+        storeWatch.check();
+        scheduleStoreWatch();
+      }
+    }, ctx.config().heartbeatInterval());
+  }
+
+  /** Why the store cannot write (health is NOT_SERVING meanwhile), or empty. */
+  public java.util.Optional<String> storeUnavailable() {
+    return storeWatch.unavailable();
   }
 
   private void schedulePeriodic() {

@@ -13,6 +13,8 @@ import org.rocksdb.WriteBatch;
  * is visible to callers.
  */
 final class ClusterMetadata {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(ClusterMetadata.class);
   static final String EPOCH = "epoch";
   static final String ID_HIGH_WATER = "id_high_water";
   static final String ROLLBACK_INTENT = "rollback_intent";
@@ -25,18 +27,93 @@ final class ClusterMetadata {
   private RollbackIntent rollback;
 
   /**
+   * Ids skipped when the high-water mark cannot be read: an id may have been handed out and left
+   * no trace in any manifest, so the next one starts well above the highest one seen.
+   */
+  static final long IDS_SKIPPED_AFTER_DAMAGE = 10_000;
+
+  /**
+   * Epochs skipped when the epoch cannot be read: rollbacks since the newest manifest raised it
+   * without a trace elsewhere, so it restarts well above the highest one seen.
+   */
+  static final long EPOCHS_SKIPPED_AFTER_DAMAGE = 1_000;
+
+  /**
    * @param lowestFreeId an id above every id seen in the manifests
    * @param idBlock how many ids one synced write of the high-water mark reserves
+   * @param damage where a value that fails its check is reported; opening goes on without it
+   * @param highestEpoch the highest epoch in any manifest (what a damaged epoch is rebuilt from)
    */
-  ClusterMetadata(RocksHandles rocks, long lowestFreeId, int idBlock) {
+  ClusterMetadata(
+      RocksHandles rocks, long lowestFreeId, int idBlock, Damage damage, long highestEpoch) {
     this.rocks = rocks;
     this.idBlock = idBlock;
-    this.epoch = read(EPOCH).map(b -> b.getLong()).orElse(0L);
-    this.highWater = read(ID_HIGH_WATER).map(b -> b.getLong()).orElse(1L);
+    Optional<ByteBuffer> intent = readChecked(ROLLBACK_INTENT);
+    if (intent == null) {
+      lost(damage, ROLLBACK_INTENT, "a rollback that was in progress, if any, is not resumed;"
+          + " roll back again if the workers are halted");
+      delete(ROLLBACK_INTENT);
+      this.rollback = null;
+    } else {
+      this.rollback = intent.map(b -> new RollbackIntent(b.getLong(), b.getLong())).orElse(null);
+    }
+    Optional<ByteBuffer> storedEpoch = readChecked(EPOCH);
+    if (storedEpoch == null) {
+      long known = Math.max(highestEpoch, rollback == null ? 0 : rollback.epoch());
+      this.epoch = known + EPOCHS_SKIPPED_AFTER_DAMAGE;
+      lost(damage, EPOCH, "the epoch is now " + epoch + ", " + EPOCHS_SKIPPED_AFTER_DAMAGE
+          + " above the highest in any manifest or rollback intent");
+      write(EPOCH, epoch);
+    } else {
+      this.epoch = storedEpoch.map(ByteBuffer::getLong).orElse(0L);
+    }
+    Optional<ByteBuffer> storedMark = readChecked(ID_HIGH_WATER);
+    long fresh = Math.max(lowestFreeId, 1);
+    if (storedMark == null) {
+      this.highWater = fresh + IDS_SKIPPED_AFTER_DAMAGE;
+      lost(damage, ID_HIGH_WATER, "ids restart at " + highWater + ", " + IDS_SKIPPED_AFTER_DAMAGE
+          + " above the highest one stored");
+      write(ID_HIGH_WATER, highWater);
+    } else {
+      this.highWater = storedMark.map(ByteBuffer::getLong).orElse(1L);
+    }
     // Ids below the high-water mark may have been handed out before a crash: never again.
-    this.nextId = Math.max(Math.max(highWater, lowestFreeId), 1);
-    this.rollback =
-        read(ROLLBACK_INTENT).map(b -> new RollbackIntent(b.getLong(), b.getLong())).orElse(null);
+    this.nextId = Math.max(highWater, fresh);
+  }
+
+  private void lost(Damage damage, String name, String consequence) {
+    String what = "store metadata '" + name + "' cannot be read: " + consequence;
+    log.error("Store {}: {}", rocks.dir, what);
+    damage.catalog(what);
+  }
+
+  /** Best effort: the damaged value is replaced now, or on its next write. */
+  private void write(String name, long value) {
+    try (WriteBatch batch = new WriteBatch()) {
+      batch.put(rocks.metadata, key(name), value(name, value));
+      rocks.db.write(rocks.durable, batch);
+    } catch (RocksDBException e) {
+      log.warn("Store {}: could not replace the damaged '{}': {}", rocks.dir, name, e.getMessage());
+    }
+  }
+
+  private void delete(String name) {
+    try (WriteBatch batch = new WriteBatch()) {
+      batch.delete(rocks.metadata, key(name));
+      rocks.db.write(rocks.durable, batch);
+    } catch (RocksDBException e) {
+      log.warn("Store {}: could not remove the damaged '{}': {}", rocks.dir, name, e.getMessage());
+    }
+  }
+
+  /** The value, empty if absent, null if it fails its checks (reported to the caller). */
+  private Optional<ByteBuffer> readChecked(String name) {
+    try {
+      return read(name);
+    } catch (CorruptionException e) {
+      log.error("Store {}: {}", rocks.dir, e.getMessage());
+      return null;
+    }
   }
 
   synchronized long allocateSnapshotId() {

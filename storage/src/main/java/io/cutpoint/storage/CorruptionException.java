@@ -7,4 +7,8 @@ public class CorruptionException extends StoreException {
   public CorruptionException(String message) {
     super(message);
   }
+
+  public CorruptionException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

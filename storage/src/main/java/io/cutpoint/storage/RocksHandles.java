@@ -17,6 +17,7 @@ import org.rocksdb.InfoLogLevel;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.Status;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -43,6 +44,8 @@ final class RocksHandles implements AutoCloseable {
   final ColumnFamilyHandle channelStates;
   final ColumnFamilyHandle workerMeta;
   final ColumnFamilyHandle metadata;
+  /** Unused by the layout; holds only the short-lived key of {@link #probeWrite()}. */
+  final ColumnFamilyHandle defaultFamily;
   /** Synced when the options ask for it: commits, metadata, finishes, deletions. */
   final WriteOptions durable;
   /** Pieces: into the WAL, not synced (the commit's sync covers them). */
@@ -51,6 +54,7 @@ final class RocksHandles implements AutoCloseable {
   private final List<ColumnFamilyHandle> allHandles;
   private final DBOptions dbOptions;
   private final ColumnFamilyOptions cfOptions;
+  private volatile String ioError;
 
   static {
     RocksDB.loadLibrary();
@@ -73,6 +77,7 @@ final class RocksHandles implements AutoCloseable {
     this.channelStates = find(CHANNEL_STATES);
     this.workerMeta = find(WORKER_META);
     this.metadata = find(METADATA);
+    this.defaultFamily = find("default");
     this.durable = new WriteOptions().setSync(sync);
     this.pieces = new WriteOptions().setSync(false);
     this.compaction =
@@ -93,8 +98,18 @@ final class RocksHandles implements AutoCloseable {
             .setCreateIfMissing(true)
             .setKeepLogFileNum(4)
             .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
-            .setMaxBackgroundJobs(2);
-    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
+            .setMaxBackgroundJobs(2)
+            // Damage stays contained: a table file that fails its checks does not stop the open,
+            // and a compaction that meets a bad block does not turn the whole database read-only
+            // (both do with paranoid checks). Every read still verifies block checksums, and
+            // after a full disk, writes work again once there is space. See storage.md.
+            .setParanoidChecks(false);
+    // Each index entry also holds its block's first key, so a seek whose range ends before a
+    // block never reads it: a damaged block at the start of a newer file does not fail the reads
+    // of older snapshots that RocksDB merges with that file.
+    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions().setTableFormatConfig(
+        new org.rocksdb.BlockBasedTableConfig()
+            .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey));
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db = null;
     try {
@@ -129,15 +144,53 @@ final class RocksHandles implements AutoCloseable {
     }
   }
 
-  /** Wraps a RocksDB failure so that it names the store and the operation. */
+  /**
+   * Wraps a RocksDB failure so that it names the store and the operation; a checksum failure of
+   * RocksDB's own (a damaged block) becomes a {@link CorruptionException}.
+   */
   static StoreException fail(Path dir, String operation, RocksDBException e) {
     String status = e.getStatus() == null ? "" : " [" + e.getStatus().getCodeString() + "]";
-    return new StoreException(
-        "snapshot store " + dir + ": " + operation + " failed" + status + ": " + e.getMessage(), e);
+    String message =
+        "snapshot store " + dir + ": " + operation + " failed" + status + ": " + e.getMessage();
+    return isCorruption(e) ? new CorruptionException(message, e) : new StoreException(message, e);
   }
 
+  /** As {@link #fail(Path, String, RocksDBException)}; also remembers an I/O error. */
   StoreException fail(String operation, RocksDBException e) {
+    if (isIoError(e)) {
+      ioError = operation + ": " + e.getMessage();
+    }
     return fail(dir, operation, e);
+  }
+
+  /** Whether a small synced write goes through: the database takes writes. */
+  boolean probeWrite() {
+    byte[] key = "write_probe".getBytes(StandardCharsets.UTF_8);
+    try (WriteOptions sync = new WriteOptions().setSync(true)) {
+      db.put(defaultFamily, sync, key, new byte[8]);
+      db.delete(defaultFamily, sync, key);
+      return true;
+    } catch (RocksDBException e) {
+      ioError = "write probe: " + e.getMessage();
+      return false;
+    }
+  }
+
+  /** The last I/O error of an operation (a full disk, a failing device), or null. */
+  String ioError() {
+    return ioError;
+  }
+
+  void clearIoError() {
+    ioError = null;
+  }
+
+  static boolean isCorruption(RocksDBException e) {
+    return e.getStatus() != null && e.getStatus().getCode() == Status.Code.Corruption;
+  }
+
+  static boolean isIoError(RocksDBException e) {
+    return e.getStatus() != null && e.getStatus().getCode() == Status.Code.IOError;
   }
 
   /** Approximate bytes: live SST files plus memtables, summed over every column family. */

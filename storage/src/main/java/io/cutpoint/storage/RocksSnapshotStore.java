@@ -33,6 +33,8 @@ import org.rocksdb.RocksDBException;
  * the pieces in progress and refuse later ones with {@link NotPendingException}.
  */
 public final class RocksSnapshotStore implements SnapshotStore {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(RocksSnapshotStore.class);
 
   /** Retention compacts a deleted snapshot's range only when its pieces held this much. */
   static final long COMPACT_AFTER_RETENTION_BYTES = 1L << 20;
@@ -58,10 +60,19 @@ public final class RocksSnapshotStore implements SnapshotStore {
     }
   }
 
-  private final RocksHandles rocks;
-  private final StoreReader reader;
-  private final StoreWriter writer;
-  private final ClusterMetadata metadata;
+  /** Why the store was reopened after an I/O error, as the reason of what was pending. */
+  static final String REOPENED = "the store was reopened after an I/O error";
+
+  private final Path dir;
+  private final Options options;
+  private final Damage damage = new Damage();
+  // Replaced only by resume(), under the write lock; every other use holds the read lock.
+  private RocksHandles rocks;
+  private StoreReader reader;
+  private StoreWriter writer;
+  private ClusterMetadata metadata;
+  /** Set while the database could not be reopened after an I/O error; rocks is then closed. */
+  private String unopenable;
   private final List<Long> abortedOnOpen;
   private final ReentrantReadWriteLock guard = new ReentrantReadWriteLock();
   private final Object manifestWrites = new Object();
@@ -69,12 +80,23 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private boolean closed;
 
   private RocksSnapshotStore(RocksHandles rocks, Options options) {
-    this.rocks = rocks;
-    this.reader = new StoreReader(rocks);
-    this.writer = new StoreWriter(rocks);
-    Recovery.Result recovered = Recovery.run(rocks, options.clock());
-    this.abortedOnOpen = recovered.abortedPending();
-    this.metadata = new ClusterMetadata(rocks, recovered.maxId() + 1, options.idBlock());
+    this.dir = rocks.dir;
+    this.options = options;
+    this.abortedOnOpen = attach(rocks, Recovery.REASON).abortedPending();
+  }
+
+  /** Uses freshly opened handles: recovery, then the metadata (which needs the highest id). */
+  private Recovery.Result attach(RocksHandles opened, String reason) {
+    StoreReader newReader = new StoreReader(opened);
+    Recovery.Result recovered = Recovery.run(opened, options.clock(), newReader, damage, reason);
+    ClusterMetadata newMetadata =
+        new ClusterMetadata(opened, recovered.maxId() + 1, options.idBlock(), damage,
+            recovered.maxEpoch());
+    this.rocks = opened;
+    this.reader = newReader;
+    this.writer = new StoreWriter(opened);
+    this.metadata = newMetadata;
+    return recovered;
   }
 
   /** Opens (creating if needed) the store in {@code dir} with the default options. */
@@ -104,7 +126,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   /** The data directory. */
   public Path directory() {
-    return rocks.dir;
+    return dir;
   }
 
   @Override
@@ -278,44 +300,54 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   @Override
   public Optional<SnapshotManifest> manifest(long snapshotId) {
-    return guarded("read manifest", () -> reader.manifest(snapshotId));
+    return guarded("read manifest", () -> {
+      try {
+        return reader.manifest(snapshotId).map(damage::mark);
+      } catch (CorruptionException e) {
+        damage.lostManifest(snapshotId, e.getMessage());
+        throw e;
+      }
+    });
   }
 
   @Override
   public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) {
-    return guarded("list snapshots", () -> reader.newestFirst(statuses, Integer.MAX_VALUE, false));
+    return guarded("list snapshots", () -> reader.newestFirst(statuses, Integer.MAX_VALUE, true, damage));
   }
 
   @Override
   public Optional<SnapshotManifest> latestComplete() {
     return guarded("find latest complete snapshot",
-        () -> reader.newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1, true).stream()
+        () -> reader.newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1, false, damage)
+            .stream()
             .findFirst());
   }
 
   @Override
   public Optional<LocalSnapshotMeta> workerMeta(long snapshotId, String workerId) {
-    return guarded("read worker metadata", () -> reader.workerMeta(snapshotId, workerId));
+    return guarded("read worker metadata",
+        () -> marking(snapshotId, () -> reader.workerMeta(snapshotId, workerId)));
   }
 
   @Override
   public int readState(long snapshotId, String workerId, Consumer<byte[]> sink) {
-    return guarded("read state", () -> reader.readState(snapshotId, workerId, sink));
+    return guarded("read state",
+        () -> marking(snapshotId, () -> reader.readState(snapshotId, workerId, sink)));
   }
 
   @Override
   public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
-    return guarded("read channel", () -> {
+    return guarded("read channel", () -> marking(snapshotId, () -> {
       boolean complete = reader.manifest(snapshotId)
           .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
       return reader.readChannel(snapshotId, channel, complete);
-    });
+    }));
   }
 
   @Override
   public java.util.SortedMap<ChannelId, List<RecordedMessage>> readChannels(
       long snapshotId, java.util.Collection<ChannelId> channels) {
-    return guarded("read channels", () -> {
+    return guarded("read channels", () -> marking(snapshotId, () -> {
       // one manifest parse for all channels: at 32 workers a full mesh has 992 of them
       boolean complete = reader.manifest(snapshotId)
           .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
@@ -324,13 +356,15 @@ public final class RocksSnapshotStore implements SnapshotStore {
         out.put(channel, reader.readChannel(snapshotId, channel, complete));
       }
       return out;
-    });
+    }));
   }
 
   @Override
   public void verifyIntegrity(long snapshotId) {
-    run("verify snapshot " + snapshotId, () -> new Verification(reader, rocks).verify(
-        existing(snapshotId, "verify")));
+    run("verify snapshot " + snapshotId, () -> marking(snapshotId, () -> {
+      new Verification(reader, rocks).verify(existing(snapshotId, "verify"));
+      return null;
+    }));
   }
 
   @Override
@@ -371,7 +405,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
       Map<Long, Long> bytes = new HashMap<>();
       synchronized (manifestWrites) {
         List<RetentionPlan.Entry> entries = new ArrayList<>();
-        for (SnapshotManifest m : reader.newestFirst(Set.of(), Integer.MAX_VALUE, true)) {
+        for (SnapshotManifest m : reader.newestFirst(Set.of(), Integer.MAX_VALUE, false, damage)) {
           entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
           bytes.put(m.getSnapshotId(), m.getTotalStateBytes() + m.getTotalChannelBytes());
         }
@@ -423,7 +457,85 @@ public final class RocksSnapshotStore implements SnapshotStore {
       if (!closed) {
         closed = true;
         pending.clear();
+        if (unopenable == null) {
+          rocks.close();
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Snapshots known to be damaged since the store was opened, by id, with what is damaged. */
+  @Override
+  public java.util.SortedMap<Long, String> damaged() {
+    return damage.snapshots();
+  }
+
+  /** What opening found lost from the catalog (unreadable manifests, store metadata). */
+  public List<String> catalogDamage() {
+    return damage.catalog();
+  }
+
+  @Override
+  public Optional<String> unavailable() {
+    Lock lock = guard.readLock();
+    lock.lock();
+    try {
+      return closed ? Optional.of("closed")
+          : unopenable != null ? Optional.of(unopenable) : Optional.ofNullable(rocks.ioError());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * After an I/O error (a full disk): checks with a small synced write whether the database takes
+   * writes again, and if RocksDB still refuses them (it keeps a background error until resumed;
+   * RocksJava offers no {@code DB::Resume}), reopens the database, which clears that error and
+   * replays the WAL. Snapshots that were pending become ABORTED ({@value #REOPENED}).
+   *
+   * @return true if the store takes writes now
+   */
+  @Override
+  public boolean resume() {
+    Lock lock = guard.writeLock();
+    lock.lock();
+    try {
+      if (closed) {
+        return false;
+      }
+      if (unopenable == null) {
+        if (rocks.ioError() == null) {
+          return true;
+        }
+        if (rocks.probeWrite()) {
+          rocks.clearIoError();
+          log.info("snapshot store {} takes writes again", dir);
+          return true;
+        }
+        pending.clear();
         rocks.close();
+      }
+      try {
+        RocksHandles opened = RocksHandles.open(dir, options.syncWrites());
+        try {
+          attach(opened, REOPENED);
+        } catch (RuntimeException e) {
+          opened.close();
+          throw e;
+        }
+        pending.clear();
+        unopenable = null;
+        if (!rocks.probeWrite()) {
+          return false;
+        }
+        rocks.clearIoError();
+        log.info("snapshot store {} reopened after an I/O error and takes writes again", dir);
+        return true;
+      } catch (StoreException e) {
+        unopenable = e.getMessage();
+        return false;
       }
     } finally {
       lock.unlock();
@@ -431,6 +543,16 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   // ---- internals ----
+
+  /** Runs a read of one snapshot; a piece that fails its checks marks the snapshot damaged. */
+  private <T> T marking(long snapshotId, Supplier<T> read) {
+    try {
+      return read.get();
+    } catch (CorruptionException e) {
+      damage.snapshot(snapshotId, e.getMessage());
+      throw e;
+    }
+  }
 
   private interface PendingAction {
     void apply(PendingSnapshot p);
@@ -517,7 +639,11 @@ public final class RocksSnapshotStore implements SnapshotStore {
     lock.lock();
     try {
       if (closed) {
-        throw new StoreException("snapshot store " + rocks.dir + " is closed: cannot " + operation);
+        throw new StoreException("snapshot store " + dir + " is closed: cannot " + operation);
+      }
+      if (unopenable != null) {
+        throw new StoreException("snapshot store " + dir + " is unavailable: cannot " + operation
+            + ": " + unopenable);
       }
       return body.get();
     } finally {

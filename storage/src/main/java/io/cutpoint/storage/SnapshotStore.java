@@ -143,6 +143,32 @@ public interface SnapshotStore extends AutoCloseable {
   /** Approximate bytes on disk. */
   long sizeBytes();
 
+  /**
+   * Snapshots found damaged since the store was opened (a piece or the manifest fails its
+   * checks), by id, with what is damaged. Such a snapshot cannot be restored. The default knows
+   * of none.
+   */
+  default java.util.SortedMap<Long, String> damaged() {
+    return java.util.Collections.emptySortedMap();
+  }
+
+  /**
+   * Why the store cannot write (an I/O error such as a full disk), or empty while it can. The
+   * default never fails.
+   */
+  default Optional<String> unavailable() {
+    return Optional.empty();
+  }
+
+  /**
+   * Tries to make an unavailable store write again; pending snapshots are lost by it.
+   *
+   * @return true if the store takes writes now
+   */
+  default boolean resume() {
+    return true;
+  }
+
   /** Releases every resource; safe to call twice. */
   @Override
   void close();

@@ -180,6 +180,11 @@ final class StoreReader {
     return batch.getMessagesCount();
   }
 
+  /** Names the piece under {@code key}; a damaged key is named by its bytes. */
+  static String describeKey(long id, String kind, byte[] key) {
+    return describe(id, kind, key);
+  }
+
   private static String describe(long id, String kind, byte[] key) {
     try {
       return switch (kind) {
@@ -230,32 +235,66 @@ final class StoreReader {
     return n;
   }
 
+  /** What {@link #checkAll} calls the pieces of {@code family}. */
+  String kindOf(ColumnFamilyHandle family) {
+    return family == rocks.stateChunks ? "state" : family == rocks.channelStates ? "channel"
+        : "metadata";
+  }
+
   /**
    * Manifests, newest first, of the given statuses (all if empty), at most {@code limit}. A
-   * manifest that fails its check throws, or, with {@code skipCorrupt}, is logged and skipped.
+   * manifest that cannot be read is recorded in {@code damage}; with {@code withDamaged} (and no
+   * status filter) it is listed as a manifest with only its id and {@code damage} set, otherwise
+   * it is skipped. A damaged block in the column family is stepped over ({@link IdWalk}).
    */
-  List<SnapshotManifest> newestFirst(Set<SnapshotStatus> statuses, int limit, boolean skipCorrupt) {
+  List<SnapshotManifest> newestFirst(
+      Set<SnapshotStatus> statuses, int limit, boolean withDamaged, Damage damage) {
     List<SnapshotManifest> out = new ArrayList<>();
     try (RocksIterator it = rocks.db.newIterator(rocks.manifests)) {
       for (it.seekToLast(); it.isValid() && out.size() < limit; it.prev()) {
-        SnapshotManifest m;
-        try {
-          m = parseManifest(it.key(), it.value());
-        } catch (CorruptionException e) {
-          if (!skipCorrupt) {
-            throw e;
-          }
-          log.error("Skipping a damaged manifest: {}", e.getMessage());
-          continue;
-        }
-        if (statuses.isEmpty() || statuses.contains(m.getStatus())) {
-          out.add(m);
-        }
+        add(Keys.snapshotIdOf(it.key()), () -> parseManifest(it.key(), it.value()), statuses,
+            withDamaged, damage, out);
       }
       it.status();
+      return out;
     } catch (RocksDBException e) {
-      throw rocks.fail("list manifests", e);
+      if (!RocksHandles.isCorruption(e)) {
+        throw rocks.fail("list manifests", e);
+      }
+      log.error("Listing around a damaged block of the manifests: {}", e.getMessage());
+    }
+    java.util.TreeSet<Long> ids = new java.util.TreeSet<>();
+    new IdWalk(rocks, rocks.manifests).walk(ids::add);
+    ids.addAll(damage.lostManifests().keySet());
+    out.clear();
+    for (long id : ids.descendingSet()) {
+      if (out.size() >= limit) {
+        break;
+      }
+      add(id, () -> manifest(id).orElseThrow(() -> new CorruptionException(
+          "snapshot " + id + ", manifest: " + damage.lostManifests().get(id))), statuses,
+          withDamaged, damage, out);
     }
     return out;
+  }
+
+  private static void add(long id, java.util.function.Supplier<SnapshotManifest> read,
+      Set<SnapshotStatus> statuses, boolean withDamaged, Damage damage,
+      List<SnapshotManifest> out) {
+    SnapshotManifest m;
+    try {
+      m = read.get();
+    } catch (CorruptionException e) {
+      damage.lostManifest(id, e.getMessage());
+      if (withDamaged && statuses.isEmpty()) {
+        out.add(damage.mark(SnapshotManifest.newBuilder().setSnapshotId(id).build()));
+      } else {
+        log.error("Skipping a damaged manifest: {}", e.getMessage());
+      }
+      return;
+    }
+    if (statuses.isEmpty() || statuses.contains(m.getStatus())) {
+      out.add(damage.mark(m));
+    }
   }
 }

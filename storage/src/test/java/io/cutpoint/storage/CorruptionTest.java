@@ -96,8 +96,14 @@ class CorruptionTest {
       String piece = where + "manifest: CRC32C mismatch";
       assertThatThrownBy(() -> store.manifest(snap.id))
           .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
-      assertThatThrownBy(() -> store.list(Set.of()))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+      // Listed as damaged: its id and what is wrong, nothing read from the bad value.
+      assertThat(store.list(Set.of())).singleElement().satisfies(m -> {
+        assertThat(m.getSnapshotId()).isEqualTo(snap.id);
+        assertThat(m.getDamage()).contains(piece);
+        assertThat(m.getTopology().getWorkersCount()).isZero();
+      });
+      assertThat(store.list(Set.of(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)))
+          .isEmpty();
       assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
           .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.readState(snap.id, "a", chunk -> {}))
@@ -161,18 +167,37 @@ class CorruptionTest {
   }
 
   @Test
-  void aCorruptEpochStopsTheStoreFromOpening() throws Exception {
+  void aCorruptEpochIsRebuiltAboveEveryEpochKnownAndReported() throws Exception {
     try (RocksSnapshotStore store = reopen()) {
       store.beginRollback(2, snap.id);
     }
     damage(raw -> raw.flipByte("metadata", "epoch".getBytes(), 7));
-    assertThatThrownBy(this::reopen)
-        .isInstanceOf(CorruptionException.class)
-        .hasMessageStartingWith("store metadata 'epoch': CRC32C mismatch");
-    // The failed open released the directory.
-    damage(raw -> raw.flipByte("metadata", "epoch".getBytes(), 7));
     try (RocksSnapshotStore store = reopen()) {
-      assertThat(store.epoch()).isEqualTo(2);
+      assertThat(store.epoch()).isEqualTo(2 + ClusterMetadata.EPOCHS_SKIPPED_AFTER_DAMAGE);
+      assertThat(store.catalogDamage()).singleElement().asString()
+          .startsWith("store metadata 'epoch' cannot be read: the epoch is now 1002");
+      assertThat(store.rollbackInProgress()).contains(new SnapshotStore.RollbackIntent(2, snap.id));
+      store.verifyIntegrity(snap.id);
+    }
+    // The rebuilt epoch was written back: the next open finds no damage.
+    try (RocksSnapshotStore store = reopen()) {
+      assertThat(store.epoch()).isEqualTo(1002);
+      assertThat(store.catalogDamage()).isEmpty();
+    }
+  }
+
+  @Test
+  void aCorruptIdHighWaterMarkSkipsIdsRatherThanReuseThem() throws Exception {
+    long next;
+    try (RocksSnapshotStore store = reopen()) {
+      next = store.allocateSnapshotId();
+    }
+    damage(raw -> raw.flipByte("metadata", "id_high_water".getBytes(), 7));
+    try (RocksSnapshotStore store = reopen()) {
+      assertThat(store.allocateSnapshotId())
+          .isGreaterThan(next + ClusterMetadata.IDS_SKIPPED_AFTER_DAMAGE - 100);
+      assertThat(store.catalogDamage()).singleElement().asString()
+          .startsWith("store metadata 'id_high_water' cannot be read");
     }
   }
 

@@ -67,6 +67,24 @@ final class RawDb implements AutoCloseable {
     db.delete(handle(family), key);
   }
 
+  /** Writes every memtable out to SST files, so that the damage a test does is on disk. */
+  void flushAll() throws RocksDBException {
+    try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+      db.flush(flush, handles);
+    }
+  }
+
+  /** The live SST files of {@code family}, with their paths. */
+  List<Path> sstFiles(Path dir, String family) {
+    List<Path> files = new ArrayList<>();
+    for (org.rocksdb.LiveFileMetaData f : db.getLiveFilesMetaData()) {
+      if (new String(f.columnFamilyName(), StandardCharsets.UTF_8).equals(family)) {
+        files.add(dir.resolve(f.fileName().replaceFirst("^/", "")));
+      }
+    }
+    return files;
+  }
+
   private ColumnFamilyHandle handle(String family) {
     return handles.get(names.indexOf(family));
   }

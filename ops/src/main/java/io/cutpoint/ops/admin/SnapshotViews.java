@@ -41,13 +41,26 @@ public final class SnapshotViews {
     Table t = new Table(">ID", "STATUS", "TRIGGER", "STARTED", ">DURATION", ">WORKERS", ">STATE",
         ">IN-FLIGHT", "PINNED", "REASON");
     for (SnapshotManifest m : snapshots) {
-      t.row(m.getSnapshotId(), status(m.getStatus()), trigger(m.getTrigger()),
+      t.row(m.getSnapshotId(), statusWithDamage(m), trigger(m.getTrigger()),
           Human.time(m.getStartedAtUnixMs()), Human.micros(totalMicros(m)),
           m.getTopology().getWorkersCount(), Human.bytes(m.getTotalStateBytes()),
           m.getInFlightMessages() + " (" + Human.bytes(m.getTotalChannelBytes()) + ")",
-          m.getPinned() ? "yes" : "", shorten(m.getReason(), 60));
+          m.getPinned() ? "yes" : "",
+          shorten(m.getDamage().isEmpty() ? m.getReason() : m.getDamage(), 60));
     }
     return t;
+  }
+
+  /**
+   * The status, with {@code DAMAGED} when a stored piece fails its checks (such a snapshot cannot
+   * be restored); just {@code DAMAGED} when even its manifest cannot be read.
+   */
+  public static String statusWithDamage(SnapshotManifest m) {
+    if (m.getDamage().isEmpty()) {
+      return status(m.getStatus());
+    }
+    return m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED ? "DAMAGED"
+        : status(m.getStatus()) + " DAMAGED";
   }
 
   /** One sentence about a snapshot's outcome. */
@@ -75,7 +88,10 @@ public final class SnapshotViews {
   public static String details(SnapshotManifest m) {
     StringBuilder b = new StringBuilder();
     kv(b, "snapshot", m.getSnapshotId());
-    kv(b, "status", status(m.getStatus()) + (m.getPinned() ? " (pinned)" : ""));
+    kv(b, "status", statusWithDamage(m) + (m.getPinned() ? " (pinned)" : ""));
+    if (!m.getDamage().isEmpty()) {
+      kv(b, "damage", m.getDamage() + " (cannot be restored)");
+    }
     kv(b, "trigger", trigger(m.getTrigger()));
     kv(b, "epoch", m.getEpoch());
     kv(b, "started", Human.time(m.getStartedAtUnixMs()));

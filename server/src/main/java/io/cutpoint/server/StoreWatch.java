@@ -1,0 +1,87 @@
+package io.cutpoint.server;
+
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.SnapshotStore;
+import io.cutpoint.storage.StoreException;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.protobuf.services.HealthStatusManager;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the health status true to the store. While the store cannot write (an I/O error such as
+ * a full disk), health is NOT_SERVING, the reason is logged, the pending snapshots are aborted (they
+ * could not be committed) and every check tries {@link SnapshotStore#resume()}; once the store
+ * writes again, health is SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that the
+ * damaged ones are known (listed as damaged, skipped by an automatic rollback) soon after start.
+ * Runs on the maintenance executor, one call at a time.
+ */
+final class StoreWatch {
+  private static final Logger log = LoggerFactory.getLogger(StoreWatch.class);
+
+  private final SnapshotStore store;
+  private final HealthStatusManager health;
+  private final Consumer<String> abortPending;
+  private volatile String unavailable;
+
+  StoreWatch(SnapshotStore store, HealthStatusManager health, Consumer<String> abortPending) {
+    this.store = store;
+    this.health = health;
+    this.abortPending = abortPending;
+  }
+
+  /** Why the store cannot write, as last seen, or empty. */
+  Optional<String> unavailable() {
+    return Optional.ofNullable(unavailable);
+  }
+
+  void check() {
+    Optional<String> why = store.unavailable();
+    if (why.isEmpty()) {
+      if (unavailable != null) {
+        unavailable = null;
+        health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+        log.info("the snapshot store writes again: SERVING");
+      }
+      return;
+    }
+    if (unavailable == null) {
+      unavailable = why.get();
+      health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
+      log.error("the snapshot store cannot write: NOT_SERVING until it can ({})", unavailable);
+      abortPending.accept("the snapshot store cannot write: " + unavailable);
+    }
+    if (store.resume()) {
+      check();
+    }
+  }
+
+  /** Verifies every COMPLETE snapshot; the store remembers the damaged ones. */
+  void scrub() {
+    int damaged = 0;
+    int checked = 0;
+    try {
+      for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))) {
+        checked++;
+        try {
+          store.verifyIntegrity(m.getSnapshotId());
+        } catch (CorruptionException e) {
+          damaged++;
+          log.error("snapshot {} is damaged and cannot be restored: {}", m.getSnapshotId(),
+              e.getMessage());
+        }
+      }
+    } catch (StoreException e) {
+      log.error("verifying the stored snapshots failed", e);
+    }
+    if (damaged > 0) {
+      log.error("{} of {} complete snapshots are damaged; run `cutpoint store check` with the"
+          + " coordinator stopped for the details", damaged, checked);
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package io.cutpoint.server.rollback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.ListSnapshotsRequest;
+import io.cutpoint.api.v1.RollbackRequest;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.server.CoordinatorConfig;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LiveFileMetaData;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/**
+ * A byte flipped on disk in the SST file that holds the newest snapshot's state: the coordinator
+ * still starts, lists that snapshot as damaged, refuses to restore it with DATA_LOSS, and an
+ * automatic rollback falls back to the older snapshot, which restores.
+ */
+class DamagedSstRollbackTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  @TempDir Path dir;
+
+  @Test
+  void theCoordinatorStartsOnADamagedFileAndAnAutomaticRollbackFallsBackPastIt() throws Exception {
+    CoordinatorConfig.Builder config = CoordinatorConfig.builder()
+        .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
+    try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b", "c").start()) {
+      long older = c.snapshot().getSnapshotId();
+      c.stopCoordinator();
+      flushAll(dir); // the older snapshot's pieces in their own files
+      c.startCoordinator();
+      await().atMost(WAIT).until(() -> c.admin.getCluster(
+          io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance()).getWorkersCount() == 3);
+      long newest = c.snapshot().getSnapshotId();
+      c.stopCoordinator();
+      flushAll(dir);
+      flipInTheMiddleOfTheNewestFile(dir, "state_chunks");
+
+      c.startCoordinator();
+      await().atMost(WAIT).untilAsserted(() -> assertThat(
+          c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
+          .filteredOn(m -> m.getSnapshotId() == newest).singleElement()
+          .extracting(SnapshotManifest::getDamage).asString().contains("block checksum mismatch"));
+      assertThat(c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
+          .filteredOn(m -> m.getSnapshotId() == older).singleElement()
+          .extracting(SnapshotManifest::getDamage).asString().isEmpty();
+      assertThatThrownBy(() -> c.admin.rollback(
+          RollbackRequest.newBuilder().setSnapshotId(newest).setWait(true).build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DATA_LOSS));
+
+      await().atMost(WAIT).until(() -> c.admin.getCluster(
+          io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance()).getWorkersCount() == 3);
+      c.crashWorker("c");
+      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).isEmpty());
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).get(0).getSnapshotId())
+          .isEqualTo(older);
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FALLBACK)).singleElement()
+          .satisfies(e -> assertThat(e.getSnapshotId()).isEqualTo(newest));
+      c.startWorker("c");
+      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      for (String w : List.of("a", "b")) {
+        assertThat(c.member(w).control().restores).last()
+            .satisfies(r -> assertThat(r.snapshotId()).isEqualTo(older));
+      }
+    }
+  }
+
+  private static void flushAll(Path dir) throws Exception {
+    withRawDb(dir, (db, handles) -> {
+      try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+        db.flush(flush, handles);
+      }
+    });
+  }
+
+  private static void flipInTheMiddleOfTheNewestFile(Path dir, String family) throws Exception {
+    List<LiveFileMetaData> files = new ArrayList<>();
+    withRawDb(dir, (db, handles) -> {
+      for (LiveFileMetaData f : db.getLiveFilesMetaData()) {
+        if (new String(f.columnFamilyName(), StandardCharsets.UTF_8).equals(family)) {
+          files.add(f);
+        }
+      }
+    });
+    assertThat(files).hasSizeGreaterThanOrEqualTo(2);
+    LiveFileMetaData newest = files.stream()
+        .max(Comparator.comparingLong(LiveFileMetaData::largestSeqno)).orElseThrow();
+    Path file = dir.resolve(newest.fileName().replaceFirst("^/", ""));
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[20] ^= 0x40; // inside the first data block, which starts the file
+    Files.write(file, bytes);
+  }
+
+  private interface RawAction {
+    void apply(RocksDB db, List<ColumnFamilyHandle> handles) throws Exception;
+  }
+
+  private static void withRawDb(Path dir, RawAction action) throws Exception {
+    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+    // flushed as the store writes its files (index entries with the first key of their block)
+    org.rocksdb.ColumnFamilyOptions tables = new org.rocksdb.ColumnFamilyOptions()
+        .setTableFormatConfig(new org.rocksdb.BlockBasedTableConfig()
+            .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey));
+    try (Options listOptions = new Options()) {
+      for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
+        descriptors.add(new ColumnFamilyDescriptor(name, tables));
+      }
+    }
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    try (DBOptions options = new DBOptions();
+        RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles)) {
+      try {
+        action.apply(db, handles);
+      } finally {
+        handles.forEach(ColumnFamilyHandle::close);
+      }
+    } finally {
+      tables.close();
+    }
+  }
+}
