@@ -1,5 +1,6 @@
 package io.cutpoint.server;
 
+import io.cutpoint.api.BoundedStatusDescriptions;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
@@ -92,7 +93,7 @@ public final class CoordinatorServer implements AutoCloseable {
         ? InsecureServerCredentials.create() : config.tls().serverCredentials();
     NettyServerBuilder netty;
     try {
-      netty = NettyServerBuilder.forAddress(new InetSocketAddress(config.port()), credentials);
+      netty = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()), credentials);
     } catch (IllegalArgumentException e) {
       throw new io.cutpoint.server.security.TlsSetupException("cannot serve TLS with certificate chain " + config.tls().certChain()
           + ", private key " + config.tls().privateKey() + " and client CA " + config.tls().clientCa()
@@ -123,7 +124,7 @@ public final class CoordinatorServer implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     ExecutorScheduler scheduler = new ExecutorScheduler("cutpoint-coordinator");
     ExecutorScheduler maintenance = new ExecutorScheduler("cutpoint-maintenance");
-    Membership membership = new Membership();
+    Membership membership = new Membership(config.limits().maxWorkers());
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
     CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock, membership::count);
@@ -166,6 +167,7 @@ public final class CoordinatorServer implements AutoCloseable {
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+          .intercept(new BoundedStatusDescriptions())
           .build()
           .start();
     } catch (IOException e) {
@@ -181,10 +183,12 @@ public final class CoordinatorServer implements AutoCloseable {
     if (!config.snapshotInterval().isZero()) {
       cs.schedulePeriodic();
     }
-    log.info("coordinator listening on port {} (epoch {}, data {}, snapshot interval {}, {}, {})",
-        server.getPort(), store.epoch(), config.dataDir(), config.snapshotInterval(),
+    log.info("coordinator listening on {} (epoch {}, data {}, snapshot interval {}, {}, {}, {})",
+        describeBind(config.bindHost(), server.getPort()), store.epoch(), config.dataDir(), config.snapshotInterval(),
         config.tls() == null ? "plaintext" : config.tls().mutual() ? "mutual TLS" : "TLS",
-        config.adminToken() == null ? "admin service open" : "admin token required");
+        config.adminToken() == null ? "admin service open" : "admin token required",
+        config.workerToken() != null ? "worker token required"
+            : config.tls() != null && config.tls().mutual() ? "worker certificates required" : "workers not authenticated");
     return cs;
   }
 
@@ -284,14 +288,39 @@ public final class CoordinatorServer implements AutoCloseable {
     return ctx;
   }
 
+  /** The socket addresses it listens on (none for an in-process server). */
+  public List<java.net.SocketAddress> listenAddresses() {
+    return List.copyOf(server.getListenSockets());
+  }
+
   /** The port it listens on (-1 for an in-process server). */
   public int port() {
     return server.getPort();
   }
 
-  /** {@code localhost:PORT}. */
+  /** Where a client on this machine reaches it: the bound host (localhost for every interface) and port. */
   public String target() {
-    return "localhost:" + port();
+    String host = ctx.config().bindHost();
+    if (host.equals(CoordinatorConfig.ANY) || host.equals("::") || host.equals("0:0:0:0:0:0:0:0")) {
+      host = "localhost";
+    }
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port();
+  }
+
+  /** What the gRPC port really binds, in words: {@code 127.0.0.1:7070 (loopback only)}. */
+  public String bindDescription() {
+    return describeBind(ctx.config().bindHost(), port());
+  }
+
+  private static String describeBind(String host, int port) {
+    String where;
+    try {
+      java.net.InetAddress a = java.net.InetAddress.getByName(host);
+      where = a.isAnyLocalAddress() ? "every interface" : a.isLoopbackAddress() ? "loopback only" : "one interface";
+    } catch (java.net.UnknownHostException e) {
+      where = "unresolved";
+    }
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port + " (" + where + ")";
   }
 
   /** Blocks until the server has terminated. */

@@ -57,8 +57,6 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
 
   static final int DEFAULT_LIST_PAGE = 50;
   static final int MAX_LIST_PAGE = 1000;
-  /** Longest status description the service sends. */
-  static final int MAX_DESCRIPTION = 1024;
   static final int DEFAULT_CHANNEL_PAGE = 100;
   static final int MAX_CHANNEL_PAGE = 10000;
 
@@ -334,12 +332,6 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   }
 
   private static StatusRuntimeException invalid(String message) {
-    return Status.INVALID_ARGUMENT.withDescription(bounded(message)).asRuntimeException();
-  }
-
-  /** A description that echoes input stays short: a huge one would overflow the trailers. */
-  private static String bounded(String message) {
-    return message.length() <= MAX_DESCRIPTION ? message
-        : message.substring(0, MAX_DESCRIPTION) + "... (" + message.length() + " characters)";
+    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
   }
 }

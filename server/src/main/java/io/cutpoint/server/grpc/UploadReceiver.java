@@ -93,6 +93,9 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     WorkerIds.problem(m.getWorkerId()).ifPresent(p -> {
       throw invalid("header: " + p);
     });
+    PieceMetaCheck.problem(m, ctx.config().limits().maxChannelsPerWorker()).ifPresent(p -> {
+      throw invalid(p);
+    });
     if (!ctx.membership().isLive(m.getWorkerId())) {
       throw Status.PERMISSION_DENIED.withDescription(
           "worker " + m.getWorkerId() + " has no live session; join before uploading").asRuntimeException();
