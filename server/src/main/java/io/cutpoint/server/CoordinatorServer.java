@@ -71,8 +71,11 @@ public final class CoordinatorServer implements AutoCloseable {
   private final ExecutorScheduler maintenance;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final java.util.concurrent.ExecutorService transfers;
-  /** Downloads served at once; more wait in line. */
-  static final int TRANSFER_THREADS = 4;
+  /**
+   * Downloads served at once; one more is refused with RESOURCE_EXHAUSTED. Each has a thread of its
+   * own (a stalled receiver holds only its own, until the download timeout ends it).
+   */
+  public static final int MAX_DOWNLOADS = 256;
 
   private CoordinatorServer(CoordinatorContext ctx, Server server, HealthStatusManager health,
       ExecutorScheduler scheduler, ExecutorScheduler maintenance, java.util.concurrent.ExecutorService transfers) {
@@ -128,8 +131,8 @@ public final class CoordinatorServer implements AutoCloseable {
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
     CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock, membership::count);
-    java.util.concurrent.ExecutorService transfers = java.util.concurrent.Executors.newFixedThreadPool(
-        TRANSFER_THREADS, daemon("cutpoint-transfer"));
+    java.util.concurrent.ExecutorService transfers = new java.util.concurrent.ThreadPoolExecutor(0,
+        MAX_DOWNLOADS, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), daemon("cutpoint-transfer"));
     CoordinatorContext ctx = new CoordinatorContext(config, clock, scheduler, store, membership, sessions, events,
         metrics, transfers);
     SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);

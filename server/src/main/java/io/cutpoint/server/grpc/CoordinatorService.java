@@ -35,8 +35,9 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
     try {
       ctx.transfers().execute(() -> sender.send(request));
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      responseObserver.onError(io.grpc.Status.UNAVAILABLE
-          .withDescription("the coordinator is shutting down").asRuntimeException());
+      responseObserver.onError(io.grpc.Status.RESOURCE_EXHAUSTED
+          .withDescription("the coordinator serves " + io.cutpoint.server.CoordinatorServer.MAX_DOWNLOADS
+              + " downloads at once, or is shutting down; try again").asRuntimeException());
     }
   }
 }

@@ -107,6 +107,11 @@ public final class RawWorker implements AutoCloseable {
     return ended.get(10, TimeUnit.SECONDS);
   }
 
+  /** A request for this worker's piece of {@code snapshot}. */
+  public io.cutpoint.api.v1.DownloadRequest downloadRequest(long snapshot) {
+    return io.cutpoint.api.v1.DownloadRequest.newBuilder().setSnapshotId(snapshot).setWorkerId(id).build();
+  }
+
   /** Builds the parts of an upload of {@code state} and the given recordings. */
   public static List<UploadPart> upload(LocalSnapshotMeta.Builder meta, byte[] state, int chunkSize,
       List<ChannelRecording> recordings) {
