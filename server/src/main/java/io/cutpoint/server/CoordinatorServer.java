@@ -24,6 +24,7 @@ import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import io.cutpoint.server.security.AdminTokenInterceptor;
+import io.cutpoint.server.security.WorkerIdentity;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
@@ -165,7 +166,8 @@ public final class CoordinatorServer implements AutoCloseable {
     Server server;
     try {
       server = serverBuilder
-          .addService(new CoordinatorService(ctx))
+          .addService(ServerInterceptors.intercept(new CoordinatorService(ctx), new WorkerIdentity(
+              config.workerToken(), config.tls() != null && config.tls().mutual())))
           .addService(adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER)))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())

@@ -95,10 +95,7 @@ final class DownloadSender {
     WorkerIds.problem(request.getWorkerId()).ifPresent(p -> {
       throw Status.INVALID_ARGUMENT.withDescription(p).asRuntimeException();
     });
-    if (!ctx.membership().isLive(request.getWorkerId())) {
-      throw Status.PERMISSION_DENIED.withDescription("worker " + request.getWorkerId()
-          + " has no live session; join before downloading").asRuntimeException();
-    }
+    OwnSession.require(ctx, request.getWorkerId(), "download");
     SnapshotManifest m = ctx.store().manifest(request.getSnapshotId()).orElseThrow(() ->
         Status.NOT_FOUND.withDescription("no snapshot " + request.getSnapshotId()).asRuntimeException());
     if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {

@@ -64,6 +64,12 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       refuse(Status.INVALID_ARGUMENT.withDescription(problem.get()));
       return;
     }
+    Optional<String> certified = io.cutpoint.server.security.WorkerIdentity.certified();
+    if (certified.isPresent() && !certified.get().equals(join.getWorkerId())) {
+      refuse(Status.PERMISSION_DENIED.withDescription("the client certificate names worker " + certified.get()
+          + ", not " + join.getWorkerId()));
+      return;
+    }
     Declaration decl = Declaration.of(join.getWorkerId(), join.getChannelAddress(),
         join.getOutgoingList(), join.getIncomingList());
     CoordinatorContext.Joined joined = ctx.join(decl, out);
@@ -81,7 +87,8 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     Welcome.Builder welcome = Welcome.newBuilder()
         .setEpoch(ctx.store().epoch())
         .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
-        .setHalted(ctx.rollback().inProgress());
+        .setHalted(ctx.rollback().inProgress())
+        .setSessionSecret(session.secret());
     accepted.peerAddresses().forEach((peer, address) ->
         welcome.addPeers(PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));
     session.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());

@@ -96,10 +96,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     PieceMetaCheck.problem(m, ctx.config().limits().maxChannelsPerWorker()).ifPresent(p -> {
       throw invalid(p);
     });
-    if (!ctx.membership().isLive(m.getWorkerId())) {
-      throw Status.PERMISSION_DENIED.withDescription(
-          "worker " + m.getWorkerId() + " has no live session; join before uploading").asRuntimeException();
-    }
+    OwnSession.require(ctx, m.getWorkerId(), "upload");
     switch (ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this)) {
       case ADMITTED -> { }
       case DUPLICATE -> throw Status.ALREADY_EXISTS.withDescription("worker " + m.getWorkerId()

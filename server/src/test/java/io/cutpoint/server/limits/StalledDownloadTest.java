@@ -111,12 +111,12 @@ class StalledDownloadTest {
     List<Stalled> stalled = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       Stalled s = new Stalled();
-      stub.downloadSnapshot(request, s);
+      a.transfers().downloadSnapshot(request, s);
       stalled.add(s);
     }
     // A restore that reads gets its whole piece while the six sit there.
     long received = 0;
-    var it = CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).downloadSnapshot(request);
+    var it = a.blockingTransfers(channel).withDeadlineAfter(10, TimeUnit.SECONDS).downloadSnapshot(request);
     while (it.hasNext()) {
       DownloadPart p = it.next();
       received += p.getStateChunk().getData().size();
