@@ -180,6 +180,24 @@ class HostileJoinTest {
     worker("abcdefgh").join(List.of(), List.of()).await(CoordinatorMessage::hasWelcome);
   }
 
+  @Test
+  void aPieceRecordedInAnotherEpochIsRefusedAndTheRightOneCompletesTheSnapshot() throws Exception {
+    start(CoordinatorConfig.WorkerLimits.DEFAULT);
+    RawWorker a = worker("a").join(List.of(), List.of());
+    long epoch = a.await(CoordinatorMessage::hasWelcome).getWelcome().getEpoch();
+    long id = admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    Status s = statusOf(RawWorker.send(CoordinatorGrpc.newStub(channel),
+        RawWorker.upload(meta(id, "a").setEpoch(epoch + 1000), new byte[3], 2, List.of())));
+    assertThat(s.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    assertThat(s.getDescription()).isEqualTo("the piece was recorded in epoch " + (epoch + 1000)
+        + ", snapshot " + id + " belongs to epoch " + epoch);
+    RawWorker.send(CoordinatorGrpc.newStub(channel), RawWorker.upload(meta(id, "a").setEpoch(epoch), new byte[3], 2,
+        List.of())).get(30, TimeUnit.SECONDS);
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> admin()
+        .getSnapshot(io.cutpoint.api.v1.GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+        .getManifest().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+  }
+
   private static Status statusOf(java.util.concurrent.CompletableFuture<?> f) throws Exception {
     try {
       f.get(30, TimeUnit.SECONDS);
