@@ -19,10 +19,10 @@ final class OwnSession {
    * @throws io.grpc.StatusRuntimeException PERMISSION_DENIED, saying which check failed
    */
   static LiveSession require(CoordinatorContext ctx, String workerId, String what) {
-    Optional<String> certified = WorkerIdentity.certified();
-    if (certified.isPresent() && !certified.get().equals(workerId)) {
-      throw Status.PERMISSION_DENIED.withDescription("the client certificate names worker " + certified.get()
-          + ", not " + workerId + "; a worker may " + what + " only its own piece").asRuntimeException();
+    Optional<String> other = WorkerIdentity.notCertifiedAs(workerId);
+    if (other.isPresent()) {
+      throw Status.PERMISSION_DENIED.withDescription(other.get() + "; a worker may " + what
+          + " only its own piece").asRuntimeException();
     }
     LiveSession session = ctx.sessions().get(workerId)
         .filter(s -> ctx.membership().token(workerId) == s.token())

@@ -64,10 +64,9 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       refuse(Status.INVALID_ARGUMENT.withDescription(problem.get()));
       return;
     }
-    Optional<String> certified = io.cutpoint.server.security.WorkerIdentity.certified();
-    if (certified.isPresent() && !certified.get().equals(join.getWorkerId())) {
-      refuse(Status.PERMISSION_DENIED.withDescription("the client certificate names worker " + certified.get()
-          + ", not " + join.getWorkerId()));
+    Optional<String> other = io.cutpoint.server.security.WorkerIdentity.notCertifiedAs(join.getWorkerId());
+    if (other.isPresent()) {
+      refuse(Status.PERMISSION_DENIED.withDescription(other.get()));
       return;
     }
     Declaration decl = Declaration.of(join.getWorkerId(), join.getChannelAddress(),

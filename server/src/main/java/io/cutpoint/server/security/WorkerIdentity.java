@@ -30,7 +30,7 @@ public final class WorkerIdentity implements ServerInterceptor {
   /** The scheme and path of a worker certificate's SAN URI, before the id. */
   public static final String SAN_PREFIX = "cutpoint://worker/";
 
-  private static final Context.Key<String> CERTIFIED = Context.key("cutpoint-certified-worker");
+  private static final Context.Key<java.util.SortedSet<String>> CERTIFIED = Context.key("cutpoint-certified-workers");
   private static final Context.Key<String> SECRET = Context.key("cutpoint-session-secret");
 
   private final AdminToken workerToken;
@@ -58,14 +58,14 @@ public final class WorkerIdentity implements ServerInterceptor {
         return refuse(call, Status.UNAUTHENTICATED.withDescription("bad worker token"));
       }
     }
-    String certified = null;
+    java.util.SortedSet<String> certified = null;
     if (certificates) {
-      Optional<String> id = certifiedWorker(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
-      if (id.isEmpty()) {
+      java.util.SortedSet<String> ids = certifiedWorkers(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+      if (ids.isEmpty()) {
         return refuse(call, Status.PERMISSION_DENIED.withDescription("the client certificate names no worker "
             + "(a SAN URI " + SAN_PREFIX + "ID is required on the worker-facing service)"));
       }
-      certified = id.get();
+      certified = ids;
     }
     Context context = Context.current().withValues(CERTIFIED, certified, SECRET, headers.get(SESSION_SECRET));
     return Contexts.interceptCall(context, call, headers, next);
@@ -76,45 +76,56 @@ public final class WorkerIdentity implements ServerInterceptor {
     return new ServerCall.Listener<>() {};
   }
 
-  /** The worker id the peer's certificate names, or empty (no TLS session, no worker SAN URI). */
-  static Optional<String> certifiedWorker(SSLSession session) {
+  /** The worker ids the peer's certificate names; empty without a TLS session or a worker SAN URI. */
+  static java.util.SortedSet<String> certifiedWorkers(SSLSession session) {
     if (session == null) {
-      return Optional.empty();
+      return new java.util.TreeSet<>();
     }
     try {
       var chain = session.getPeerCertificates();
       if (chain.length == 0 || !(chain[0] instanceof X509Certificate leaf)) {
-        return Optional.empty();
+        return new java.util.TreeSet<>();
       }
-      return workerOf(leaf);
+      return workersOf(leaf);
     } catch (SSLPeerUnverifiedException e) {
-      return Optional.empty();
+      return new java.util.TreeSet<>();
     }
   }
 
-  /** The worker id of a certificate's first {@code cutpoint://worker/ID} SAN URI, or empty. */
-  public static Optional<String> workerOf(X509Certificate cert) {
+  /**
+   * The worker ids of a certificate's {@code cutpoint://worker/ID} SAN URIs (a host running several
+   * workers may hold one certificate naming them all).
+   */
+  public static java.util.SortedSet<String> workersOf(X509Certificate cert) {
+    java.util.SortedSet<String> ids = new java.util.TreeSet<>();
     try {
       var names = cert.getSubjectAlternativeNames();
       if (names == null) {
-        return Optional.empty();
+        return ids;
       }
       for (List<?> name : names) {
         // type 6 = uniformResourceIdentifier
         if (name.size() >= 2 && Integer.valueOf(6).equals(name.get(0)) && name.get(1) instanceof String uri
             && uri.startsWith(SAN_PREFIX) && uri.length() > SAN_PREFIX.length()) {
-          return Optional.of(uri.substring(SAN_PREFIX.length()));
+          ids.add(uri.substring(SAN_PREFIX.length()));
         }
       }
-      return Optional.empty();
+      return ids;
     } catch (CertificateParsingException e) {
-      return Optional.empty();
+      return ids;
     }
   }
 
-  /** The worker the current call's certificate names; empty when calls carry no certificate. */
-  public static Optional<String> certified() {
-    return Optional.ofNullable(CERTIFIED.get());
+  /**
+   * Why the current call may not act as {@code workerId}: its client certificate names other
+   * workers only. Empty when it may (or when calls carry no certificates).
+   */
+  public static Optional<String> notCertifiedAs(String workerId) {
+    java.util.SortedSet<String> ids = CERTIFIED.get();
+    if (ids == null || ids.contains(workerId)) {
+      return Optional.empty();
+    }
+    return Optional.of("the client certificate names worker " + String.join(", ", ids) + ", not " + workerId);
   }
 
   /** The session secret the current call carries, or null. */
