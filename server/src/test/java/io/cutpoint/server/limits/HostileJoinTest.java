@@ -146,6 +146,34 @@ class HostileJoinTest {
   }
 
   @Test
+  void aClusterViewLargerThanTheClientsLimitComesInPagesThatEachFit() throws Exception {
+    start(CoordinatorConfig.WorkerLimits.DEFAULT);
+    int n = 40;
+    for (int w = 0; w < n; w++) {
+      String id = String.format("w%02d", w);
+      List<String> peers = IntStream.range(0, 1000).mapToObj(i -> id + "-peer-" + "z".repeat(110) + i).toList();
+      worker(id).join(peers, List.of()).await(CoordinatorMessage::hasWelcome);
+    }
+    // the whole view is about 5 MiB: one answer would not fit the 4 MiB client limit
+    List<String> seen = new ArrayList<>();
+    String token = "";
+    int pages = 0;
+    do {
+      var page = admin().getCluster(GetClusterRequest.newBuilder().setPageToken(token).build());
+      assertThat(page.getSerializedSize()).isLessThan(4 << 20);
+      assertThat(page.getTotalWorkers()).isEqualTo(n);
+      page.getWorkersList().forEach(v -> seen.add(v.getDecl().getWorkerId()));
+      token = page.getNextPageToken();
+      pages++;
+    } while (!token.isEmpty());
+    assertThat(pages).isGreaterThan(1);
+    assertThat(seen).hasSize(n).doesNotHaveDuplicates().isSorted();
+    assertThatThrownBy(() -> admin().getCluster(GetClusterRequest.newBuilder().setPageToken("bad token").build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+  }
+
+  @Test
   void snapshotRefusalListingThousandsOfMissingPeersReachesTheCallerWithItsOwnCode() throws Exception {
     start(new CoordinatorConfig.WorkerLimits(1024, 2000, 128));
     List<String> missing = IntStream.range(0, 2000).mapToObj(i -> "missing-peer-" + "y".repeat(100) + i).toList();
