@@ -38,7 +38,7 @@ class BoundedStatusDescriptionsTest {
       var it = CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
           .downloadSnapshot(DownloadRequest.getDefaultInstance());
       try {
-        it.hasNext();
+        it.forEachRemaining(p -> { });
       } catch (StatusRuntimeException e) {
         return e.getStatus();
       }
