@@ -65,6 +65,7 @@ final class WorkerTransport {
         .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
         .maxInboundMessageSize(maxInboundMessageBytes)
         .addService(service)
+        .intercept(new io.cutpoint.api.BoundedStatusDescriptions())
         .build()
         .start();
     return server.getPort();

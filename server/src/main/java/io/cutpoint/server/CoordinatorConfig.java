@@ -32,6 +32,12 @@ import java.util.Objects;
  * @param adminToken the token callers of the Admin service must present; null = no check, which
  *     is only for a coordinator reachable from loopback or a trusted network (development)
  * @param tls the files to serve TLS with on the gRPC port; null = plaintext
+ * @param host the address the gRPC port binds; null = {@link #bindHost()} decides (loopback
+ *     unless a worker token or TLS is set)
+ * @param workerToken the token workers must present ({@code authorization: Bearer}) on every call
+ *     of the worker-facing service; null = no check
+ * @param limits how much one worker, and all of them, may declare
+ * @param downloadTimeout a download not finished after this long is ended with DEADLINE_EXCEEDED
  */
 public record CoordinatorConfig(
     int port,
@@ -48,7 +54,11 @@ public record CoordinatorConfig(
     RollbackPolicy rollbackPolicy,
     Duration rollbackDeadline,
     AdminToken adminToken,
-    TlsFiles tls) {
+    TlsFiles tls,
+    String host,
+    AdminToken workerToken,
+    WorkerLimits limits,
+    Duration downloadTimeout) {
 
   public static final Duration DEFAULT_SNAPSHOT_INTERVAL = Duration.ofSeconds(10);
   public static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
@@ -61,6 +71,34 @@ public record CoordinatorConfig(
   public static final long DEFAULT_MAX_RECORDED_BYTES = 256L << 20;
   public static final RollbackPolicy DEFAULT_ROLLBACK_POLICY = RollbackPolicy.NONE;
   public static final Duration DEFAULT_ROLLBACK_DEADLINE = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_DOWNLOAD_TIMEOUT = Duration.ofSeconds(60);
+  /** The address bound when neither a worker token nor TLS protects the worker-facing service. */
+  public static final String LOOPBACK = "127.0.0.1";
+  /** The address bound by default when workers must authenticate: every interface. */
+  public static final String ANY = "0.0.0.0";
+
+  /**
+   * How much the workers may declare; a join past a limit is refused with a status naming it.
+   *
+   * @param maxWorkers workers the coordinator keeps (live and lost ones alike)
+   * @param maxChannelsPerWorker peers one worker may declare in each direction
+   * @param maxIdLength longest worker id accepted on join (the protocol allows at most 128)
+   */
+  public record WorkerLimits(int maxWorkers, int maxChannelsPerWorker, int maxIdLength) {
+    public static final WorkerLimits DEFAULT = new WorkerLimits(1024, 1024, 128);
+
+    public WorkerLimits {
+      if (maxWorkers < 1) {
+        throw new IllegalArgumentException("maxWorkers must be >= 1, got " + maxWorkers);
+      }
+      if (maxChannelsPerWorker < 0) {
+        throw new IllegalArgumentException("maxChannelsPerWorker must be >= 0, got " + maxChannelsPerWorker);
+      }
+      if (maxIdLength < 1 || maxIdLength > 128) {
+        throw new IllegalArgumentException("maxIdLength must be 1..128, got " + maxIdLength);
+      }
+    }
+  }
 
   public CoordinatorConfig {
     if (port < 0 || port > 65535) {
@@ -92,6 +130,35 @@ public record CoordinatorConfig(
     }
     Objects.requireNonNull(rollbackPolicy, "rollbackPolicy");
     positive("rollbackDeadline", rollbackDeadline);
+    if (host != null && host.isBlank()) {
+      host = null;
+    }
+    limits = limits == null ? WorkerLimits.DEFAULT : limits;
+    downloadTimeout = downloadTimeout == null ? DEFAULT_DOWNLOAD_TIMEOUT : downloadTimeout;
+    positive("downloadTimeout", downloadTimeout);
+  }
+
+  /** The settings without the ones for binding, worker authentication and limits (defaults). */
+  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
+      long maxRecordedBytesPerSnapshot, RollbackPolicy rollbackPolicy, Duration rollbackDeadline,
+      AdminToken adminToken, TlsFiles tls) {
+    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
+        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
+        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, rollbackPolicy,
+        rollbackDeadline, adminToken, tls, null, null, null, null);
+  }
+
+  /**
+   * The address the gRPC port binds: {@link #host()} when set; otherwise loopback when workers are
+   * not authenticated (no worker token and no mutual TLS), every interface when they are.
+   */
+  public String bindHost() {
+    if (host != null) {
+      return host;
+    }
+    return workerToken != null || (tls != null && tls.mutual()) ? ANY : LOOPBACK;
   }
 
   /** The settings without the security ones: no admin token, plaintext. */
@@ -152,7 +219,11 @@ public record CoordinatorConfig(
         .rollbackPolicy(rollbackPolicy)
         .rollbackDeadline(rollbackDeadline)
         .adminToken(adminToken)
-        .tls(tls);
+        .tls(tls)
+        .host(host)
+        .workerToken(workerToken)
+        .limits(limits)
+        .downloadTimeout(downloadTimeout);
   }
 
   /** Builds a {@link CoordinatorConfig}; unset settings keep their defaults. */
@@ -172,6 +243,10 @@ public record CoordinatorConfig(
     private Duration rollbackDeadline = DEFAULT_ROLLBACK_DEADLINE;
     private AdminToken adminToken;
     private TlsFiles tls;
+    private String host;
+    private AdminToken workerToken;
+    private WorkerLimits limits = WorkerLimits.DEFAULT;
+    private Duration downloadTimeout = DEFAULT_DOWNLOAD_TIMEOUT;
 
     private Builder() {}
 
@@ -192,11 +267,17 @@ public record CoordinatorConfig(
     public Builder adminToken(AdminToken v) { adminToken = v; return this; }
     /** Serves TLS (mutual TLS when {@link TlsFiles#clientCa()} is set); null = plaintext. */
     public Builder tls(TlsFiles v) { tls = v; return this; }
+    /** The address to bind (null = loopback unless workers authenticate; see {@link #bindHost()}). */
+    public Builder host(String v) { host = v; return this; }
+    /** Requires this token of workers on the worker-facing service (null = no check). */
+    public Builder workerToken(AdminToken v) { workerToken = v; return this; }
+    public Builder limits(WorkerLimits v) { limits = v; return this; }
+    public Builder downloadTimeout(Duration v) { downloadTimeout = v; return this; }
 
     public CoordinatorConfig build() {
       return new CoordinatorConfig(port, dataDir, snapshotInterval, snapshotTimeout, minPause,
           maxConcurrent, tolerableFailures, retain, heartbeatInterval, heartbeatTimeout, maxRecordedBytes,
-          rollbackPolicy, rollbackDeadline, adminToken, tls);
+          rollbackPolicy, rollbackDeadline, adminToken, tls, host, workerToken, limits, downloadTimeout);
     }
   }
 }

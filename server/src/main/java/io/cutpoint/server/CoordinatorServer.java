@@ -1,5 +1,6 @@
 package io.cutpoint.server;
 
+import io.cutpoint.api.BoundedStatusDescriptions;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
@@ -23,6 +24,7 @@ import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import io.cutpoint.server.security.AdminTokenInterceptor;
+import io.cutpoint.server.security.WorkerIdentity;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
@@ -71,8 +73,11 @@ public final class CoordinatorServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final java.util.concurrent.ExecutorService transfers;
   private final StoreWatch storeWatch;
-  /** Downloads served at once; more wait in line. */
-  static final int TRANSFER_THREADS = 4;
+  /**
+   * Downloads served at once; one more is refused with RESOURCE_EXHAUSTED. Each has a thread of its
+   * own (a stalled receiver holds only its own, until the download timeout ends it).
+   */
+  public static final int MAX_DOWNLOADS = 256;
 
   private CoordinatorServer(CoordinatorContext ctx, Server server, HealthStatusManager health,
       ExecutorScheduler scheduler, ExecutorScheduler maintenance, java.util.concurrent.ExecutorService transfers) {
@@ -95,7 +100,7 @@ public final class CoordinatorServer implements AutoCloseable {
         ? InsecureServerCredentials.create() : config.tls().serverCredentials();
     NettyServerBuilder netty;
     try {
-      netty = NettyServerBuilder.forAddress(new InetSocketAddress(config.port()), credentials);
+      netty = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()), credentials);
     } catch (IllegalArgumentException e) {
       throw new io.cutpoint.server.security.TlsSetupException("cannot serve TLS with certificate chain " + config.tls().certChain()
           + ", private key " + config.tls().privateKey() + " and client CA " + config.tls().clientCa()
@@ -126,12 +131,12 @@ public final class CoordinatorServer implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     ExecutorScheduler scheduler = new ExecutorScheduler("cutpoint-coordinator");
     ExecutorScheduler maintenance = new ExecutorScheduler("cutpoint-maintenance");
-    Membership membership = new Membership();
+    Membership membership = new Membership(config.limits().maxWorkers());
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
     CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock, membership::count);
-    java.util.concurrent.ExecutorService transfers = java.util.concurrent.Executors.newFixedThreadPool(
-        TRANSFER_THREADS, daemon("cutpoint-transfer"));
+    java.util.concurrent.ExecutorService transfers = new java.util.concurrent.ThreadPoolExecutor(0,
+        MAX_DOWNLOADS, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), daemon("cutpoint-transfer"));
     CoordinatorContext ctx = new CoordinatorContext(config, clock, scheduler, store, membership, sessions, events,
         metrics, transfers);
     SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
@@ -164,11 +169,13 @@ public final class CoordinatorServer implements AutoCloseable {
     Server server;
     try {
       server = serverBuilder
-          .addService(new CoordinatorService(ctx))
+          .addService(ServerInterceptors.intercept(new CoordinatorService(ctx), new WorkerIdentity(
+              config.workerToken(), config.tls() != null && config.tls().mutual())))
           .addService(adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER)))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+          .intercept(new BoundedStatusDescriptions())
           .build()
           .start();
     } catch (IOException e) {
@@ -186,10 +193,12 @@ public final class CoordinatorServer implements AutoCloseable {
     if (!config.snapshotInterval().isZero()) {
       cs.schedulePeriodic();
     }
-    log.info("coordinator listening on port {} (epoch {}, data {}, snapshot interval {}, {}, {})",
-        server.getPort(), store.epoch(), config.dataDir(), config.snapshotInterval(),
+    log.info("coordinator listening on {} (epoch {}, data {}, snapshot interval {}, {}, {}, {})",
+        describeBind(config.bindHost(), server.getPort()), store.epoch(), config.dataDir(), config.snapshotInterval(),
         config.tls() == null ? "plaintext" : config.tls().mutual() ? "mutual TLS" : "TLS",
-        config.adminToken() == null ? "admin service open" : "admin token required");
+        config.adminToken() == null ? "admin service open" : "admin token required",
+        config.workerToken() != null ? "worker token required"
+            : config.tls() != null && config.tls().mutual() ? "worker certificates required" : "workers not authenticated");
     return cs;
   }
 
@@ -303,14 +312,39 @@ public final class CoordinatorServer implements AutoCloseable {
     return ctx;
   }
 
+  /** The socket addresses it listens on (none for an in-process server). */
+  public List<java.net.SocketAddress> listenAddresses() {
+    return List.copyOf(server.getListenSockets());
+  }
+
   /** The port it listens on (-1 for an in-process server). */
   public int port() {
     return server.getPort();
   }
 
-  /** {@code localhost:PORT}. */
+  /** Where a client on this machine reaches it: the bound host (localhost for every interface) and port. */
   public String target() {
-    return "localhost:" + port();
+    String host = ctx.config().bindHost();
+    if (host.equals(CoordinatorConfig.ANY) || host.equals("::") || host.equals("0:0:0:0:0:0:0:0")) {
+      host = "localhost";
+    }
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port();
+  }
+
+  /** What the gRPC port really binds, in words: {@code 127.0.0.1:7070 (loopback only)}. */
+  public String bindDescription() {
+    return describeBind(ctx.config().bindHost(), port());
+  }
+
+  private static String describeBind(String host, int port) {
+    String where;
+    try {
+      java.net.InetAddress a = java.net.InetAddress.getByName(host);
+      where = a.isAnyLocalAddress() ? "every interface" : a.isLoopbackAddress() ? "loopback only" : "one interface";
+    } catch (java.net.UnknownHostException e) {
+      where = "unresolved";
+    }
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port + " (" + where + ")";
   }
 
   /** Blocks until the server has terminated. */

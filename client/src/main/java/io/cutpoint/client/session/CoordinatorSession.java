@@ -146,6 +146,8 @@ public final class CoordinatorSession implements AutoCloseable {
     this(channel, null, worker, options);
   }
 
+  private final SessionSecret secret = new SessionSecret();
+
   private CoordinatorSession(
       Channel channel, ManagedChannel owned, WorkerControl worker, SessionOptions options) {
     this.channel = Objects.requireNonNull(channel, "channel");
@@ -161,12 +163,14 @@ public final class CoordinatorSession implements AutoCloseable {
     timer.setRemoveOnCancelPolicy(true);
     this.backoff = new Backoff(options.reconnectInitial(), options.reconnectMax(),
         () -> ThreadLocalRandom.current().nextDouble());
+    // uploads and downloads carry the current session's secret
+    Channel transfers = io.grpc.ClientInterceptors.intercept(channel, secret);
     this.uploads = new UploadQueue(workerId,
-        new SnapshotUploader(channel, options.uploadChunkBytes(), options.transferTimeout()),
+        new SnapshotUploader(transfers, options.uploadChunkBytes(), options.transferTimeout()),
         worker::epoch, new UploadReports(), options.uploadQueue(),
         SessionThreads.named(threadPrefix + "upload"));
     this.commands = new CommandHandler(worker,
-        new SnapshotDownloader(channel, options.transferTimeout()), uploads, new Hooks());
+        new SnapshotDownloader(transfers, options.transferTimeout()), uploads, new Hooks());
   }
 
   /**
@@ -362,6 +366,7 @@ public final class CoordinatorSession implements AutoCloseable {
 
   private void welcomed(SessionStream s, CoordinatorMessage message) {
     s.markWelcomed();
+    secret.set(message.getWelcome().getSessionSecret());
     cancel(joinTimeout);
     backoff.reset();
     worker.markJoined();

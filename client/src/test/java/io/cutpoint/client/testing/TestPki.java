@@ -34,6 +34,23 @@ public record TestPki(Path caCert, Path serverCert, Path serverKey, Path clientC
     return new TestPki(ca, serverCert, serverKey, clientCert, clientKey);
   }
 
+  /** A certificate and key signed by the CA. */
+  public record Issued(Path cert, Path key) {}
+
+  /**
+   * A client certificate for worker {@code workerId}: its id as the SAN URI
+   * {@code cutpoint://worker/ID}, as a coordinator under mutual TLS binds it to the worker id.
+   */
+  public Issued worker(String workerId) throws IOException, InterruptedException {
+    Path dir = caCert.getParent();
+    Path cert = dir.resolve("worker-" + workerId + ".pem");
+    Path key = dir.resolve("worker-" + workerId + ".key");
+    signed(dir, "worker-" + workerId, "/CN=" + workerId,
+        "subjectAltName=URI:cutpoint://worker/" + workerId + "\nextendedKeyUsage=clientAuth,serverAuth\n",
+        caCert, dir.resolve("ca.key"), cert, key);
+    return new Issued(cert, key);
+  }
+
   private static void signed(Path dir, String name, String subject, String extensions, Path ca,
       Path caKey, Path cert, Path key) throws IOException, InterruptedException {
     Path csr = dir.resolve(name + ".csr");

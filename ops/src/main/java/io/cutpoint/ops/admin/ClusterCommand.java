@@ -17,13 +17,26 @@ public final class ClusterCommand extends AdminCommand {
 
   @Override
   protected int run(AdminClient client, PrintWriter out) {
-    ClusterView c = client.stub().getCluster(GetClusterRequest.getDefaultInstance());
+    ClusterView c = all(client);
     if (json()) {
       out.println(Json.pretty(c));
       return ExitCodes.OK;
     }
     out.print(render(c, System.currentTimeMillis()));
     return ExitCodes.OK;
+  }
+
+  /** Every page of the cluster view, as one view (each page fits the CLI's message limit). */
+  static ClusterView all(AdminClient client) {
+    ClusterView first = client.stub().getCluster(GetClusterRequest.getDefaultInstance());
+    ClusterView.Builder whole = first.toBuilder().clearNextPageToken();
+    String token = first.getNextPageToken();
+    while (!token.isEmpty()) {
+      ClusterView page = client.stub().getCluster(GetClusterRequest.newBuilder().setPageToken(token).build());
+      whole.addAllWorkers(page.getWorkersList()).addAllChannels(page.getChannelsList());
+      token = page.getNextPageToken();
+    }
+    return whole.build();
   }
 
   /** The cluster view as text; {@code nowMs} is used for heartbeat ages. */

@@ -12,6 +12,9 @@ import java.util.Map;
  *     {@code env CUTPOINT_PORT}, {@code file cutpoint.properties}, {@code default})
  * @param adminTokenFile file holding the admin token; null = no token
  * @param tlsCert, tlsKey, tlsClientCa TLS files; null = plaintext / no client certificates
+ * @param host the address to bind; null = decided by the coordinator (loopback unless workers
+ *     authenticate)
+ * @param workerTokenFile file holding the worker token; null = workers present none
  */
 public record ServerSettings(
     int port,
@@ -32,6 +35,12 @@ public record ServerSettings(
     Path tlsCert,
     Path tlsKey,
     Path tlsClientCa,
+    String host,
+    Path workerTokenFile,
+    int maxWorkers,
+    int maxChannelsPerWorker,
+    int maxIdLength,
+    Duration downloadTimeout,
     Map<Setting, String> sources) {
 
   public ServerSettings {

@@ -37,13 +37,28 @@ public enum Setting {
   TLS_KEY("tls-key", Kind.OPTIONAL_FILE, "", "private key (PKCS#8 PEM) of tls-cert"),
   TLS_CLIENT_CA("tls-client-ca", Kind.OPTIONAL_FILE, "",
       "CA certificates (PEM) that sign client certificates; when set, every client (workers and "
-      + "operators) must present one: mutual TLS");
+      + "operators) must present one: mutual TLS"),
+  HOST("host", Kind.HOST, "",
+      "address the gRPC port binds (none = 127.0.0.1, loopback only, unless worker-token-file or "
+      + "tls-client-ca is set, then 0.0.0.0, every interface)"),
+  WORKER_TOKEN_FILE("worker-token-file", Kind.OPTIONAL_FILE, "",
+      "file holding the token workers must present to join, upload and download (none = no check)"),
+  MAX_WORKERS("max-workers", Kind.POSITIVE_INT, "1024",
+      "workers the coordinator keeps, live and lost ones alike; a join of a new id past it is refused"),
+  MAX_CHANNELS_PER_WORKER("max-channels-per-worker", Kind.NON_NEGATIVE_INT, "1024",
+      "peers one worker may declare in each direction"),
+  MAX_ID_LENGTH("max-id-length", Kind.POSITIVE_INT, "128",
+      "longest worker id accepted on join (at most 128, the protocol's limit)"),
+  DOWNLOAD_TIMEOUT("download-timeout", Kind.DURATION, "60s",
+      "a restore download not finished after this long is ended (DEADLINE_EXCEEDED)");
 
   /** How a value is read. */
   public enum Kind {
     PORT, PORT_OR_OFF, PATH, DURATION, POSITIVE_INT, NON_NEGATIVE_INT, BYTES, ROLLBACK_POLICY,
     /** A file path or nothing (empty). */
-    OPTIONAL_FILE
+    OPTIONAL_FILE,
+    /** A host name or address, or nothing (empty). */
+    HOST
   }
 
   private final String key;

@@ -57,7 +57,10 @@ public final class SettingsResolver {
         p.duration(Setting.HEARTBEAT_TIMEOUT), p.bytes(Setting.MAX_RECORDED_BYTES),
         p.rollbackPolicy(Setting.ROLLBACK_POLICY), p.duration(Setting.ROLLBACK_DEADLINE),
         p.optionalFile(Setting.ADMIN_TOKEN_FILE), p.optionalFile(Setting.TLS_CERT),
-        p.optionalFile(Setting.TLS_KEY), p.optionalFile(Setting.TLS_CLIENT_CA), sources);
+        p.optionalFile(Setting.TLS_KEY), p.optionalFile(Setting.TLS_CLIENT_CA),
+        p.host(Setting.HOST), p.optionalFile(Setting.WORKER_TOKEN_FILE), p.integer(Setting.MAX_WORKERS),
+        p.integer(Setting.MAX_CHANNELS_PER_WORKER), p.integer(Setting.MAX_ID_LENGTH),
+        p.duration(Setting.DOWNLOAD_TIMEOUT), sources);
     checkTogether(settings);
     return settings;
   }
@@ -85,6 +88,14 @@ public final class SettingsResolver {
     if (s.tlsClientCa() != null && s.tlsCert() == null) {
       throw new ConfigException("tls-client-ca needs tls-cert and tls-key ("
           + s.sources().get(Setting.TLS_CLIENT_CA) + ")");
+    }
+    if (s.maxIdLength() > 128) {
+      throw new ConfigException("max-id-length must be at most 128, the protocol's limit ("
+          + s.sources().get(Setting.MAX_ID_LENGTH) + ")");
+    }
+    if (s.downloadTimeout().isZero()) {
+      throw new ConfigException("download-timeout must be more than 0 ("
+          + s.sources().get(Setting.DOWNLOAD_TIMEOUT) + ")");
     }
     if (s.metricsPort() >= 0 && s.metricsPort() == s.port() && s.port() != 0) {
       throw new ConfigException("port and metrics-port are both " + s.port());
@@ -126,6 +137,20 @@ public final class SettingsResolver {
 
     long bytes(Setting s) {
       return parse(s, () -> Values.bytes(raw.get(s)));
+    }
+
+    /** A host name or address without spaces, or null when the value is empty. */
+    String host(Setting s) {
+      String v = raw.get(s).trim();
+      if (v.isEmpty()) {
+        return null;
+      }
+      return parse(s, () -> {
+        if (v.chars().anyMatch(c -> c <= ' ' || c >= 0x7f) || v.contains("/")) {
+          throw new IllegalArgumentException("'" + v + "' is not a host name or address");
+        }
+        return v.startsWith("[") && v.endsWith("]") ? v.substring(1, v.length() - 1) : v;
+      });
     }
 
     /** A path, or null when the value is empty. */

@@ -78,6 +78,7 @@ public final class ServerCommand implements Callable<Integer> {
       case BYTES -> "SIZE";
       case ROLLBACK_POLICY -> "POLICY";
       case OPTIONAL_FILE -> "FILE";
+      case HOST -> "HOST";
       default -> "N";
     };
   }
@@ -146,7 +147,7 @@ public final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     String metricsText = endpoint == null ? "metrics off"
         : "metrics on http://" + displayHost(metricsHost) + ":" + endpoint.port() + "/metrics";
-    out.println("cutpoint server listening on " + server.target() + ", " + metricsText
+    out.println("cutpoint server listening on " + server.bindDescription() + ", " + metricsText
         + ", data in " + settings.dataDir().toAbsolutePath());
     out.flush();
     log.info("coordinator on port {}, snapshot interval {}, {}", server.port(),
@@ -174,15 +175,17 @@ public final class ServerCommand implements Callable<Integer> {
     return new CoordinatorConfig(s.port(), s.dataDir(), s.interval(), s.timeout(), s.minPause(),
         s.maxConcurrent(), s.tolerableFailures(), s.retain(), s.heartbeatInterval(),
         s.heartbeatTimeout(), s.maxRecordedBytes(), s.rollbackPolicy(), s.rollbackDeadline(),
-        adminToken(s), tls);
+        token(s, s.adminTokenFile(), Setting.ADMIN_TOKEN_FILE), tls, s.host(),
+        token(s, s.workerTokenFile(), Setting.WORKER_TOKEN_FILE),
+        new CoordinatorConfig.WorkerLimits(s.maxWorkers(), s.maxChannelsPerWorker(), s.maxIdLength()),
+        s.downloadTimeout());
   }
 
-  private static AdminToken adminToken(ServerSettings s) {
-    Path file = s.adminTokenFile();
+  private static AdminToken token(ServerSettings s, Path file, Setting setting) {
     if (file == null) {
       return null;
     }
-    String where = "admin-token-file " + file + " (" + s.sources().get(Setting.ADMIN_TOKEN_FILE) + ")";
+    String where = setting.key() + " " + file + " (" + s.sources().get(setting) + ")";
     try {
       return AdminToken.of(Files.readString(file, StandardCharsets.UTF_8));
     } catch (IOException e) {
@@ -214,6 +217,12 @@ public final class ServerCommand implements Callable<Integer> {
     values.put(Setting.TLS_CERT, orNone(s.tlsCert()));
     values.put(Setting.TLS_KEY, orNone(s.tlsKey()));
     values.put(Setting.TLS_CLIENT_CA, orNone(s.tlsClientCa()));
+    values.put(Setting.HOST, s.host() == null ? "none" : s.host());
+    values.put(Setting.WORKER_TOKEN_FILE, orNone(s.workerTokenFile()));
+    values.put(Setting.MAX_WORKERS, String.valueOf(s.maxWorkers()));
+    values.put(Setting.MAX_CHANNELS_PER_WORKER, String.valueOf(s.maxChannelsPerWorker()));
+    values.put(Setting.MAX_ID_LENGTH, String.valueOf(s.maxIdLength()));
+    values.put(Setting.DOWNLOAD_TIMEOUT, Values.format(s.downloadTimeout()));
     StringBuilder b = new StringBuilder();
     for (Setting setting : Setting.values()) {
       b.append(String.format("%-20s %-22s # %s%n", setting.key(), values.get(setting),

@@ -22,7 +22,7 @@ class CutpointJarIT {
 
   private static final Duration RUN = Duration.ofSeconds(120);
   private static final Pattern LISTENING = Pattern.compile(
-      "cutpoint server listening on localhost:(\\d+), metrics on http://localhost:(\\d+)/metrics");
+      "cutpoint server listening on 127\\.0\\.0\\.1:(\\d+) \\(loopback only\\), metrics on http://localhost:(\\d+)/metrics");
 
   private static JsonObject json(String line) {
     return JsonParser.parseString(line).getAsJsonObject();

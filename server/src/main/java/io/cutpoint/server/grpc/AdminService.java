@@ -57,8 +57,10 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
 
   static final int DEFAULT_LIST_PAGE = 50;
   static final int MAX_LIST_PAGE = 1000;
-  /** Longest status description the service sends. */
-  static final int MAX_DESCRIPTION = 1024;
+  static final int DEFAULT_CLUSTER_PAGE = 100;
+  static final int MAX_CLUSTER_PAGE = 1000;
+  /** A cluster page stops adding workers once it passes about this many bytes. */
+  static final long CLUSTER_PAGE_BYTES = 1 << 20;
   static final int DEFAULT_CHANNEL_PAGE = 100;
   static final int MAX_CHANNEL_PAGE = 10000;
 
@@ -244,13 +246,37 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
           .setRollbackInProgress(ctx.rollback().inProgress())
           .addAllPendingSnapshots(ctx.lifecycle().pendingIds())
           .setLatestCompleteSnapshot(ctx.store().latestComplete().map(SnapshotManifest::getSnapshotId).orElse(0L));
-      for (Membership.Member m : view.members().values()) {
-        b.addWorkers(WorkerView.newBuilder().setDecl(m.decl().toProto()).setState(m.state())
-            .setLastHeartbeatUnixMs(m.lastHeartbeatMs()));
+      int size = req.getPageSize() == 0 ? DEFAULT_CLUSTER_PAGE : req.getPageSize();
+      if (size > MAX_CLUSTER_PAGE) {
+        throw invalid("page_size " + size + " is more than " + MAX_CLUSTER_PAGE);
+      }
+      String after = req.getPageToken();
+      if (!after.isEmpty() && !io.cutpoint.server.membership.WorkerIds.valid(after)) {
+        throw invalid("page_token is not one this server issued");
+      }
+      java.util.SortedMap<String, Membership.Member> rest =
+          after.isEmpty() ? view.members() : view.members().tailMap(after + "\0");
+      java.util.Set<String> page = new java.util.HashSet<>();
+      long bytes = 0;
+      String last = null;
+      for (Membership.Member m : rest.values()) {
+        if (page.size() == size || (!page.isEmpty() && bytes > CLUSTER_PAGE_BYTES)) {
+          b.setNextPageToken(last);
+          break;
+        }
+        WorkerView w = WorkerView.newBuilder().setDecl(m.decl().toProto()).setState(m.state())
+            .setLastHeartbeatUnixMs(m.lastHeartbeatMs()).build();
+        b.addWorkers(w);
+        bytes += 2L * w.getSerializedSize(); // and about as much again for its channels
+        last = m.decl().workerId();
+        page.add(last);
       }
       for (ChannelId c : view.topology().channels()) {
-        b.addChannels(ChannelRef.newBuilder().setFrom(c.from()).setTo(c.to()));
+        if (page.contains(c.from())) {
+          b.addChannels(ChannelRef.newBuilder().setFrom(c.from()).setTo(c.to()));
+        }
       }
+      b.setTotalWorkers(view.members().size()).setTotalChannels(view.topology().channels().size());
       b.addAllInitiators(InitiatorSelection.select(view.topology().workerIds(), view.topology().channels()));
       return b.build();
     });
@@ -334,12 +360,6 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   }
 
   private static StatusRuntimeException invalid(String message) {
-    return Status.INVALID_ARGUMENT.withDescription(bounded(message)).asRuntimeException();
-  }
-
-  /** A description that echoes input stays short: a huge one would overflow the trailers. */
-  private static String bounded(String message) {
-    return message.length() <= MAX_DESCRIPTION ? message
-        : message.substring(0, MAX_DESCRIPTION) + "... (" + message.length() + " characters)";
+    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
   }
 }

@@ -33,10 +33,12 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
   public void downloadSnapshot(DownloadRequest request, StreamObserver<DownloadPart> responseObserver) {
     DownloadSender sender = new DownloadSender(ctx, responseObserver);
     try {
-      ctx.transfers().execute(() -> sender.send(request));
+      // in the call's context: the caller's identity travels with it
+      ctx.transfers().execute(io.grpc.Context.current().wrap(() -> sender.send(request)));
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      responseObserver.onError(io.grpc.Status.UNAVAILABLE
-          .withDescription("the coordinator is shutting down").asRuntimeException());
+      responseObserver.onError(io.grpc.Status.RESOURCE_EXHAUSTED
+          .withDescription("the coordinator serves " + io.cutpoint.server.CoordinatorServer.MAX_DOWNLOADS
+              + " downloads at once, or is shutting down; try again").asRuntimeException());
     }
   }
 }

@@ -26,8 +26,10 @@ import java.util.List;
 
 /**
  * Sends one worker's piece of a complete snapshot: header, state chunks, the recordings of its
- * incoming channels, trailer. Waits for the transport to be ready between parts, so a large state
- * is never buffered whole.
+ * incoming channels, trailer. Waits for the transport to be ready between parts (flow control), so
+ * a large state is never buffered whole; a download not finished within the coordinator's download
+ * timeout (a receiver that stopped reading) ends with DEADLINE_EXCEEDED and frees its thread.
+ * Runs on a transfer thread of its own.
  */
 final class DownloadSender {
 
@@ -37,6 +39,7 @@ final class DownloadSender {
   private final CoordinatorContext ctx;
   private final ServerCallStreamObserver<DownloadPart> out;
   private final Object ready = new Object();
+  private long deadlineNanos;
 
   DownloadSender(CoordinatorContext ctx, StreamObserver<DownloadPart> out) {
     this.ctx = ctx;
@@ -54,6 +57,7 @@ final class DownloadSender {
   }
 
   void send(DownloadRequest request) {
+    deadlineNanos = System.nanoTime() + ctx.config().downloadTimeout().toNanos();
     try {
       SnapshotManifest manifest = check(request);
       String worker = request.getWorkerId();
@@ -91,10 +95,7 @@ final class DownloadSender {
     WorkerIds.problem(request.getWorkerId()).ifPresent(p -> {
       throw Status.INVALID_ARGUMENT.withDescription(p).asRuntimeException();
     });
-    if (!ctx.membership().isLive(request.getWorkerId())) {
-      throw Status.PERMISSION_DENIED.withDescription("worker " + request.getWorkerId()
-          + " has no live session; join before downloading").asRuntimeException();
-    }
+    OwnSession.require(ctx, request.getWorkerId(), "download");
     SnapshotManifest m = ctx.store().manifest(request.getSnapshotId()).orElseThrow(() ->
         Status.NOT_FOUND.withDescription("no snapshot " + request.getSnapshotId()).asRuntimeException());
     if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
@@ -135,8 +136,14 @@ final class DownloadSender {
   private void put(DownloadPart part) {
     synchronized (ready) {
       while (!out.isReady() && !out.isCancelled()) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          throw Status.DEADLINE_EXCEEDED.withDescription("the download did not finish within "
+              + ctx.config().downloadTimeout().toMillis() + " ms (download-timeout): the worker stopped reading")
+              .asRuntimeException();
+        }
         try {
-          ready.wait(10);
+          ready.wait(Math.max(1, Math.min(10, left / 1_000_000)));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();

@@ -12,14 +12,16 @@ public final class LiveSession {
 
   private final String workerId;
   private final long token;
+  private final String secret;
   private final StreamObserver<CoordinatorMessage> out;
   private boolean closed;
   /** Messages sent before the welcome, held until it goes out; null once welcomed. */
   private java.util.List<CoordinatorMessage> held = new java.util.ArrayList<>();
 
-  LiveSession(String workerId, long token, StreamObserver<CoordinatorMessage> out) {
+  LiveSession(String workerId, long token, String secret, StreamObserver<CoordinatorMessage> out) {
     this.workerId = workerId;
     this.token = token;
+    this.secret = secret;
     this.out = out;
   }
 
@@ -29,6 +31,18 @@ public final class LiveSession {
 
   public long token() {
     return token;
+  }
+
+  /** The secret handed out in this session's welcome. */
+  public String secret() {
+    return secret;
+  }
+
+  /** True if {@code presented} is this session's secret; takes the same time wherever they differ. */
+  public boolean secretMatches(String presented) {
+    return presented != null && java.security.MessageDigest.isEqual(
+        secret.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+        presented.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
   /** Sends the welcome, then whatever was sent to this session before it. */

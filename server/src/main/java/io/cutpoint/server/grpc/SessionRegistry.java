@@ -15,10 +15,16 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class SessionRegistry implements WorkerCommands {
 
   private final Map<String, LiveSession> sessions = new ConcurrentHashMap<>();
+  private final java.security.SecureRandom random = new java.security.SecureRandom();
 
-  /** Registers a live session (replacing none: the membership refuses a second live one). */
+  /**
+   * Registers a live session (replacing none: the membership refuses a second live one) with a
+   * fresh random secret of 256 bits.
+   */
   public LiveSession register(String workerId, long token, io.grpc.stub.StreamObserver<CoordinatorMessage> out) {
-    LiveSession s = new LiveSession(workerId, token, out);
+    byte[] secret = new byte[32];
+    random.nextBytes(secret);
+    LiveSession s = new LiveSession(workerId, token, java.util.HexFormat.of().formatHex(secret), out);
     sessions.put(workerId, s);
     return s;
   }

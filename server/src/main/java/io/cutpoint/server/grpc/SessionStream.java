@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.SnapshotGranted;
 import io.cutpoint.api.v1.SnapshotTrigger;
 import io.cutpoint.api.v1.Welcome;
 import io.cutpoint.api.v1.WorkerMessage;
+import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.lifecycle.TriggerResult;
 import io.cutpoint.server.membership.Declaration;
@@ -48,7 +49,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       case HEARTBEAT -> ctx.membership().heartbeat(id, session.token(), ctx.clock().millis());
       case SNAPSHOT_REQUEST -> requestSnapshot(message.getSnapshotRequest().getRequestId());
       case SNAPSHOT_FAILED -> ctx.lifecycle().localFailure(
-          message.getSnapshotFailed().getSnapshotId(), id, message.getSnapshotFailed().getReason());
+          message.getSnapshotFailed().getSnapshotId(), id, WorkerIds.text(message.getSnapshotFailed().getReason()));
       case HALTED -> ctx.rollback().onHalted(id, message.getHalted().getEpoch());
       case RESTORED -> ctx.rollback().onRestored(
           id, message.getRestored().getEpoch(), message.getRestored().getSnapshotId());
@@ -58,9 +59,14 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
   }
 
   private void join(Join join) {
-    Optional<String> problem = validate(join);
+    Optional<String> problem = validate(join, ctx.config().limits());
     if (problem.isPresent()) {
       refuse(Status.INVALID_ARGUMENT.withDescription(problem.get()));
+      return;
+    }
+    Optional<String> other = io.cutpoint.server.security.WorkerIdentity.notCertifiedAs(join.getWorkerId());
+    if (other.isPresent()) {
+      refuse(Status.PERMISSION_DENIED.withDescription(other.get()));
       return;
     }
     Declaration decl = Declaration.of(join.getWorkerId(), join.getChannelAddress(),
@@ -71,6 +77,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
         case ALREADY_EXISTS -> Status.ALREADY_EXISTS.withDescription(r.message());
         case CONTRADICTS_TOPOLOGY -> Status.FAILED_PRECONDITION.withDescription(
             "declared channels contradict the topology: " + r.message());
+        case TOO_MANY_WORKERS -> Status.RESOURCE_EXHAUSTED.withDescription(r.message());
       });
       return;
     }
@@ -79,15 +86,17 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     Welcome.Builder welcome = Welcome.newBuilder()
         .setEpoch(ctx.store().epoch())
         .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
-        .setHalted(ctx.rollback().inProgress());
+        .setHalted(ctx.rollback().inProgress())
+        .setSessionSecret(session.secret());
     accepted.peerAddresses().forEach((peer, address) ->
         welcome.addPeers(PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));
     session.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
     ctx.joined(decl, accepted, join.getFresh());
   }
 
-  static Optional<String> validate(Join join) {
-    Optional<String> p = WorkerIds.problem(join.getWorkerId());
+  /** Why {@code join} is not acceptable within {@code limits}, or empty when it is. */
+  static Optional<String> validate(Join join, CoordinatorConfig.WorkerLimits limits) {
+    Optional<String> p = WorkerIds.problem(join.getWorkerId(), limits.maxIdLength());
     if (p.isPresent()) {
       return p;
     }
@@ -96,9 +105,14 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       return p;
     }
     for (var list : java.util.List.of(join.getOutgoingList(), join.getIncomingList())) {
+      if (list.size() > limits.maxChannelsPerWorker()) {
+        return Optional.of("worker declares " + list.size() + " " + (list == join.getOutgoingList() ? "outgoing"
+            : "incoming") + " channels; at most " + limits.maxChannelsPerWorker()
+            + " are allowed (max-channels-per-worker)");
+      }
       java.util.Set<String> seen = new java.util.HashSet<>();
       for (String peer : list) {
-        Optional<String> q = WorkerIds.problem(peer);
+        Optional<String> q = WorkerIds.problem(peer, limits.maxIdLength());
         if (q.isPresent()) {
           return Optional.of("declared peer: " + q.get());
         }

@@ -93,10 +93,17 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     WorkerIds.problem(m.getWorkerId()).ifPresent(p -> {
       throw invalid("header: " + p);
     });
-    if (!ctx.membership().isLive(m.getWorkerId())) {
-      throw Status.PERMISSION_DENIED.withDescription(
-          "worker " + m.getWorkerId() + " has no live session; join before uploading").asRuntimeException();
-    }
+    PieceMetaCheck.problem(m, ctx.config().limits().maxChannelsPerWorker()).ifPresent(p -> {
+      throw invalid(p);
+    });
+    OwnSession.require(ctx, m.getWorkerId(), "upload");
+    ctx.store().manifest(m.getSnapshotId())
+        .filter(snap -> snap.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+        .filter(snap -> snap.getEpoch() != m.getEpoch())
+        .ifPresent(snap -> {
+          throw Status.FAILED_PRECONDITION.withDescription("the piece was recorded in epoch " + m.getEpoch()
+              + ", snapshot " + m.getSnapshotId() + " belongs to epoch " + snap.getEpoch()).asRuntimeException();
+        });
     switch (ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this)) {
       case ADMITTED -> { }
       case DUPLICATE -> throw Status.ALREADY_EXISTS.withDescription("worker " + m.getWorkerId()

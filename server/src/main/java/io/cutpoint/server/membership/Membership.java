@@ -19,6 +19,20 @@ public final class Membership {
   private final java.util.concurrent.atomic.AtomicIntegerArray counts =
       new java.util.concurrent.atomic.AtomicIntegerArray(WorkerState.values().length);
   private long nextToken = 1;
+  private final int maxWorkers;
+
+  /** A table that keeps at most {@code maxWorkers} workers, live and lost ones alike. */
+  public Membership(int maxWorkers) {
+    if (maxWorkers < 1) {
+      throw new IllegalArgumentException("maxWorkers must be >= 1, got " + maxWorkers);
+    }
+    this.maxWorkers = maxWorkers;
+  }
+
+  /** A table with no practical limit on its size (tests). */
+  public Membership() {
+    this(Integer.MAX_VALUE);
+  }
 
   /** One known worker. {@code sessionToken} identifies its live session (0 when lost). */
   public record Member(Declaration decl, WorkerState state, long lastHeartbeatMs, long sessionToken) {
@@ -32,7 +46,9 @@ public final class Membership {
     /** A live session for that worker id exists. */
     ALREADY_EXISTS,
     /** The declared channels contradict those of live workers. */
-    CONTRADICTS_TOPOLOGY
+    CONTRADICTS_TOPOLOGY,
+    /** The table is full: a new id would pass the limit on workers. */
+    TOO_MANY_WORKERS
   }
 
   /** The outcome of {@link #join}. */
@@ -86,6 +102,10 @@ public final class Membership {
     Member previous = members.get(id);
     if (previous != null && previous.live()) {
       return new Refused(Refusal.ALREADY_EXISTS, "worker " + id + " already has a live session");
+    }
+    if (previous == null && members.size() >= maxWorkers) {
+      return new Refused(Refusal.TOO_MANY_WORKERS, "the coordinator already knows " + members.size()
+          + " workers, its limit (max-workers); worker " + id + " is not admitted");
     }
     List<Declaration> live = new ArrayList<>();
     for (Member m : members.values()) {

@@ -3,8 +3,18 @@ package io.cutpoint.server.membership;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
-/** Validation of worker ids and channel addresses as the wire protocol defines them. */
+/**
+ * Validation of worker ids and channel addresses as the wire protocol defines them. Every string a
+ * worker supplies is checked (and bounded) here before anything keeps or echoes it.
+ */
 public final class WorkerIds {
+
+  /** Longest worker id the protocol allows. */
+  public static final int MAX_ID_LENGTH = 128;
+  /** Longest channel address ({@code host:port}; a DNS name has at most 253 characters). */
+  public static final int MAX_ADDRESS_LENGTH = 261;
+  /** Longest free text (a worker's reason for a failed local snapshot) that is kept. */
+  public static final int MAX_TEXT_LENGTH = 1024;
 
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
@@ -12,11 +22,17 @@ public final class WorkerIds {
 
   /** Why {@code id} is not a valid worker id, or empty when it is. */
   public static Optional<String> problem(String id) {
+    return problem(id, MAX_ID_LENGTH);
+  }
+
+  /** Why {@code id} is not a valid worker id of at most {@code maxLength} characters, or empty. */
+  public static Optional<String> problem(String id, int maxLength) {
     if (id == null || id.isEmpty()) {
       return Optional.of("worker id is empty");
     }
-    if (id.length() > 128) {
-      return Optional.of("worker id is " + id.length() + " characters long; at most 128 are allowed");
+    if (id.length() > Math.min(maxLength, MAX_ID_LENGTH)) {
+      return Optional.of("worker id is " + id.length() + " characters long; at most "
+          + Math.min(maxLength, MAX_ID_LENGTH) + " are allowed");
     }
     if (!ID.matcher(id).matches()) {
       return Optional.of("worker id '" + id + "' may only contain A-Z a-z 0-9 . _ -");
@@ -33,6 +49,16 @@ public final class WorkerIds {
     if (address == null || address.isBlank()) {
       return Optional.of("channel address is empty");
     }
+    if (address.length() > MAX_ADDRESS_LENGTH) {
+      return Optional.of("channel address is " + address.length() + " characters long; at most "
+          + MAX_ADDRESS_LENGTH + " are allowed");
+    }
+    for (int i = 0; i < address.length(); i++) {
+      char c = address.charAt(i);
+      if (c <= ' ' || c >= 0x7f) {
+        return Optional.of("channel address may only contain printable ASCII without spaces");
+      }
+    }
     int colon = address.lastIndexOf(':');
     if (colon <= 0 || colon == address.length() - 1) {
       return Optional.of("channel address '" + address + "' is not host:port");
@@ -46,5 +72,13 @@ public final class WorkerIds {
       return Optional.of("channel address '" + address + "' has no numeric port");
     }
     return Optional.empty();
+  }
+
+  /** {@code text} as kept: at most {@link #MAX_TEXT_LENGTH} characters, saying how long it was. */
+  public static String text(String text) {
+    if (text.length() <= MAX_TEXT_LENGTH) {
+      return text;
+    }
+    return text.substring(0, MAX_TEXT_LENGTH) + "... (" + text.length() + " characters)";
   }
 }

@@ -211,7 +211,12 @@ class SnapshotsEndToEndTest {
 
     SnapshotStore store = server.context().store();
     assertThatThrownBy(() -> store.verifyIntegrity(m.getSnapshotId())).isInstanceOf(CorruptionException.class);
-    assertThatThrownBy(() -> io.cutpoint.api.v1.CoordinatorGrpc.newBlockingStub(channel).downloadSnapshot(
+    // as w2 itself would ask: with its live session's secret
+    String secret = server.context().sessions().get("w2").orElseThrow().secret();
+    io.grpc.Metadata md = new io.grpc.Metadata();
+    md.put(io.cutpoint.server.security.WorkerIdentity.SESSION_SECRET, secret);
+    assertThatThrownBy(() -> io.cutpoint.api.v1.CoordinatorGrpc.newBlockingStub(channel)
+        .withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md)).downloadSnapshot(
         io.cutpoint.api.v1.DownloadRequest.newBuilder().setSnapshotId(m.getSnapshotId()).setWorkerId("w2").build())
         .forEachRemaining(p -> { }))
         .isInstanceOfSatisfying(StatusRuntimeException.class,

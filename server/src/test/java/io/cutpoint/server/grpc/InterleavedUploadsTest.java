@@ -105,7 +105,9 @@ class InterleavedUploadsTest {
     Stream(List<UploadPart> parts, byte[] state) {
       this.parts = parts;
       this.state = state;
-      up = coordinator.async().uploadSnapshot(new StreamObserver<>() {
+      // as the worker the header names uploads: with its live session's secret
+      String worker = parts.get(0).getHeader().getMeta().getWorkerId();
+      up = (worker.equals("b") ? b : a).transfers().uploadSnapshot(new StreamObserver<>() {
         @Override
         public void onNext(UploadResult r) {
           result.complete(r);
@@ -255,7 +257,7 @@ class InterleavedUploadsTest {
 
   private byte[] download(long id) {
     ByteArrayOutputStream state = new ByteArrayOutputStream();
-    coordinator.blocking().downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build())
+    a.blockingTransfers(coordinator.channel).downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build())
         .forEachRemaining((DownloadPart p) -> {
           if (p.hasStateChunk()) {
             state.writeBytes(p.getStateChunk().getData().toByteArray());

@@ -120,7 +120,7 @@ class UploadTest {
 
     java.io.ByteArrayOutputStream state = new java.io.ByteArrayOutputStream();
     List<String> kinds = new ArrayList<>();
-    Iterator<DownloadPart> parts = coordinator.blocking().downloadSnapshot(
+    Iterator<DownloadPart> parts = a.blockingTransfers(coordinator.channel).downloadSnapshot(
         DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build());
     parts.forEachRemaining(p -> {
       kinds.add(p.getPartCase().name());
@@ -202,7 +202,7 @@ class UploadTest {
 
   @Test
   void downloadsAreOnlyForCompleteSnapshotsAndLiveWorkers() {
-    assertThatThrownBy(() -> coordinator.blocking().downloadSnapshot(
+    assertThatThrownBy(() -> a.blockingTransfers(coordinator.channel).downloadSnapshot(
         DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build()).hasNext())
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
@@ -232,7 +232,7 @@ class UploadTest {
 
     CRC32C crc = new CRC32C();
     long[] bytes = {0};
-    coordinator.blocking().downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("b").build())
+    b.blockingTransfers(coordinator.channel).downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("b").build())
         .forEachRemaining(p -> {
           if (p.hasStateChunk()) {
             crc.update(p.getStateChunk().getData().asReadOnlyByteBuffer());

@@ -185,7 +185,10 @@ class SecureCoordinatorTest {
     assertThat(health(c)).isEqualTo(ServingStatus.SERVING);
     assertRefused(() -> admin(c, null).getCluster(GetClusterRequest.getDefaultInstance()),
         Status.Code.UNAUTHENTICATED, "admin token required");
-    aWorkerJoinsAndASnapshotCompletes(withCert, admin(c, "Bearer " + TOKEN));
+    // the worker-facing service wants a certificate that names the worker
+    TestPki.Issued solo = pki.worker("solo");
+    aWorkerJoinsAndASnapshotCompletes(TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile())
+        .keyManager(solo.cert().toFile(), solo.key().toFile()).build(), admin(c, "Bearer " + TOKEN));
   }
 
   @Test

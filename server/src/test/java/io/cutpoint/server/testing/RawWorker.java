@@ -36,6 +36,9 @@ public final class RawWorker implements AutoCloseable {
   public final CompletableFuture<Status> ended = new CompletableFuture<>();
   private final CoordinatorGrpc.CoordinatorStub stub;
   private StreamObserver<WorkerMessage> out;
+  private volatile String secret = "";
+  /** The last welcomed RawWorker of each id, whose secret {@link #send} attaches. */
+  private static final java.util.Map<String, RawWorker> WELCOMED = new java.util.concurrent.ConcurrentHashMap<>();
 
   public RawWorker(CoordinatorGrpc.CoordinatorStub stub, String id) {
     this.stub = stub;
@@ -52,6 +55,10 @@ public final class RawWorker implements AutoCloseable {
     out = stub.session(new StreamObserver<>() {
       @Override
       public void onNext(CoordinatorMessage m) {
+        if (m.hasWelcome()) {
+          secret = m.getWelcome().getSessionSecret();
+          WELCOMED.put(id, RawWorker.this);
+        }
         receive(m);
       }
 
@@ -107,6 +114,35 @@ public final class RawWorker implements AutoCloseable {
     return ended.get(10, TimeUnit.SECONDS);
   }
 
+  /** The session secret of the last welcome ("" before one). */
+  public String secret() {
+    return secret;
+  }
+
+  /** The stub with this session's secret on every call, as a worker uploads and downloads. */
+  public CoordinatorGrpc.CoordinatorStub transfers() {
+    return withSecret(stub, secret);
+  }
+
+  /** {@code stub} with {@code secret} as the session secret on every call. */
+  public static CoordinatorGrpc.CoordinatorStub withSecret(CoordinatorGrpc.CoordinatorStub stub, String secret) {
+    io.grpc.Metadata md = new io.grpc.Metadata();
+    md.put(io.grpc.Metadata.Key.of("cutpoint-session-secret", io.grpc.Metadata.ASCII_STRING_MARSHALLER), secret);
+    return stub.withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md));
+  }
+
+  /** The blocking stub with this session's secret on every call. */
+  public CoordinatorGrpc.CoordinatorBlockingStub blockingTransfers(io.grpc.Channel channel) {
+    io.grpc.Metadata md = new io.grpc.Metadata();
+    md.put(io.grpc.Metadata.Key.of("cutpoint-session-secret", io.grpc.Metadata.ASCII_STRING_MARSHALLER), secret);
+    return CoordinatorGrpc.newBlockingStub(channel).withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md));
+  }
+
+  /** A request for this worker's piece of {@code snapshot}. */
+  public io.cutpoint.api.v1.DownloadRequest downloadRequest(long snapshot) {
+    return io.cutpoint.api.v1.DownloadRequest.newBuilder().setSnapshotId(snapshot).setWorkerId(id).build();
+  }
+
   /** Builds the parts of an upload of {@code state} and the given recordings. */
   public static List<UploadPart> upload(LocalSnapshotMeta.Builder meta, byte[] state, int chunkSize,
       List<ChannelRecording> recordings) {
@@ -145,8 +181,24 @@ public final class RawWorker implements AutoCloseable {
     return ChannelCounter.newBuilder().setPeer(peer).setCount(n).build();
   }
 
-  /** Sends {@code parts} on a new upload call; completes with the result or the error status. */
+  /**
+   * Sends {@code parts} on a new upload call as the worker the header names would: with the session
+   * secret of the last welcomed RawWorker of that id, if any. Completes with the result or the
+   * error status.
+   */
   public static CompletableFuture<UploadResult> send(CoordinatorGrpc.CoordinatorStub stub, Iterable<UploadPart> parts) {
+    java.util.Iterator<UploadPart> it = parts.iterator();
+    if (it.hasNext() && it.next().hasHeader()) {
+      RawWorker w = WELCOMED.get(parts.iterator().next().getHeader().getMeta().getWorkerId());
+      if (w != null) {
+        return sendRaw(withSecret(stub, w.secret), parts);
+      }
+    }
+    return sendRaw(stub, parts);
+  }
+
+  /** Sends {@code parts} on a new upload call of {@code stub}, adding nothing. */
+  public static CompletableFuture<UploadResult> sendRaw(CoordinatorGrpc.CoordinatorStub stub, Iterable<UploadPart> parts) {
     CompletableFuture<UploadResult> result = new CompletableFuture<>();
     StreamObserver<UploadPart> up = stub.uploadSnapshot(new StreamObserver<>() {
       @Override
@@ -177,6 +229,7 @@ public final class RawWorker implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    WELCOMED.remove(id, this);
     if (out != null && !ended.isDone()) {
       try {
         out.onCompleted();
