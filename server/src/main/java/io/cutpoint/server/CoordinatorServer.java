@@ -24,7 +24,11 @@ import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import io.cutpoint.server.security.AdminTokenInterceptor;
 import io.grpc.InsecureServerCredentials;
+import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.Channel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
@@ -70,12 +74,18 @@ public final class CoordinatorServer implements AutoCloseable {
   private final ExecutorScheduler maintenance;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final java.util.concurrent.ExecutorService transfers;
+  /** The Admin service again, token check included, for callers inside this process (the HTTP API). */
+  private final Server local;
+  private final ManagedChannel localChannel;
   /** Downloads served at once; more wait in line. */
   static final int TRANSFER_THREADS = 4;
 
-  private CoordinatorServer(CoordinatorContext ctx, Server server, HealthStatusManager health,
-      ExecutorScheduler scheduler, ExecutorScheduler maintenance, java.util.concurrent.ExecutorService transfers) {
+  private CoordinatorServer(CoordinatorContext ctx, Server server, Server local, String localName,
+      HealthStatusManager health, ExecutorScheduler scheduler, ExecutorScheduler maintenance,
+      java.util.concurrent.ExecutorService transfers) {
     this.transfers = transfers;
+    this.local = local;
+    this.localChannel = InProcessChannelBuilder.forName(localName).build();
     this.ctx = ctx;
     this.server = server;
     this.health = health;
@@ -158,24 +168,31 @@ public final class CoordinatorServer implements AutoCloseable {
     metrics.storeSize(safeSize(store));
 
     HealthStatusManager health = new HealthStatusManager();
+    ServerServiceDefinition admin =
+        adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER));
+    String localName = "cutpoint-admin-local-" + ProcessHandle.current().pid() + "-"
+        + LOCAL_NAMES.incrementAndGet();
+    Server local = InProcessServerBuilder.forName(localName).addService(admin).build();
     Server server;
     try {
+      local.start();
       server = serverBuilder
           .addService(new CoordinatorService(ctx))
-          .addService(adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER)))
+          .addService(admin)
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
           .build()
           .start();
     } catch (IOException e) {
+      local.shutdownNow();
       scheduler.close();
       maintenance.close();
       transfers.shutdownNow();
       throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
     }
     health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
-    CoordinatorServer cs = new CoordinatorServer(ctx, server, health, scheduler, maintenance, transfers);
+    CoordinatorServer cs = new CoordinatorServer(ctx, server, local, localName, health, scheduler, maintenance, transfers);
     rollback.start();
     cs.scheduleHeartbeatCheck();
     if (!config.snapshotInterval().isZero()) {
@@ -187,6 +204,10 @@ public final class CoordinatorServer implements AutoCloseable {
         config.adminToken() == null ? "admin service open" : "admin token required");
     return cs;
   }
+
+  /** Names the in-process Admin servers of the coordinators of this JVM apart. */
+  private static final java.util.concurrent.atomic.AtomicLong LOCAL_NAMES =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** The Admin service behind the admin-token check when a token is configured. */
   private static ServerServiceDefinition adminService(CoordinatorConfig config, AdminService admin) {
@@ -284,6 +305,15 @@ public final class CoordinatorServer implements AutoCloseable {
     return ctx;
   }
 
+  /**
+   * A channel to this coordinator's Admin service inside the process, behind the same token check
+   * as the network port: callers attach {@code authorization: Bearer <token>} as over the network.
+   * Closed by {@link #close()}.
+   */
+  public Channel adminChannel() {
+    return localChannel;
+  }
+
   /** The port it listens on (-1 for an in-process server). */
   public int port() {
     return server.getPort();
@@ -311,6 +341,7 @@ public final class CoordinatorServer implements AutoCloseable {
     }
     health.enterTerminalState();
     server.shutdown();
+    local.shutdown();
     try {
       ctx.lifecycle().abortAll(FailureReason.COORDINATOR, "the coordinator is shutting down");
     } catch (RuntimeException e) {
@@ -327,6 +358,8 @@ public final class CoordinatorServer implements AutoCloseable {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    localChannel.shutdownNow();
+    local.shutdownNow();
     scheduler.close();
     maintenance.close();
     transfers.shutdownNow();
