@@ -20,11 +20,14 @@ const Api = (() => {
   }
 
   async function call(method, path, body, retried) {
+    const sent = token();
     const opts = { method, headers: headers(body ? { 'Content-Type': 'application/json' } : {}) };
     if (body) opts.body = JSON.stringify(body);
     const r = await fetch('api/v1' + path, opts);
     let json = null;
     try { json = await r.json(); } catch (e) { json = null; }
+    // A token given while this request was on its way: try it before asking again.
+    if (r.status === 401 && token() && token() !== sent) return call(method, path, body, retried);
     if (r.status === 401 && !retried && askToken) {
       const t = await askToken(json && json.message || 'admin token required');
       if (t) { setToken(t); return call(method, path, body, true); }
@@ -44,9 +47,11 @@ const Api = (() => {
     async function run() {
       while (!stopped) {
         controller = new AbortController();
+        const sent = token();
         try {
           const r = await fetch('api/v1/events', { headers: headers({ 'Accept': 'text/event-stream' }),
             signal: controller.signal });
+          if (r.status === 401 && token() && token() !== sent) continue;
           if (r.status === 401 && askToken) {
             onState(false);
             const t = await askToken('live events need the admin token');

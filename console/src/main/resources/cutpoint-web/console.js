@@ -165,8 +165,8 @@
         <td class="num">${esc(p.in_flight_messages)} (${bytes(p.channel_bytes)})</td>
         <td class="num">${esc(meta.recording_millis)} ms</td><td>${esc(short(meta.activity))}</td></tr></table>`).querySelector('tr'));
     }
-    const box = node.querySelector('#channel-box');
-    node.querySelector('#spacetime-box').appendChild(SpaceTime.draw(m, (from, to) => showChannel(box, m.snapshot_id, from, to)));
+    // The listing goes to the box on the page when it is ready: a live refresh may have redrawn the view.
+    node.querySelector('#spacetime-box').appendChild(SpaceTime.draw(m, (from, to) => showChannel(m.snapshot_id, from, to)));
     node.querySelector('#pin').onclick = () => act((m.pinned ? 'Unpin' : 'Pin') + ' snapshot #' + m.snapshot_id + '?',
       () => Api.pin(m.snapshot_id, !m.pinned), r => 'snapshot #' + m.snapshot_id + (r.manifest.pinned ? ' pinned' : ' unpinned'));
     node.querySelector('#delete').onclick = () => act('Delete snapshot #' + m.snapshot_id + '? This cannot be undone.',
@@ -186,8 +186,9 @@
     return Array.from(raw.slice(0, 32), ch => ch.charCodeAt(0).toString(16).padStart(2, '0')).join(' ') + (raw.length > 32 ? ' …' : '');
   }
 
-  async function showChannel(box, id, from, to) {
-    box.innerHTML = `<h3>Channel ${esc(from)} → ${esc(to)}</h3><p class="muted">loading…</p>`;
+  async function showChannel(id, from, to) {
+    const box = () => document.getElementById('channel-box') || document.createElement('div');
+    box().innerHTML = `<h3>Channel ${esc(from)} → ${esc(to)}</h3><p class="muted">loading…</p>`;
     try {
       const messages = [];
       let token = '', total = 0;
@@ -206,9 +207,9 @@
           <td class="num">${esc(msg.seq)}</td><td class="num">${atob(msg.payload || '').length}</td>
           <td><code>${esc(payloadText(msg.payload))}</code></td></tr></table>`).querySelector('tr'));
       }
-      box.replaceChildren(t);
+      box().replaceChildren(t);
     } catch (e) {
-      box.innerHTML = `<p class="violations">${esc(e.message)}</p>`;
+      box().innerHTML = `<p class="violations">${esc(e.message)}</p>`;
     }
   }
 
@@ -270,9 +271,8 @@
     li.dataset.type = short(e.type);
     log.prepend(li);
     while (log.children.length > 50) log.lastChild.remove();
-    // Several events often come together: refresh once for all of them.
-    clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(render, 300);
+    // Several events often come together: refresh once for all of them, at most every 300 ms.
+    if (!refreshTimer) refreshTimer = setTimeout(() => { refreshTimer = null; render(); }, 300);
   }
   function onState(on) {
     const l = document.getElementById('live');

@@ -126,7 +126,7 @@ public final class DemoRunner {
             throw CliFailure.failed("cannot serve the console on port " + webPort + ": " + e.getMessage());
           }
           String url = "http://127.0.0.1:" + web.port() + "/";
-          output.event(DemoEvent.of("web", "console at " + url + " (playground at " + url + "play/)",
+          output.event(DemoEvent.of("web", "console at " + url,
               Json.object().put("url", url)));
         }
         states = SnapshotChecker.fromStore(server.context().store());

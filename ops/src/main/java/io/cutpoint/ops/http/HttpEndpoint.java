@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator's HTTP port: {@code GET /metrics} (Prometheus text format), the Admin service
  * as JSON under {@code /api/v1} ({@link AdminRoutes}), its event stream as Server-Sent Events at
- * {@code /api/v1/events}, the console at {@code /} and the playground at {@code /play/}.
+ * {@code /api/v1/events}, and the console at {@code /}.
  *
  * <p>Every API call goes through the coordinator's in-process Admin channel with the caller's
  * {@code Authorization} header passed on as gRPC metadata, so the token check, the validation and
@@ -103,7 +103,6 @@ public final class HttpEndpoint implements AutoCloseable {
       files.location = Location.CLASSPATH;
     });
     config.routes.get("/metrics", ctx -> ctx.contentType(METRICS_CONTENT_TYPE).result(registry.scrape()));
-    config.routes.get("/play", ctx -> ctx.redirect("/play/"));
     for (AdminRoutes.Route route : AdminRoutes.UNARY) {
       Handler h = ctx -> unary(ctx, admin, route);
       switch (route.verb()) {

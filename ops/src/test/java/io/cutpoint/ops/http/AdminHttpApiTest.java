@@ -52,7 +52,7 @@ class AdminHttpApiTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = LiveCluster.start(dir, TOKEN, null, 3, Duration.ZERO).withTraffic();
+    cluster = LiveCluster.start(dir, TOKEN, null, 3, Duration.ZERO).withTraffic(20);
     HttpClient client = HttpClient.newHttpClient();
     anonymous = new Http(client, cluster.base(), null);
     http = anonymous.withToken(TOKEN);
@@ -68,12 +68,24 @@ class AdminHttpApiTest {
     cluster.close();
   }
 
-  private static JsonObject json(HttpResponse<String> r) {
+  static JsonObject json(HttpResponse<String> r) {
     return JsonParser.parseString(r.body()).getAsJsonObject();
   }
 
   private static long trigger() throws Exception {
-    HttpResponse<String> r = http.post("/api/v1/snapshots", "{\"wait\": true}");
+    return trigger(http);
+  }
+
+  /** Triggers a snapshot through the API and waits for it; asserts it completed. */
+  @SuppressWarnings("unchecked")
+  static long trigger(Http http) throws Exception {
+    HttpResponse<String>[] last = new HttpResponse[1];
+    // A periodic snapshot may be pending: the coordinator then refuses (at most one at once).
+    await().atMost(Duration.ofSeconds(60)).until(() -> {
+      last[0] = http.post("/api/v1/snapshots", "{\"wait\": true}");
+      return !last[0].body().contains("pending, at most");
+    });
+    HttpResponse<String> r = last[0];
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     JsonObject m = json(r).getAsJsonObject("manifest");
     assertThat(m.get("status").getAsString()).isEqualTo("SNAPSHOT_STATUS_COMPLETE");
@@ -108,7 +120,7 @@ class AdminHttpApiTest {
   static long[] snapshotWithMessages(Http http, String[] channel) {
     long[] found = new long[1];
     await().atMost(Duration.ofMinutes(2)).until(() -> {
-      long id = trigger();
+      long id = trigger(http);
       for (var c : json(http.get("/api/v1/snapshots/" + id + "/analysis")).getAsJsonObject("summary")
           .getAsJsonArray("per_channel")) {
         JsonObject o = c.getAsJsonObject();

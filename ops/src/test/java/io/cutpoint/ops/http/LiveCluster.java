@@ -46,7 +46,7 @@ final class LiveCluster implements AutoCloseable {
       throws Exception {
     Metrics metrics = new Metrics();
     CoordinatorServer server = CoordinatorServer.start(CoordinatorConfig.builder().port(0)
-        .dataDir(dir.resolve("data")).snapshotInterval(interval)
+        .dataDir(dir.resolve("data")).snapshotInterval(interval).retainCompleteSnapshots(100_000)
         .adminToken(token == null ? null : AdminToken.of(token)).tls(tls).build(), metrics.registry());
     HttpEndpoint http;
     try {
@@ -77,10 +77,10 @@ final class LiveCluster implements AutoCloseable {
     return c;
   }
 
-  /** From now on until {@link #close()}, each worker sends 20 transfers every 2 ms. */
-  LiveCluster withTraffic() {
+  /** From now on until {@link #close()}, each worker sends {@code perTick} transfers every 2 ms. */
+  LiveCluster withTraffic(int perTick) {
     traffic.scheduleAtFixedRate(() -> {
-      for (int i = 0; i < 20; i++) {
+      for (int i = 0; i < perTick; i++) {
         nodes.forEach(BankNode::transferSoon);
       }
     }, 0, 2, TimeUnit.MILLISECONDS);
