@@ -26,7 +26,11 @@ import io.cutpoint.storage.StoreException;
 import io.cutpoint.server.security.AdminTokenInterceptor;
 import io.cutpoint.server.security.WorkerIdentity;
 import io.grpc.InsecureServerCredentials;
+import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.Channel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
@@ -78,10 +82,16 @@ public final class CoordinatorServer implements AutoCloseable {
    * own (a stalled receiver holds only its own, until the download timeout ends it).
    */
   public static final int MAX_DOWNLOADS = 256;
+  /** The Admin service again, token check included, for callers inside this process (the HTTP API). */
+  private final Server local;
+  private final ManagedChannel localChannel;
 
-  private CoordinatorServer(CoordinatorContext ctx, Server server, HealthStatusManager health,
-      ExecutorScheduler scheduler, ExecutorScheduler maintenance, java.util.concurrent.ExecutorService transfers) {
+  private CoordinatorServer(CoordinatorContext ctx, Server server, Server local, String localName,
+      HealthStatusManager health, ExecutorScheduler scheduler, ExecutorScheduler maintenance,
+      java.util.concurrent.ExecutorService transfers) {
     this.transfers = transfers;
+    this.local = local;
+    this.localChannel = InProcessChannelBuilder.forName(localName).build();
     this.ctx = ctx;
     this.server = server;
     this.health = health;
@@ -166,12 +176,18 @@ public final class CoordinatorServer implements AutoCloseable {
     metrics.storeSize(safeSize(store));
 
     HealthStatusManager health = new HealthStatusManager();
+    ServerServiceDefinition admin =
+        adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER));
+    String localName = "cutpoint-admin-local-" + ProcessHandle.current().pid() + "-"
+        + LOCAL_NAMES.incrementAndGet();
+    Server local = InProcessServerBuilder.forName(localName).addService(admin).build();
     Server server;
     try {
+      local.start();
       server = serverBuilder
           .addService(ServerInterceptors.intercept(new CoordinatorService(ctx), new WorkerIdentity(
               config.workerToken(), config.tls() != null && config.tls().mutual())))
-          .addService(adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER)))
+          .addService(admin)
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
@@ -179,13 +195,14 @@ public final class CoordinatorServer implements AutoCloseable {
           .build()
           .start();
     } catch (IOException e) {
+      local.shutdownNow();
       scheduler.close();
       maintenance.close();
       transfers.shutdownNow();
       throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
     }
     health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
-    CoordinatorServer cs = new CoordinatorServer(ctx, server, health, scheduler, maintenance, transfers);
+    CoordinatorServer cs = new CoordinatorServer(ctx, server, local, localName, health, scheduler, maintenance, transfers);
     rollback.start();
     cs.scheduleHeartbeatCheck();
     cs.maintenance.execute(cs.storeWatch::scrub);
@@ -201,6 +218,10 @@ public final class CoordinatorServer implements AutoCloseable {
             : config.tls() != null && config.tls().mutual() ? "worker certificates required" : "workers not authenticated");
     return cs;
   }
+
+  /** Names the in-process Admin servers of the coordinators of this JVM apart. */
+  private static final java.util.concurrent.atomic.AtomicLong LOCAL_NAMES =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** The Admin service behind the admin-token check when a token is configured. */
   private static ServerServiceDefinition adminService(CoordinatorConfig config, AdminService admin) {
@@ -317,6 +338,15 @@ public final class CoordinatorServer implements AutoCloseable {
     return List.copyOf(server.getListenSockets());
   }
 
+  /**
+   * A channel to this coordinator's Admin service inside the process, behind the same token check
+   * as the network port: callers attach {@code authorization: Bearer <token>} as over the network.
+   * Closed by {@link #close()}.
+   */
+  public Channel adminChannel() {
+    return localChannel;
+  }
+
   /** The port it listens on (-1 for an in-process server). */
   public int port() {
     return server.getPort();
@@ -364,6 +394,7 @@ public final class CoordinatorServer implements AutoCloseable {
     }
     health.enterTerminalState();
     server.shutdown();
+    local.shutdown();
     try {
       ctx.lifecycle().abortAll(FailureReason.COORDINATOR, "the coordinator is shutting down");
     } catch (RuntimeException e) {
@@ -380,6 +411,8 @@ public final class CoordinatorServer implements AutoCloseable {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    localChannel.shutdownNow();
+    local.shutdownNow();
     scheduler.close();
     maintenance.close();
     transfers.shutdownNow();

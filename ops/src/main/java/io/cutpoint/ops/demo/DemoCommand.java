@@ -70,6 +70,13 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Store of the embedded coordinator (default: a temporary directory deleted at exit).")
   Path dataDir;
 
+  @Option(names = "--web", description = "Serve the web console of the embedded coordinator and print its URL.")
+  boolean web;
+
+  @Option(names = "--web-port", paramLabel = "PORT", defaultValue = "0",
+      description = "With --web: the console's port on 127.0.0.1 (default: any free port).")
+  int webPort;
+
   @Option(names = "--verbose", description = "Show the coordinator's and workers' logs (default: errors only).")
   boolean verbose;
 
@@ -82,6 +89,13 @@ public final class DemoCommand implements Callable<Integer> {
     if (connect != null && dataDir != null) {
       throw new ParameterException(spec.commandLine(), "--data-dir is for the embedded coordinator; "
           + "it cannot be combined with --connect");
+    }
+    if (web && connect != null) {
+      throw new ParameterException(spec.commandLine(), "--web serves the embedded coordinator's console; "
+          + "it cannot be combined with --connect (that coordinator serves its own on its HTTP port)");
+    }
+    if (webPort < 0 || webPort > 65535) {
+      throw new ParameterException(spec.commandLine(), "--web-port must be 0..65535, got " + webPort);
     }
     DemoOptions options;
     try {
@@ -102,6 +116,9 @@ public final class DemoCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     DemoRunner runner = new DemoRunner(options);
+    if (web) {
+      runner.serveWeb(webPort);
+    }
     boolean terminal = System.console() != null && !json;
     try (DemoOutput view = json ? DemoOutput.json(out)
         : terminal ? DemoOutput.live(out, runner::statusLines) : DemoOutput.lines(out)) {

@@ -58,10 +58,18 @@ public final class DemoRunner {
   private ManagedChannel channel;
   private DemoOutput output;
   private boolean rollbackSupported;
+  /** Port of the web console (0 = any free one), or -1 for none. */
+  private int webPort = -1;
+  private io.cutpoint.ops.http.HttpEndpoint web;
 
   public DemoRunner(DemoOptions options) {
     this.o = options;
     this.random = new Random(options.seed());
+  }
+
+  /** Serves the embedded coordinator's console on 127.0.0.1:{@code port} (0 = any free port). */
+  public void serveWeb(int port) {
+    this.webPort = port;
   }
 
   public DemoStats stats() {
@@ -110,6 +118,17 @@ public final class DemoRunner {
         }
         server = CoordinatorServer.start(coordinatorConfig(dir), registry);
         target = "127.0.0.1:" + server.port();
+        if (webPort >= 0) {
+          try {
+            web = io.cutpoint.ops.http.HttpEndpoint.start("127.0.0.1", webPort, registry,
+                server.adminChannel(), null);
+          } catch (RuntimeException e) {
+            throw CliFailure.failed("cannot serve the console on port " + webPort + ": " + e.getMessage());
+          }
+          String url = "http://127.0.0.1:" + web.port() + "/";
+          output.event(DemoEvent.of("web", "console at " + url,
+              Json.object().put("url", url)));
+        }
         states = SnapshotChecker.fromStore(server.context().store());
       } else {
         target = o.connect();
@@ -329,6 +348,9 @@ public final class DemoRunner {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    }
+    if (web != null) {
+      web.close();
     }
     if (server != null) {
       server.close();

@@ -8,6 +8,7 @@ import io.cutpoint.ops.config.ServerSettings;
 import io.cutpoint.ops.config.Setting;
 import io.cutpoint.ops.config.SettingsResolver;
 import io.cutpoint.ops.config.Values;
+import io.cutpoint.ops.http.HttpEndpoint;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.security.AdminToken;
@@ -131,11 +132,12 @@ public final class ServerCommand implements Callable<Integer> {
       throw CliFailure.failed("cannot start coordinator with data directory " + settings.dataDir()
           + ": " + causeText(e));
     }
-    MetricsEndpoint endpoint = null;
+    HttpEndpoint endpoint = null;
     if (!settings.metricsOff()) {
       try {
-        endpoint = MetricsEndpoint.start(metricsHost, settings.metricsPort(), metrics.registry());
-      } catch (IOException e) {
+        endpoint = HttpEndpoint.start(metricsHost, settings.metricsPort(), metrics.registry(),
+            server.adminChannel(), config.tls());
+      } catch (IOException | RuntimeException e) {
         server.close();
         metrics.close();
         throw CliFailure.failed("cannot serve metrics on port " + settings.metricsPort() + ": "
@@ -146,7 +148,8 @@ public final class ServerCommand implements Callable<Integer> {
     Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     String metricsText = endpoint == null ? "metrics off"
-        : "metrics on http://" + displayHost(metricsHost) + ":" + endpoint.port() + "/metrics";
+        : "metrics on " + (config.tls() == null ? "http" : "https") + "://" + displayHost(metricsHost)
+            + ":" + endpoint.port() + "/metrics, console at /";
     out.println("cutpoint server listening on " + server.bindDescription() + ", " + metricsText
         + ", data in " + settings.dataDir().toAbsolutePath());
     out.flush();
@@ -263,10 +266,10 @@ public final class ServerCommand implements Callable<Integer> {
   private static final class Stopper {
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final CoordinatorServer server;
-    private final MetricsEndpoint endpoint;
+    private final HttpEndpoint endpoint;
     private final Metrics metrics;
 
-    Stopper(CoordinatorServer server, MetricsEndpoint endpoint, Metrics metrics) {
+    Stopper(CoordinatorServer server, HttpEndpoint endpoint, Metrics metrics) {
       this.server = server;
       this.endpoint = endpoint;
       this.metrics = metrics;
