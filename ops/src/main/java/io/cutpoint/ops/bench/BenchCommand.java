@@ -16,12 +16,14 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Measure Cutpoint on this machine with in-JVM workers over loopback gRPC and an "
-        + "embedded coordinator: snapshot latency (2..32 workers, ring and full mesh, 1 KiB and 16 MiB "
-        + "states, idle and under traffic), throughput overhead of snapshots every 100 ms, the data "
+        + "embedded coordinator: the raw limits of this machine (marker hop, unary call, synced RocksDB "
+        + "commit, stream and ingest rates), snapshot latency (2..32 workers, ring and full mesh, 1 KiB and "
+        + "16 MiB states, idle and under traffic; a 128-worker ring idle) against the critical-path limit, "
+        + "CPU per snapshot, throughput overhead of snapshots every 100 ms, the data "
         + "plane against a raw batched gRPC stream, recovery time against reading and shipping the "
         + "same bytes, peak heap, and a P x P dataflow workload.",
         "Prints tables (progress on stderr); with --json also one JSON object as the last line. "
-        + "The default run takes under 10 minutes, --quick under 2."})
+        + "The default run takes under 10 minutes, --quick about 150 s."})
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -36,12 +38,17 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Cluster sizes of the latency sweep (default 2,4,8,16,32; quick 2,8,32).")
   List<Integer> workers;
 
+  @Option(names = "--idle-rings", paramLabel = "N,N", split = ",",
+      description = "Ring sizes measured idle with 1 KiB states after the sweep (default 128; none when "
+          + "--workers is given).")
+  List<Integer> idleRings;
+
   @Option(names = "--samples", paramLabel = "N",
       description = "Snapshots measured per 1 KiB configuration (default 100; quick 30).")
   Integer samples;
 
   @Option(names = "--window-ms", paramLabel = "MS",
-      description = "Length of each throughput window (default 2500; quick 1000).")
+      description = "Length of each throughput window (default 1000; quick 400).")
   Long windowMs;
 
   @Option(names = "--recovery-mib", paramLabel = "MIB,MIB", split = ",",
@@ -70,7 +77,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     BenchPlan plan = (quick ? BenchPlan.quick() : BenchPlan.standard())
-        .with(workers, samples, windowMs, recoveryMib, dataflow, largeStateKib, dataDir)
+        .with(workers, idleRings, samples, windowMs, recoveryMib, dataflow, largeStateKib, dataDir)
         .withSyncStore(!noSync);
     check(plan);
     if (!verbose) {
@@ -86,12 +93,13 @@ public final class BenchCommand implements Callable<Integer> {
       err.printf("[%5.1f s] %s%n", (System.nanoTime() - start) / 1e9, line);
       err.flush();
     };
+    LimitsPhase.Result limits = LimitsPhase.run(plan, progress);
     List<LatencyPhase.Row> latency = LatencyPhase.run(plan, progress);
     OverheadPhase.Result overhead = OverheadPhase.run(plan, progress);
     List<DataPlanePhase.Row> dataplane = DataPlanePhase.run(plan, progress);
     RecoveryPhase.Result recovery = RecoveryPhase.run(plan, progress);
     List<DataflowPhase.Row> flows = DataflowPhase.run(plan, progress);
-    BenchResults results = new BenchResults((quick ? "quick" : "standard") + (noSync ? ", store not synced" : ""), latency, overhead, dataplane,
+    BenchResults results = new BenchResults((quick ? "quick" : "standard") + (noSync ? ", store not synced" : ""), limits, latency, overhead, dataplane,
         recovery, flows, (System.nanoTime() - start) / 1e9);
     BenchReport report = new BenchReport(results, plan.smallStateBytes());
     out.print(report.tables());
@@ -104,6 +112,10 @@ public final class BenchCommand implements Callable<Integer> {
 
   private void check(BenchPlan plan) {
     positive("--workers", plan.workers(), 2);
+    if (plan.idleRings().stream().anyMatch(v -> v == null || v < 2)) {
+      throw new ParameterException(spec.commandLine(), "--idle-rings values must be at least 2, got "
+          + plan.idleRings());
+    }
     positive("--recovery-mib", plan.recoveryMib(), 1);
     positive("--dataflow", plan.dataflow(), 1);
     if (plan.samples() < 1) {

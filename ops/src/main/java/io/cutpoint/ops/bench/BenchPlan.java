@@ -12,20 +12,26 @@ import java.util.List;
  * @param smallStateBytes the small state per worker
  * @param largeStateBytes the large state per worker
  * @param steadyRate messages per second, in total, of the "traffic" load
+ * @param idleRings ring sizes measured idle with the small state only, after the sweep
  * @param windowMillis length of each throughput window
- * @param windows throughput windows per run, alternating snapshots off and on (plus one warm-up)
+ * @param windows pairs of throughput windows (snapshots off and on, in alternating order) after one
+ *     warm-up window of each
  * @param intervalMillis time between snapshots while they are on
  * @param overheadWorkers workers (full mesh) of the overhead workload
  * @param payloads payload sizes of the data-plane comparison
- * @param dataplaneRounds rounds of the data-plane comparison, each measuring both systems
+ * @param dataplaneRounds pairs of data-plane windows per payload, each measuring both systems
  * @param recoveryMib total state sizes of the recovery runs
  * @param recoveryWorkers workers sharing the recovery state
  * @param dataflow P values of the dataflow workload
  * @param dataDir parent of the coordinators' temporary stores (null: the system temp dir)
  * @param syncStore whether the coordinators' stores fsync their commits (the production setting)
+ * @param baselineMillis how long each latency cluster's idle CPU rate is measured
+ * @param limitSamples samples of each raw latency limit (marker hop, unary call; half as many commits)
+ * @param limitIngestMib MiB written to measure the raw RocksDB ingest rate
  */
 record BenchPlan(
     List<Integer> workers,
+    List<Integer> idleRings,
     int samples,
     int largeSamples,
     int smallStateBytes,
@@ -41,23 +47,31 @@ record BenchPlan(
     int recoveryWorkers,
     List<Integer> dataflow,
     Path dataDir,
-    boolean syncStore) {
+    boolean syncStore,
+    long baselineMillis,
+    int limitSamples,
+    int limitIngestMib) {
 
   /** The full run (under 10 minutes on 2 cores). */
   static BenchPlan standard() {
-    return new BenchPlan(List.of(2, 4, 8, 16, 32), 100, 3, 1024, 16 << 20, 20_000, 2_500, 6, 100, 4,
-        List.of(16, 128, 1024), 2, List.of(8, 128, 1024), 4, List.of(2, 4, 8), null, true);
+    return new BenchPlan(List.of(2, 4, 8, 16, 32), List.of(128), 100, 3, 1024, 16 << 20, 20_000, 1_000, 8, 100,
+        4, List.of(16, 128, 1024), 5, List.of(8, 128, 1024), 4, List.of(2, 4, 8), null, true, 1_000, 400, 128);
   }
 
-  /** A short run (under 2 minutes): fewer sizes, samples and shorter windows. */
+  /** A short run (about 150 s): fewer sizes, samples and shorter windows. */
   static BenchPlan quick() {
-    return new BenchPlan(List.of(2, 8, 32), 30, 2, 1024, 16 << 20, 20_000, 1_000, 4, 100, 4,
-        List.of(16, 128, 1024), 1, List.of(8, 128), 4, List.of(2, 4, 8), null, true);
+    return new BenchPlan(List.of(2, 8, 32), List.of(128), 30, 2, 1024, 16 << 20, 20_000, 400, 6, 100, 4,
+        List.of(16, 128, 1024), 3, List.of(8, 128), 4, List.of(2, 4, 8), null, true, 500, 200, 64);
   }
 
-  BenchPlan with(List<Integer> newWorkers, Integer newSamples, Long newWindow, List<Integer> newRecovery,
-      List<Integer> newDataflow, Integer largeKib, Path newDataDir) {
+  /**
+   * The plan with what the command line gave (null: keep). Explicit {@code --workers} without
+   * {@code --idle-rings} measures no idle-only rings: the sweep is then what was asked for.
+   */
+  BenchPlan with(List<Integer> newWorkers, List<Integer> newIdleRings, Integer newSamples, Long newWindow,
+      List<Integer> newRecovery, List<Integer> newDataflow, Integer largeKib, Path newDataDir) {
     return new BenchPlan(newWorkers != null ? newWorkers : workers,
+        newIdleRings != null ? newIdleRings : newWorkers != null ? List.of() : idleRings,
         newSamples != null ? newSamples : samples,
         largeSamples, smallStateBytes,
         largeKib != null ? largeKib << 10 : largeStateBytes,
@@ -66,13 +80,13 @@ record BenchPlan(
         windows, intervalMillis, overheadWorkers, payloads, dataplaneRounds,
         newRecovery != null ? newRecovery : recoveryMib, recoveryWorkers,
         newDataflow != null ? newDataflow : dataflow,
-        newDataDir != null ? newDataDir : dataDir, syncStore);
+        newDataDir != null ? newDataDir : dataDir, syncStore, baselineMillis, limitSamples, limitIngestMib);
   }
 
   /** The same plan with store syncing on or off (off only to see what the fsync costs). */
   BenchPlan withSyncStore(boolean sync) {
-    return new BenchPlan(workers, samples, largeSamples, smallStateBytes, largeStateBytes, steadyRate,
+    return new BenchPlan(workers, idleRings, samples, largeSamples, smallStateBytes, largeStateBytes, steadyRate,
         windowMillis, windows, intervalMillis, overheadWorkers, payloads, dataplaneRounds, recoveryMib,
-        recoveryWorkers, dataflow, dataDir, sync);
+        recoveryWorkers, dataflow, dataDir, sync, baselineMillis, limitSamples, limitIngestMib);
   }
 }

@@ -6,6 +6,7 @@ import java.util.Optional;
 /** Everything one run measured. */
 record BenchResults(
     String mode,
+    LimitsPhase.Result limits,
     List<LatencyPhase.Row> latency,
     OverheadPhase.Result overhead,
     List<DataPlanePhase.Row> dataplane,
@@ -17,6 +18,11 @@ record BenchResults(
   Optional<LatencyPhase.Row> latency(int workers, String layout, boolean traffic, int stateBytes) {
     return latency.stream().filter(r -> r.workers() == workers && r.layout().equals(layout)
         && r.traffic() == traffic && r.stateBytes() == stateBytes).findFirst();
+  }
+
+  /** The critical-path floor of a latency row, from this run's limits. */
+  double limitMillis(LatencyPhase.Row row) {
+    return CriticalPath.limitMillis(CriticalPath.layoutOf(row), row.stateBytes(), limits);
   }
 
   /** The data-plane ratio of the worst payload size. */

@@ -1,19 +1,25 @@
 package io.cutpoint.ops.bench;
 
 import io.cutpoint.api.v1.PhaseTimings;
+import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
 
 /**
  * Item 1: trigger-to-committed snapshot latency (and its phases) for every cluster size, ring and
- * full mesh, small and large states, idle and under a steady message rate.
+ * full mesh, small and large states, idle and under a steady message rate; then the idle-only
+ * rings of {@link BenchPlan#idleRings()} (1 KiB). Idle rows also carry the process CPU time per
+ * snapshot: CPU over the measured snapshots minus what the same cluster used idle over the same
+ * time (its idle rate, measured once per cluster, right after its first idle configuration, when
+ * the JIT is warm and the cluster's start has settled).
  */
 final class LatencyPhase {
 
-  /** One configuration's measurements. */
+  /** One configuration's measurements; {@code cpuMillisPerSnapshot} is NaN under traffic. */
   record Row(int workers, String layout, int channels, int stateBytes, boolean traffic, Samples total,
-      Samples markers, Samples upload, Samples commit, int failed) {}
+      Samples markers, Samples upload, Samples commit, int failed, double cpuMillisPerSnapshot) {}
 
   private static final int WARM_UP = 5;
   /** Time budget of one configuration's measured snapshots (at least one is always taken). */
@@ -27,31 +33,65 @@ final class LatencyPhase {
     boolean first = true;
     for (int n : plan.workers()) {
       for (Layout layout : List.of(Layout.ring(n), Layout.mesh(n))) {
-        progress.accept("snapshot latency: " + n + " workers, " + layout.name());
-        try (BenchCluster c = BenchCluster.start(layout, plan, id -> new BenchApp(plan.smallStateBytes()))) {
-          if (first) {
-            measure(c, 0, plan.samples(), false); // the JIT's first look at the snapshot path
-            first = false;
-          }
-          for (int state : List.of(plan.smallStateBytes(), plan.largeStateBytes())) {
-            c.nodes().forEach(node -> ((BenchApp) node.app()).stateBytes(state));
-            boolean large = state == plan.largeStateBytes();
-            for (boolean traffic : List.of(false, true)) {
-              Traffic t = traffic ? Traffic.steady(routes(c), plan.steadyRate()) : null;
-              try {
-                rows.add(measure(c, state, large ? plan.largeSamples() : plan.samples(), traffic,
-                    large ? 1 : WARM_UP));
-              } finally {
-                if (t != null) {
-                  t.close();
-                }
-              }
+        rows.addAll(cluster(plan, progress, layout, true, first));
+        first = false;
+      }
+    }
+    for (int n : plan.idleRings()) {
+      rows.addAll(cluster(plan, progress, Layout.ring(n), false, first));
+      first = false;
+    }
+    return rows;
+  }
+
+  /**
+   * Every configuration of one layout; {@code full}: both states, idle and traffic; else 1 KiB
+   * idle. Large states are warmed up by one unmeasured snapshot in the first cluster only.
+   */
+  private static List<Row> cluster(BenchPlan plan, Consumer<String> progress, Layout layout, boolean full,
+      boolean first) {
+    progress.accept("snapshot latency: " + layout.ids().size() + " workers, " + layout.name()
+        + (full ? "" : ", 1 KiB idle only"));
+    List<Row> rows = new ArrayList<>();
+    try (BenchCluster c = BenchCluster.start(layout, plan, id -> new BenchApp(plan.smallStateBytes()))) {
+      double[] idleRate = {Double.NaN};
+      DoubleSupplier idleCpuPerNano = () -> {
+        if (Double.isNaN(idleRate[0])) {
+          idleRate[0] = idleCpuRate(plan.baselineMillis());
+        }
+        return idleRate[0];
+      };
+      if (first) {
+        measure(c, 0, plan.samples(), false, 0, null); // the JIT's first look at the snapshot path
+      }
+      List<Integer> states = full ? List.of(plan.smallStateBytes(), plan.largeStateBytes())
+          : List.of(plan.smallStateBytes());
+      for (int state : states) {
+        c.nodes().forEach(node -> ((BenchApp) node.app()).stateBytes(state));
+        boolean large = state == plan.largeStateBytes();
+        for (boolean traffic : full ? List.of(false, true) : List.of(false)) {
+          Traffic t = traffic ? Traffic.steady(routes(c), plan.steadyRate()) : null;
+          try {
+            rows.add(measure(c, state, large ? plan.largeSamples() : plan.samples(), traffic,
+                large ? (first ? 1 : 0) : WARM_UP, traffic ? null : idleCpuPerNano));
+          } finally {
+            if (t != null) {
+              t.close();
             }
           }
         }
       }
     }
     return rows;
+  }
+
+  /** Process CPU nanoseconds per wall nanosecond while nothing is asked of the cluster. */
+  private static double idleCpuRate(long millis) {
+    long cpu0 = ProcessCpu.nanos();
+    long t0 = System.nanoTime();
+    Pause.untilNanos(t0 + millis * 1_000_000);
+    long cpu1 = ProcessCpu.nanos();
+    return cpu0 < 0 ? Double.NaN : (double) (cpu1 - cpu0) / (System.nanoTime() - t0);
   }
 
   static List<Traffic.Route> routes(BenchCluster c) {
@@ -64,26 +104,33 @@ final class LatencyPhase {
     return routes;
   }
 
-  private static Row measure(BenchCluster c, int state, int samples, boolean traffic) {
-    return measure(c, state, samples, traffic, 0);
-  }
-
-  private static Row measure(BenchCluster c, int state, int samples, boolean traffic, int warmUp) {
+  /** {@code idleCpuPerNano}: the cluster's idle CPU rate, asked for after the snapshots (null: no CPU). */
+  private static Row measure(BenchCluster c, int state, int samples, boolean traffic, int warmUp,
+      DoubleSupplier idleCpuPerNano) {
     Samples total = new Samples();
     Samples markers = new Samples();
     Samples upload = new Samples();
     Samples commit = new Samples();
     int failed = 0;
     long deadline = Long.MAX_VALUE;
+    long cpu0 = 0;
+    long t0 = 0;
     for (int i = 0; i < warmUp + samples && System.nanoTime() < deadline; i++) {
-      BenchCoordinator.Taken t = c.coordinator().snapshot();
+      if (i == warmUp) {
+        t0 = System.nanoTime();
+        cpu0 = ProcessCpu.nanos();
+        deadline = t0 + BUDGET_NANOS;
+      }
+      BenchCoordinator.Taken t;
+      try {
+        t = c.coordinator().snapshot();
+      } catch (StatusRuntimeException e) { // refused, e.g. a session reconnecting on a busy machine
+        t = null;
+      }
       if (i < warmUp) {
         continue;
       }
-      if (i == warmUp) {
-        deadline = System.nanoTime() + BUDGET_NANOS;
-      }
-      if (!t.complete()) {
+      if (t == null || !t.complete()) {
         failed++;
         continue;
       }
@@ -94,7 +141,12 @@ final class LatencyPhase {
       commit.add(p.getCommitMicros() / 1000.0);
       Pause.millis(2);
     }
+    long cpu = ProcessCpu.nanos() - cpu0;
+    long wall = System.nanoTime() - t0;
+    int taken = total.count() + failed;
+    double cpuPerSnapshot = idleCpuPerNano == null || cpu0 < 0 || taken == 0 ? Double.NaN
+        : (cpu - idleCpuPerNano.getAsDouble() * wall) / taken / 1e6;
     return new Row(c.layout().ids().size(), c.layout().name(), c.layout().channels(), state, traffic,
-        total, markers, upload, commit, failed);
+        total, markers, upload, commit, failed, cpuPerSnapshot);
   }
 }

@@ -16,7 +16,14 @@ import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The baseline the data plane is compared with: a bare {@code Channel.Open} bidirectional stream on
  * the same transport setup as a worker (Netty, one NIO thread per side, direct executor), carrying
  * the same {@link Frame}s of repeated items, with none of Cutpoint's logic: the sink counts items
- * and bytes and acknowledges each frame; the source waits only for gRPC flow control.
+ * and bytes, notes when the last frame arrived and acknowledges each frame; the source waits only
+ * for gRPC flow control. The same server also answers a bare unary echo call ({@link #echo}), the
+ * transport's floor for one request and its answer.
  */
 final class RawChannel implements AutoCloseable {
 
@@ -34,6 +43,8 @@ final class RawChannel implements AutoCloseable {
   private final EventLoopGroup clientGroup = group("cutpoint-bench-raw-client");
   private final AtomicLong items = new AtomicLong();
   private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong frames = new AtomicLong();
+  private volatile long lastFrameNanos;
   private final Server server;
   private final ManagedChannel channel;
 
@@ -43,7 +54,7 @@ final class RawChannel implements AutoCloseable {
           .bossEventLoopGroup(serverGroup).workerEventLoopGroup(serverGroup)
           .channelType(NioServerSocketChannel.class).directExecutor()
           .maxInboundMessageSize(8 << 20)
-          .addService(new Sink()).build().start();
+          .addService(new Sink()).addService(ECHO_SERVICE).build().start();
     } catch (IOException e) {
       shutdown();
       throw new UncheckedIOException("raw channel cannot listen", e);
@@ -65,6 +76,48 @@ final class RawChannel implements AutoCloseable {
     return bytes.get();
   }
 
+  /** Frames received so far. */
+  long frames() {
+    return frames.get();
+  }
+
+  /** {@link System#nanoTime()} when the sink received the last frame. */
+  long lastFrameNanos() {
+    return lastFrameNanos;
+  }
+
+  /** One unary call with {@code payload} as request and answer; returns the answer. */
+  byte[] echo(byte[] payload) {
+    return ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+        payload);
+  }
+
+  private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(byte[] value) {
+      return new ByteArrayInputStream(value);
+    }
+
+    @Override
+    public byte[] parse(InputStream stream) {
+      try {
+        return stream.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  };
+
+  private static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
+      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("cutpoint.bench.RawEcho/Echo")
+      .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+
+  private static final ServerServiceDefinition ECHO_SERVICE = ServerServiceDefinition.builder("cutpoint.bench.RawEcho")
+      .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, answer) -> {
+        answer.onNext(request);
+        answer.onCompleted();
+      })).build();
+
   /** Opens a stream; its first frame carries the header. */
   Source open() {
     return new Source();
@@ -78,6 +131,7 @@ final class RawChannel implements AutoCloseable {
 
         @Override
         public void onNext(Frame f) {
+          lastFrameNanos = System.nanoTime();
           int n = f.getItemsCount();
           long size = 0;
           for (int i = 0; i < n; i++) {
@@ -86,6 +140,7 @@ final class RawChannel implements AutoCloseable {
           position += n;
           bytes.addAndGet(size);
           items.addAndGet(n);
+          frames.incrementAndGet();
           acks.onNext(Ack.newBuilder().setEpoch(f.getEpoch()).setPosition(position).build());
         }
 
