@@ -74,7 +74,11 @@ final class SessionStream implements ClientResponseObserver<WorkerMessage, Coord
   synchronized void halfClose() {
     if (!closedForSending && requests != null) {
       closedForSending = true;
-      requests.onCompleted();
+      try {
+        requests.onCompleted();
+      } catch (RuntimeException e) {
+        // a call that never started (its start failed) or already ended has nothing to half-close
+      }
     }
   }
 
