@@ -47,7 +47,10 @@ class DamagedSstRollbackTest {
       c.stopCoordinator();
       flushAll(dir); // the older snapshot's pieces in their own files
       c.startCoordinator();
-      await().atMost(WAIT).until(() -> c.admin.getCluster(
+      // The admin channel may still be backing off from the stopped server: UNAVAILABLE until
+      // it reconnects.
+      await().atMost(WAIT).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+          .until(() -> c.admin.getCluster(
           io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance()).getWorkersCount() == 3);
       long newest = c.snapshot().getSnapshotId();
       c.stopCoordinator();
@@ -55,7 +58,8 @@ class DamagedSstRollbackTest {
       flipInTheMiddleOfTheNewestFile(dir, "state_chunks");
 
       c.startCoordinator();
-      await().atMost(WAIT).untilAsserted(() -> assertThat(
+      await().atMost(WAIT).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+          .untilAsserted(() -> assertThat(
           c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
           .filteredOn(m -> m.getSnapshotId() == newest).singleElement()
           .extracting(SnapshotManifest::getDamage).asString().contains("block checksum mismatch"));
