@@ -92,7 +92,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
         config.channelCredentials);
     int bound;
     try {
-      bound = transport.listen(config.host, config.port, new ChannelService(core, loop),
+      bound = transport.listen(config.host, config.port,
+          ChannelService.definition(core, loop, transport.certificatesRequired()),
           o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10));
     } catch (IOException e) {
       transport.shutdownThreads();
@@ -504,7 +505,10 @@ public final class Worker implements WorkerControl, AutoCloseable {
      * (e.g. {@code TlsServerCredentials}, with client certificates required for mutual TLS),
      * {@code channel} for its connections to peers (e.g. {@code TlsChannelCredentials} trusting
      * the CA that signed the peers' certificates, whose names must match the peers' advertised
-     * hosts). Every worker of a cluster must use the same scheme. Default: plaintext.
+     * hosts). Every worker of a cluster must use the same scheme. Default: plaintext. When
+     * {@code server} is a {@code TlsServerCredentials} that requires client certificates (mutual
+     * TLS), a peer opening a channel must present a certificate naming the sender its header
+     * claims (SAN URI {@code cutpoint://worker/ID}); others are refused with PERMISSION_DENIED.
      */
     public Builder transportCredentials(io.grpc.ServerCredentials server, io.grpc.ChannelCredentials channel) {
       this.serverCredentials = java.util.Objects.requireNonNull(server, "server");

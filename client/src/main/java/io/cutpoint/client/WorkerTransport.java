@@ -1,12 +1,13 @@
 package io.cutpoint.client;
 
-import io.grpc.BindableService;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerCredentials;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.TlsServerCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -55,7 +56,7 @@ final class WorkerTransport {
   }
 
   /** Binds the channel server and returns the port it listens on. */
-  int listen(String host, int port, BindableService service, int maxInboundMessageBytes)
+  int listen(String host, int port, ServerServiceDefinition service, int maxInboundMessageBytes)
       throws IOException {
     server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port), serverCredentials)
         .bossEventLoopGroup(group)
@@ -69,6 +70,12 @@ final class WorkerTransport {
         .build()
         .start();
     return server.getPort();
+  }
+
+  /** True under mutual TLS: the channel server requires every peer to present a certificate. */
+  boolean certificatesRequired() {
+    return serverCredentials instanceof TlsServerCredentials tls
+        && tls.getClientAuth() == TlsServerCredentials.ClientAuth.REQUIRE;
   }
 
   ManagedChannel newChannel(String address) {

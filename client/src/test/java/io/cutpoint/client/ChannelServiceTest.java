@@ -94,6 +94,44 @@ class ChannelServiceTest {
   }
 
   @Test
+  void aHostileHeaderIsRefusedByWhatIsWrongWithItWithoutEchoingIt() throws Exception {
+    String huge = "x".repeat(1 << 20); // a 1 MiB id: under the frame limit, far over the id limit
+    Status longSender = refusal(header(huge, "b"));
+    assertThat(longSender.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(longSender.getDescription())
+        .isEqualTo("the channel header's sender: worker id is 1048576 characters long; at most 128 are allowed");
+
+    Status longReceiver = refusal(header("a", huge));
+    assertThat(longReceiver.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(longReceiver.getDescription())
+        .isEqualTo("the channel header's receiver: worker id is 1048576 characters long; at most 128 are allowed");
+
+    Status controlCharacters = refusal(header("a\r\nb", "b"));
+    assertThat(controlCharacters.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(controlCharacters.getDescription()).contains("may only contain A-Z a-z 0-9 . _ -");
+  }
+
+  @Test
+  void anUndeclaredSenderIsToldAFewOfTheDeclaredOnesAndHowManyThereAre() throws Exception {
+    List<String> many = java.util.stream.IntStream.range(0, 5000).mapToObj(i -> "peer-" + i).toList();
+    try (Worker wide = Worker.builder("wide").incoming(many.toArray(String[]::new))
+        .stateHandler(new NoState()).messageHandler((from, seq, payload) -> { }).build().start()) {
+      ManagedChannel c = ManagedChannelBuilder.forTarget(wide.channelAddress()).usePlaintext().build();
+      try {
+        Acks acks = new Acks();
+        ChannelGrpc.newStub(c).open(acks).onNext(header("x", "wide"));
+        Status undeclared = acks.end.get(5, TimeUnit.SECONDS);
+        assertThat(undeclared.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(undeclared.getDescription()).startsWith("channel 'x' -> 'wide' is not declared: "
+            + "worker 'wide' receives from 5000 workers (peer-0, peer-1, ").endsWith(", ...)")
+            .hasSizeLessThan(300);
+      } finally {
+        c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
   void theFirstAckTellsWhereToResumeAndDuplicatesAndOldEpochsAreDropped() throws Exception {
     Acks first = new Acks();
     StreamObserver<Frame> s1 = ChannelGrpc.newStub(channel).open(first);

@@ -28,6 +28,12 @@ final class ForgedClient implements AutoCloseable {
     channel = ManagedChannelBuilder.forTarget(address).usePlaintext().build();
   }
 
+  /** Dials with {@code credentials} (e.g. TLS with a client certificate of the test's choosing). */
+  ForgedClient(String address, io.grpc.ChannelCredentials credentials) {
+    channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
+        .forAddress(PeerAddress.parse(address), credentials).build();
+  }
+
   /** Opens a stream claiming the channel {@code from -> to}; its first ack arrives soon after. */
   Stream open(String from, String to) {
     Stream s = new Stream();

@@ -41,10 +41,15 @@ class WorkerTlsTest {
         .build();
   }
 
-  private static ChannelCredentials clientSide(TestPki pki) throws Exception {
+  /** The client side of worker {@code id}: its own certificate (SAN URI cutpoint://worker/ID), trusting the CA. */
+  private static ChannelCredentials clientSide(TestPki pki, String id) throws Exception {
+    return clientSide(pki, pki.worker(id));
+  }
+
+  private static ChannelCredentials clientSide(TestPki pki, TestPki.Issued cert) throws Exception {
     return TlsChannelCredentials.newBuilder()
         .trustManager(pki.caCert().toFile())
-        .keyManager(pki.clientCert().toFile(), pki.clientKey().toFile())
+        .keyManager(cert.cert().toFile(), cert.key().toFile())
         .build();
   }
 
@@ -92,10 +97,10 @@ class WorkerTlsTest {
     TestPki pki = TestPki.create(dir);
     List<String> gotB = new CopyOnWriteArrayList<>();
     List<String> gotA = new CopyOnWriteArrayList<>();
-    try (Worker b = worker("b", "a", gotB, Map.of()).transportCredentials(serverSide(pki), clientSide(pki)).build()) {
+    try (Worker b = worker("b", "a", gotB, Map.of()).transportCredentials(serverSide(pki), clientSide(pki, "b")).build()) {
       b.start();
       try (Worker a = worker("a", "b", gotA, Map.of("b", b.channelAddress()))
-          .transportCredentials(serverSide(pki), clientSide(pki)).build()) {
+          .transportCredentials(serverSide(pki), clientSide(pki, "a")).build()) {
         a.start();
         b.updatePeers(Map.of("a", a.channelAddress()));
         a.send("b", "hello".getBytes());
@@ -104,10 +109,46 @@ class WorkerTlsTest {
       }
       // What reaches b's channel port: over TLS with a client certificate the call gets to gRPC
       // (no such method); in plaintext, or over TLS without a certificate, the connection fails.
-      assertThat(probe(b.channelAddress(), clientSide(pki))).isEqualTo(Status.Code.UNIMPLEMENTED);
+      assertThat(probe(b.channelAddress(), clientSide(pki, "a"))).isEqualTo(Status.Code.UNIMPLEMENTED);
       assertThat(probe(b.channelAddress(), InsecureChannelCredentials.create())).isEqualTo(Status.Code.UNAVAILABLE);
       assertThat(probe(b.channelAddress(), TlsChannelCredentials.newBuilder()
           .trustManager(pki.caCert().toFile()).build())).isEqualTo(Status.Code.UNAVAILABLE);
+    }
+  }
+
+  @Test
+  void underMutualTlsAPeerMustPresentTheCertificateOfTheSenderItClaims() throws Exception {
+    TestPki pki = TestPki.create(dir);
+    List<String> gotB = new CopyOnWriteArrayList<>();
+    try (Worker b = Worker.builder("b").incoming("a", "c").stateHandler(new NoState())
+        .messageHandler((from, seq, payload) -> gotB.add(from + seq))
+        .transportCredentials(serverSide(pki), clientSide(pki, "b")).build().start()) {
+      // c's certificate, claiming to be a: refused before anything of the stream is delivered
+      try (ForgedClient impostor = new ForgedClient(b.channelAddress(), clientSide(pki, "c"))) {
+        ForgedClient.Stream s = impostor.open("a", "b");
+        s.send(ForgedClient.data(0, 1, 1, 8));
+        Status refused = s.end.get(20, TimeUnit.SECONDS);
+        assertThat(refused.getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+        assertThat(refused.getDescription())
+            .isEqualTo("the client certificate names worker c, not a, the sender this channel header claims");
+      }
+      // a CA-signed certificate that names no worker
+      try (ForgedClient anonymous = new ForgedClient(b.channelAddress(),
+          clientSide(pki, new TestPki.Issued(pki.clientCert(), pki.clientKey())))) {
+        Status refused = anonymous.open("a", "b").end.get(20, TimeUnit.SECONDS);
+        assertThat(refused.getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+        assertThat(refused.getDescription()).isEqualTo("the client certificate names no worker "
+            + "(a SAN URI cutpoint://worker/ID naming the sender is required under mutual TLS)");
+      }
+      // the real a, with its own certificate, is delivered on the same channel from position 1
+      try (ForgedClient realA = new ForgedClient(b.channelAddress(), clientSide(pki, "a"))) {
+        ForgedClient.Stream s = realA.open("a", "b");
+        await().atMost(Duration.ofSeconds(20)).until(() -> !s.acks.isEmpty());
+        assertThat(s.firstAckPosition()).isZero();
+        s.send(ForgedClient.data(0, 1, 1, 8));
+        await().atMost(Duration.ofSeconds(20)).until(() -> gotB.contains("a1"));
+      }
+      assertThat(gotB).containsExactly("a1");
     }
   }
 }

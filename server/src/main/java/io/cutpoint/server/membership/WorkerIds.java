@@ -1,7 +1,7 @@
 package io.cutpoint.server.membership;
 
+import io.cutpoint.api.WorkerIdSyntax;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Validation of worker ids and channel addresses as the wire protocol defines them. Every string a
@@ -10,13 +10,11 @@ import java.util.regex.Pattern;
 public final class WorkerIds {
 
   /** Longest worker id the protocol allows. */
-  public static final int MAX_ID_LENGTH = 128;
+  public static final int MAX_ID_LENGTH = WorkerIdSyntax.MAX_ID_LENGTH;
   /** Longest channel address ({@code host:port}; a DNS name has at most 253 characters). */
   public static final int MAX_ADDRESS_LENGTH = 261;
   /** Longest free text (a worker's reason for a failed local snapshot) that is kept. */
   public static final int MAX_TEXT_LENGTH = 1024;
-
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
   private WorkerIds() {}
 
@@ -27,17 +25,7 @@ public final class WorkerIds {
 
   /** Why {@code id} is not a valid worker id of at most {@code maxLength} characters, or empty. */
   public static Optional<String> problem(String id, int maxLength) {
-    if (id == null || id.isEmpty()) {
-      return Optional.of("worker id is empty");
-    }
-    if (id.length() > Math.min(maxLength, MAX_ID_LENGTH)) {
-      return Optional.of("worker id is " + id.length() + " characters long; at most "
-          + Math.min(maxLength, MAX_ID_LENGTH) + " are allowed");
-    }
-    if (!ID.matcher(id).matches()) {
-      return Optional.of("worker id '" + id + "' may only contain A-Z a-z 0-9 . _ -");
-    }
-    return Optional.empty();
+    return WorkerIdSyntax.problem(id, maxLength);
   }
 
   public static boolean valid(String id) {

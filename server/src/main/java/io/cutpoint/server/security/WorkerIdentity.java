@@ -1,5 +1,6 @@
 package io.cutpoint.server.security;
 
+import io.cutpoint.api.WorkerCertificates;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Grpc;
@@ -8,12 +9,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import java.security.cert.CertificateParsingException;
-import java.security.cert.X509Certificate;
-import java.util.List;
 import java.util.Optional;
-import javax.net.ssl.SSLPeerUnverifiedException;
-import javax.net.ssl.SSLSession;
 
 /**
  * Who calls the worker-facing service. Installed on that service alone, it refuses a call without
@@ -28,7 +24,7 @@ public final class WorkerIdentity implements ServerInterceptor {
   public static final Metadata.Key<String> SESSION_SECRET =
       Metadata.Key.of("cutpoint-session-secret", Metadata.ASCII_STRING_MARSHALLER);
   /** The scheme and path of a worker certificate's SAN URI, before the id. */
-  public static final String SAN_PREFIX = "cutpoint://worker/";
+  public static final String SAN_PREFIX = WorkerCertificates.SAN_PREFIX;
 
   private static final Context.Key<java.util.SortedSet<String>> CERTIFIED = Context.key("cutpoint-certified-workers");
   private static final Context.Key<String> SECRET = Context.key("cutpoint-session-secret");
@@ -60,7 +56,7 @@ public final class WorkerIdentity implements ServerInterceptor {
     }
     java.util.SortedSet<String> certified = null;
     if (certificates) {
-      java.util.SortedSet<String> ids = certifiedWorkers(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+      java.util.SortedSet<String> ids = WorkerCertificates.certifiedWorkers(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
       if (ids.isEmpty()) {
         return refuse(call, Status.PERMISSION_DENIED.withDescription("the client certificate names no worker "
             + "(a SAN URI " + SAN_PREFIX + "ID is required on the worker-facing service)"));
@@ -74,46 +70,6 @@ public final class WorkerIdentity implements ServerInterceptor {
   private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Status status) {
     call.close(status, new Metadata());
     return new ServerCall.Listener<>() {};
-  }
-
-  /** The worker ids the peer's certificate names; empty without a TLS session or a worker SAN URI. */
-  static java.util.SortedSet<String> certifiedWorkers(SSLSession session) {
-    if (session == null) {
-      return new java.util.TreeSet<>();
-    }
-    try {
-      var chain = session.getPeerCertificates();
-      if (chain.length == 0 || !(chain[0] instanceof X509Certificate leaf)) {
-        return new java.util.TreeSet<>();
-      }
-      return workersOf(leaf);
-    } catch (SSLPeerUnverifiedException e) {
-      return new java.util.TreeSet<>();
-    }
-  }
-
-  /**
-   * The worker ids of a certificate's {@code cutpoint://worker/ID} SAN URIs (a host running several
-   * workers may hold one certificate naming them all).
-   */
-  public static java.util.SortedSet<String> workersOf(X509Certificate cert) {
-    java.util.SortedSet<String> ids = new java.util.TreeSet<>();
-    try {
-      var names = cert.getSubjectAlternativeNames();
-      if (names == null) {
-        return ids;
-      }
-      for (List<?> name : names) {
-        // type 6 = uniformResourceIdentifier
-        if (name.size() >= 2 && Integer.valueOf(6).equals(name.get(0)) && name.get(1) instanceof String uri
-            && uri.startsWith(SAN_PREFIX) && uri.length() > SAN_PREFIX.length()) {
-          ids.add(uri.substring(SAN_PREFIX.length()));
-        }
-      }
-      return ids;
-    } catch (CertificateParsingException e) {
-      return ids;
-    }
   }
 
   /**
