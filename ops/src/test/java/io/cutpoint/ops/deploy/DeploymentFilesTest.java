@@ -85,7 +85,7 @@ class DeploymentFilesTest {
           String spec = (String) v;
           if (spec.startsWith(".")) {
             mounts.add(spec);
-            assertThat(deploy.resolve(spec.split(":")[0]).normalize()).as(spec).exists();
+            assertThat(deploy.resolve(spec.substring(0, spec.indexOf(':'))).normalize()).as(spec).exists();
           }
         }
       }

@@ -43,15 +43,16 @@ final class RunnableBlocks {
   }
 
   /**
-   * The marked blocks of one file. A marker that is not followed by a {@code ```bash} block, or a
-   * block that never closes, is an error: a marker must not silently mark nothing.
+   * The marked blocks of one file. A marker is a line of its own; one that is not followed by a
+   * {@code ```bash} block, or whose block never closes, is an error: a marker must not silently
+   * mark nothing. Prose that only mentions the marker is not one.
    */
   static List<Block> parse(String file, List<String> lines) {
     List<Block> blocks = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       Matcher m = MARKER.matcher(lines.get(i));
       if (!m.matches()) {
-        if (lines.get(i).contains("<!-- runnable")) {
+        if (lines.get(i).strip().startsWith("<!-- runnable")) {
           throw new IllegalArgumentException(file + ":" + (i + 1) + ": malformed marker: " + lines.get(i));
         }
         continue;

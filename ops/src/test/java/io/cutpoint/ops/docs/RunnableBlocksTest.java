@@ -13,11 +13,11 @@ class RunnableBlocksTest {
   @Test
   void aMarkerTakesTheBashBlockRightAfterIt() {
     List<RunnableBlocks.Block> blocks = RunnableBlocks.parse("a.md", List.of(
-        "text", "```bash", "not marked", "```",
+        "text", "```bash", "not marked", "```", "prose about `<!-- runnable -->` markers",
         "<!-- runnable -->", "```bash", "echo one", "echo two", "```",
         "<!-- runnable expect=\"OK: \" -->", "```bash", "echo OK: yes", "```"));
 
-    assertThat(blocks).extracting(RunnableBlocks.Block::line).containsExactly(6, 11);
+    assertThat(blocks).extracting(RunnableBlocks.Block::line).containsExactly(7, 12);
     assertThat(blocks.get(0).script()).isEqualTo("echo one\necho two\n");
     assertThat(blocks.get(0).expect()).isEmpty();
     assertThat(blocks.get(1).expect()).isEqualTo("OK: ");
