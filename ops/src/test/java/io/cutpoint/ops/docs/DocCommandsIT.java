@@ -1,0 +1,87 @@
+package io.cutpoint.ops.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cutpoint.ops.deploy.ExternalTool;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs every block of README.md and the doc pages marked {@code <!-- runnable -->}, as a user
+ * would paste it into bash at the repository root after {@code mvn package}, and checks that it
+ * exits 0 (and prints what its marker expects). So that it can run next to other coordinators,
+ * each block gets its own free ports for 7070 and 9464 and its own folder for {@code /tmp/};
+ * {@code cutpoint} on its PATH is {@code java -jar cutpoint.jar}. Background jobs ({@code &}) are
+ * stopped with SIGTERM when the block ends.
+ */
+class DocCommandsIT {
+
+  private static final long TIMEOUT_SECONDS = 120;
+  private static final String PREAMBLE = """
+      set -euo pipefail
+      stop_jobs() { local p; p=$(jobs -p); if [ -n "$p" ]; then kill $p 2>/dev/null || true; wait $p 2>/dev/null || true; fi; }
+      trap stop_jobs EXIT
+      """;
+
+  @TempDir Path tmp;
+
+  @TestFactory
+  Stream<DynamicTest> everyRunnableBlockRunsAsWritten() throws IOException {
+    Path root = Path.of(System.getProperty("cutpoint.ops.dir")).toAbsolutePath().normalize().getParent();
+    Path jar = Path.of(System.getProperty("cutpoint.jar")).toAbsolutePath();
+    assertThat(jar).as("run after `package`").isRegularFile();
+    List<RunnableBlocks.Block> blocks = RunnableBlocks.ofRepository(root);
+    assertThat(blocks).isNotEmpty();
+    Path bin = Files.createDirectories(tmp.resolve("bin"));
+    Path cutpoint = bin.resolve("cutpoint");
+    Files.writeString(cutpoint, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
+        + "' -Xmx512m -jar '" + jar + "' \"$@\"\n");
+    Files.setPosixFilePermissions(cutpoint, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return blocks.stream().map(b -> DynamicTest.dynamicTest(b.toString(), () -> run(root, jar, bin, b)));
+  }
+
+  private void run(Path root, Path jar, Path bin, RunnableBlocks.Block block) throws Exception {
+    if (block.script().contains("promtool ")) {
+      ExternalTool.require("promtool", "apt-get install prometheus");
+    }
+    Path dir = Files.createDirectories(tmp.resolve("block-" + block.line() + "-" + block.file().replace('/', '_')));
+    String script = PREAMBLE + block.script()
+        .replace("ops/target/cutpoint.jar", jar.toString())
+        .replace("7070", Integer.toString(freePort()))
+        .replace("9464", Integer.toString(freePort()))
+        .replace("/tmp/", dir + "/");
+    Path out = dir.resolve("output.txt");
+    ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(root.toFile())
+        .redirectErrorStream(true).redirectOutput(out.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    pb.environment().keySet().removeIf(k -> k.startsWith("CUTPOINT_"));
+    pb.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+    Process p = pb.start();
+    boolean ended = p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    if (!ended) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    String output = Files.readString(out, StandardCharsets.UTF_8);
+    assertThat(ended).as("%s still running after %d s; output:%n%s", block, TIMEOUT_SECONDS, output).isTrue();
+    assertThat(p.exitValue()).as("%s exit code; output:%n%s", block, output).isZero();
+    assertThat(output).as("%s output", block).contains(block.expect());
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
