@@ -36,11 +36,19 @@ final class ForgedClient implements AutoCloseable {
 
   /** Opens a stream claiming the channel {@code from -> to}; its first ack arrives soon after. */
   Stream open(String from, String to) {
+    return open(header(from, to));
+  }
+
+  /** Opens a stream whose first frame is {@code first} (a header, or not). */
+  Stream open(Frame first) {
     Stream s = new Stream();
     s.out = ChannelGrpc.newStub(channel).open(s);
-    s.out.onNext(Frame.newBuilder()
-        .setHeader(ChannelHeader.newBuilder().setFrom(from).setTo(to)).build());
+    s.out.onNext(first);
     return s;
+  }
+
+  static Frame header(String from, String to) {
+    return Frame.newBuilder().setHeader(ChannelHeader.newBuilder().setFrom(from).setTo(to)).build();
   }
 
   static Frame data(long epoch, long position, long seq, int payloadBytes) {
@@ -67,6 +75,10 @@ final class ForgedClient implements AutoCloseable {
 
     void send(Frame frame) {
       out.onNext(frame);
+    }
+
+    void complete() {
+      out.onCompleted();
     }
 
     /** The position the worker's first ack named, i.e. what it has delivered on the channel. */

@@ -42,11 +42,17 @@ public record TestPki(Path caCert, Path serverCert, Path serverKey, Path clientC
    * {@code cutpoint://worker/ID}, as a coordinator under mutual TLS binds it to the worker id.
    */
   public Issued worker(String workerId) throws IOException, InterruptedException {
+    return workers("worker-" + workerId, List.of(workerId));
+  }
+
+  /** A client certificate (files {@code name.pem}, {@code name.key}) naming every one of {@code workerIds}. */
+  public Issued workers(String name, List<String> workerIds) throws IOException, InterruptedException {
     Path dir = caCert.getParent();
-    Path cert = dir.resolve("worker-" + workerId + ".pem");
-    Path key = dir.resolve("worker-" + workerId + ".key");
-    signed(dir, "worker-" + workerId, "/CN=" + workerId,
-        "subjectAltName=URI:cutpoint://worker/" + workerId + "\nextendedKeyUsage=clientAuth,serverAuth\n",
+    Path cert = dir.resolve(name + ".pem");
+    Path key = dir.resolve(name + ".key");
+    List<String> uris = workerIds.stream().map(id -> "URI:cutpoint://worker/" + id).toList();
+    signed(dir, name, "/CN=" + name,
+        "subjectAltName=" + String.join(",", uris) + "\nextendedKeyUsage=clientAuth,serverAuth\n",
         caCert, dir.resolve("ca.key"), cert, key);
     return new Issued(cert, key);
   }

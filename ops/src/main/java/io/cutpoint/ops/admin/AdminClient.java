@@ -53,6 +53,11 @@ public final class AdminClient implements AutoCloseable {
     return target;
   }
 
+  /** The channel, with the token on every call (for stubs of other shapes than the blocking one). */
+  public Channel channel() {
+    return channel;
+  }
+
   /** A stub whose calls fail after the configured deadline. */
   public AdminGrpc.AdminBlockingStub stub() {
     return AdminGrpc.newBlockingStub(channel)

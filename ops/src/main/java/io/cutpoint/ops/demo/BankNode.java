@@ -4,7 +4,6 @@ import io.cutpoint.client.Worker;
 import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.SortedSet;
@@ -28,14 +27,22 @@ public final class BankNode implements AutoCloseable {
     this.session = session;
   }
 
-  /** Starts the worker's channel server on a free loopback port and joins {@code coordinator}. */
+  /** Starts the worker's channel server on a free loopback port and joins {@code coordinator} in plaintext. */
   public static BankNode start(String id, SortedSet<String> outgoing, SortedSet<String> incoming,
       long balance, int maxAmount, long seed, String coordinator, CaptureLog captures) {
+    return start(id, outgoing, incoming, balance, maxAmount, seed, coordinator,
+        io.grpc.InsecureChannelCredentials.create(), captures);
+  }
+
+  /** As above, reaching the coordinator with {@code credentials} (TLS, a worker token). */
+  public static BankNode start(String id, SortedSet<String> outgoing, SortedSet<String> incoming,
+      long balance, int maxAmount, long seed, String coordinator, io.grpc.ChannelCredentials credentials,
+      CaptureLog captures) {
     BankAccount account = new BankAccount(id, new ArrayList<>(outgoing), balance, maxAmount, seed);
     account.onCapture((snapshotId, state) -> captures.record(id, snapshotId, state));
     Worker worker = Worker.builder(id).listenOn("127.0.0.1", 0).outgoing(outgoing).incoming(incoming)
         .stateHandler(account).messageHandler(account).build().start();
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(coordinator).usePlaintext().build();
+    ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(coordinator, credentials).build();
     CoordinatorSession session;
     try {
       session = new CoordinatorSession(channel, worker, SessionOptions.defaults()

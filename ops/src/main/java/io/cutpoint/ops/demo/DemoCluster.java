@@ -23,6 +23,7 @@ final class DemoCluster implements AutoCloseable {
 
   private final DemoOptions options;
   private final String coordinator;
+  private final io.grpc.ChannelCredentials credentials;
   private final List<String> ids;
   private final Map<String, SortedSet<String>> outgoing;
   private final CaptureLog captures;
@@ -32,9 +33,11 @@ final class DemoCluster implements AutoCloseable {
   private volatile boolean trafficOn;
   private double owed;
 
-  DemoCluster(DemoOptions options, String coordinator, CaptureLog captures) {
+  DemoCluster(DemoOptions options, String coordinator, io.grpc.ChannelCredentials credentials,
+      CaptureLog captures) {
     this.options = options;
     this.coordinator = coordinator;
+    this.credentials = credentials;
     this.ids = Topologies.ids(options.workers());
     this.outgoing = Topologies.outgoing(options.topology(), ids, options.seed());
     this.captures = captures;
@@ -71,7 +74,7 @@ final class DemoCluster implements AutoCloseable {
   private BankNode startNode(int i, long balance, long seed) {
     String id = ids.get(i);
     return BankNode.start(id, outgoing.get(id), Topologies.incoming(outgoing, id), balance,
-        options.maxAmount(), seed, coordinator, captures);
+        options.maxAmount(), seed, coordinator, credentials, captures);
   }
 
   private void tick() {

@@ -66,6 +66,12 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Run only the workers, against this coordinator (default: an embedded one).")
   String connect;
 
+  @Mixin io.cutpoint.ops.admin.CoordinatorCredentials credentials;
+
+  @Option(names = "--worker-token-file", paramLabel = "FILE",
+      description = "With --connect: file holding the coordinator's worker token, for the bank workers to join with.")
+  Path workerTokenFile;
+
   @Option(names = "--data-dir", paramLabel = "DIR",
       description = "Store of the embedded coordinator (default: a temporary directory deleted at exit).")
   Path dataDir;
@@ -105,8 +111,13 @@ public final class DemoCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
+    CoordinatorAccess access = CoordinatorAccess.plaintext();
     if (connect != null) {
       io.cutpoint.ops.admin.AdminOptionsAccess.checkTarget(spec, connect);
+      access = access();
+    } else if (credentials.given() || workerTokenFile != null) {
+      throw new ParameterException(spec.commandLine(), "--token-file, --worker-token-file and the --tls "
+          + "flags are for the coordinator of --connect; the embedded one needs none");
     }
     if (!verbose) {
       Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
@@ -115,7 +126,7 @@ public final class DemoCommand implements Callable<Integer> {
       }
     }
     PrintWriter out = spec.commandLine().getOut();
-    DemoRunner runner = new DemoRunner(options);
+    DemoRunner runner = new DemoRunner(options, access);
     if (web) {
       runner.serveWeb(webPort);
     }
@@ -124,6 +135,31 @@ public final class DemoCommand implements Callable<Integer> {
         : terminal ? DemoOutput.live(out, runner::statusLines) : DemoOutput.lines(out)) {
       return runner.run(view);
     }
+  }
+
+  /** The TLS files, the admin token and the worker token of the --connect coordinator, checked. */
+  private CoordinatorAccess access() {
+    io.grpc.ChannelCredentials transport = credentials.credentials(spec);
+    String adminToken = credentials.token(spec, System.getenv(io.cutpoint.ops.admin.CoordinatorCredentials.TOKEN_ENV));
+    try {
+      // the TLS files are parsed when a channel is built: find out here, as a usage error
+      new io.cutpoint.ops.admin.AdminClient(connect, Duration.ofSeconds(1), transport, adminToken).close();
+    } catch (IllegalArgumentException e) {
+      throw credentials.unusableTlsFiles(spec, e);
+    }
+    io.cutpoint.client.session.WorkerToken workerToken = null;
+    if (workerTokenFile != null) {
+      try {
+        workerToken = io.cutpoint.client.session.WorkerToken.of(
+            java.nio.file.Files.readString(workerTokenFile, java.nio.charset.StandardCharsets.UTF_8));
+      } catch (java.io.IOException e) {
+        throw new ParameterException(spec.commandLine(),
+            "cannot read --worker-token-file " + workerTokenFile + ": " + e.getMessage());
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--worker-token-file " + workerTokenFile + ": " + e.getMessage());
+      }
+    }
+    return new CoordinatorAccess(transport, adminToken, workerToken);
   }
 
   private Duration duration(String flag, String text, boolean zeroAllowed) {

@@ -14,8 +14,6 @@ import io.cutpoint.ops.format.Human;
 import io.cutpoint.ops.format.Json;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -55,7 +53,9 @@ public final class DemoRunner {
   private volatile String target = "";
   private volatile long startedMs;
   private volatile long trafficStartedMs;
-  private ManagedChannel channel;
+  private final CoordinatorAccess access;
+  private io.cutpoint.ops.admin.AdminClient adminClient;
+  private io.grpc.Channel channel;
   private DemoOutput output;
   private boolean rollbackSupported;
   /** Port of the web console (0 = any free one), or -1 for none. */
@@ -63,7 +63,13 @@ public final class DemoRunner {
   private io.cutpoint.ops.http.HttpEndpoint web;
 
   public DemoRunner(DemoOptions options) {
+    this(options, CoordinatorAccess.plaintext());
+  }
+
+  /** @param access how to reach the {@code --connect} coordinator (the embedded one is plaintext) */
+  public DemoRunner(DemoOptions options, CoordinatorAccess access) {
     this.o = options;
+    this.access = options.connect() == null ? CoordinatorAccess.plaintext() : access;
     this.random = new Random(options.seed());
   }
 
@@ -134,9 +140,11 @@ public final class DemoRunner {
         target = o.connect();
         states = SnapshotChecker.fromCaptures(captures);
       }
-      channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
+      adminClient = new io.cutpoint.ops.admin.AdminClient(target, Duration.ofSeconds(10), access.transport(),
+          access.adminToken());
+      channel = adminClient.channel();
       rollbackSupported = probeRollback();
-      DemoCluster c = new DemoCluster(o, target, captures);
+      DemoCluster c = new DemoCluster(o, target, access.workers(), captures);
       SnapshotChecker checker = new SnapshotChecker(this::admin, states, new HashSet<>(c.ids()),
           o.expectedTotal());
       watcher = new SnapshotWatcher(channel, checker, stats, output);
@@ -185,16 +193,21 @@ public final class DemoRunner {
     return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 
-  /** Rollback to snapshot 0 is invalid: a coordinator with rollback says so, one without says UNIMPLEMENTED. */
+  /**
+   * Rollback to snapshot 0 is invalid: a coordinator with rollback says so, one without says
+   * UNIMPLEMENTED. The first Admin call: a coordinator that is down or refuses the token ends the run.
+   */
   private boolean probeRollback() {
     try {
       admin().rollback(RollbackRequest.newBuilder().setSnapshotId(0).build());
       return true;
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.UNAVAILABLE) {
-        throw e;
+      Status.Code code = e.getStatus().getCode();
+      if (code == Status.Code.UNAVAILABLE || code == Status.Code.UNAUTHENTICATED
+          || code == Status.Code.PERMISSION_DENIED) {
+        throw e; // unreachable, or not allowed: nothing else would work either
       }
-      return e.getStatus().getCode() != Status.Code.UNIMPLEMENTED;
+      return code != Status.Code.UNIMPLEMENTED;
     }
   }
 
@@ -341,13 +354,8 @@ public final class DemoRunner {
     if (cluster != null) {
       cluster.close();
     }
-    if (channel != null) {
-      channel.shutdownNow();
-      try {
-        channel.awaitTermination(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (adminClient != null) {
+      adminClient.close();
     }
     if (web != null) {
       web.close();

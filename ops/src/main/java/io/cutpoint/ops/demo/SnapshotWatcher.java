@@ -6,7 +6,7 @@ import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.WatchEventsRequest;
 import io.cutpoint.ops.format.Human;
 import io.cutpoint.ops.format.Json;
-import io.grpc.ManagedChannel;
+import io.grpc.Channel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -27,7 +27,7 @@ final class SnapshotWatcher implements AutoCloseable {
 
   private static final Event END = Event.getDefaultInstance();
 
-  private final ManagedChannel channel;
+  private final Channel channel;
   private final SnapshotChecker checker;
   private final DemoStats stats;
   private final DemoOutput output;
@@ -39,7 +39,7 @@ final class SnapshotWatcher implements AutoCloseable {
   private volatile ClientCallStreamObserver<WatchEventsRequest> call;
   private volatile String lastCheck = "no snapshot checked yet";
 
-  SnapshotWatcher(ManagedChannel channel, SnapshotChecker checker, DemoStats stats, DemoOutput output) {
+  SnapshotWatcher(Channel channel, SnapshotChecker checker, DemoStats stats, DemoOutput output) {
     this.channel = channel;
     this.checker = checker;
     this.stats = stats;

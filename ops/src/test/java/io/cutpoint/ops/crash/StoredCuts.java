@@ -61,8 +61,9 @@ final class StoredCuts {
               money += CrashAccount.amountOf(r.payload());
             }
           }
+          String first = meta.getFirstMarkerFrom();
           pieces.add(new LocalSnapshot(id, w, counters(meta.getSentList()), counters(meta.getReceivedList()),
-              recorded, null));
+              recorded, first.isEmpty() ? null : first));
           byte[] state = state(store, id, w);
           money += CrashAccount.balanceOf(state);
           ledger.piece(id, w).ifPresent(p -> {

@@ -32,14 +32,17 @@ class StoredCutsTest {
       write(store, 1, 50, 40, 2, 10);
       write(store, 2, 50, 40, 3, 10); // a says it sent 3: message 3 is missing from the recording
       write(store, 3, 50, 41, 2, 10); // one unit too many
+      write(store, 4, 50, 40, 2, 10, "a"); // b recorded on a's marker, yet a -> b holds a message
     }
     CrashLedger ledger = new CrashLedger();
     ledger.accept("a", "CP RESTORED w=a s=1 e=2 bal=50 crc=1 inflight=0"); // not the stored state
 
     StoredCuts.Result r = StoredCuts.check(dir, 100, ledger);
 
-    assertThat(r.complete()).isEqualTo(3);
-    assertThat(r.violations()).hasSize(3)
+    assertThat(r.complete()).isEqualTo(4);
+    assertThat(r.violations()).hasSize(4)
+        .anySatisfy(v -> assertThat(v).isEqualTo("snapshot 4 (COMPLETE) is inconsistent: a->b: "
+            + "the channel whose marker started the recording holds 1 messages; it must be empty"))
         .anySatisfy(v -> assertThat(v).startsWith("snapshot 2 (COMPLETE) is inconsistent"))
         .anySatisfy(v -> assertThat(v).isEqualTo("snapshot 3 (COMPLETE) holds 101, not 100"))
         .anySatisfy(v -> assertThat(v).contains("a restored snapshot 1 in epoch 2 with a state that differs"));
@@ -47,6 +50,12 @@ class StoredCutsTest {
 
   private static void write(SnapshotStore store, long id, long balanceA, long balanceB, long sentAtoB,
       long inTransit) {
+    write(store, id, balanceA, balanceB, sentAtoB, inTransit, "");
+  }
+
+  /** As above; b's stored piece names {@code firstMarkerOfB} as the channel whose marker made it record. */
+  private static void write(SnapshotStore store, long id, long balanceA, long balanceB, long sentAtoB,
+      long inTransit, String firstMarkerOfB) {
     Topology topology = Topology.newBuilder()
         .addWorkers(WorkerDecl.newBuilder().setWorkerId("a").setChannelAddress("h:1").addOutgoing("b").addIncoming("b"))
         .addWorkers(WorkerDecl.newBuilder().setWorkerId("b").setChannelAddress("h:2").addOutgoing("a").addIncoming("a"))
@@ -55,8 +64,8 @@ class StoredCutsTest {
         .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING).setEpoch(1).setTopology(topology)
         .addInitiators("a").build();
     store.createPending(pending);
-    piece(store, id, "a", balanceA, "b", sentAtoB, 1);
-    piece(store, id, "b", balanceB, "a", 1, 1);
+    piece(store, id, "a", balanceA, "b", sentAtoB, 1, "");
+    piece(store, id, "b", balanceB, "a", 1, 1, firstMarkerOfB);
     store.putChannelRecording(id, ChannelId.of("a", "b"),
         List.of(new RecordedMessage(2, CrashAccount.encode(inTransit))));
     store.commit(pending.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
@@ -64,7 +73,7 @@ class StoredCutsTest {
   }
 
   private static void piece(SnapshotStore store, long id, String w, long balance, String peer, long sent,
-      long received) {
+      long received, String firstMarkerFrom) {
     byte[] state = java.nio.ByteBuffer.allocate(8).putLong(balance).array();
     CRC32C crc = new CRC32C();
     crc.update(state);
@@ -72,6 +81,7 @@ class StoredCutsTest {
     store.putWorkerMeta(id, LocalSnapshotMeta.newBuilder().setSnapshotId(id).setWorkerId(w).setEpoch(1)
         .addSent(ChannelCounter.newBuilder().setPeer(peer).setCount(sent))
         .addReceived(ChannelCounter.newBuilder().setPeer(peer).setCount(received))
-        .setStateBytes(state.length).setStateCrc32C((int) crc.getValue()).build());
+        .setStateBytes(state.length).setStateCrc32C((int) crc.getValue())
+        .setFirstMarkerFrom(firstMarkerFrom).build());
   }
 }

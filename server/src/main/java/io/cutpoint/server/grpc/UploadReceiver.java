@@ -214,8 +214,11 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     }
     LocalSnapshot cut = new LocalSnapshot(meta.getSnapshotId(), meta.getWorkerId(),
         counters(meta.getSentList(), "sent"), counters(meta.getReceivedList(), "received"), recorded, firstMarkerFrom);
-    ctx.store().putWorkerMeta(meta.getSnapshotId(), meta);
-    Piece piece = new Piece(meta, cut, chunks, recordedBytes);
+    // the channel flagged first_marker is what was verified; whatever the header said is replaced
+    LocalSnapshotMeta stored = meta.toBuilder()
+        .setFirstMarkerFrom(firstMarkerFrom == null ? "" : firstMarkerFrom).build();
+    ctx.store().putWorkerMeta(meta.getSnapshotId(), stored);
+    Piece piece = new Piece(stored, cut, chunks, recordedBytes);
     AckResult result = ctx.lifecycle().acknowledge(piece, this);
     switch (result) {
       case SUCCESS -> {

@@ -228,6 +228,8 @@ class UploadTest {
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     assertThat(m.getTotalStateBytes()).isEqualTo(2L * size);
     assertThat(m.getPiecesList()).allSatisfy(p -> assertThat(p.getStateChunks()).isEqualTo(64));
+    // b recorded on a's marker: the stored piece says so (and a's, recorded on request, names none)
+    assertThat(m.getPiecesList()).extracting(p -> p.getMeta().getFirstMarkerFrom()).containsExactly("", "a");
     System.out.printf("two 64 MiB uploads committed in %d ms%n", millis);
 
     CRC32C crc = new CRC32C();
