@@ -1,6 +1,6 @@
 package io.cutpoint.ops.admin;
 
-import io.cutpoint.ops.config.Values;
+import io.cutpoint.util.Durations;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.TlsChannelCredentials;
@@ -74,10 +74,15 @@ public final class AdminOptions {
     return json;
   }
 
+  /** True when the calls go over TLS ({@code --tls-ca} given). */
+  public boolean tls() {
+    return tlsCa != null;
+  }
+
   /** The per-call deadline. */
   public Duration deadline(CommandSpec spec) {
     try {
-      Duration d = Values.duration(deadline);
+      Duration d = Durations.parse(deadline);
       if (d.isZero()) {
         throw new IllegalArgumentException("'0' is not a usable deadline");
       }
