@@ -17,11 +17,14 @@ import io.cutpoint.ops.server.ServerCommand;
 import io.cutpoint.ops.store.StoreCommand;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The {@code cutpoint} command: runs a coordinator ({@code server}), administers one
@@ -53,16 +56,20 @@ import picocli.CommandLine.Spec;
     },
     footer = {"", "Exit codes: 0 success, 1 failed operation, 2 bad usage.",
         "Run 'cutpoint COMMAND --help' for a command's flags."})
-public final class CutpointCommand implements Runnable {
+public final class CutpointCommand implements Callable<Integer> {
 
   /** The benchmark command, registered when the build contains it. */
   static final String BENCH_CLASS = "io.cutpoint.ops.bench.BenchCommand";
 
   @Spec CommandSpec spec;
 
+  /** {@code cutpoint} alone: the usage, on stderr, as a usage error. */
   @Override
-  public void run() {
-    throw new ParameterException(spec.commandLine(), "missing command (try 'cutpoint --help')");
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    spec.commandLine().usage(err);
+    err.flush();
+    return ExitCodes.USAGE;
   }
 
   /** The command line with Cutpoint's error handling: one line on stderr, exit 2 or 1. */
@@ -77,6 +84,7 @@ public final class CutpointCommand implements Runnable {
   }
 
   public static void main(String[] args) {
+    Logging.routeJulToSlf4j();
     System.exit(commandLine().execute(args));
   }
 
@@ -95,9 +103,18 @@ public final class CutpointCommand implements Runnable {
     CommandLine where = e.getCommandLine();
     String name = where.getCommandSpec().qualifiedName();
     PrintWriter err = where.getErr();
-    err.println("cutpoint: " + oneLine(e.getMessage()) + " (see '" + name + " --help')");
+    err.println("cutpoint: " + oneLine(e.getMessage()) + suggestions(e) + " (see '" + name + " --help')");
     err.flush();
     return ExitCodes.USAGE;
+  }
+
+  /** Picocli's guesses for a mistyped command or flag, e.g. {@code ; did you mean: list?}. */
+  static String suggestions(ParameterException e) {
+    if (!(e instanceof UnmatchedArgumentException u)) {
+      return "";
+    }
+    List<String> guesses = u.getSuggestions();
+    return guesses.isEmpty() ? "" : "; did you mean: " + String.join(", ", guesses) + "?";
   }
 
   private static int failure(Exception e, CommandLine where) {

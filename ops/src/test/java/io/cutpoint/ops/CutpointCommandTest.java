@@ -68,10 +68,17 @@ class CutpointCommandTest {
   void missingCommandAndUnknownCommandAreUsageErrors() {
     Cli.Result none = Cli.run();
     assertThat(none.code()).isEqualTo(ExitCodes.USAGE);
-    assertOneLine(none.err());
+    assertThat(none.err()).as("cutpoint alone prints its usage").startsWith("Usage: cutpoint")
+        .contains("server", "snapshot", "Exit codes");
+    assertThat(none.out()).isEmpty();
     Cli.Result unknown = Cli.run("snapshott");
     assertThat(unknown.code()).isEqualTo(ExitCodes.USAGE);
     assertOneLine(unknown.err());
+    assertThat(unknown.err()).contains("did you mean: snapshot");
+    Cli.Result flag = Cli.run("list", "--limt");
+    assertThat(flag.code()).isEqualTo(ExitCodes.USAGE);
+    assertOneLine(flag.err());
+    assertThat(flag.err()).contains("did you mean: --limit");
   }
 
   @Test
@@ -112,7 +119,25 @@ class CutpointCommandTest {
     Cli.Result r = Cli.run("server", "--interval", "often", "--print-config");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).isEqualTo(
-        "cutpoint: bad value for interval (flag --interval): 'often' is not a duration (e.g. 500ms, 10s, 1m)\n");
+        "cutpoint: bad value for interval (flag --interval): 'often' is not a duration "
+            + "(e.g. 250ms, 1.5s, 1m30s, 2h, PT10S)\n");
+  }
+
+  @Test
+  void durationsThatWouldOverflowAreUsageErrorsAndHumanFormsAreRead() {
+    Cli.Result huge = Cli.run("server", "--interval", "9999999999999999s", "--print-config");
+    assertThat(huge.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(huge.err()).isEqualTo("cutpoint: bad value for interval (flag --interval): "
+        + "'9999999999999999s' is too long (at most about 292 years)\n");
+    Cli.Result human = Cli.run("server", "--interval", "1m30s", "--timeout", "PT1.5S",
+        "--heartbeat-interval", "250ms", "--print-config");
+    assertThat(human.code()).as(human.err()).isZero();
+    assertThat(human.out()).containsPattern("interval\\s+1m30s\\s+# flag --interval")
+        .containsPattern("timeout\\s+1.5s\\s+# flag --timeout")
+        .containsPattern("heartbeat-interval\\s+250ms\\s+# flag").doesNotContain("PT");
+    Cli.Result demo = Cli.run("demo", "--interval", "9999999999999999s");
+    assertThat(demo.code()).isEqualTo(ExitCodes.USAGE);
+    assertOneLine(demo.err());
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.cutpoint.client.session;
 
+import io.cutpoint.api.StatusText;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.Heartbeat;
@@ -398,7 +399,7 @@ public final class CoordinatorSession implements AutoCloseable {
     stream = null;
     cancel(heartbeat);
     cancel(joinTimeout);
-    requests.failAll("the session of worker " + workerId + " ended: " + status);
+    requests.failAll("the session of worker " + workerId + " ended: " + StatusText.of(status));
     if (stopped) {
       return;
     }

@@ -1,6 +1,7 @@
 package io.cutpoint.ops.admin;
 
 import io.cutpoint.ops.CliFailure;
+import io.cutpoint.ops.Logging;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -17,14 +18,28 @@ abstract class AdminCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() {
+    Logging.quietGrpc();
     String target = admin.server(spec);
     try (AdminClient client = admin.connect(spec)) {
       int code = run(client, spec.commandLine().getOut());
       spec.commandLine().getOut().flush();
       return code;
     } catch (StatusRuntimeException e) {
-      throw CliFailure.failed(GrpcErrors.describe(e, target, subject()));
+      throw CliFailure.failed(GrpcErrors.describe(e, target, subject()) + tlsHint(e));
     }
+  }
+
+  /**
+   * A hint for a plaintext call that a TLS coordinator cut off: such a call ends UNAVAILABLE with no
+   * reason a person can act on (gRPC says "io exception" or "Network closed").
+   */
+  String tlsHint(StatusRuntimeException e) {
+    return admin.tls() ? "" : GrpcErrors.plaintextHint(e);
+  }
+
+  /** The coordinator's address, as the user gave it. */
+  protected String target() {
+    return admin.server(spec);
   }
 
   /** Does the work; returns the exit code. */

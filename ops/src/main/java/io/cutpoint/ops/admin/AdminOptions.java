@@ -1,6 +1,6 @@
 package io.cutpoint.ops.admin;
 
-import io.cutpoint.ops.config.Values;
+import io.cutpoint.util.Durations;
 import io.grpc.ChannelCredentials;
 import java.time.Duration;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,10 +39,15 @@ public final class AdminOptions extends CoordinatorCredentials {
     return json;
   }
 
+  /** True when the calls go over TLS ({@code --tls-ca} given). */
+  public boolean tls() {
+    return tlsCa != null;
+  }
+
   /** The per-call deadline. */
   public Duration deadline(CommandSpec spec) {
     try {
-      Duration d = Values.duration(deadline);
+      Duration d = Durations.parse(deadline);
       if (d.isZero()) {
         throw new IllegalArgumentException("'0' is not a usable deadline");
       }

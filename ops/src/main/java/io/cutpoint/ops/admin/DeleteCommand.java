@@ -23,7 +23,7 @@ public final class DeleteCommand extends AdminCommand {
   protected int run(AdminClient client, PrintWriter out) {
     client.stub().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build());
     if (json()) {
-      out.println(Json.object().put("snapshot_id", id).put("deleted", true));
+      out.println(Json.object().id("snapshot_id", id).put("deleted", true));
     } else {
       out.println("snapshot " + id + " deleted");
     }

@@ -44,6 +44,22 @@ public final class GrpcErrors {
     };
   }
 
+  /**
+   * For a plaintext call: {@code " (does it serve TLS? then give --tls-ca FILE)"} when the call
+   * ended as a plaintext call to a TLS port does (UNAVAILABLE, the connection closed, no other
+   * reason), else empty.
+   */
+  public static String plaintextHint(StatusRuntimeException e) {
+    if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+      return "";
+    }
+    String reason = unavailableReason(e).toLowerCase(Locale.ROOT);
+    boolean closed = reason.contains("io exception") || reason.contains("network closed")
+        || reason.contains("connection reset") || reason.contains("first received frame")
+        || reason.contains("http/2 error");
+    return closed ? " (if the coordinator serves TLS, give its CA with --tls-ca FILE)" : "";
+  }
+
   private static String unavailableReason(StatusRuntimeException e) {
     for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
       if (t instanceof ConnectException || containsIgnoreCase(t.getMessage(), "connection refused")) {

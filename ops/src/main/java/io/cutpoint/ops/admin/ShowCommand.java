@@ -69,7 +69,7 @@ public final class ShowCommand extends AdminCommand {
         list.add(Json.object().put("from", channels.get(i).getFrom()).put("to", channels.get(i).getTo())
             .put("messages", counts.get(i)));
       }
-      out.println(Json.object().put("manifest", new Json.Raw(Json.line(m))).put("channels", list));
+      out.println(Json.object().put("manifest", Json.tree(m)).put("channels", list));
       return ExitCodes.OK;
     }
     out.print(SnapshotViews.details(m));
@@ -112,10 +112,10 @@ public final class ShowCommand extends AdminCommand {
     if (json()) {
       List<Object> list = new ArrayList<>();
       for (RecordedMessage r : messages) {
-        list.add(Json.object().put("seq", r.getSeq())
+        list.add(Json.object().id("seq", r.getSeq())
             .put("payload_base64", Base64.getEncoder().encodeToString(r.getPayload().toByteArray())));
       }
-      out.println(Json.object().put("snapshot_id", id).put("from", c.getFrom()).put("to", c.getTo())
+      out.println(Json.object().id("snapshot_id", id).put("from", c.getFrom()).put("to", c.getTo())
           .put("total_messages", total).put("messages", list));
       return;
     }

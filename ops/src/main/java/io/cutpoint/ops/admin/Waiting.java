@@ -1,10 +1,10 @@
 package io.cutpoint.ops.admin;
 
 import io.cutpoint.api.v1.AdminGrpc;
-import io.cutpoint.ops.config.Values;
+import io.cutpoint.util.Durations;
 import java.time.Duration;
-import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine;
 
 /**
  * How long an admin call with {@code --wait} may take: the parsed {@code --wait-timeout} (zero =
@@ -18,7 +18,7 @@ record Waiting(boolean waiting, Duration timeout) {
       return new Waiting(wait, Duration.ZERO);
     }
     try {
-      return new Waiting(wait, Values.duration(waitTimeout));
+      return new Waiting(wait, Durations.parse(waitTimeout));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(command, "bad --wait-timeout: " + e.getMessage());
     }

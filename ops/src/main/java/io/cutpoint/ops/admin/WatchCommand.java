@@ -1,10 +1,14 @@
 package io.cutpoint.ops.admin;
 
+import io.cutpoint.api.StatusText;
 import io.cutpoint.api.v1.Event;
 import io.cutpoint.api.v1.WatchEventsRequest;
+import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.format.Human;
 import io.cutpoint.ops.format.Json;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.io.PrintWriter;
 import java.util.Iterator;
 import picocli.CommandLine.Command;
@@ -22,15 +26,28 @@ public final class WatchCommand extends AdminCommand {
   protected int run(AdminClient client, PrintWriter out) {
     Iterator<Event> events = client.stubWithoutDeadline().watchEvents(WatchEventsRequest.getDefaultInstance());
     long seen = 0;
-    while (events.hasNext()) {
-      Event e = events.next();
-      out.println(json() ? Json.line(e) : render(e));
-      out.flush();
-      if (count > 0 && ++seen >= count) {
-        break;
+    try {
+      while (events.hasNext()) {
+        Event e = events.next();
+        out.println(json() ? Json.line(e) : render(e));
+        out.flush();
+        if (count > 0 && ++seen >= count) {
+          return ExitCodes.OK;
+        }
       }
+    } catch (StatusRuntimeException e) {
+      if (seen == 0 && e.getStatus().getCode() == Status.Code.UNAVAILABLE && refused(e)) {
+        throw e;
+      }
+      throw CliFailure.failed("the coordinator at " + target() + " went away ("
+          + StatusText.of(e.getStatus()) + ")" + tlsHint(e));
     }
-    return ExitCodes.OK;
+    throw CliFailure.failed("the coordinator at " + target() + " went away (it ended the event stream)");
+  }
+
+  private static boolean refused(StatusRuntimeException e) {
+    String d = GrpcErrors.describe(e, "", "");
+    return d.endsWith("connection refused") || d.endsWith("unknown host") || d.endsWith("no route to host");
   }
 
   /** One event as a line: time, type, then what it concerns. */

@@ -1,33 +1,51 @@
 package io.cutpoint.ops.config;
 
+import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.CoordinatorConfig.WorkerLimits;
+import io.cutpoint.util.Durations;
 import java.util.Locale;
 
 /**
  * One setting of {@code cutpoint server}: its name in a config file, its flag, its environment
  * variable, its default and how its value is read.
+ *
+ * <p>A default that the coordinator has too is taken from {@link CoordinatorConfig} (its
+ * {@code DEFAULT_*} constants and {@link WorkerLimits#DEFAULT}), so each default is written once;
+ * the flag's help and {@code --print-config} show it from here. Only the defaults of the command
+ * alone (ports, data directory) are written here.
  */
 public enum Setting {
   PORT("port", Kind.PORT, "7070", "gRPC port of the coordinator (0 = any free port)"),
   METRICS_PORT("metrics-port", Kind.PORT_OR_OFF, "9464",
       "HTTP port of the Prometheus endpoint /metrics (0 = any free port, -1 = off)"),
   DATA_DIR("data-dir", Kind.PATH, "cutpoint-data", "directory of the RocksDB snapshot store"),
-  INTERVAL("interval", Kind.DURATION, "10s", "time between periodic snapshots (0 = only on demand)"),
-  TIMEOUT("timeout", Kind.DURATION, "60s", "a snapshot not complete after this long is aborted"),
-  MIN_PAUSE("min-pause", Kind.DURATION, "0s",
+  INTERVAL("interval", Kind.DURATION, Durations.format(CoordinatorConfig.DEFAULT_SNAPSHOT_INTERVAL),
+      "time between periodic snapshots (0 = only on demand)"),
+  TIMEOUT("timeout", Kind.DURATION, Durations.format(CoordinatorConfig.DEFAULT_SNAPSHOT_TIMEOUT),
+      "a snapshot not complete after this long is aborted"),
+  MIN_PAUSE("min-pause", Kind.DURATION, Durations.format(CoordinatorConfig.DEFAULT_MIN_PAUSE),
       "least time between the end of one snapshot and the start of the next"),
-  MAX_CONCURRENT("max-concurrent", Kind.POSITIVE_INT, "1", "snapshots in flight at once"),
-  TOLERABLE_FAILURES("tolerable-failures", Kind.NON_NEGATIVE_INT, "3",
+  MAX_CONCURRENT("max-concurrent", Kind.POSITIVE_INT, String.valueOf(CoordinatorConfig.DEFAULT_MAX_CONCURRENT),
+      "snapshots in flight at once"),
+  TOLERABLE_FAILURES("tolerable-failures", Kind.NON_NEGATIVE_INT,
+      String.valueOf(CoordinatorConfig.DEFAULT_TOLERABLE_FAILURES),
       "consecutive failed or aborted snapshots tolerated before the coordinator reports it"),
-  RETAIN("retain", Kind.POSITIVE_INT, "5", "complete snapshots kept (pinned ones come on top)"),
-  HEARTBEAT_INTERVAL("heartbeat-interval", Kind.DURATION, "1s", "how often workers heartbeat"),
-  HEARTBEAT_TIMEOUT("heartbeat-timeout", Kind.DURATION, "5s",
+  RETAIN("retain", Kind.POSITIVE_INT, String.valueOf(CoordinatorConfig.DEFAULT_RETAIN),
+      "complete snapshots kept (pinned ones come on top)"),
+  HEARTBEAT_INTERVAL("heartbeat-interval", Kind.DURATION,
+      Durations.format(CoordinatorConfig.DEFAULT_HEARTBEAT_INTERVAL), "how often workers heartbeat"),
+  HEARTBEAT_TIMEOUT("heartbeat-timeout", Kind.DURATION,
+      Durations.format(CoordinatorConfig.DEFAULT_HEARTBEAT_TIMEOUT),
       "a worker silent for this long is marked lost"),
-  MAX_RECORDED_BYTES("max-recorded-bytes", Kind.BYTES, "256MiB",
+  MAX_RECORDED_BYTES("max-recorded-bytes", Kind.BYTES,
+      Values.format(CoordinatorConfig.DEFAULT_MAX_RECORDED_BYTES),
       "most recorded channel bytes one worker may upload for one snapshot (0 = no limit)"),
-  ROLLBACK_POLICY("rollback-policy", Kind.ROLLBACK_POLICY, "none",
+  ROLLBACK_POLICY("rollback-policy", Kind.ROLLBACK_POLICY,
+      Values.format(CoordinatorConfig.DEFAULT_ROLLBACK_POLICY),
       "what to do when a worker is lost: none, or latest-complete (roll everyone back to the "
       + "newest complete snapshot once the worker is back)"),
-  ROLLBACK_DEADLINE("rollback-deadline", Kind.DURATION, "60s",
+  ROLLBACK_DEADLINE("rollback-deadline", Kind.DURATION,
+      Durations.format(CoordinatorConfig.DEFAULT_ROLLBACK_DEADLINE),
       "a rollback not finished after this long fails (it waits this long for lost workers)"),
   ADMIN_TOKEN_FILE("admin-token-file", Kind.OPTIONAL_FILE, "",
       "file holding the token callers of the Admin service must present (none = no check, only "
@@ -43,13 +61,15 @@ public enum Setting {
       + "tls-client-ca is set, then 0.0.0.0, every interface)"),
   WORKER_TOKEN_FILE("worker-token-file", Kind.OPTIONAL_FILE, "",
       "file holding the token workers must present to join, upload and download (none = no check)"),
-  MAX_WORKERS("max-workers", Kind.POSITIVE_INT, "1024",
+  MAX_WORKERS("max-workers", Kind.POSITIVE_INT, String.valueOf(WorkerLimits.DEFAULT.maxWorkers()),
       "workers the coordinator keeps, live and lost ones alike; a join of a new id past it is refused"),
-  MAX_CHANNELS_PER_WORKER("max-channels-per-worker", Kind.NON_NEGATIVE_INT, "1024",
+  MAX_CHANNELS_PER_WORKER("max-channels-per-worker", Kind.NON_NEGATIVE_INT,
+      String.valueOf(WorkerLimits.DEFAULT.maxChannelsPerWorker()),
       "peers one worker may declare in each direction"),
-  MAX_ID_LENGTH("max-id-length", Kind.POSITIVE_INT, "128",
+  MAX_ID_LENGTH("max-id-length", Kind.POSITIVE_INT, String.valueOf(WorkerLimits.DEFAULT.maxIdLength()),
       "longest worker id accepted on join (at most 128, the protocol's limit)"),
-  DOWNLOAD_TIMEOUT("download-timeout", Kind.DURATION, "60s",
+  DOWNLOAD_TIMEOUT("download-timeout", Kind.DURATION,
+      Durations.format(CoordinatorConfig.DEFAULT_DOWNLOAD_TIMEOUT),
       "a restore download not finished after this long is ended (DEADLINE_EXCEEDED)");
 
   /** How a value is read. */

@@ -1,6 +1,7 @@
 package io.cutpoint.ops.config;
 
 import io.cutpoint.server.rollback.RollbackPolicy;
+import io.cutpoint.util.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -78,8 +79,8 @@ public final class SettingsResolver {
           + s.sources().get(Setting.HEARTBEAT_INTERVAL) + ")");
     }
     if (s.heartbeatTimeout().compareTo(s.heartbeatInterval()) <= 0) {
-      throw new ConfigException("heartbeat-timeout (" + Values.format(s.heartbeatTimeout())
-          + ") must be longer than heartbeat-interval (" + Values.format(s.heartbeatInterval()) + ")");
+      throw new ConfigException("heartbeat-timeout (" + Durations.format(s.heartbeatTimeout())
+          + ") must be longer than heartbeat-interval (" + Durations.format(s.heartbeatInterval()) + ")");
     }
     if ((s.tlsCert() == null) != (s.tlsKey() == null)) {
       throw new ConfigException("tls-cert and tls-key go together ("
@@ -123,7 +124,7 @@ public final class SettingsResolver {
     }
 
     Duration duration(Setting s) {
-      return parse(s, () -> Values.duration(raw.get(s)));
+      return parse(s, () -> Durations.parse(raw.get(s)));
     }
 
     RollbackPolicy rollbackPolicy(Setting s) {

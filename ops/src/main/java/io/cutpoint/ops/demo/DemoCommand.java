@@ -1,7 +1,7 @@
 package io.cutpoint.ops.demo;
 
 import ch.qos.logback.classic.Level;
-import io.cutpoint.ops.config.Values;
+import io.cutpoint.util.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -164,7 +164,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   private Duration duration(String flag, String text, boolean zeroAllowed) {
     try {
-      Duration d = Values.duration(text);
+      Duration d = Durations.parse(text);
       if (d.isZero() && !zeroAllowed) {
         throw new IllegalArgumentException("must be more than 0");
       }

@@ -59,7 +59,7 @@ public interface DemoOutput extends AutoCloseable {
 
   /** A compact view redrawn in place a few times a second: status lines and the latest events. */
   static DemoOutput live(PrintWriter out, Supplier<List<String>> status) {
-    return new LiveView(out, status);
+    return new LiveView(out, status, TerminalSize::detect);
   }
 
   /** A plain line for an event. */
@@ -70,17 +70,24 @@ public interface DemoOutput extends AutoCloseable {
 
   /** The refreshing terminal view. */
   final class LiveView implements DemoOutput {
-    private static final int KEEP = 10;
+    /** Events kept for the view: more than any terminal shows. */
+    private static final int KEEP = 500;
+    /** How often the terminal's size is asked again (it may be resized), in redraws. */
+    private static final int SIZE_EVERY = 8;
     private final PrintWriter out;
     private final Supplier<List<String>> status;
+    private final Supplier<TerminalSize> terminal;
+    private TerminalSize size = TerminalSize.DEFAULT;
+    private int draws;
     private final Deque<DemoEvent> recent = new ArrayDeque<>();
     private final List<DemoEvent> bad = new ArrayList<>();
     private final ScheduledExecutorService timer;
     private int drawnLines;
 
-    LiveView(PrintWriter out, Supplier<List<String>> status) {
+    LiveView(PrintWriter out, Supplier<List<String>> status, Supplier<TerminalSize> terminal) {
       this.out = out;
       this.status = status;
+      this.terminal = terminal;
       this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cutpoint-demo-view");
         t.setDaemon(true);
@@ -101,11 +108,14 @@ public interface DemoOutput extends AutoCloseable {
     }
 
     private synchronized void draw() {
-      List<String> lines = new ArrayList<>(status.get());
-      lines.add("");
-      for (DemoEvent e : recent) {
-        lines.add(line(e));
+      if (draws++ % SIZE_EVERY == 0) {
+        size = terminal.get();
       }
+      List<String> events = new ArrayList<>();
+      for (DemoEvent e : recent) {
+        events.add(line(e));
+      }
+      List<String> lines = LiveLayout.lines(status.get(), events, size);
       StringBuilder b = new StringBuilder();
       if (drawnLines > 0) {
         b.append("\033[").append(drawnLines).append('A');

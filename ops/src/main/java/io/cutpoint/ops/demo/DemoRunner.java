@@ -267,7 +267,8 @@ public final class DemoRunner {
       latest = admin().getCluster(GetClusterRequest.getDefaultInstance()).getLatestCompleteSnapshot();
       RollbackResponse r = AdminGrpc.newBlockingStub(channel).withDeadlineAfter(45, TimeUnit.SECONDS)
           .rollback(RollbackRequest.newBuilder().setSnapshotId(latest).setWait(true)
-              .setWaitTimeoutMs(30_000).build());
+              .setWaitTimeoutMs(30_000).setReason("the demo crashed " + id + " and replaced it")
+              .build());
       if (!r.getCompleted()) {
         recoveryFailed(id, "rollback to snapshot " + r.getSnapshotId() + " did not complete in 30s");
         return true;
@@ -276,7 +277,7 @@ public final class DemoRunner {
       stats.rollbackTook(r.getDurationMicros());
       output.event(DemoEvent.of("rollback", "rolled back to snapshot " + r.getSnapshotId() + " in "
           + Human.micros(r.getDurationMicros()) + " (epoch " + r.getEpoch() + ")", Json.object()
-          .put("snapshot_id", r.getSnapshotId()).put("epoch", r.getEpoch())
+          .id("snapshot_id", r.getSnapshotId()).id("epoch", r.getEpoch())
           .put("duration_ms", r.getDurationMicros() / 1000.0)));
       verifyRecovery(c, id, r.getSnapshotId());
     } catch (StatusRuntimeException e) {
@@ -298,7 +299,7 @@ public final class DemoRunner {
     if (quiet && r.conserved()) {
       stats.recoveriesOk.incrementAndGet();
       output.event(DemoEvent.of("recovered", "every transfer replayed, " + r.describe(), Json.object()
-          .put("worker", id).put("snapshot_id", snapshotId).put("total", r.total()).put("ok", true)));
+          .put("worker", id).id("snapshot_id", snapshotId).put("total", r.total()).put("ok", true)));
     } else {
       recoveryFailed(id, (quiet ? "" : "channels did not drain; ") + r.describe());
     }

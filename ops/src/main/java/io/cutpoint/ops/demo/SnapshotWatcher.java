@@ -1,5 +1,6 @@
 package io.cutpoint.ops.demo;
 
+import io.cutpoint.api.StatusText;
 import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.Event;
 import io.cutpoint.api.v1.GetSnapshotRequest;
@@ -111,8 +112,8 @@ final class SnapshotWatcher implements AutoCloseable {
           handle(e);
         } catch (StatusRuntimeException ex) {
           output.event(DemoEvent.of("error", "checking snapshot " + e.getSnapshotId() + ": "
-              + ex.getStatus(), Json.object().put("snapshot_id", e.getSnapshotId())
-              .put("error", String.valueOf(ex.getStatus()))));
+              + StatusText.of(ex.getStatus()), Json.object().id("snapshot_id", e.getSnapshotId())
+              .put("error", StatusText.of(ex.getStatus()))));
         }
       }
     } catch (InterruptedException e) {
@@ -130,7 +131,7 @@ final class SnapshotWatcher implements AutoCloseable {
       case EVENT_TYPE_SNAPSHOT_ABORTED -> {
         stats.snapshotsAborted.incrementAndGet();
         output.event(DemoEvent.of("aborted", "snapshot " + e.getSnapshotId() + " aborted: " + e.getMessage(),
-            Json.object().put("snapshot_id", e.getSnapshotId()).put("reason", e.getMessage())));
+            Json.object().id("snapshot_id", e.getSnapshotId()).put("reason", e.getMessage())));
       }
       case EVENT_TYPE_SNAPSHOT_FAILED -> failed(e);
       case EVENT_TYPE_WORKER_JOINED, EVENT_TYPE_WORKER_LOST, EVENT_TYPE_ROLLBACK_STARTED,
@@ -140,7 +141,7 @@ final class SnapshotWatcher implements AutoCloseable {
             + (e.getSnapshotId() == 0 ? "" : " snapshot " + e.getSnapshotId())
             + (e.getMessage().isEmpty() ? "" : ": " + e.getMessage());
         output.event(DemoEvent.of("cluster", text, Json.object().put("type", type)
-            .put("worker", e.getWorkerId()).put("snapshot_id", e.getSnapshotId()).put("epoch", e.getEpoch())
+            .put("worker", e.getWorkerId()).id("snapshot_id", e.getSnapshotId()).id("epoch", e.getEpoch())
             .put("message", e.getMessage())));
       }
       default -> {
@@ -157,7 +158,7 @@ final class SnapshotWatcher implements AutoCloseable {
     if (micros > 0) {
       stats.snapshotTook(micros);
     }
-    Json.Obj fields = Json.object().put("snapshot_id", id).put("duration_ms", micros / 1000.0)
+    Json.Obj fields = Json.object().id("snapshot_id", id).put("duration_ms", micros / 1000.0)
         .put("check", o.kind().name().toLowerCase(Locale.ROOT));
     if (o.result() != null) {
       fields.put("total", o.result().total()).put("balances", o.result().balances())
@@ -197,7 +198,7 @@ final class SnapshotWatcher implements AutoCloseable {
       // Use the event's time.
     }
     boolean expected = inRecovery(started);
-    Json.Obj fields = Json.object().put("snapshot_id", e.getSnapshotId()).put("reason", e.getMessage())
+    Json.Obj fields = Json.object().id("snapshot_id", e.getSnapshotId()).put("reason", e.getMessage())
         .put("during_recovery", expected);
     if (expected) {
       output.event(DemoEvent.of("failed", "snapshot " + e.getSnapshotId()

@@ -1,23 +1,33 @@
 package io.cutpoint.ops.format;
 
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.gson.JsonPrimitive;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Collection;
 
 /**
  * JSON output: protobuf messages through {@link JsonFormat} (proto field names, defaults
- * included), and small hand-built objects for summaries and events (one line each).
+ * included), and small objects for summaries and events through Gson (one line each).
+ *
+ * <p>Ids (snapshot ids, epochs) are JSON strings everywhere, as {@link JsonFormat} prints every
+ * 64-bit integer: {@link Obj#id} writes them so. Counts and measurements are numbers.
  */
 public final class Json {
 
   private static final JsonFormat.Printer PRETTY =
       JsonFormat.printer().preservingProtoFieldNames().alwaysPrintFieldsWithNoPresence();
   private static final JsonFormat.Printer LINE = PRETTY.omittingInsignificantWhitespace();
+  private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
 
   private Json() {}
 
@@ -39,102 +49,77 @@ public final class Json {
     }
   }
 
+  /** A protobuf message as a JSON tree, to nest in an {@link Obj}. */
+  public static JsonElement tree(MessageOrBuilder message) {
+    return JsonParser.parseString(line(message));
+  }
+
   /** Starts an object whose fields keep their insertion order. */
   public static Obj object() {
     return new Obj();
   }
 
-  /** A JSON object under construction. Values: strings, numbers, booleans, null, lists, Obj, {@link Raw}. */
+  /**
+   * A JSON object under construction. Values: strings, numbers (doubles rounded to 3 decimals;
+   * NaN and infinities become null), booleans, null, collections, {@link Obj}, {@link JsonElement};
+   * anything else as its {@code toString()}.
+   */
   public static final class Obj {
-    private final Map<String, Object> fields = new LinkedHashMap<>();
+    private final JsonObject fields = new JsonObject();
 
     public Obj put(String key, Object value) {
-      fields.put(key, value);
+      fields.add(key, element(value));
+      return this;
+    }
+
+    /** An id (snapshot id, epoch): a JSON string, as {@link JsonFormat} prints 64-bit integers. */
+    public Obj id(String key, long id) {
+      fields.addProperty(key, Long.toUnsignedString(id));
       return this;
     }
 
     /** Adds every field of {@code other}, in its order. */
     public Obj putAll(Obj other) {
-      fields.putAll(other.fields);
+      other.fields.entrySet().forEach(e -> fields.add(e.getKey(), e.getValue()));
       return this;
     }
 
     /** The object on one line. */
     @Override
     public String toString() {
-      StringBuilder b = new StringBuilder();
-      write(b, this);
-      return b.toString();
+      return GSON.toJson(fields);
     }
   }
 
-  /** Already-encoded JSON (e.g. from {@link #line}), inserted as is. */
-  public record Raw(String json) {}
-
-  private static void write(StringBuilder b, Object v) {
+  private static JsonElement element(Object v) {
     if (v == null) {
-      b.append("null");
-    } else if (v instanceof Obj o) {
-      b.append('{');
-      Iterator<Map.Entry<String, Object>> it = o.fields.entrySet().iterator();
-      while (it.hasNext()) {
-        Map.Entry<String, Object> e = it.next();
-        string(b, e.getKey());
-        b.append(':');
-        write(b, e.getValue());
-        if (it.hasNext()) {
-          b.append(',');
-        }
-      }
-      b.append('}');
-    } else if (v instanceof Raw r) {
-      b.append(r.json());
-    } else if (v instanceof Boolean || v instanceof Integer || v instanceof Long) {
-      b.append(v);
-    } else if (v instanceof Double || v instanceof Float) {
+      return JsonNull.INSTANCE;
+    }
+    if (v instanceof Obj o) {
+      return o.fields;
+    }
+    if (v instanceof JsonElement e) {
+      return e;
+    }
+    if (v instanceof Boolean b) {
+      return new JsonPrimitive(b);
+    }
+    if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
       if (Double.isNaN(d) || Double.isInfinite(d)) {
-        b.append("null");
-      } else if (d == Math.rint(d) && Math.abs(d) < 1e15) {
-        b.append((long) d);
-      } else {
-        b.append(String.format(Locale.ROOT, "%.3f", d));
+        return JsonNull.INSTANCE;
       }
-    } else if (v instanceof Number n) {
-      b.append(n);
-    } else if (v instanceof List<?> list) {
-      b.append('[');
-      for (int i = 0; i < list.size(); i++) {
-        if (i > 0) {
-          b.append(',');
-        }
-        write(b, list.get(i));
-      }
-      b.append(']');
-    } else {
-      string(b, v.toString());
+      BigDecimal rounded = BigDecimal.valueOf(d).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
+      return new JsonPrimitive(rounded.scale() < 0 ? rounded.setScale(0) : rounded);
     }
-  }
-
-  private static void string(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
+    if (v instanceof Number n) {
+      return new JsonPrimitive(n);
     }
-    b.append('"');
+    if (v instanceof Collection<?> c) {
+      JsonArray a = new JsonArray();
+      c.forEach(x -> a.add(element(x)));
+      return a;
+    }
+    return new JsonPrimitive(v.toString());
   }
 }

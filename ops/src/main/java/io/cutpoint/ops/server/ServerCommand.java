@@ -14,6 +14,7 @@ import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.security.AdminToken;
 import io.cutpoint.server.security.TlsFiles;
 import io.cutpoint.server.security.TlsSetupException;
+import io.cutpoint.util.Durations;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * Runs a coordinator until it is stopped (Ctrl-C or SIGTERM). Each setting of {@link Setting}
+ * Runs a coordinator until it is stopped: SIGTERM stops it gracefully and exits 0; Ctrl-C stops it too. Each setting of {@link Setting}
  * is a flag, an environment variable and a config-file key; flags win over the environment, the
  * environment over the file, the file over the defaults.
  */
@@ -147,6 +148,7 @@ public final class ServerCommand implements Callable<Integer> {
     Stopper stopper = new Stopper(server, endpoint, metrics);
     Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
+    StopOnSigterm.install(stopper::stop);
     String metricsText = endpoint == null ? "metrics off"
         : "metrics on " + (config.tls() == null ? "http" : "https") + "://" + displayHost(metricsHost)
             + ":" + endpoint.port() + "/metrics, console at /";
@@ -154,7 +156,7 @@ public final class ServerCommand implements Callable<Integer> {
         + ", data in " + settings.dataDir().toAbsolutePath());
     out.flush();
     log.info("coordinator on port {}, snapshot interval {}, {}", server.port(),
-        Values.format(settings.interval()), metricsText);
+        Durations.format(settings.interval()), metricsText);
     try {
       server.awaitTermination();
     } finally {
@@ -204,17 +206,17 @@ public final class ServerCommand implements Callable<Integer> {
     values.put(Setting.PORT, String.valueOf(s.port()));
     values.put(Setting.METRICS_PORT, String.valueOf(s.metricsPort()));
     values.put(Setting.DATA_DIR, s.dataDir().toString());
-    values.put(Setting.INTERVAL, Values.format(s.interval()));
-    values.put(Setting.TIMEOUT, Values.format(s.timeout()));
-    values.put(Setting.MIN_PAUSE, Values.format(s.minPause()));
+    values.put(Setting.INTERVAL, Durations.format(s.interval()));
+    values.put(Setting.TIMEOUT, Durations.format(s.timeout()));
+    values.put(Setting.MIN_PAUSE, Durations.format(s.minPause()));
     values.put(Setting.MAX_CONCURRENT, String.valueOf(s.maxConcurrent()));
     values.put(Setting.TOLERABLE_FAILURES, String.valueOf(s.tolerableFailures()));
     values.put(Setting.RETAIN, String.valueOf(s.retain()));
-    values.put(Setting.HEARTBEAT_INTERVAL, Values.format(s.heartbeatInterval()));
-    values.put(Setting.HEARTBEAT_TIMEOUT, Values.format(s.heartbeatTimeout()));
-    values.put(Setting.MAX_RECORDED_BYTES, String.valueOf(s.maxRecordedBytes()));
-    values.put(Setting.ROLLBACK_POLICY, policyName(s.rollbackPolicy()));
-    values.put(Setting.ROLLBACK_DEADLINE, Values.format(s.rollbackDeadline()));
+    values.put(Setting.HEARTBEAT_INTERVAL, Durations.format(s.heartbeatInterval()));
+    values.put(Setting.HEARTBEAT_TIMEOUT, Durations.format(s.heartbeatTimeout()));
+    values.put(Setting.MAX_RECORDED_BYTES, Values.format(s.maxRecordedBytes()));
+    values.put(Setting.ROLLBACK_POLICY, Values.format(s.rollbackPolicy()));
+    values.put(Setting.ROLLBACK_DEADLINE, Durations.format(s.rollbackDeadline()));
     // The token file's path, never the token.
     values.put(Setting.ADMIN_TOKEN_FILE, orNone(s.adminTokenFile()));
     values.put(Setting.TLS_CERT, orNone(s.tlsCert()));
@@ -225,7 +227,7 @@ public final class ServerCommand implements Callable<Integer> {
     values.put(Setting.MAX_WORKERS, String.valueOf(s.maxWorkers()));
     values.put(Setting.MAX_CHANNELS_PER_WORKER, String.valueOf(s.maxChannelsPerWorker()));
     values.put(Setting.MAX_ID_LENGTH, String.valueOf(s.maxIdLength()));
-    values.put(Setting.DOWNLOAD_TIMEOUT, Values.format(s.downloadTimeout()));
+    values.put(Setting.DOWNLOAD_TIMEOUT, Durations.format(s.downloadTimeout()));
     StringBuilder b = new StringBuilder();
     for (Setting setting : Setting.values()) {
       b.append(String.format("%-20s %-22s # %s%n", setting.key(), values.get(setting),
@@ -236,10 +238,6 @@ public final class ServerCommand implements Callable<Integer> {
 
   private static String orNone(Path p) {
     return p == null ? "none" : p.toString();
-  }
-
-  private static String policyName(io.cutpoint.server.rollback.RollbackPolicy policy) {
-    return policy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 
   private static String displayHost(String host) {

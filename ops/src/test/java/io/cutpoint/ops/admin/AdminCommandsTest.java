@@ -71,8 +71,8 @@ class AdminCommandsTest {
     assertThat(r.out()).contains("snapshot 7, channel a->b: 2 messages recorded in transit");
     assertThat(r.out()).containsPattern("4\\s+5\\s+\"pay 5\"").containsPattern("5\\s+2\\s+0x0102");
     Cli.Result json = run("show", "7", "--channel", "a->b", "--json", "--limit", "1");
-    assertThat(json.out().strip()).isEqualTo("{\"snapshot_id\":7,\"from\":\"a\",\"to\":\"b\",\"total_messages\":2,"
-        + "\"messages\":[{\"seq\":4,\"payload_base64\":\"cGF5IDU=\"}]}");
+    assertThat(json.out().strip()).isEqualTo("{\"snapshot_id\":\"7\",\"from\":\"a\",\"to\":\"b\",\"total_messages\":2,"
+        + "\"messages\":[{\"seq\":\"4\",\"payload_base64\":\"cGF5IDU=\"}]}");
   }
 
   @Test
@@ -130,11 +130,13 @@ class AdminCommandsTest {
   @Test
   void watchPrintsOneLinePerEventAndJsonLines() {
     Cli.Result r = run("watch");
-    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.code()).as("the stream ended: the coordinator went away").isEqualTo(1);
+    assertThat(r.err()).startsWith("cutpoint: the coordinator at ").endsWith(" went away (it ended the event stream)\n");
     assertThat(r.out().lines()).hasSize(2);
     assertThat(r.out()).contains("00:00:01.000  snapshot_completed   snapshot=7 epoch=0 took=50.0ms");
     assertThat(r.out()).contains("worker_lost          worker=b epoch=0  missed heartbeats");
     Cli.Result json = run("watch", "--json", "--count", "1");
+    assertThat(json.code()).as("it stopped after its count").isZero();
     assertThat(json.out().lines()).hasSize(1);
     assertThat(json.out()).startsWith("{\"type\":\"EVENT_TYPE_SNAPSHOT_COMPLETED\"");
   }

@@ -92,7 +92,7 @@ class SettingsResolverTest {
   void badValueNamesTheSettingAndWhereItCameFrom() {
     assertThatThrownBy(() -> resolve(Map.of(), Map.of("CUTPOINT_INTERVAL", "soon"), new Properties()))
         .isInstanceOf(ConfigException.class)
-        .hasMessage("bad value for interval (env CUTPOINT_INTERVAL): 'soon' is not a duration (e.g. 500ms, 10s, 1m)");
+        .hasMessage("bad value for interval (env CUTPOINT_INTERVAL): 'soon' is not a duration (e.g. 250ms, 1.5s, 1m30s, 2h, PT10S)");
     assertThatThrownBy(() -> resolve(Map.of(Setting.PORT, "70000"), Map.of(), new Properties()))
         .hasMessage("bad value for port (flag --port): '70000' is out of range 0..65535");
     assertThatThrownBy(() -> resolve(Map.of(), Map.of(), file("retain", "0")))

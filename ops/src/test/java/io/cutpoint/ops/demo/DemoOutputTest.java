@@ -15,9 +15,9 @@ class DemoOutputTest {
 
   private static final DemoEvent SNAPSHOT = new DemoEvent("snapshot", 1_000,
       "snapshot 3 (12.0ms) conserved: 4000 = 3990 in accounts + 10 in flight (1 transfer)",
-      Json.object().put("event", "snapshot").put("at_ms", 1_000).put("snapshot_id", 3), false);
+      Json.object().put("event", "snapshot").put("at_ms", 1_000).id("snapshot_id", 3), false);
   private static final DemoEvent VIOLATION = new DemoEvent("violation", 2_000, "snapshot 4 violates conservation",
-      Json.object().put("event", "violation").put("snapshot_id", 4), true);
+      Json.object().put("event", "violation").id("snapshot_id", 4), true);
 
   @Test
   void jsonPrintsOneParsableObjectPerEventThenTheSummary() {

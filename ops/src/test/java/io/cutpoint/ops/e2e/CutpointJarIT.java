@@ -65,63 +65,70 @@ class CutpointJarIT {
       Matcher m = server.awaitOut(LISTENING, RUN);
       String target = "localhost:" + m.group(1);
       int metricsPort = Integer.parseInt(m.group(2));
-      String before = scrape(http, metricsPort);
-      assertThat(sample(before, "cutpoint_snapshots_total{outcome=\"complete\"}")).isZero();
-      assertThat(before).contains("jvm_memory_used_bytes", "process_uptime_seconds");
+      try (JarProcess watching = JarProcess.start("watch", "--server", target)) {
+        String before = scrape(http, metricsPort);
+        assertThat(sample(before, "cutpoint_snapshots_total{outcome=\"complete\"}")).isZero();
+        assertThat(before).contains("jvm_memory_used_bytes", "process_uptime_seconds");
 
-      try (JarProcess watch = JarProcess.start("watch", "--json", "--count", "3", "--server", target)) {
-        JarProcess.Result demo = JarProcess.run(RUN, "demo", "--connect", target, "--duration", "5s",
-            "--interval", "500ms", "--crash-every", "0", "--workers", "3", "--topology", "mesh", "--json");
-        assertThat(demo.code()).as(demo.err()).isZero();
-        assertThat(lastJson(demo).get("snapshots_completed").getAsLong()).isPositive();
-        JarProcess.Result events = watch.waitForExit(RUN);
-        assertThat(events.code()).isZero();
-        assertThat(events.outLines()).hasSize(3).allSatisfy(l -> assertThat(json(l).has("type")).isTrue());
+        try (JarProcess watch = JarProcess.start("watch", "--json", "--count", "3", "--server", target)) {
+          JarProcess.Result demo = JarProcess.run(RUN, "demo", "--connect", target, "--duration", "5s",
+              "--interval", "500ms", "--crash-every", "0", "--workers", "3", "--topology", "mesh", "--json");
+          assertThat(demo.code()).as(demo.err()).isZero();
+          assertThat(lastJson(demo).get("snapshots_completed").getAsLong()).isPositive();
+          JarProcess.Result events = watch.waitForExit(RUN);
+          assertThat(events.code()).isZero();
+          assertThat(events.outLines()).hasSize(3).allSatisfy(l -> assertThat(json(l).has("type")).isTrue());
+        }
+
+        String after = scrape(http, metricsPort);
+        assertThat(sample(after, "cutpoint_snapshots_total{outcome=\"complete\"}")).isGreaterThanOrEqualTo(1);
+        assertThat(sample(after, "cutpoint_snapshot_duration_seconds_count{outcome=\"complete\"}")).isGreaterThanOrEqualTo(1);
+        assertThat(sample(after, "cutpoint_snapshot_markers_total")).isPositive();
+        assertThat(sample(after, "cutpoint_store_size_bytes")).isPositive();
+
+        JarProcess.Result list = JarProcess.run(RUN, "list", "--status", "complete", "--server", target);
+        assertThat(list.code()).as(list.err()).isZero();
+        assertThat(list.outLines().get(0)).startsWith("ID").contains("STATUS", "IN-FLIGHT");
+        Matcher newest = Pattern.compile("^\\s*(\\d+)\\s+complete").matcher(list.outLines().get(1));
+        assertThat(newest.find()).as(list.out()).isTrue();
+        String id = newest.group(1);
+
+        JarProcess.Result listJson = JarProcess.run(RUN, "list", "--json", "--limit", "1", "--server", target);
+        assertThat(json(listJson.out()).getAsJsonArray("snapshots")).hasSize(1);
+
+        JarProcess.Result show = JarProcess.run(RUN, "show", id, "--server", target);
+        assertThat(show.code()).as(show.err()).isZero();
+        assertThat(show.out()).contains("status:     complete", "Workers:", "bank-1", "Channels");
+        JarProcess.Result channel = JarProcess.run(RUN, "show", id, "--channel", "bank-1->bank-2", "--server", target);
+        assertThat(channel.code()).as(channel.err()).isZero();
+        assertThat(channel.out()).contains("channel bank-1->bank-2:");
+
+        JarProcess.Result cluster = JarProcess.run(RUN, "cluster", "--server", target);
+        assertThat(cluster.code()).isZero();
+        assertThat(cluster.out()).contains("latest complete:", "bank-1", "bank-3");
+        JarProcess.Result analyze = JarProcess.run(RUN, "analyze", id, "--json", "--server", target);
+        assertThat(analyze.code()).as(analyze.err()).isZero();
+        assertThat(json(analyze.out()).get("snapshot_id").getAsString()).isEqualTo(id);
+
+        assertThat(JarProcess.run(RUN, "pin", id, "--server", target).out()).isEqualTo("snapshot " + id + " pinned");
+        JarProcess.Result pinnedDelete = JarProcess.run(RUN, "delete", id, "--server", target);
+        assertThat(pinnedDelete.code()).isEqualTo(1);
+        assertThat(pinnedDelete.err()).startsWith("cutpoint: ").doesNotContain("\n").contains("pinned");
+        assertThat(JarProcess.run(RUN, "unpin", id, "--server", target).code()).isZero();
+        assertThat(JarProcess.run(RUN, "delete", id, "--server", target).out()).isEqualTo("snapshot " + id + " deleted");
+        JarProcess.Result gone = JarProcess.run(RUN, "show", id, "--server", target);
+        assertThat(gone.code()).isEqualTo(1);
+        assertThat(gone.err()).isEqualTo("cutpoint: snapshot " + id + " not found");
+
+        watching.awaitOut(Pattern.compile("snapshot_completed"), RUN); // it saw the demo's snapshots
+        int code = server.terminate(Duration.ofSeconds(30));
+        assertThat(code).as("exit code after SIGTERM: a graceful stop").isZero();
+        assertThat(server.err()).anySatisfy(l -> assertThat(l).contains("shutting down"));
+        JarProcess.Result orphan = watching.waitForExit(RUN);
+        assertThat(orphan.code()).as("watch, once its coordinator stopped").isEqualTo(1);
+        assertThat(orphan.err()).startsWith("cutpoint: the coordinator at " + target + " went away")
+            .doesNotContain("\n");
       }
-
-      String after = scrape(http, metricsPort);
-      assertThat(sample(after, "cutpoint_snapshots_total{outcome=\"complete\"}")).isGreaterThanOrEqualTo(1);
-      assertThat(sample(after, "cutpoint_snapshot_duration_seconds_count{outcome=\"complete\"}")).isGreaterThanOrEqualTo(1);
-      assertThat(sample(after, "cutpoint_snapshot_markers_total")).isPositive();
-      assertThat(sample(after, "cutpoint_store_size_bytes")).isPositive();
-
-      JarProcess.Result list = JarProcess.run(RUN, "list", "--status", "complete", "--server", target);
-      assertThat(list.code()).as(list.err()).isZero();
-      assertThat(list.outLines().get(0)).startsWith("ID").contains("STATUS", "IN-FLIGHT");
-      Matcher newest = Pattern.compile("^\\s*(\\d+)\\s+complete").matcher(list.outLines().get(1));
-      assertThat(newest.find()).as(list.out()).isTrue();
-      String id = newest.group(1);
-
-      JarProcess.Result listJson = JarProcess.run(RUN, "list", "--json", "--limit", "1", "--server", target);
-      assertThat(json(listJson.out()).getAsJsonArray("snapshots")).hasSize(1);
-
-      JarProcess.Result show = JarProcess.run(RUN, "show", id, "--server", target);
-      assertThat(show.code()).as(show.err()).isZero();
-      assertThat(show.out()).contains("status:     complete", "Workers:", "bank-1", "Channels");
-      JarProcess.Result channel = JarProcess.run(RUN, "show", id, "--channel", "bank-1->bank-2", "--server", target);
-      assertThat(channel.code()).as(channel.err()).isZero();
-      assertThat(channel.out()).contains("channel bank-1->bank-2:");
-
-      JarProcess.Result cluster = JarProcess.run(RUN, "cluster", "--server", target);
-      assertThat(cluster.code()).isZero();
-      assertThat(cluster.out()).contains("latest complete:", "bank-1", "bank-3");
-      JarProcess.Result analyze = JarProcess.run(RUN, "analyze", id, "--json", "--server", target);
-      assertThat(analyze.code()).as(analyze.err()).isZero();
-      assertThat(json(analyze.out()).get("snapshot_id").getAsString()).isEqualTo(id);
-
-      assertThat(JarProcess.run(RUN, "pin", id, "--server", target).out()).isEqualTo("snapshot " + id + " pinned");
-      JarProcess.Result pinnedDelete = JarProcess.run(RUN, "delete", id, "--server", target);
-      assertThat(pinnedDelete.code()).isEqualTo(1);
-      assertThat(pinnedDelete.err()).startsWith("cutpoint: ").doesNotContain("\n").contains("pinned");
-      assertThat(JarProcess.run(RUN, "unpin", id, "--server", target).code()).isZero();
-      assertThat(JarProcess.run(RUN, "delete", id, "--server", target).out()).isEqualTo("snapshot " + id + " deleted");
-      JarProcess.Result gone = JarProcess.run(RUN, "show", id, "--server", target);
-      assertThat(gone.code()).isEqualTo(1);
-      assertThat(gone.err()).isEqualTo("cutpoint: snapshot " + id + " not found");
-
-      int code = server.terminate(Duration.ofSeconds(30));
-      assertThat(code).isIn(0, 143);
-      assertThat(server.err()).anySatisfy(l -> assertThat(l).contains("shutting down"));
     }
   }
 
@@ -163,6 +170,25 @@ class CutpointJarIT {
     JarProcess.Result down = JarProcess.run(RUN, "cluster", "--server", "127.0.0.1:" + port);
     assertThat(down.code()).isEqualTo(1);
     assertThat(down.err()).isEqualTo("cutpoint: cannot reach coordinator at 127.0.0.1:" + port + ": connection refused");
+
+    JarProcess.Result unknownHost = JarProcess.run(RUN, "list", "--server", "nohost.invalid:7070");
+    assertThat(unknownHost.code()).isEqualTo(1);
+    assertThat(unknownHost.err()).as("no log of gRPC's, no stack trace")
+        .isEqualTo("cutpoint: cannot reach coordinator at nohost.invalid:7070: unknown host");
+
+    JarProcess.Result alone = JarProcess.run(RUN);
+    assertThat(alone.code()).isEqualTo(2);
+    assertThat(alone.err()).startsWith("Usage: cutpoint").contains("server", "snapshot");
+
+    JarProcess.Result typo = JarProcess.run(RUN, "lsit");
+    assertThat(typo.code()).isEqualTo(2);
+    assertThat(typo.err()).startsWith("cutpoint: Unmatched argument").contains("did you mean: ", "list")
+        .doesNotContain("\n");
+
+    JarProcess.Result huge = JarProcess.run(RUN, "server", "--interval", "9999999999999999s", "--print-config");
+    assertThat(huge.code()).isEqualTo(2);
+    assertThat(huge.err()).isEqualTo("cutpoint: bad value for interval (flag --interval): "
+        + "'9999999999999999s' is too long (at most about 292 years)");
 
     JarProcess.Result demoDown = JarProcess.run(RUN, "demo", "--connect", "127.0.0.1:" + port, "--duration", "1s");
     assertThat(demoDown.code()).isEqualTo(1);

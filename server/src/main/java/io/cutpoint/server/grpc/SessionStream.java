@@ -1,5 +1,6 @@
 package io.cutpoint.server.grpc;
 
+import io.cutpoint.api.StatusText;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.Join;
 import io.cutpoint.api.v1.PeerAddress;
@@ -158,7 +159,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       done = true;
       session.ended();
       ctx.lost(session.workerId(), session.token(),
-          Status.UNAVAILABLE.withDescription("session stream broke: " + Status.fromThrowable(t)));
+          Status.UNAVAILABLE.withDescription("session stream broke: " + StatusText.of(t)));
     }
     done = true;
   }

@@ -11,6 +11,7 @@ import io.cutpoint.server.membership.InitiatorSelection;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
+import io.cutpoint.util.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -278,7 +279,7 @@ public final class SnapshotLifecycle {
       SortedSet<String> missing = new java.util.TreeSet<>(p.workers());
       missing.removeAll(p.pieces().keySet());
       end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.TIMEOUT,
-          "timed out after " + settings.timeout() + "; no piece from " + missing, List.of());
+          "timed out after " + Durations.format(settings.timeout()) + "; no piece from " + missing, List.of());
     }
   }
 

@@ -128,7 +128,7 @@ public final class RollbackCoordinator implements RollbackService {
       Active a;
       try {
         SnapshotManifest target = targets.operatorTarget(request.getSnapshotId(), ctx.membership().view());
-        a = begin(target, "requested by an operator", requestedAt);
+        a = begin(target, cause(request), requestedAt);
       } catch (StatusRuntimeException e) {
         release();
         response.completeExceptionally(e);
@@ -514,5 +514,14 @@ public final class RollbackCoordinator implements RollbackService {
   private static RollbackResponse answer(RollbackRun run, boolean completed, long micros) {
     return RollbackResponse.newBuilder().setEpoch(run.epoch()).setSnapshotId(run.snapshotId())
         .setCompleted(completed).setDurationMicros(micros).build();
+  }
+
+  /** Why an Admin rollback runs: the caller's reason, else "requested by an operator". */
+  static String cause(RollbackRequest request) {
+    String reason = request.getReason().strip();
+    if (reason.isEmpty()) {
+      return "requested by an operator";
+    }
+    return reason.length() <= 200 ? reason : reason.substring(0, 200) + "...";
   }
 }

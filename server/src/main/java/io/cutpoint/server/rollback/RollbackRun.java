@@ -1,5 +1,6 @@
 package io.cutpoint.server.rollback;
 
+import io.cutpoint.util.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,7 +177,7 @@ public final class RollbackRun {
     if (finished() || clock.instant().isBefore(deadline)) {
       return false;
     }
-    fail("the deadline of " + Duration.between(startedAt, deadline) + " passed; " + waitingFor());
+    fail("the deadline of " + Durations.format(Duration.between(startedAt, deadline)) + " passed; " + waitingFor());
     return true;
   }
 

@@ -119,7 +119,7 @@ class RollbackRunTest {
     clock.advance(Duration.ofSeconds(1));
     assertThat(run.checkDeadline()).isTrue();
     assertThat(run.phase()).isEqualTo(Phase.FAILED);
-    assertThat(run.failure()).contains("PT30S").contains("workers not rejoined: [b]");
+    assertThat(run.failure()).contains("the deadline of 30s passed").contains("workers not rejoined: [b]");
     // A failed run ignores everything.
     assertThat(run.joined("b")).isEmpty();
     assertThat(run.halted("b", EPOCH)).isEmpty();

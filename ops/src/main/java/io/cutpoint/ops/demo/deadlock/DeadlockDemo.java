@@ -188,7 +188,7 @@ public final class DeadlockDemo {
       boolean stuck = table.stuck(READ_TIMEOUT);
       boolean whole = r.getDeadlock().getSetsCount() == 1 && Verdicts.isWholeTable(set, n);
       out.event("deadlock", Verdicts.deadlockLine(id, set) + (stuck ? "; the table is indeed stuck" : ""),
-          Json.object().put("snapshot_id", id).put("cycle", set.getCycleList())
+          Json.object().id("snapshot_id", id).put("cycle", set.getCycleList())
               .put("resources", Verdicts.resources(set)).put("workers", set.getWorkersList())
               .put("confirmed", stuck));
       outcome = "deadlock in snapshot " + id;
@@ -203,14 +203,14 @@ public final class DeadlockDemo {
     } else if (r.getTermination().getTerminated()) {
       boolean finished = table.finished(READ_TIMEOUT);
       out.event("terminated", "terminated in snapshot " + id + ": every philosopher is done"
-          + " and no fork or request is in transit", Json.object().put("snapshot_id", id)
+          + " and no fork or request is in transit", Json.object().id("snapshot_id", id)
           .put("confirmed", finished));
       outcome = "terminated in snapshot " + id;
       if (!finished) {
         problem("phantom", "snapshot " + id + " reports termination but not every philosopher is done", id);
       }
     } else {
-      out.event("snapshot", Verdicts.quietLine(r), Json.object().put("snapshot_id", id).put("deadlocked", false)
+      out.event("snapshot", Verdicts.quietLine(r), Json.object().id("snapshot_id", id).put("deadlocked", false)
           .put("terminated", false).put("active", r.getTermination().getActiveWorkersList())
           .put("in_transit", r.getTermination().getNonEmptyChannelsList().stream()
               .map(c -> c.getFrom() + "->" + c.getTo()).toList())
@@ -220,7 +220,7 @@ public final class DeadlockDemo {
 
   private void problem(String kind, String text, long snapshotId) {
     problems++;
-    out.event("problem", "PROBLEM: " + text, Json.object().put("kind", kind).put("snapshot_id", snapshotId)
+    out.event("problem", "PROBLEM: " + text, Json.object().put("kind", kind).id("snapshot_id", snapshotId)
         .put("detail", text));
   }
 
@@ -233,7 +233,7 @@ public final class DeadlockDemo {
     SnapshotStatus status = t.getManifest().getStatus();
     if (status != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
       out.event("snapshot", "snapshot " + t.getSnapshotId() + " did not complete (" + status + "): "
-          + t.getManifest().getReason(), Json.object().put("snapshot_id", t.getSnapshotId())
+          + t.getManifest().getReason(), Json.object().id("snapshot_id", t.getSnapshotId())
           .put("status", status.name()));
       return null;
     }

@@ -1,7 +1,7 @@
 package io.cutpoint.ops.demo.deadlock;
 
 import ch.qos.logback.classic.Level;
-import io.cutpoint.ops.config.Values;
+import io.cutpoint.util.Durations;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -86,7 +86,7 @@ public final class DeadlockScenario {
   private static Duration duration(CommandSpec spec, String flag) {
     String text = spec.findOption(flag).getValue();
     try {
-      return Values.duration(text);
+      return Durations.parse(text);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "bad " + flag + ": " + e.getMessage());
     }
