@@ -180,9 +180,9 @@ class CutpointJarIT {
     assertThat(alone.code()).isEqualTo(2);
     assertThat(alone.err()).startsWith("Usage: cutpoint").contains("server", "snapshot");
 
-    JarProcess.Result typo = JarProcess.run(RUN, "lsit");
+    JarProcess.Result typo = JarProcess.run(RUN, "snapshott");
     assertThat(typo.code()).isEqualTo(2);
-    assertThat(typo.err()).startsWith("cutpoint: Unmatched argument").contains("did you mean: ", "list")
+    assertThat(typo.err()).startsWith("cutpoint: Unmatched argument").contains("; did you mean: snapshot")
         .doesNotContain("\n");
 
     JarProcess.Result huge = JarProcess.run(RUN, "server", "--interval", "9999999999999999s", "--print-config");
