@@ -35,7 +35,7 @@ public final class ExternalTool {
 
   private static boolean onPath(String name) {
     String path = System.getenv().getOrDefault("PATH", "");
-    for (String dir : java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(java.io.File.pathSeparator)).split(path)) {
+    for (String dir : path.split(java.util.regex.Pattern.quote(java.io.File.pathSeparator), -1)) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
         return true;
       }

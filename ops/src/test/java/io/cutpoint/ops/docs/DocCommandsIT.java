@@ -21,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Runs every block of README.md and the doc pages marked {@code <!-- runnable -->}, as a user
  * would paste it into bash at the repository root after {@code mvn package}, and checks that it
  * exits 0 (and prints what its marker expects). So that it can run next to other coordinators,
- * each block gets its own free ports for 7070 and 9464 and its own folder for {@code /tmp/};
+ * each block gets its own free ports for 7070 and 9464 (in its text, and as {@code CUTPOINT_PORT},
+ * {@code CUTPOINT_METRICS_PORT} and {@code CUTPOINT_SERVER} for the defaults) and its own folder
+ * for {@code /tmp/};
  * {@code cutpoint} on its PATH is {@code java -jar cutpoint.jar}. Background jobs ({@code &}) are
  * stopped with SIGTERM when the block ends.
  */
@@ -56,16 +58,22 @@ class DocCommandsIT {
       ExternalTool.require("promtool", "apt-get install prometheus");
     }
     Path dir = Files.createDirectories(tmp.resolve("block-" + block.line() + "-" + block.file().replace('/', '_')));
+    String grpcPort = Integer.toString(freePort());
+    String metricsPort = Integer.toString(freePort());
     String script = PREAMBLE + block.script()
         .replace("ops/target/cutpoint.jar", jar.toString())
-        .replace("7070", Integer.toString(freePort()))
-        .replace("9464", Integer.toString(freePort()))
+        .replace("7070", grpcPort)
+        .replace("9464", metricsPort)
         .replace("/tmp/", dir + "/");
     Path out = dir.resolve("output.txt");
     ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(root.toFile())
         .redirectErrorStream(true).redirectOutput(out.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     pb.environment().keySet().removeIf(k -> k.startsWith("CUTPOINT_"));
+    // the defaults a block relies on without writing them: the server's ports, the admin commands' target
+    pb.environment().put("CUTPOINT_PORT", grpcPort);
+    pb.environment().put("CUTPOINT_METRICS_PORT", metricsPort);
+    pb.environment().put("CUTPOINT_SERVER", "localhost:" + grpcPort);
     pb.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
     Process p = pb.start();
     boolean ended = p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);
