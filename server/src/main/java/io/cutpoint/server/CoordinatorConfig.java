@@ -38,6 +38,8 @@ import java.util.Objects;
  *     of the worker-facing service; null = no check
  * @param limits how much one worker, and all of them, may declare
  * @param downloadTimeout a download not finished after this long is ended with DEADLINE_EXCEEDED
+ * @param forgetLostAfter a worker lost for this long (since its last heartbeat) is removed, unless
+ *     a rollback needs it; {@link Duration#ZERO} = never (the default)
  */
 public record CoordinatorConfig(
     int port,
@@ -58,7 +60,8 @@ public record CoordinatorConfig(
     String host,
     AdminToken workerToken,
     WorkerLimits limits,
-    Duration downloadTimeout) {
+    Duration downloadTimeout,
+    Duration forgetLostAfter) {
 
   public static final Duration DEFAULT_SNAPSHOT_INTERVAL = Duration.ofSeconds(10);
   public static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
@@ -136,6 +139,21 @@ public record CoordinatorConfig(
     limits = limits == null ? WorkerLimits.DEFAULT : limits;
     downloadTimeout = downloadTimeout == null ? DEFAULT_DOWNLOAD_TIMEOUT : downloadTimeout;
     positive("downloadTimeout", downloadTimeout);
+    forgetLostAfter = forgetLostAfter == null ? Duration.ZERO : forgetLostAfter;
+    nonNegative("forgetLostAfter", forgetLostAfter);
+  }
+
+  /** The settings without forget-lost-after (off). */
+  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
+      long maxRecordedBytesPerSnapshot, RollbackPolicy rollbackPolicy, Duration rollbackDeadline,
+      AdminToken adminToken, TlsFiles tls, String host, AdminToken workerToken, WorkerLimits limits,
+      Duration downloadTimeout) {
+    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
+        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
+        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, rollbackPolicy,
+        rollbackDeadline, adminToken, tls, host, workerToken, limits, downloadTimeout, Duration.ZERO);
   }
 
   /** The settings without the ones for binding, worker authentication and limits (defaults). */
@@ -147,7 +165,7 @@ public record CoordinatorConfig(
     this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
         maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
         heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, rollbackPolicy,
-        rollbackDeadline, adminToken, tls, null, null, null, null);
+        rollbackDeadline, adminToken, tls, null, null, null, null, null);
   }
 
   /**
@@ -223,7 +241,8 @@ public record CoordinatorConfig(
         .host(host)
         .workerToken(workerToken)
         .limits(limits)
-        .downloadTimeout(downloadTimeout);
+        .downloadTimeout(downloadTimeout)
+        .forgetLostAfter(forgetLostAfter);
   }
 
   /** Builds a {@link CoordinatorConfig}; unset settings keep their defaults. */
@@ -247,6 +266,7 @@ public record CoordinatorConfig(
     private AdminToken workerToken;
     private WorkerLimits limits = WorkerLimits.DEFAULT;
     private Duration downloadTimeout = DEFAULT_DOWNLOAD_TIMEOUT;
+    private Duration forgetLostAfter = Duration.ZERO;
 
     private Builder() {}
 
@@ -273,11 +293,14 @@ public record CoordinatorConfig(
     public Builder workerToken(AdminToken v) { workerToken = v; return this; }
     public Builder limits(WorkerLimits v) { limits = v; return this; }
     public Builder downloadTimeout(Duration v) { downloadTimeout = v; return this; }
+    /** Removes workers lost for this long (zero = never). */
+    public Builder forgetLostAfter(Duration v) { forgetLostAfter = v; return this; }
 
     public CoordinatorConfig build() {
       return new CoordinatorConfig(port, dataDir, snapshotInterval, snapshotTimeout, minPause,
           maxConcurrent, tolerableFailures, retain, heartbeatInterval, heartbeatTimeout, maxRecordedBytes,
-          rollbackPolicy, rollbackDeadline, adminToken, tls, host, workerToken, limits, downloadTimeout);
+          rollbackPolicy, rollbackDeadline, adminToken, tls, host, workerToken, limits, downloadTimeout,
+          forgetLostAfter);
     }
   }
 }

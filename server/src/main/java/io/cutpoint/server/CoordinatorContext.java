@@ -11,6 +11,7 @@ import io.cutpoint.server.lifecycle.Scheduler;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.Declaration;
 import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.membership.WorkerRemoval;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
 import io.cutpoint.storage.SnapshotStore;
 import io.grpc.Status;
@@ -42,6 +43,7 @@ public final class CoordinatorContext {
   private final java.util.concurrent.Executor transfers;
   private SnapshotLifecycle lifecycle;
   private RollbackService rollback = RollbackService.unimplemented();
+  private SnapshotSchedule schedule;
 
   CoordinatorContext(CoordinatorConfig config, Clock clock, Scheduler scheduler, SnapshotStore store,
       Membership membership, SessionRegistry sessions, EventHub events, CoordinatorMetrics metrics,
@@ -57,9 +59,10 @@ public final class CoordinatorContext {
     this.metrics = metrics;
   }
 
-  void wire(SnapshotLifecycle lifecycle, RollbackService rollback) {
+  void wire(SnapshotLifecycle lifecycle, RollbackService rollback, SnapshotSchedule schedule) {
     this.lifecycle = lifecycle;
     this.rollback = rollback;
+    this.schedule = schedule;
   }
 
   public CoordinatorConfig config() { return config; }
@@ -72,6 +75,7 @@ public final class CoordinatorContext {
   public CoordinatorMetrics metrics() { return metrics; }
   public SnapshotLifecycle lifecycle() { return lifecycle; }
   public RollbackService rollback() { return rollback; }
+  public SnapshotSchedule schedule() { return schedule; }
   /** Where downloads run: they wait for the receiver, so never on a transport thread. */
   public java.util.concurrent.Executor transfers() { return transfers; }
 
@@ -138,11 +142,47 @@ public final class CoordinatorContext {
     rollback.onWorkerLost(workerId);
   }
 
-  /** Marks lost every worker whose heartbeats stopped. */
+  /**
+   * Marks lost every worker whose heartbeats stopped; with {@code forget-lost-after}, forgets the
+   * workers lost for that long (unless a rollback needs them).
+   */
   public void checkHeartbeats() {
     long timeout = config.heartbeatTimeout().toMillis();
     membership.expired(clock.millis(), timeout).forEach((id, token) -> lost(id, token,
         Status.UNAVAILABLE.withDescription("no heartbeat for more than " + timeout + " ms")));
+    if (!config.forgetLostAfter().isZero()) {
+      for (String id : membership.lostLongerThan(clock.millis(), config.forgetLostAfter().toMillis())) {
+        removeWorker(id, "lost for longer than forget-lost-after (" + config.forgetLostAfter() + ")");
+      }
+    }
+  }
+
+  /**
+   * Forgets the lost worker {@code workerId}, unless a rollback needs it: it leaves the topology,
+   * the worker counts and the cluster view; if it joins again, it is a new worker.
+   *
+   * @param why who asked, for the log and the event
+   */
+  public WorkerRemoval removeWorker(String workerId, String why) {
+    java.util.Optional<String> needed = rollback.needs(workerId);
+    if (needed.isPresent()) {
+      return new WorkerRemoval(WorkerRemoval.Outcome.NEEDED, "worker " + workerId + " is not removed: "
+          + needed.get());
+    }
+    Membership.Removal removal;
+    synchronized (sessions) {
+      removal = membership.remove(workerId);
+    }
+    return switch (removal) {
+      case UNKNOWN -> new WorkerRemoval(WorkerRemoval.Outcome.UNKNOWN, "no worker " + workerId);
+      case LIVE -> new WorkerRemoval(WorkerRemoval.Outcome.LIVE, "worker " + workerId
+          + " has a live session; only a lost worker is removed (stop it first)");
+      case REMOVED -> {
+        log.info("worker {} removed ({})", workerId, why);
+        events.publish(EventType.EVENT_TYPE_WORKER_REMOVED, 0, workerId, "removed (" + why + ")", 0);
+        yield new WorkerRemoval(WorkerRemoval.Outcome.REMOVED, "worker " + workerId + " removed");
+      }
+    };
   }
 
 

@@ -4,7 +4,6 @@ import io.cutpoint.api.BoundedStatusDescriptions;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
-import io.cutpoint.api.v1.SnapshotTrigger;
 import io.cutpoint.server.analysis.ContinuousAnalysis;
 import io.cutpoint.server.analysis.SnapshotAnalyzer;
 import io.cutpoint.server.events.EventHub;
@@ -17,7 +16,6 @@ import io.cutpoint.server.lifecycle.ExecutorScheduler;
 import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.lifecycle.SnapshotListener;
-import io.cutpoint.server.lifecycle.TriggerResult;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
 import io.cutpoint.storage.RocksSnapshotStore;
@@ -169,7 +167,8 @@ public final class CoordinatorServer implements AutoCloseable {
         clock, scheduler, store, membership::view, sessions,
         new Listeners(List.of(metrics, new SnapshotEvents(events), afterCommit)));
     RollbackService rollback = rollbackFactory.create(ctx);
-    ctx.wire(lifecycle, rollback);
+    ctx.wire(lifecycle, rollback, new SnapshotSchedule(config.snapshotInterval(), lifecycle,
+        store::unavailable, events, metrics));
 
     cleanUpPending(store);
     store.latestComplete().ifPresent(m -> metrics.latestComplete(m.getFinishedAtUnixMs()));
@@ -180,7 +179,8 @@ public final class CoordinatorServer implements AutoCloseable {
         adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER));
     String localName = "cutpoint-admin-local-" + ProcessHandle.current().pid() + "-"
         + LOCAL_NAMES.incrementAndGet();
-    Server local = InProcessServerBuilder.forName(localName).addService(admin).build();
+    Server local = InProcessServerBuilder.forName(localName).addService(admin)
+        .intercept(new BoundedStatusDescriptions()).build();
     Server server;
     try {
       local.start();
@@ -190,6 +190,7 @@ public final class CoordinatorServer implements AutoCloseable {
           .addService(admin)
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
+          .addService(reflectionV1Alpha())
           .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
           .intercept(new BoundedStatusDescriptions())
           .build()
@@ -201,7 +202,7 @@ public final class CoordinatorServer implements AutoCloseable {
       transfers.shutdownNow();
       throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
     }
-    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+    StoreWatch.setAll(health, ServingStatus.SERVING);
     CoordinatorServer cs = new CoordinatorServer(ctx, server, local, localName, health, scheduler, maintenance, transfers);
     rollback.start();
     cs.scheduleHeartbeatCheck();
@@ -217,6 +218,12 @@ public final class CoordinatorServer implements AutoCloseable {
         config.workerToken() != null ? "worker token required"
             : config.tls() != null && config.tls().mutual() ? "worker certificates required" : "workers not authenticated");
     return cs;
+  }
+
+  /** Server reflection v1alpha, for clients (older grpcurl) that speak only that version. */
+  @SuppressWarnings("deprecation") // v1alpha is deprecated in favour of v1, which is served too
+  private static io.grpc.BindableService reflectionV1Alpha() {
+    return io.grpc.protobuf.services.ProtoReflectionService.newInstance();
   }
 
   /** Names the in-process Admin servers of the coordinators of this JVM apart. */
@@ -320,10 +327,7 @@ public final class CoordinatorServer implements AutoCloseable {
       if (closed.get()) {
         return;
       }
-      TriggerResult r = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
-      if (r instanceof TriggerResult.Refused refused) {
-        log.debug("periodic snapshot skipped: {}", refused.message());
-      }
+      ctx.schedule().attempt();
       schedulePeriodic();
     }, ctx.config().snapshotInterval());
   }

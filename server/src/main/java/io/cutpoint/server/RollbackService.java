@@ -2,7 +2,9 @@ package io.cutpoint.server;
 
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.RollbackResponse;
+import io.cutpoint.server.rollback.RollbackStatus;
 import io.grpc.Status;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,9 +23,35 @@ public interface RollbackService extends AutoCloseable {
    */
   CompletableFuture<RollbackResponse> rollback(RollbackRequest request);
 
-  /** True while a rollback runs (shown in the cluster view; new workers join halted). */
+  /** True while a rollback is prepared or runs (not once it failed). */
   default boolean inProgress() {
     return false;
+  }
+
+  /**
+   * True while the workers are held halted: a rollback is prepared, runs, or failed and was
+   * neither retried nor cancelled. A joining worker is welcomed halted meanwhile.
+   */
+  default boolean holdsWorkers() {
+    return inProgress();
+  }
+
+  /** Where the rollback is, for operators. */
+  default RollbackStatus status() {
+    return RollbackStatus.NONE;
+  }
+
+  /**
+   * Gives up the running or failed rollback: every live worker is sent {@code resume} in the
+   * rollback's epoch with the state it holds, and snapshots start again.
+   */
+  default RollbackStatus.Cancel cancel() {
+    return new RollbackStatus.NotCancelled(RollbackStatus.Phase.NONE, "no rollback runs or failed");
+  }
+
+  /** Why a rollback needs {@code workerId} (so that it may not be removed), or empty. */
+  default Optional<String> needs(String workerId) {
+    return Optional.empty();
   }
 
   /** True when a rollback is restoring {@code snapshotId}: it must not be deleted. */

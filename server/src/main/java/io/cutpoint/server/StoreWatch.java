@@ -29,6 +29,17 @@ final class StoreWatch {
   private final Consumer<String> abortPending;
   private volatile String unavailable;
 
+  /** The health names that follow the store: the whole server ({@code ""}) and each service. */
+  static final java.util.List<String> HEALTH_NAMES = java.util.List.of(
+      HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
+      io.cutpoint.api.v1.CoordinatorGrpc.SERVICE_NAME,
+      io.cutpoint.api.v1.AdminGrpc.SERVICE_NAME);
+
+  /** Sets every name of {@link #HEALTH_NAMES} to {@code status}. */
+  static void setAll(HealthStatusManager health, ServingStatus status) {
+    HEALTH_NAMES.forEach(name -> health.setStatus(name, status));
+  }
+
   StoreWatch(SnapshotStore store, HealthStatusManager health, Consumer<String> abortPending) {
     this.store = store;
     this.health = health;
@@ -45,14 +56,14 @@ final class StoreWatch {
     if (why.isEmpty()) {
       if (unavailable != null) {
         unavailable = null;
-        health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+        setAll(health, ServingStatus.SERVING);
         log.info("the snapshot store writes again: SERVING");
       }
       return;
     }
     if (unavailable == null) {
       unavailable = why.get();
-      health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
+      setAll(health, ServingStatus.NOT_SERVING);
       log.error("the snapshot store cannot write: NOT_SERVING until it can ({})", unavailable);
       abortPending.accept("the snapshot store cannot write: " + unavailable);
     }

@@ -2,6 +2,8 @@ package io.cutpoint.ops.admin;
 
 import io.cutpoint.api.v1.ClusterView;
 import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.RollbackView;
+import io.cutpoint.api.v1.ScheduleView;
 import io.cutpoint.api.v1.WorkerView;
 import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.format.Human;
@@ -39,6 +41,23 @@ public final class ClusterCommand extends AdminCommand {
     return whole.build();
   }
 
+  /** The rollback in words: {@code no}, {@code in progress (...)}, {@code failed (reason)}. */
+  static String rollback(RollbackView r) {
+    return switch (r.getPhase()) {
+      case ROLLBACK_PHASE_PREPARING -> "preparing (snapshot " + r.getSnapshotId() + ")";
+      case ROLLBACK_PHASE_RUNNING -> "in progress (snapshot " + r.getSnapshotId() + ", epoch " + r.getEpoch()
+          + "; waiting for " + r.getDetail() + ")";
+      case ROLLBACK_PHASE_FAILED -> "failed (" + r.getDetail() + "); workers stay halted until "
+          + "'cutpoint rollback ID' succeeds or 'cutpoint rollback --cancel'";
+      case ROLLBACK_PHASE_NONE, UNRECOGNIZED -> "no";
+    };
+  }
+
+  private static String schedule(ScheduleView s) {
+    String every = s.getIntervalMs() == 0 ? "on demand only" : "every " + Human.micros(s.getIntervalMs() * 1000);
+    return s.getPaused() ? "paused (" + every + " when resumed)" : every;
+  }
+
   /** The cluster view as text; {@code nowMs} is used for heartbeat ages. */
   public static String render(ClusterView c, long nowMs) {
     StringBuilder b = new StringBuilder();
@@ -47,7 +66,13 @@ public final class ClusterCommand extends AdminCommand {
         c.getLatestCompleteSnapshot() == 0 ? "none" : "snapshot " + c.getLatestCompleteSnapshot()));
     b.append(String.format("%-18s %s%n", "pending:", c.getPendingSnapshotsCount() == 0 ? "none"
         : c.getPendingSnapshotsList().stream().map(String::valueOf).collect(Collectors.joining(", "))));
-    b.append(String.format("%-18s %s%n", "rollback:", c.getRollbackInProgress() ? "in progress" : "no"));
+    b.append(String.format("%-18s %s%n", "rollback:", rollback(c.getRollback())));
+    b.append(String.format("%-18s %s%n", "schedule:", schedule(c.getSchedule())));
+    if (c.hasSnapshotsBlocked()) {
+      b.append(String.format("%-18s %s%n", "snapshots:", "blocked ("
+          + Human.enumName(c.getSnapshotsBlocked().getReason(), "SNAPSHOTS_BLOCKED_REASON_") + "): "
+          + c.getSnapshotsBlocked().getMessage()));
+    }
     b.append(String.format("%-18s %s%n", "initiators:", String.join(", ", c.getInitiatorsList())));
     b.append(String.format("%-18s %d%n", "channels:", c.getChannelsCount()));
     if (c.getWorkersCount() == 0) {

@@ -56,7 +56,12 @@ public final class AdminRoutes {
           Map.of("from", "channel.from", "to", "channel.to"), Map.of()),
       route(Verb.GET, "/api/v1/snapshots/{snapshot_id}/analysis", "Analyze"),
       route(Verb.POST, "/api/v1/snapshots/{snapshot_id}/rollback", "Rollback"),
-      route(Verb.GET, "/api/v1/cluster", "GetCluster"));
+      route(Verb.POST, "/api/v1/snapshots/{snapshot_id}/abort", "AbortSnapshot"),
+      route(Verb.POST, "/api/v1/rollback/cancel", "CancelRollback"),
+      route(Verb.GET, "/api/v1/cluster", "GetCluster"),
+      route(Verb.DELETE, "/api/v1/workers/{worker_id}", "RemoveWorker"),
+      new Route(Verb.POST, "/api/v1/schedule/pause", "SetSchedule", Map.of(), Map.of("paused", "true")),
+      new Route(Verb.POST, "/api/v1/schedule/resume", "SetSchedule", Map.of(), Map.of("paused", "false")));
 
   /** The server-streaming call served at {@link #EVENTS}. */
   public static final String EVENTS_RPC = "WatchEvents";

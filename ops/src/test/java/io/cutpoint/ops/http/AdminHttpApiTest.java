@@ -172,6 +172,25 @@ class AdminHttpApiTest {
   }
 
   @Test
+  void scheduleWorkerAbortAndCancelCallsAreServedOverHttp() throws Exception {
+    HttpResponse<String> paused = http.post("/api/v1/schedule/pause", null);
+    assertThat(paused.statusCode()).as(paused.body()).isEqualTo(200);
+    assertThat(json(paused).getAsJsonObject("schedule").get("paused").getAsBoolean()).isTrue();
+    assertThat(json(http.get("/api/v1/cluster")).getAsJsonObject("schedule").get("paused").getAsBoolean()).isTrue();
+    assertThat(json(http.post("/api/v1/schedule/resume", null)).getAsJsonObject("schedule").has("paused")).isFalse();
+
+    HttpResponse<String> cancel = http.post("/api/v1/rollback/cancel", null);
+    assertThat(cancel.statusCode()).as(cancel.body()).isEqualTo(400);
+    assertThat(json(cancel).get("code").getAsString()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(json(cancel).get("message").getAsString()).contains("no rollback runs or failed");
+    HttpResponse<String> remove = http.send("DELETE", "/api/v1/workers/nobody", null);
+    assertThat(remove.statusCode()).as(remove.body()).isEqualTo(404);
+    assertThat(json(remove).get("message").getAsString()).contains("no worker nobody");
+    HttpResponse<String> abort = http.post("/api/v1/snapshots/987654/abort", null);
+    assertThat(abort.statusCode()).as(abort.body()).isEqualTo(404);
+  }
+
+  @Test
   void refusalsAreTheGrpcOnesWithAMessageAndNeverA500() throws Exception {
     HttpResponse<String> none = anonymous.get("/api/v1/snapshots");
     assertThat(none.statusCode()).isEqualTo(401);

@@ -31,7 +31,18 @@ import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.RecordedMessage;
 import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.events.EventStream;
+import io.cutpoint.api.v1.AbortSnapshotRequest;
+import io.cutpoint.api.v1.AbortSnapshotResponse;
+import io.cutpoint.api.v1.CancelRollbackRequest;
+import io.cutpoint.api.v1.CancelRollbackResponse;
+import io.cutpoint.api.v1.RemoveWorkerRequest;
+import io.cutpoint.api.v1.RemoveWorkerResponse;
+import io.cutpoint.api.v1.SetScheduleRequest;
+import io.cutpoint.api.v1.SetScheduleResponse;
+import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.TriggerResult;
+import io.cutpoint.server.membership.WorkerRemoval;
+import io.cutpoint.server.rollback.RollbackStatus;
 import io.cutpoint.server.membership.InitiatorSelection;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.membership.WorkerIds;
@@ -277,8 +288,65 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
         }
       }
       b.setTotalWorkers(view.members().size()).setTotalChannels(view.topology().channels().size());
+      b.setRollback(AdminViews.rollback(ctx.rollback().status()));
+      b.setSchedule(AdminViews.schedule(ctx.schedule()));
+      ctx.schedule().blocked().ifPresent(block -> b.setSnapshotsBlocked(AdminViews.blocked(block)));
       b.addAllInitiators(InitiatorSelection.select(view.topology().workerIds(), view.topology().channels()));
       return b.build();
+    });
+  }
+
+  @Override
+  public void removeWorker(RemoveWorkerRequest req, StreamObserver<RemoveWorkerResponse> out) {
+    call(out, () -> {
+      if (!WorkerIds.valid(req.getWorkerId())) {
+        throw invalid("worker_id is not a valid worker id: '" + AdminViews.bounded(req.getWorkerId()) + "'");
+      }
+      WorkerRemoval r = ctx.removeWorker(req.getWorkerId(), "by an operator");
+      Status status = switch (r.outcome()) {
+        case REMOVED -> Status.OK;
+        case UNKNOWN -> Status.NOT_FOUND;
+        case LIVE, NEEDED -> Status.FAILED_PRECONDITION;
+      };
+      if (!status.isOk()) {
+        throw status.withDescription(r.message()).asRuntimeException();
+      }
+      return RemoveWorkerResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void cancelRollback(CancelRollbackRequest req, StreamObserver<CancelRollbackResponse> out) {
+    call(out, () -> {
+      RollbackStatus.Cancel c = ctx.rollback().cancel();
+      if (c instanceof RollbackStatus.NotCancelled n) {
+        throw Status.FAILED_PRECONDITION.withDescription("nothing cancelled: " + n.message()).asRuntimeException();
+      }
+      RollbackStatus.Cancelled done = (RollbackStatus.Cancelled) c;
+      return CancelRollbackResponse.newBuilder().setSnapshotId(done.snapshotId()).setEpoch(done.epoch())
+          .addAllResumedUnrestored(done.resumedUnrestored()).build();
+    });
+  }
+
+  @Override
+  public void abortSnapshot(AbortSnapshotRequest req, StreamObserver<AbortSnapshotResponse> out) {
+    call(out, () -> {
+      long id = snapshotId(req.getSnapshotId());
+      java.util.Optional<java.util.concurrent.CompletableFuture<SnapshotManifest>> outcome = ctx.lifecycle().outcome(id);
+      if (outcome.isEmpty() || !ctx.lifecycle().abort(id, FailureReason.OPERATOR, "aborted by an operator")) {
+        SnapshotManifest m = ctx.store().manifest(id).orElseThrow(() -> notFound(id));
+        throw Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is not pending: it is "
+            + m.getStatus()).asRuntimeException();
+      }
+      return AbortSnapshotResponse.newBuilder().setManifest(outcome.get().join()).build();
+    });
+  }
+
+  @Override
+  public void setSchedule(SetScheduleRequest req, StreamObserver<SetScheduleResponse> out) {
+    call(out, () -> {
+      ctx.schedule().setPaused(req.getPaused(), "by an operator");
+      return SetScheduleResponse.newBuilder().setSchedule(AdminViews.schedule(ctx.schedule())).build();
     });
   }
 

@@ -87,7 +87,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     Welcome.Builder welcome = Welcome.newBuilder()
         .setEpoch(ctx.store().epoch())
         .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
-        .setHalted(ctx.rollback().inProgress())
+        .setHalted(ctx.rollback().holdsWorkers())
         .setSessionSecret(session.secret());
     accepted.peerAddresses().forEach((peer, address) ->
         welcome.addPeers(PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));

@@ -23,7 +23,7 @@ public final class FailurePolicy {
   public static boolean counts(FailureReason reason) {
     return switch (reason) {
       case TIMEOUT, LOCAL_FAILURE, CUT_INVALID, STORE_ERROR -> true;
-      case WORKER_LOST, TOPOLOGY_CHANGED, COORDINATOR -> false;
+      case WORKER_LOST, TOPOLOGY_CHANGED, COORDINATOR, OPERATOR -> false;
     };
   }
 

@@ -15,5 +15,7 @@ public enum FailureReason {
   /** The store could not write the snapshot. */
   STORE_ERROR,
   /** Aborted by the coordinator itself (shutdown, rollback). */
-  COORDINATOR
+  COORDINATOR,
+  /** Aborted by an operator ({@code AbortSnapshot}). */
+  OPERATOR
 }

@@ -52,7 +52,7 @@ public final class SnapshotLifecycle {
   private final SortedMap<Long, PendingSnapshot> pending = new TreeMap<>();
   private final RecentIds recent = new RecentIds(RECENT_IDS);
   private Instant lastEnded;
-  private String pausedReason;
+  private SnapshotBlock paused;
 
   public SnapshotLifecycle(Settings settings, Clock clock, Scheduler scheduler, SnapshotStore store,
       Supplier<Membership.View> cluster, WorkerCommands commands, SnapshotListener listener) {
@@ -73,9 +73,12 @@ public final class SnapshotLifecycle {
    */
   public synchronized TriggerResult trigger(SnapshotTrigger trigger, String requester) {
     Membership.View view = cluster.get();
-    Optional<String> notReady = notReady(view, requester);
-    if (notReady.isPresent()) {
-      return new TriggerResult.Refused(TriggerResult.Reason.NOT_READY, notReady.get());
+    Optional<SnapshotBlock> blocked = blocked(view);
+    if (blocked.isPresent()) {
+      return new TriggerResult.Refused(blocked.get());
+    }
+    if (requester != null && !view.members().containsKey(requester)) {
+      return new TriggerResult.Refused(TriggerResult.Reason.NOT_READY, "unknown worker " + requester);
     }
     if (pending.size() >= settings.maxConcurrent()) {
       return new TriggerResult.Refused(TriggerResult.Reason.TOO_MANY_PENDING,
@@ -95,7 +98,8 @@ public final class SnapshotLifecycle {
       store.createPending(p.manifest());
     } catch (StoreException e) {
       log.error("could not record a new snapshot", e);
-      return new TriggerResult.Refused(TriggerResult.Reason.STORE_ERROR, "store failed: " + e.getMessage());
+      return new TriggerResult.Refused(SnapshotBlock.of(SnapshotBlock.Reason.STORE_UNAVAILABLE,
+          "store failed: " + e.getMessage()));
     }
     pending.put(p.id(), p);
     long id = p.id();
@@ -109,28 +113,28 @@ public final class SnapshotLifecycle {
     return new TriggerResult.Started(p.manifest(), p.outcome());
   }
 
-  private Optional<String> notReady(Membership.View view, String requester) {
-    if (pausedReason != null) {
-      return Optional.of("snapshots are paused: " + pausedReason);
+  /** The state of the cluster that keeps any snapshot from starting, if there is one. */
+  private Optional<SnapshotBlock> blocked(Membership.View view) {
+    if (paused != null) {
+      return Optional.of(paused);
     }
     if (view.members().isEmpty()) {
-      return Optional.of("no workers have joined");
+      return Optional.of(SnapshotBlock.of(SnapshotBlock.Reason.NO_WORKERS, "no workers have joined"));
     }
     if (!view.allLive()) {
-      return Optional.of("workers without a live session: " + view.lost());
+      return Optional.of(new SnapshotBlock(SnapshotBlock.Reason.WORKERS_LOST, view.lost(),
+          "workers without a live session: " + view.lost()));
     }
-    List<String> notRunning = view.members().values().stream()
-        .filter(m -> m.state() != io.cutpoint.api.v1.WorkerState.WORKER_STATE_RUNNING)
-        .map(m -> m.decl().workerId() + " (" + m.state() + ")").toList();
+    List<Membership.Member> notRunning = view.members().values().stream()
+        .filter(m -> m.state() != io.cutpoint.api.v1.WorkerState.WORKER_STATE_RUNNING).toList();
     if (!notRunning.isEmpty()) {
-      return Optional.of("workers not running: " + notRunning);
+      return Optional.of(new SnapshotBlock(SnapshotBlock.Reason.WORKERS_NOT_RUNNING,
+          notRunning.stream().map(m -> m.decl().workerId()).toList(), "workers not running: "
+              + notRunning.stream().map(m -> m.decl().workerId() + " (" + m.state() + ")").toList()));
     }
     if (!view.topology().closed()) {
-      return Optional.of("the topology is not closed; channels declared by one end only: "
-          + view.topology().pendingChannels());
-    }
-    if (requester != null && !view.members().containsKey(requester)) {
-      return Optional.of("unknown worker " + requester);
+      return Optional.of(SnapshotBlock.of(SnapshotBlock.Reason.TOPOLOGY_OPEN, "the topology is not "
+          + "closed; channels declared by one end only: " + view.topology().pendingChannels()));
     }
     return Optional.empty();
   }
@@ -241,15 +245,15 @@ public final class SnapshotLifecycle {
   }
 
   /**
-   * Refuses new snapshots until {@link #resume()} (a rollback pauses them); pending ones are not
-   * touched here.
+   * Refuses new snapshots until {@link #resume()} (a rollback pauses them), with {@code reason};
+   * pending ones are not touched here.
    */
-  public synchronized void pause(String reason) {
-    pausedReason = reason;
+  public synchronized void pause(SnapshotBlock.Reason reason, String message) {
+    paused = SnapshotBlock.of(reason, "snapshots are paused: " + message);
   }
 
   public synchronized void resume() {
-    pausedReason = null;
+    paused = null;
   }
 
   public synchronized List<Long> pendingIds() {

@@ -18,8 +18,24 @@ public sealed interface TriggerResult {
     }
   }
 
-  /** No snapshot started, and why. */
-  record Refused(Reason reason, String message) implements TriggerResult {}
+  /**
+   * No snapshot started, and why.
+   *
+   * @param block for {@link Reason#NOT_READY} and {@link Reason#STORE_ERROR}: the state of the
+   *     cluster that keeps snapshots from starting; null for the causes that pass by themselves
+   */
+  record Refused(Reason reason, String message, SnapshotBlock block) implements TriggerResult {
+    /** A refusal for a cause that passes by itself. */
+    public Refused(Reason reason, String message) {
+      this(reason, message, null);
+    }
+
+    /** A refusal for a state of the cluster. */
+    public Refused(SnapshotBlock block) {
+      this(block.reason() == SnapshotBlock.Reason.STORE_UNAVAILABLE ? Reason.STORE_ERROR : Reason.NOT_READY,
+          block.message(), block);
+    }
+  }
 
   /** Why a snapshot could not start. */
   enum Reason {

@@ -10,7 +10,7 @@ import java.util.TreeMap;
 /**
  * The table of workers the coordinator knows: their declarations, their state (running, lost,
  * halted, restored) and their live session. Workers are remembered after they are lost, so that
- * the topology stays whole while they reconnect. Pure (no I/O, time passed in) and thread-safe; it
+ * the topology stays whole while they reconnect, until they are {@linkplain #remove removed}. Pure (no I/O, time passed in) and thread-safe; it
  * never calls out while holding its lock.
  */
 public final class Membership {
@@ -84,6 +84,10 @@ public final class Membership {
 
   private void put(String id, Member m) {
     members.put(id, m);
+    recount();
+  }
+
+  private void recount() {
     int[] n = new int[WorkerState.values().length];
     members.values().forEach(x -> n[x.state().getNumber()]++);
     for (int i = 0; i < n.length; i++) {
@@ -173,6 +177,41 @@ public final class Membership {
     for (Member m : members.values()) {
       if (m.live() && nowMs - m.lastHeartbeatMs() > timeoutMs) {
         out.put(m.decl().workerId(), m.sessionToken());
+      }
+    }
+    return out;
+  }
+
+  /** The outcome of {@link #remove}. */
+  public enum Removal {
+    /** Forgotten. */
+    REMOVED,
+    /** No such worker. */
+    UNKNOWN,
+    /** It has a live session: only a lost worker is forgotten. */
+    LIVE
+  }
+
+  /** Forgets the lost worker {@code id}: it leaves the topology and the counts. */
+  public synchronized Removal remove(String id) {
+    Member m = members.get(id);
+    if (m == null) {
+      return Removal.UNKNOWN;
+    }
+    if (m.live()) {
+      return Removal.LIVE;
+    }
+    members.remove(id);
+    recount();
+    return Removal.REMOVED;
+  }
+
+  /** Lost workers whose last heartbeat is at least {@code afterMs} old, sorted. */
+  public synchronized List<String> lostLongerThan(long nowMs, long afterMs) {
+    List<String> out = new ArrayList<>();
+    for (Member m : members.values()) {
+      if (!m.live() && nowMs - m.lastHeartbeatMs() >= afterMs) {
+        out.add(m.decl().workerId());
       }
     }
     return out;

@@ -8,6 +8,7 @@ import io.cutpoint.server.lifecycle.Piece;
 import io.cutpoint.server.lifecycle.SnapshotListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.cutpoint.server.lifecycle.SnapshotBlock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -43,6 +44,8 @@ public final class CoordinatorMetrics implements SnapshotListener {
   private final Counter rollbacksCompleted;
   private final Counter rollbacksFailed;
   private final Timer rollbackDuration;
+  private final java.util.concurrent.atomic.AtomicReference<SnapshotBlock.Reason> blocked =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   /**
    * @param workersByState the number of workers in a state; read on every scrape, must not block
@@ -84,6 +87,11 @@ public final class CoordinatorMetrics implements SnapshotListener {
       Gauge.builder("cutpoint.workers", this, m -> m.workers.applyAsInt(s))
           .description("Workers by state").tag("state", stateTag(s)).register(registry);
     }
+    for (SnapshotBlock.Reason r : SnapshotBlock.Reason.values()) {
+      Gauge.builder("cutpoint.snapshots.blocked", blocked, b -> b.get() == r ? 1 : 0)
+          .description("1 while periodic snapshots cannot start for this reason, else 0")
+          .tag("reason", r.tag()).register(registry);
+    }
     rollbacksCompleted = Counter.builder("cutpoint.rollbacks").description("Rollbacks by outcome")
         .tag("outcome", "completed").register(registry);
     rollbacksFailed = Counter.builder("cutpoint.rollbacks").description("Rollbacks by outcome")
@@ -114,6 +122,11 @@ public final class CoordinatorMetrics implements SnapshotListener {
   private double latestAgeSeconds() {
     long at = latestCompleteMs.get();
     return at == 0 ? Double.NaN : Math.max(0, clock.millis() - at) / 1000.0;
+  }
+
+  /** Periodic snapshots are blocked for {@code reason}; null = they start. */
+  public void snapshotsBlocked(SnapshotBlock.Reason reason) {
+    blocked.set(reason);
   }
 
   /** Sets the newest complete snapshot's finish time (e.g. from the store at start). */

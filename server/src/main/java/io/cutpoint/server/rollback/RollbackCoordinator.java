@@ -14,6 +14,7 @@ import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.RollbackService;
 import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.Scheduler;
+import io.cutpoint.server.lifecycle.SnapshotBlock;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.storage.SnapshotStore.RollbackIntent;
 import io.cutpoint.storage.StoreException;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>States: IDLE; PREPARING (a target is being chosen and verified, off the gRPC threads);
  * RUNNING (a {@link RollbackRun}); HALTED (a rollback failed: the workers stay halted, joiners are
- * welcomed halted, until a new rollback succeeds). One rollback at a time: a request while
+ * welcomed halted, snapshots are refused, until a new rollback succeeds or an operator cancels it). One rollback at a time: a request while
  * PREPARING or RUNNING gets FAILED_PRECONDITION. One lock; it is taken before the lifecycle's,
  * the membership's and a session's, and nothing calls in here while holding those.
  */
@@ -165,8 +166,105 @@ public final class RollbackCoordinator implements RollbackService {
   @Override
   public boolean inProgress() {
     synchronized (lock) {
+      return state == State.PREPARING || state == State.RUNNING;
+    }
+  }
+
+  @Override
+  public boolean holdsWorkers() {
+    synchronized (lock) {
       return state != State.IDLE;
     }
+  }
+
+  @Override
+  public RollbackStatus status() {
+    synchronized (lock) {
+      return switch (state) {
+        case IDLE -> RollbackStatus.NONE;
+        case PREPARING -> new RollbackStatus(RollbackStatus.Phase.PREPARING, preparingTarget, 0,
+            List.of(), "choosing and verifying the target", "");
+        case RUNNING -> new RollbackStatus(RollbackStatus.Phase.RUNNING, active.run().snapshotId(),
+            active.run().epoch(), List.copyOf(active.run().waitingForWorkers()),
+            active.run().waitingFor(), active.cause());
+        case HALTED -> active == null
+            ? new RollbackStatus(RollbackStatus.Phase.FAILED, lastTarget, ctx.store().epoch(), List.of(),
+                "the rollback resumed after a restart could not start", "")
+            : new RollbackStatus(RollbackStatus.Phase.FAILED, active.run().snapshotId(),
+                active.run().epoch(), List.copyOf(active.run().waitingForWorkers()),
+                active.run().failure(), active.cause());
+      };
+    }
+  }
+
+  @Override
+  public Optional<String> needs(String workerId) {
+    synchronized (lock) {
+      if (state == State.PREPARING) {
+        return Optional.of("a rollback is being prepared");
+      }
+      if ((state == State.RUNNING || state == State.HALTED) && active != null
+          && active.run().workerIds().contains(workerId)) {
+        return Optional.of("the " + (state == State.RUNNING ? "running" : "failed") + " rollback to snapshot "
+            + active.run().snapshotId() + " restores it; " + (state == State.RUNNING
+                ? "wait for it or cancel it" : "retry or cancel it") + " first");
+      }
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public RollbackStatus.Cancel cancel() {
+    List<String> unrestored = new java.util.ArrayList<>();
+    long snapshotId;
+    long epoch;
+    synchronized (lock) {
+      if (closed) {
+        return new RollbackStatus.NotCancelled(RollbackStatus.Phase.NONE, "the coordinator is stopping");
+      }
+      if (state == State.IDLE || state == State.PREPARING) {
+        return new RollbackStatus.NotCancelled(state == State.IDLE ? RollbackStatus.Phase.NONE
+            : RollbackStatus.Phase.PREPARING, state == State.IDLE ? "no rollback runs or failed"
+                : "a rollback is being prepared; cancel it once it runs");
+      }
+      RollbackRun run = active == null ? null : active.run();
+      boolean wasRunning = state == State.RUNNING;
+      snapshotId = run == null ? lastTarget : run.snapshotId();
+      epoch = run == null ? ctx.store().epoch() : run.epoch();
+      if (run != null) {
+        run.fail("cancelled by an operator");
+      }
+      end(State.IDLE);
+      ctx.membership().view().members().forEach((w, m) -> {
+        if (!m.live()) {
+          return;
+        }
+        if (run == null || run.workers().get(w) != RollbackRun.WorkerStep.RESTORED) {
+          unrestored.add(w);
+        }
+        ctx.sessions().send(w, CoordinatorMessage.newBuilder().setResume(Resume.newBuilder().setEpoch(epoch)).build());
+        ctx.membership().setState(w, WorkerState.WORKER_STATE_RUNNING);
+      });
+      try {
+        ctx.store().finishRollback(epoch);
+      } catch (StoreException e) {
+        log.error("cancelled rollback to snapshot {}: could not record its end (a restart will redo it)", snapshotId, e);
+      }
+      ctx.lifecycle().resume();
+      if (wasRunning) {
+        ctx.metrics().rollback(false, Duration.between(active.requestedAt(), ctx.clock().instant()));
+      }
+      log.warn("rollback to snapshot {} in epoch {} CANCELLED by an operator; workers resumed with the "
+          + "state they hold, not restored: {}", snapshotId, epoch, unrestored);
+      ctx.events().publish(EventType.EVENT_TYPE_ROLLBACK_CANCELLED, snapshotId, null, "rollback to snapshot "
+          + snapshotId + " in epoch " + epoch + " cancelled by an operator; resumed without a restore: "
+          + unrestored, 0);
+      if (active != null) {
+        active.outcome().complete(run);
+      }
+    }
+    ctx.refreshWorkerGauges();
+    return new RollbackStatus.Cancelled(snapshotId, epoch, unrestored);
   }
 
   @Override
@@ -372,7 +470,7 @@ public final class RollbackCoordinator implements RollbackService {
       }
       long epoch = ctx.store().epoch() + 1;
       ctx.store().beginRollback(epoch, id); // first: a coordinator killed from here on resumes it
-      ctx.lifecycle().pause("a rollback to snapshot " + id + " is in progress");
+      ctx.lifecycle().pause(SnapshotBlock.Reason.ROLLBACK_IN_PROGRESS, "a rollback to snapshot " + id + " is in progress");
       ctx.lifecycle().abortAll(FailureReason.COORDINATOR, "rollback to snapshot " + id + " (epoch " + epoch + ")");
       RollbackRun run = new RollbackRun(epoch, id, workers, ctx.clock(), deadline);
       active = new Active(run, cause, requestedAt, new CompletableFuture<>());
@@ -465,6 +563,9 @@ public final class RollbackCoordinator implements RollbackService {
   private void failed() {
     RollbackRun run = active.run();
     end(State.HALTED);
+    ctx.lifecycle().pause(SnapshotBlock.Reason.ROLLBACK_FAILED, "the rollback to snapshot "
+        + run.snapshotId() + " failed (" + run.failure() + "); the workers stay halted until a "
+        + "rollback succeeds or it is cancelled");
     Duration took = Duration.between(active.requestedAt(), ctx.clock().instant());
     ctx.metrics().rollback(false, took);
     log.error("rollback to snapshot {} FAILED in epoch {} after {} ms ({}): {}; the workers stay "

@@ -213,6 +213,17 @@ public final class RollbackRun {
     return parts.isEmpty() ? "nothing" : String.join("; ", parts);
   }
 
+  /** The workers the run still waits for (to rejoin, halt or restore), sorted. */
+  public SortedSet<String> waitingForWorkers() {
+    SortedSet<String> out = new TreeSet<>();
+    workers.forEach((w, s) -> {
+      if (s == WorkerStep.MISSING || s == WorkerStep.HALTING || s == WorkerStep.RESTORING) {
+        out.add(w);
+      }
+    });
+    return out;
+  }
+
   public boolean finished() {
     return phase == Phase.COMPLETED || phase == Phase.FAILED;
   }

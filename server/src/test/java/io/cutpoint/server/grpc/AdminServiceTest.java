@@ -3,7 +3,13 @@ package io.cutpoint.server.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cutpoint.api.v1.AbortSnapshotRequest;
 import io.cutpoint.api.v1.AnalyzeRequest;
+import io.cutpoint.api.v1.ClusterView;
+import io.cutpoint.api.v1.RemoveWorkerRequest;
+import io.cutpoint.api.v1.ScheduleView;
+import io.cutpoint.api.v1.SetScheduleRequest;
+import io.cutpoint.api.v1.SnapshotsBlockedReason;
 import io.cutpoint.api.v1.ChannelRef;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.DeleteSnapshotRequest;
@@ -72,6 +78,113 @@ class AdminServiceTest {
   void healthIsServingWhileTheStoreIsOpen() {
     HealthCheckResponse r = HealthGrpc.newBlockingStub(coordinator.channel).check(HealthCheckRequest.getDefaultInstance());
     assertThat(r.getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+  }
+
+  @Test
+  void healthHasAStatusPerServiceAndReflectionAnswersInV1AndV1Alpha() throws Exception {
+    HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(coordinator.channel);
+    for (String service : List.of("", "cutpoint.v1.Coordinator", "cutpoint.v1.Admin")) {
+      assertThat(health.check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus())
+          .as(service).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+    }
+    assertStatus(() -> health.check(HealthCheckRequest.newBuilder().setService("cutpoint.v1.Nope").build()),
+        Status.Code.NOT_FOUND, "");
+    assertThat(reflectedServicesV1Alpha()).contains("cutpoint.v1.Admin", "cutpoint.v1.Coordinator",
+        "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection");
+  }
+
+  private List<String> reflectedServicesV1Alpha() throws Exception {
+    java.util.concurrent.CompletableFuture<List<String>> names = new java.util.concurrent.CompletableFuture<>();
+    io.grpc.stub.StreamObserver<io.grpc.reflection.v1alpha.ServerReflectionRequest> req =
+        io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(coordinator.channel).serverReflectionInfo(
+            new io.grpc.stub.StreamObserver<>() {
+              @Override
+              public void onNext(io.grpc.reflection.v1alpha.ServerReflectionResponse r) {
+                names.complete(r.getListServicesResponse().getServiceList().stream()
+                    .map(io.grpc.reflection.v1alpha.ServiceResponse::getName).toList());
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                names.completeExceptionally(t);
+              }
+
+              @Override
+              public void onCompleted() {}
+            });
+    req.onNext(io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder().setListServices("").build());
+    try {
+      return names.get(10, TimeUnit.SECONDS);
+    } finally {
+      req.onCompleted();
+    }
+  }
+
+  @Test
+  void anOperatorAbortsAPendingSnapshotOnceAndAnUnknownOneIsNotFound() throws Exception {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    workers.add(w);
+    w.await(CoordinatorMessage::hasWelcome);
+    long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+
+    SnapshotManifest aborted = coordinator.admin().abortSnapshot(
+        AbortSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
+    assertThat(aborted.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
+    assertThat(aborted.getReason()).isEqualTo("aborted by an operator");
+    assertThat(w.await(m -> m.hasAbortSnapshot() && m.getAbortSnapshot().getSnapshotId() == id)).isNotNull();
+    assertThat(coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance()).getPendingSnapshotsList()).isEmpty();
+
+    assertStatus(() -> coordinator.admin().abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.FAILED_PRECONDITION, "snapshot " + id + " is not pending: it is SNAPSHOT_STATUS_ABORTED");
+    assertStatus(() -> coordinator.admin().abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(99).build()),
+        Status.Code.NOT_FOUND, "no snapshot 99");
+    assertStatus(() -> coordinator.admin().abortSnapshot(AbortSnapshotRequest.getDefaultInstance()),
+        Status.Code.INVALID_ARGUMENT, "snapshot_id is required");
+  }
+
+  @Test
+  void aPausedScheduleShowsInTheClusterViewAndIsTheReasonPeriodicSnapshotsAreBlocked() throws Exception {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    workers.add(w);
+    w.await(CoordinatorMessage::hasWelcome);
+    ScheduleView paused = coordinator.admin().setSchedule(SetScheduleRequest.newBuilder().setPaused(true).build())
+        .getSchedule();
+    assertThat(paused.getPaused()).isTrue();
+    coordinator.server.context().schedule().attempt();
+
+    ClusterView c = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
+    assertThat(c.getSchedule().getPaused()).isTrue();
+    assertThat(c.getSnapshotsBlocked().getReason()).isEqualTo(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_PAUSED);
+    assertThat(c.getPendingSnapshotsList()).isEmpty();
+    assertThat(coordinator.registry.get("cutpoint.snapshots.blocked").tag("reason", "paused").gauge().value()).isEqualTo(1);
+
+    coordinator.admin().setSchedule(SetScheduleRequest.newBuilder().setPaused(false).build());
+    coordinator.server.context().schedule().attempt();
+    c = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
+    assertThat(c.getSchedule().getPaused()).isFalse();
+    assertThat(c.hasSnapshotsBlocked()).isFalse();
+    assertThat(c.getPendingSnapshotsCount()).isEqualTo(1);
+    assertThat(coordinator.registry.get("cutpoint.snapshots.blocked").tag("reason", "paused").gauge().value()).isZero();
+  }
+
+  @Test
+  void onlyALostWorkerIsRemovedAndBadIdsAreRefused() throws Exception {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    w.await(CoordinatorMessage::hasWelcome);
+    assertStatus(() -> coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("solo").build()),
+        Status.Code.FAILED_PRECONDITION, "worker solo has a live session");
+    assertStatus(() -> coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("nobody").build()),
+        Status.Code.NOT_FOUND, "no worker nobody");
+    assertStatus(() -> coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("a b").build()),
+        Status.Code.INVALID_ARGUMENT, "not a valid worker id");
+    w.close();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+        !coordinator.server.context().membership().isLive("solo"));
+
+    coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("solo").build());
+    ClusterView c = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
+    assertThat(c.getWorkersList()).isEmpty();
+    assertThat(coordinator.registry.get("cutpoint.workers").tag("state", "lost").gauge().value()).isZero();
   }
 
   @Test

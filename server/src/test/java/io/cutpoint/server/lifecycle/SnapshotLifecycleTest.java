@@ -188,7 +188,7 @@ class SnapshotLifecycleTest {
   @Test
   void aPausedLifecycleStartsNothingUntilResumed() {
     LifecycleFixture f = new LifecycleFixture().ring();
-    f.lifecycle.pause("rollback");
+    f.lifecycle.pause(SnapshotBlock.Reason.ROLLBACK_IN_PROGRESS, "rollback");
     assertThat(refusal(f)).contains("paused: rollback");
     f.lifecycle.resume();
     f.start();
@@ -216,6 +216,30 @@ class SnapshotLifecycleTest {
     g.membership.lost("b", g.membership.token("b"));
     assertThat(refusal(g)).contains("without a live session").contains("b");
     assertThat(tokenB).isPositive();
+  }
+
+  @Test
+  void aRefusalNamesItsBlockReasonAndTheWorkersThatCauseIt() {
+    LifecycleFixture f = new LifecycleFixture();
+    assertThat(block(f).reason()).isEqualTo(SnapshotBlock.Reason.NO_WORKERS);
+    f.join("a", List.of("b"), List.of());
+    assertThat(block(f).reason()).isEqualTo(SnapshotBlock.Reason.TOPOLOGY_OPEN);
+
+    LifecycleFixture g = new LifecycleFixture().ring();
+    g.membership.lost("b", g.membership.token("b"));
+    assertThat(block(g)).satisfies(b -> {
+      assertThat(b.reason()).isEqualTo(SnapshotBlock.Reason.WORKERS_LOST);
+      assertThat(b.workers()).containsExactly("b");
+    });
+    g.lifecycle.pause(SnapshotBlock.Reason.ROLLBACK_FAILED, "the rollback failed");
+    assertThat(block(g).reason()).isEqualTo(SnapshotBlock.Reason.ROLLBACK_FAILED);
+
+    LifecycleFixture h = new LifecycleFixture().ring();
+    h.membership.setState("a", io.cutpoint.api.v1.WorkerState.WORKER_STATE_HALTED);
+    assertThat(block(h)).satisfies(b -> {
+      assertThat(b.reason()).isEqualTo(SnapshotBlock.Reason.WORKERS_NOT_RUNNING);
+      assertThat(b.workers()).containsExactly("a");
+    });
   }
 
   @Test
@@ -254,6 +278,12 @@ class SnapshotLifecycleTest {
     long id = f.start();
     LifecycleFixture.quietRing(id).forEach(f::deliver);
     assertThat(f.outcomes).containsExactly(id + " ABORTED STORE_ERROR");
+  }
+
+  private static SnapshotBlock block(LifecycleFixture f) {
+    TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
+    assertThat(r).isInstanceOf(TriggerResult.Refused.class);
+    return java.util.Objects.requireNonNull(((TriggerResult.Refused) r).block(), "block");
   }
 
   private static String refusal(LifecycleFixture f) {

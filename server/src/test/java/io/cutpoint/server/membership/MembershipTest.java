@@ -24,6 +24,34 @@ class MembershipTest {
   }
 
   @Test
+  void onlyALostWorkerIsRemovedAndItLeavesTheTopologyAndTheCounts() {
+    Membership m = new Membership();
+    long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of(), List.of()), 0)).token();
+    m.join(decl("b", "h:2", List.of(), List.of()), 0);
+    assertThat(m.remove("a")).isEqualTo(Membership.Removal.LIVE);
+    assertThat(m.remove("x")).isEqualTo(Membership.Removal.UNKNOWN);
+    m.lost("a", a);
+    assertThat(m.count(WorkerState.WORKER_STATE_LOST)).isEqualTo(1);
+    assertThat(m.remove("a")).isEqualTo(Membership.Removal.REMOVED);
+    assertThat(m.count(WorkerState.WORKER_STATE_LOST)).isZero();
+    assertThat(m.view().members()).containsOnlyKeys("b");
+    assertThat(m.view().topology().workerIds()).containsExactly("b");
+  }
+
+  @Test
+  void lostLongerThanNamesOnlyLostWorkersSilentForThatLong() {
+    Membership m = new Membership();
+    long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of(), List.of()), 1_000)).token();
+    long b = ((Membership.Accepted) m.join(decl("b", "h:2", List.of(), List.of()), 1_000)).token();
+    m.join(decl("c", "h:3", List.of(), List.of()), 0);
+    m.heartbeat("b", b, 5_000);
+    m.lost("a", a);
+    m.lost("b", b);
+    assertThat(m.lostLongerThan(10_000, 9_000)).containsExactly("a");
+    assertThat(m.lostLongerThan(10_000, 5_000)).containsExactly("a", "b");
+  }
+
+  @Test
   void aSecondLiveSessionForOneWorkerIsRefused() {
     Membership m = new Membership();
     assertThat(m.join(decl("a", "h:1", List.of(), List.of()), 0)).isInstanceOf(Membership.Accepted.class);

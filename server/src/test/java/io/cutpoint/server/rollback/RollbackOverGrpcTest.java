@@ -259,7 +259,8 @@ class RollbackOverGrpcTest {
           });
       assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED)).hasSize(1);
       assertThat(c.rollbacks("failed")).isEqualTo(1);
-      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress()).isTrue();
+      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollback().getPhase())
+          .isEqualTo(io.cutpoint.api.v1.RollbackPhase.ROLLBACK_PHASE_FAILED);
       assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
 
       c.startWorker("b");

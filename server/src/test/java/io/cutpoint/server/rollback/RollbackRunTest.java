@@ -57,11 +57,15 @@ class RollbackRunTest {
     assertThat(run.halted("a", EPOCH)).isEmpty();
     assertThat(run.workers()).containsEntry("b", WorkerStep.MISSING);
     assertThat(run.waitingFor()).contains("workers not rejoined: [b]");
+    assertThat(run.waitingForWorkers()).containsExactly("b");
 
     assertThat(run.joined("b")).containsExactly(new Halt("b"));
     // The joiner answers its halted welcome and our halt: the second answer changes nothing.
     assertThat(run.halted("b", EPOCH)).containsExactly(new Restore("a"), new Restore("b"));
     assertThat(run.halted("b", EPOCH)).isEmpty();
+    assertThat(run.waitingForWorkers()).containsExactly("a", "b");
+    run.restored("a", EPOCH, SNAPSHOT);
+    assertThat(run.waitingForWorkers()).containsExactly("b");
   }
 
   @Test

@@ -1,0 +1,102 @@
+package io.cutpoint.server;
+
+import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.server.events.EventHub;
+import io.cutpoint.server.lifecycle.BlockedSnapshots;
+import io.cutpoint.server.lifecycle.SnapshotBlock;
+import io.cutpoint.server.lifecycle.SnapshotLifecycle;
+import io.cutpoint.server.lifecycle.TriggerResult;
+import io.cutpoint.server.metrics.CoordinatorMetrics;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The periodic snapshots: whether an operator paused them, and one attempt per period. An attempt
+ * that cannot start because of the state of the cluster is reported once per change of reason:
+ * one WARN line, one {@code SNAPSHOTS_BLOCKED} event and the {@code cutpoint.snapshots.blocked}
+ * gauge; when attempts start again, one INFO line and one {@code SNAPSHOTS_UNBLOCKED} event.
+ * Thread-safe; {@link #attempt()} runs on the coordinator's scheduler.
+ */
+public final class SnapshotSchedule {
+
+  private static final Logger log = LoggerFactory.getLogger(SnapshotSchedule.class);
+
+  private final Duration interval;
+  private final SnapshotLifecycle lifecycle;
+  private final Supplier<Optional<String>> storeUnavailable;
+  private final EventHub events;
+  private final CoordinatorMetrics metrics;
+  private final BlockedSnapshots blocked = new BlockedSnapshots();
+  private volatile boolean paused;
+
+  SnapshotSchedule(Duration interval, SnapshotLifecycle lifecycle,
+      Supplier<Optional<String>> storeUnavailable, EventHub events, CoordinatorMetrics metrics) {
+    this.interval = interval;
+    this.lifecycle = lifecycle;
+    this.storeUnavailable = storeUnavailable;
+    this.events = events;
+    this.metrics = metrics;
+  }
+
+  /** Time between periodic snapshots; zero = only on demand. */
+  public Duration interval() {
+    return interval;
+  }
+
+  public boolean paused() {
+    return paused;
+  }
+
+  /** Pauses or resumes the periodic snapshots; true when that changed anything. */
+  public synchronized boolean setPaused(boolean pause, String by) {
+    if (paused == pause) {
+      return false;
+    }
+    paused = pause;
+    String what = pause ? "periodic snapshots paused (" + by + ")" : "periodic snapshots resumed (" + by + ")";
+    log.info(what);
+    events.publish(EventType.EVENT_TYPE_SCHEDULE_CHANGED, 0, null, what, 0);
+    return true;
+  }
+
+  /** Why the last periodic attempt could not start, if it could not. */
+  public Optional<SnapshotBlock> blocked() {
+    return blocked.current();
+  }
+
+  /** One periodic attempt (the coordinator's scheduler calls it once per interval). */
+  public void attempt() {
+    Optional<String> store = storeUnavailable.get();
+    SnapshotBlock block;
+    if (paused) {
+      block = SnapshotBlock.of(SnapshotBlock.Reason.PAUSED, "an operator paused the periodic snapshots");
+    } else if (store.isPresent()) {
+      block = SnapshotBlock.of(SnapshotBlock.Reason.STORE_UNAVAILABLE, "the store cannot write: " + store.get());
+    } else {
+      TriggerResult r = lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
+      block = r instanceof TriggerResult.Refused refused ? refused.block() : null;
+      if (r instanceof TriggerResult.Refused refused && block == null) {
+        log.debug("periodic snapshot skipped: {}", refused.message());
+      }
+    }
+    blocked.observe(block).ifPresent(this::report);
+  }
+
+  private void report(BlockedSnapshots.Change change) {
+    SnapshotBlock now = change.now();
+    metrics.snapshotsBlocked(now == null ? null : now.reason());
+    if (now == null) {
+      log.info("periodic snapshots start again (they were blocked: {})", change.before().message());
+      events.publish(EventType.EVENT_TYPE_SNAPSHOTS_UNBLOCKED, 0, null,
+          "periodic snapshots start again", 0);
+      return;
+    }
+    log.warn("periodic snapshots cannot start ({}): {}", now.reason().tag(), now.message());
+    events.publish(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED, 0, null,
+        "periodic snapshots cannot start (" + now.reason().tag() + "): " + now.message(), 0);
+  }
+}

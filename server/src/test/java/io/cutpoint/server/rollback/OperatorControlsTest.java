@@ -1,0 +1,156 @@
+package io.cutpoint.server.rollback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cutpoint.api.v1.CancelRollbackRequest;
+import io.cutpoint.api.v1.CancelRollbackResponse;
+import io.cutpoint.api.v1.ClusterView;
+import io.cutpoint.api.v1.Event;
+import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.RemoveWorkerRequest;
+import io.cutpoint.api.v1.RollbackPhase;
+import io.cutpoint.api.v1.RollbackRequest;
+import io.cutpoint.api.v1.SnapshotsBlockedReason;
+import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.api.v1.WorkerState;
+import io.cutpoint.server.CoordinatorConfig;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What an operator does about a lost worker and a stuck rollback, against a real coordinator and
+ * real workers over in-process gRPC: remove the worker, forget it after a while, see why snapshots
+ * are blocked, see a failed rollback as failed, cancel it.
+ */
+class OperatorControlsTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  @TempDir
+  Path dir;
+
+  private static void assertStatus(ThrowingCallable call, Status.Code code, String text) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(code);
+      assertThat(e.getStatus().getDescription()).contains(text);
+    });
+  }
+
+  private static ClusterView cluster(RollbackCluster c) {
+    return c.admin.getCluster(GetClusterRequest.getDefaultInstance());
+  }
+
+  private static RemoveWorkerRequest remove(String id) {
+    return RemoveWorkerRequest.newBuilder().setWorkerId(id).build();
+  }
+
+  @Test
+  void aFailedRollbackReadsAsFailedKeepsTheWorkersHaltedAndIsResolvedByCancelling() {
+    CoordinatorConfig.Builder config = CoordinatorConfig.builder().rollbackDeadline(Duration.ofSeconds(1));
+    try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
+      long id = c.snapshot().getSnapshotId();
+      c.crashWorker("b");
+      assertThatThrownBy(() -> c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(id).setWait(true).build()))
+          .isInstanceOf(StatusRuntimeException.class);
+
+      ClusterView failed = cluster(c);
+      assertThat(failed.getRollbackInProgress()).isFalse();
+      assertThat(failed.getRollback().getPhase()).isEqualTo(RollbackPhase.ROLLBACK_PHASE_FAILED);
+      assertThat(failed.getRollback().getDetail()).contains("deadline");
+      assertThat(failed.getRollback().getWaitingForList()).containsExactly("b");
+      assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
+      assertStatus(() -> c.admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()),
+          Status.Code.FAILED_PRECONDITION, "the rollback to snapshot " + id + " failed");
+      assertStatus(() -> c.admin.removeWorker(remove("b")), Status.Code.FAILED_PRECONDITION,
+          "the failed rollback to snapshot " + id + " restores it; retry or cancel it first");
+
+      CancelRollbackResponse cancelled = c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
+      assertThat(cancelled.getSnapshotId()).isEqualTo(id);
+      assertThat(cancelled.getResumedUnrestoredList()).containsExactly("a");
+      await().atMost(WAIT).until(() -> c.state("a") == WorkerState.WORKER_STATE_RUNNING);
+      assertThat(cluster(c).getRollback().getPhase()).isEqualTo(RollbackPhase.ROLLBACK_PHASE_NONE);
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_CANCELLED)).hasSize(1);
+      assertStatus(() -> c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance()),
+          Status.Code.FAILED_PRECONDITION, "no rollback runs or failed");
+
+      c.admin.removeWorker(remove("b"));
+      assertThat(cluster(c).getWorkersList()).extracting(w -> w.getDecl().getWorkerId()).containsExactly("a");
+      assertThat(c.events(EventType.EVENT_TYPE_WORKER_REMOVED)).singleElement()
+          .satisfies(e -> assertThat(e.getWorkerId()).isEqualTo("b"));
+    }
+  }
+
+  @Test
+  void aRunningRollbackNamesTheWorkersItWaitsForAndCancellingItResumesTheOthers() {
+    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
+      long id = c.snapshot().getSnapshotId();
+      c.crashWorker("c");
+      c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(id).build());
+      await().atMost(WAIT).until(() -> cluster(c).getRollback().getWaitingForList().equals(java.util.List.of("c")));
+      ClusterView running = cluster(c);
+      assertThat(running.getRollback().getPhase()).isEqualTo(RollbackPhase.ROLLBACK_PHASE_RUNNING);
+      assertThat(running.getRollback().getDetail()).contains("workers not rejoined: [c]");
+      assertThat(running.getRollbackInProgress()).isTrue();
+      assertStatus(() -> c.admin.removeWorker(remove("c")), Status.Code.FAILED_PRECONDITION,
+          "wait for it or cancel it first");
+
+      CancelRollbackResponse cancelled = c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
+      assertThat(cancelled.getResumedUnrestoredList()).containsExactly("a", "b");
+      await().atMost(WAIT).until(() -> c.state("a") == WorkerState.WORKER_STATE_RUNNING
+          && c.state("b") == WorkerState.WORKER_STATE_RUNNING);
+      assertThat(c.rollbacks("failed")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aWorkerLostLongerThanForgetLostAfterIsRemoved() {
+    CoordinatorConfig.Builder config = CoordinatorConfig.builder().forgetLostAfter(Duration.ofMillis(500));
+    try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
+      c.crashWorkerUnseen("b"); // the coordinator sees it lost, then forgets it
+      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_WORKER_REMOVED).isEmpty());
+      assertThat(c.events(EventType.EVENT_TYPE_WORKER_LOST)).extracting(Event::getWorkerId).containsExactly("b");
+      Event removed = c.events(EventType.EVENT_TYPE_WORKER_REMOVED).get(0);
+      assertThat(removed.getWorkerId()).isEqualTo("b");
+      assertThat(removed.getMessage()).contains("forget-lost-after");
+      assertThat(cluster(c).getWorkersList()).extracting(w -> w.getDecl().getWorkerId()).containsExactly("a");
+      assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_RUNNING);
+    }
+  }
+
+  @Test
+  void aBlockedPeriodicSnapshotIsReportedOncePerChangeOfReasonWithTheWorkersThatBlockIt() {
+    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
+      c.crashWorker("b");
+      await().atMost(WAIT).until(() -> c.state("b") == WorkerState.WORKER_STATE_LOST);
+      for (int i = 0; i < 3; i++) {
+        c.server.context().schedule().attempt();
+      }
+      assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED)).singleElement()
+          .satisfies(e -> assertThat(e.getMessage()).contains("workers_lost").contains("[b]"));
+      assertThat(cluster(c).getSnapshotsBlocked().getReason())
+          .isEqualTo(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_WORKERS_LOST);
+      assertThat(cluster(c).getSnapshotsBlocked().getWorkersList()).containsExactly("b");
+      assertThat(blocked(c, "workers_lost")).isEqualTo(1);
+
+      c.startWorker("b");
+      c.server.context().schedule().attempt();
+      c.server.context().schedule().attempt();
+      assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_UNBLOCKED)).hasSize(1);
+      assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED)).hasSize(1);
+      assertThat(cluster(c).hasSnapshotsBlocked()).isFalse();
+      assertThat(blocked(c, "workers_lost")).isZero();
+    }
+  }
+
+  private static double blocked(RollbackCluster c, String reason) {
+    return c.registry.get("cutpoint.snapshots.blocked").tag("reason", reason).gauge().value();
+  }
+}
