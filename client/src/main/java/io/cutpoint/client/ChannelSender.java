@@ -100,24 +100,23 @@ final class ChannelSender {
 
   /**
    * Waits until the channel has room for one message of {@code length} bytes and reserves it.
-   * Returns false, without waiting, when the worker is halted and the caller is the event thread
-   * (its message belongs to an epoch being rolled back). Throws {@link SendTimeoutException}.
+   * An application thread also waits while the worker is halted; the event thread does not (the
+   * worker core tells it whether a send of its handlers belongs to an epoch being rolled back).
+   * Throws {@link SendTimeoutException}.
    */
-  synchronized boolean reserve(int length, boolean eventThread) {
+  synchronized void reserve(int length, boolean eventThread) {
     long deadline = System.nanoTime() + options.sendTimeout().toNanos();
     while (true) {
       if (closed) {
         throw new IllegalStateException("worker " + from + " is closed");
       }
-      if (halted) {
-        if (eventThread) {
-          return false;
-        }
+      if (halted && !eventThread) {
+        // waits for the resume
       } else if (hasRoom(length)) {
         reservedItems++;
         reservedBytes += length;
         highWaterMessages = Math.max(highWaterMessages, dataItems + reservedItems);
-        return true;
+        return;
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {

@@ -17,10 +17,12 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
 
   private final WorkerCore core;
   private final EventLoop loop;
+  private final WireEffects effects;
 
-  ChannelService(WorkerCore core, EventLoop loop) {
+  ChannelService(WorkerCore core, EventLoop loop, WireEffects effects) {
     this.core = core;
     this.loop = loop;
+    this.effects = effects;
   }
 
   @Override
@@ -51,14 +53,15 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
         if (receiver == null) {
           return;
         }
-        ChannelReceiver r = receiver;
-        loop.execute(() -> core.attach(r, stream));
+        String r = receiver.from();
+        loop.execute(() -> effects.apply(core.attach(r, stream)));
         if (frame.getItemsCount() == 0) {
           return;
         }
       }
-      ChannelReceiver r = receiver;
-      loop.execute(() -> core.onFrame(r, stream, frame));
+      String r = receiver.from();
+      InboundFrame inbound = Frames.toDomain(frame);
+      loop.execute(() -> effects.apply(core.onFrame(r, stream, inbound)));
     }
 
     private ChannelReceiver accept(Frame frame) {
@@ -97,9 +100,9 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
     }
 
     private void detach() {
-      ChannelReceiver r = receiver;
-      if (r != null) {
-        loop.execute(() -> core.detach(r, stream));
+      if (receiver != null) {
+        String r = receiver.from();
+        loop.execute(() -> effects.apply(core.detach(r, stream)));
       }
     }
   }

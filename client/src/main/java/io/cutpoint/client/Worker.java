@@ -46,9 +46,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
   private final PeerDirectory peers;
   private final WorkerMetrics metrics;
   private final Map<String, ChannelSender> senders = new TreeMap<>();
-  private final Map<String, ChannelReceiver> receivers = new TreeMap<>();
   private final EventLoop loop;
   private final WorkerCore core;
+  private final WireEffects effects;
   private WorkerTransport transport;
   private volatile int port = -1;
   private volatile boolean closed;
@@ -65,12 +65,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
     for (String peer : outgoing) {
       senders.put(peer, new ChannelSender(b.workerId, peer, b.epoch, b.channelOptions, hooks));
     }
-    for (String peer : incoming) {
-      receivers.put(peer, new ChannelReceiver(peer));
-    }
-    this.core = new WorkerCore(b.workerId, outgoing, incoming, Collections.unmodifiableMap(senders),
-        Collections.unmodifiableMap(receivers), b.stateHandler, b.messageHandler, metrics,
-        b.engineOptions, b.channelOptions.inboundFramesAhead(), b.parkingLimits, b.epoch);
+    this.core = new WorkerCore(b.workerId, outgoing, incoming, b.stateHandler, b.messageHandler,
+        metrics, b.engineOptions, b.channelOptions.inboundFramesAhead(), b.parkingLimits, b.epoch);
+    this.effects = new WireEffects(b.workerId, Collections.unmodifiableMap(senders));
   }
 
   public static Builder builder(String workerId) {
@@ -92,7 +89,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
         config.channelCredentials);
     int bound;
     try {
-      bound = transport.listen(config.host, config.port, new ChannelService(core, loop),
+      bound = transport.listen(config.host, config.port, new ChannelService(core, loop, effects),
           o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10));
     } catch (IOException e) {
       transport.shutdownThreads();
@@ -102,7 +99,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     port = bound;
     loop.start();
     long sweep = Math.max(config.parkingLimits.maxAge().toNanos() / 4, 10_000_000L);
-    transport.timer().scheduleWithFixedDelay(() -> loop.execute(core::expireParked), sweep, sweep,
+    transport.timer().scheduleWithFixedDelay(() -> loop.execute(() -> effects.apply(core.expireParked())), sweep, sweep,
         java.util.concurrent.TimeUnit.NANOSECONDS);
     for (ChannelSender s : senders.values()) {
       peers.addressOf(s.to()).ifPresent(s::connect);
@@ -135,24 +132,38 @@ public final class Worker implements WorkerControl, AutoCloseable {
           + (closed ? "closed" : "not started"));
     }
     boolean eventThread = loop.inLoop();
+    if (eventThread && core.halted()) {
+      return 0; // a handler of an epoch being rolled back
+    }
     while (true) {
-      if (!sender.reserve(payload.length, eventThread)) {
-        return 0;
-      }
+      sender.reserve(payload.length, eventThread);
       if (eventThread) {
-        return core.send(sender, payload);
+        return sendOnLoop(sender, payload);
       }
       loop.yieldToLoop();
       loop.lock().lock();
       try {
         if (!core.halted()) {
-          return core.send(sender, payload);
+          return sendOnLoop(sender, payload);
         }
         sender.unreserve(payload.length);
       } finally {
         loop.lock().unlock();
       }
     }
+  }
+
+  /** Numbers and buffers one message for which room was reserved on {@code sender}. */
+  private long sendOnLoop(ChannelSender sender, byte[] payload) {
+    WorkerCore.Sent sent;
+    try {
+      sent = core.send(sender.to(), payload);
+    } catch (RuntimeException e) {
+      sender.unreserve(payload.length);
+      throw e;
+    }
+    effects.apply(sent.effects());
+    return sent.seq();
   }
 
   /**
@@ -257,13 +268,13 @@ public final class Worker implements WorkerControl, AutoCloseable {
   @Override
   public void startSnapshot(long snapshotId) {
     running();
-    loop.execute(() -> core.startSnapshot(snapshotId));
+    loop.execute(() -> effects.apply(core.startSnapshot(snapshotId)));
   }
 
   @Override
   public void abortSnapshot(long snapshotId) {
     running();
-    loop.execute(() -> core.abortSnapshot(snapshotId));
+    loop.execute(() -> effects.apply(core.abortSnapshot(snapshotId)));
   }
 
   @Override
@@ -274,13 +285,14 @@ public final class Worker implements WorkerControl, AutoCloseable {
           + core.epoch() + "; cannot halt into older epoch " + newEpoch);
     }
     core.markHalted(newEpoch);
-    loop.runAndWait(() -> core.halt(newEpoch));
+    senders.values().forEach(s -> s.setHalted(true));
+    loop.runAndWait(() -> effects.apply(core.halt(newEpoch)));
   }
 
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
     running();
-    loop.runAndWait(() -> core.restore(epoch, piece, state));
+    loop.runAndWait(() -> effects.apply(core.restore(epoch, piece, state)));
     fresh = false;
   }
 
@@ -298,12 +310,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
   @Override
   public void resume(long epoch) {
     running();
-    loop.runAndWait(() -> core.resume(epoch));
+    loop.runAndWait(() -> effects.apply(core.resume(epoch)));
   }
 
   @Override
   public void setSnapshotListener(LocalSnapshotListener listener) {
-    core.setListener(listener);
+    effects.setListener(listener);
   }
 
   private void running() {
