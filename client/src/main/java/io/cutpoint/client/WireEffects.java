@@ -49,6 +49,8 @@ final class WireEffects {
       ((InboundStream) c.link()).complete();
     } else if (effect instanceof WorkerEffect.EnterEpoch e) {
       senders.values().forEach(s -> s.startEpoch(e.epoch()));
+    } else if (effect instanceof WorkerEffect.Renumber r) {
+      senders.get(r.to()).renumber(r.sent());
     } else if (effect instanceof WorkerEffect.Resumed) {
       senders.values().forEach(s -> s.setHalted(false));
     } else if (effect instanceof WorkerEffect.Completed c) {

@@ -325,6 +325,7 @@ final class WorkerCore implements EngineOutput {
     engine.abortAll();
     epoch = newEpoch;
     emit(new WorkerEffect.EnterEpoch(newEpoch));
+    renumber();
     for (ChannelReceiver r : receivers.values()) {
       r.startEpoch();
       drainParked(r);
@@ -352,6 +353,7 @@ final class WorkerCore implements EngineOutput {
       }
     }
     engine.restore(piece.sent(), piece.received());
+    renumber();
     stateHandler.restore(state);
     for (ChannelReceiver r : receivers.values()) {
       r.queueReplay(piece.recorded(r.from()));
@@ -377,6 +379,12 @@ final class WorkerCore implements EngineOutput {
     }
     receivers.values().forEach(this::drainParked);
     return drain();
+  }
+
+  private void renumber() {
+    for (String to : engine.outgoingPeers()) {
+      emit(new WorkerEffect.Renumber(to, engine.sent(to)));
+    }
   }
 
   private void emit(WorkerEffect effect) {

@@ -30,6 +30,12 @@ sealed interface WorkerEffect {
   /** Every outgoing channel forgets its old epoch and starts {@code epoch} at position 1. */
   record EnterEpoch(long epoch) implements WorkerEffect {}
 
+  /**
+   * The engine's count of messages sent to {@code to} is now {@code sent} (a new epoch or a
+   * restore): application sends not numbered yet are dropped, the next one is {@code sent + 1}.
+   */
+  record Renumber(String to, long sent) implements WorkerEffect {}
+
   /** The rollback ended: outgoing channels take application sends again. */
   record Resumed(long epoch) implements WorkerEffect {}
 

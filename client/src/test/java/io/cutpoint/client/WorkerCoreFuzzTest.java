@@ -221,5 +221,10 @@ class WorkerCoreFuzzTest {
     public WorkerMetrics metrics() {
       return metrics;
     }
+
+    @Override
+    public void claimed(ChannelSender sender) {
+      throw new UnsupportedOperationException("no application thread sends here");
+    }
   }
 }
