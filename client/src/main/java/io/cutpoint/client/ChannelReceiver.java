@@ -1,31 +1,78 @@
 package io.cutpoint.client;
 
-import io.cutpoint.api.v1.Frame;
 import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * The receiving end of one directed channel {@code from -> this worker}. Confined to the worker's
- * event thread: the live stream, the last position delivered in the current epoch, frames parked
- * until the worker may deliver them (all of them from the live stream), and the recorded messages
- * a restore queued for replay.
+ * The receiving end of one directed channel {@code from -> this worker}, as the worker core keeps
+ * it: the live stream, the last position delivered in the current epoch, frames parked until the
+ * worker may deliver them (all of them from the live stream), and the recorded messages a restore
+ * queued for replay. Confined to the core's thread.
  */
 final class ChannelReceiver {
 
-  /** A frame that may not be delivered yet, its serialized size, and when it was parked. */
-  record Parked(Frame frame, int bytes, long parkedAtNanos) {}
+  /** A frame that may not be delivered yet, and when it was parked. */
+  record Parked(InboundFrame frame, long parkedAtNanos) {}
 
-  final String from;
-  InboundStream stream;
-  long delivered;
+  private final String from;
+  private InboundLink stream;
+  private long delivered;
   private final ArrayDeque<Parked> parked = new ArrayDeque<>();
   private long parkedBytes;
-  List<RecordedMessage> replay = List.of();
-  long lastRefusalLoggedNanos = Long.MIN_VALUE / 2;
+  private List<RecordedMessage> replay = List.of();
+  private long lastRefusalLoggedNanos = Long.MIN_VALUE / 2;
 
   ChannelReceiver(String from) {
     this.from = from;
+  }
+
+  String from() {
+    return from;
+  }
+
+  /** The live stream, or null. */
+  InboundLink stream() {
+    return stream;
+  }
+
+  void setStream(InboundLink stream) {
+    this.stream = stream;
+  }
+
+  /** The last position delivered in the current epoch (0 before the first). */
+  long delivered() {
+    return delivered;
+  }
+
+  void delivered(long position) {
+    this.delivered = position;
+  }
+
+  /** A new epoch: positions start again, nothing is queued for replay. */
+  void startEpoch() {
+    delivered = 0;
+    replay = List.of();
+  }
+
+  /** The recorded messages a restore queued, handed out once. */
+  List<RecordedMessage> takeReplay() {
+    List<RecordedMessage> r = replay;
+    replay = List.of();
+    return r;
+  }
+
+  void queueReplay(List<RecordedMessage> messages) {
+    replay = List.copyOf(messages);
+  }
+
+  /** True when a refusal may be logged at WARN now (at most once per {@code intervalNanos}). */
+  boolean mayLogRefusal(long now, long intervalNanos) {
+    if (now - lastRefusalLoggedNanos >= intervalNanos) {
+      lastRefusalLoggedNanos = now;
+      return true;
+    }
+    return false;
   }
 
   boolean hasParked() {
@@ -47,13 +94,13 @@ final class ChannelReceiver {
 
   void park(Parked p) {
     parked.add(p);
-    parkedBytes += p.bytes();
+    parkedBytes += p.frame().bytes();
   }
 
   Parked takeParked() {
     Parked p = parked.poll();
     if (p != null) {
-      parkedBytes -= p.bytes();
+      parkedBytes -= p.frame().bytes();
     }
     return p;
   }

@@ -46,6 +46,9 @@ final class ChannelSender {
     ManagedChannel newChannel(String address);
 
     WorkerMetrics metrics();
+
+    /** Application sends were claimed on {@code sender}: let the event thread number them. */
+    void claimed(ChannelSender sender);
   }
 
   private final String from;
@@ -71,6 +74,11 @@ final class ChannelSender {
   private int highWaterMessages;
   private int waiters;
   private boolean dirty;
+  /** Application sends claimed (numbered here) that the event thread has not numbered yet. */
+  private final java.util.ArrayDeque<byte[]> claims = new java.util.ArrayDeque<>();
+  /** The sequence number of the newest claim; the engine's count plus the claims waiting. */
+  private long lastClaimedSeq;
+  private boolean drainPosted;
   private boolean halted;
   private boolean closed;
 
@@ -100,24 +108,23 @@ final class ChannelSender {
 
   /**
    * Waits until the channel has room for one message of {@code length} bytes and reserves it.
-   * Returns false, without waiting, when the worker is halted and the caller is the event thread
-   * (its message belongs to an epoch being rolled back). Throws {@link SendTimeoutException}.
+   * An application thread also waits while the worker is halted; the event thread does not (the
+   * worker core tells it whether a send of its handlers belongs to an epoch being rolled back).
+   * Throws {@link SendTimeoutException}.
    */
-  synchronized boolean reserve(int length, boolean eventThread) {
+  private void reserve(int length, boolean eventThread) {
     long deadline = System.nanoTime() + options.sendTimeout().toNanos();
     while (true) {
       if (closed) {
         throw new IllegalStateException("worker " + from + " is closed");
       }
-      if (halted) {
-        if (eventThread) {
-          return false;
-        }
+      if (halted && !eventThread) {
+        // waits for the resume
       } else if (hasRoom(length)) {
         reservedItems++;
         reservedBytes += length;
         highWaterMessages = Math.max(highWaterMessages, dataItems + reservedItems);
-        return true;
+        return;
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
@@ -147,10 +154,60 @@ final class ChannelSender {
         && (items == 0 || dataBytes + reservedBytes + length <= options.maxUnackedBytes());
   }
 
-  /** Gives back a reservation that will not be used. */
-  synchronized void unreserve(int length) {
-    reservedItems--;
-    reservedBytes -= length;
+  /**
+   * An application thread's send, its one hand-off to the event thread: waits for room (and for
+   * the end of a rollback), gives {@code copy} the channel's next sequence number, and queues it
+   * for the event thread, which numbers the queued sends in order before anything else it sends
+   * on this channel. Returns the sequence number.
+   */
+  synchronized long claim(byte[] copy) {
+    reserve(copy.length, false);
+    claims.add(copy);
+    if (!drainPosted) {
+      drainPosted = true;
+      hooks.claimed(this);
+    }
+    return ++lastClaimedSeq;
+  }
+
+  /** The sequence number of the newest message sent or queued on this channel. */
+  synchronized long claimedCount() {
+    return lastClaimedSeq;
+  }
+
+  /** On the event thread: the claimed sends waiting, oldest first. */
+  synchronized java.util.List<byte[]> takeClaims() {
+    drainPosted = false;
+    java.util.List<byte[]> taken = new java.util.ArrayList<>(claims);
+    claims.clear();
+    return taken;
+  }
+
+  /**
+   * On the event thread, a handler's send: waits for room, then returns the claimed sends waiting
+   * followed by {@code payload}, to be numbered in that order.
+   */
+  synchronized java.util.List<byte[]> claimOnLoop(byte[] payload) {
+    reserve(payload.length, true);
+    java.util.List<byte[]> taken = new java.util.ArrayList<>(claims.size() + 1);
+    taken.addAll(claims);
+    taken.add(payload);
+    claims.clear();
+    lastClaimedSeq++;
+    return taken;
+  }
+
+  /**
+   * The engine's count of data messages sent on this channel is now {@code sent} (a new epoch, a
+   * restore): claims not yet numbered belong to the epoch that ended and are dropped.
+   */
+  synchronized void renumber(long sent) {
+    for (byte[] c : claims) {
+      reservedItems--;
+      reservedBytes -= c.length;
+    }
+    claims.clear();
+    lastClaimedSeq = sent;
     wake();
   }
 

@@ -39,11 +39,13 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
 
   private final WorkerCore core;
   private final EventLoop loop;
+  private final WireEffects effects;
   private final boolean certificatesRequired;
 
-  private ChannelService(WorkerCore core, EventLoop loop, boolean certificatesRequired) {
+  private ChannelService(WorkerCore core, EventLoop loop, WireEffects effects, boolean certificatesRequired) {
     this.core = core;
     this.loop = loop;
+    this.effects = effects;
     this.certificatesRequired = certificatesRequired;
   }
 
@@ -53,8 +55,9 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
    * @param certificatesRequired true under mutual TLS: a peer's certificate must name the sender
    *     its header claims (SAN URI {@code cutpoint://worker/ID})
    */
-  static ServerServiceDefinition definition(WorkerCore core, EventLoop loop, boolean certificatesRequired) {
-    ChannelService service = new ChannelService(core, loop, certificatesRequired);
+  static ServerServiceDefinition definition(WorkerCore core, EventLoop loop, WireEffects effects,
+      boolean certificatesRequired) {
+    ChannelService service = new ChannelService(core, loop, effects, certificatesRequired);
     return certificatesRequired ? ServerInterceptors.intercept(service, new PeerCertificates()) : service.bindService();
   }
 
@@ -123,14 +126,15 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
         if (receiver == null) {
           return;
         }
-        ChannelReceiver r = receiver;
-        loop.execute(() -> core.attach(r, stream));
+        String r = receiver.from();
+        loop.execute(() -> effects.apply(core.attach(r, stream)));
         if (frame.getItemsCount() == 0) {
           return;
         }
       }
-      ChannelReceiver r = receiver;
-      loop.execute(() -> core.onFrame(r, stream, frame));
+      String r = receiver.from();
+      InboundFrame inbound = Frames.toDomain(frame);
+      loop.execute(() -> effects.apply(core.onFrame(r, stream, inbound)));
     }
 
     private ChannelReceiver accept(Frame frame) {
@@ -182,9 +186,9 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
     }
 
     private void detach() {
-      ChannelReceiver r = receiver;
-      if (r != null) {
-        loop.execute(() -> core.detach(r, stream));
+      if (receiver != null) {
+        String r = receiver.from();
+        loop.execute(() -> effects.apply(core.detach(r, stream)));
       }
     }
   }

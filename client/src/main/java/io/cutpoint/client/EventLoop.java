@@ -12,9 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker's event thread. It runs tasks one at a time, each while holding the worker lock; the
- * lock is also what {@link Worker#send} takes when called from another thread, so the engine and
- * the application's handlers never run concurrently. When the queue runs dry it flushes the
+ * A worker's event thread. It runs tasks one at a time, each while holding the worker lock (which
+ * readers of the engine's counters on other threads take too), so the engine and the
+ * application's handlers never run concurrently. Application threads hand their sends over as
+ * tasks ({@link ChannelSender#claim}); they never take the lock. When the queue runs dry it flushes the
  * channels that the tasks left with partial frames.
  */
 final class EventLoop {
@@ -27,7 +28,6 @@ final class EventLoop {
   private final List<ChannelSender> flushWhenIdle = new ArrayList<>();
   private final Thread thread;
   private volatile boolean stopping;
-  private volatile boolean loopWaiting;
   private static final int MAX_TASKS_PER_LOCK = 64;
 
   EventLoop(String threadName) {
@@ -148,10 +148,9 @@ final class EventLoop {
         failWaiters();
         return;
       }
-      lockForLoop();
+      lock.lock();
       try {
-        // Run what is queued under one acquisition: application threads that send in a tight
-        // loop would otherwise win the lock again and again between two tasks.
+        // Run what is queued under one acquisition (readers of the counters take the lock).
         for (int n = 0; task != null; task = ++n < MAX_TASKS_PER_LOCK ? queue.poll() : null) {
           if (task == STOP || stopping) {
             failWaiters();
@@ -170,22 +169,6 @@ final class EventLoop {
       task.run();
     } catch (Throwable t) {
       log.error("worker event thread {}: task failed", thread.getName(), t);
-    }
-  }
-
-  private void lockForLoop() {
-    loopWaiting = true;
-    lock.lock();
-    loopWaiting = false;
-  }
-
-  /**
-   * Called by application threads before they take the worker lock: lets a waiting event thread
-   * go first, so that deliveries and markers are not starved by a busy sender.
-   */
-  void yieldToLoop() {
-    for (int i = 0; loopWaiting && i < 1_000; i++) {
-      Thread.yield();
     }
   }
 

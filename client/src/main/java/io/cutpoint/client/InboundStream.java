@@ -5,11 +5,11 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 
 /**
- * The server side of one {@code Channel.Open} stream, as the event thread uses it: acks out,
- * frame requests (manual inbound flow control), and failing the stream. After the client cancels,
- * every call is a no-op.
+ * The server side of one {@code Channel.Open} stream, as the worker core's effects use it: acks
+ * out, frame requests (manual inbound flow control), and ending the stream. After the client
+ * cancels, every call is a no-op.
  */
-final class InboundStream {
+final class InboundStream implements InboundLink {
 
   private final ServerCallStreamObserver<Ack> out;
   private volatile boolean closed;
@@ -36,6 +36,22 @@ final class InboundStream {
       closed = true;
       out.onError(status.asRuntimeException());
     }
+  }
+
+  /** Ends the stream with the status that stands for {@code refusal}. */
+  void refuse(Refusal refusal) {
+    fail(statusOf(refusal.kind()).withDescription(refusal.description()));
+  }
+
+  static Status statusOf(Refusal.Kind kind) {
+    return switch (kind) {
+      case REPLACED -> Status.ABORTED;
+      case EPOCH_NOT_ANNOUNCED -> Status.FAILED_PRECONDITION;
+      case PARKING_FULL -> Status.RESOURCE_EXHAUSTED;
+      case PARKED_TOO_LONG -> Status.DEADLINE_EXCEEDED;
+      case DATA_LOSS -> Status.DATA_LOSS;
+      case MALFORMED -> Status.INVALID_ARGUMENT;
+    };
   }
 
   void complete() {

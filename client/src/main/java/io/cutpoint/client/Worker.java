@@ -23,10 +23,11 @@ import java.util.function.ToLongFunction;
  * <p>Each worker has one event thread ({@code cutpoint-<id>-events}). It runs the snapshot engine,
  * the {@link MessageHandler}, the {@link StateHandler} and the snapshot listener, one call at a
  * time, while holding the worker lock. {@link #send} may be called from a handler (it goes
- * straight through the engine) or from any other thread (it takes the same lock for the few
- * instructions that number and buffer the message). So a state capture always sits between two
- * sends: every message sent before it travels before the marker, every one after it travels after
- * the marker, on every channel.
+ * straight through the engine) or from any other thread: then it takes the channel's next
+ * sequence number and queues the message for the event thread, one hand-off and no lock of the
+ * engine; the event thread numbers queued messages in order before anything else it sends on that
+ * channel. So a state capture always sits between two sends: every message numbered before it
+ * travels before the marker, every one after it travels after the marker, on every channel.
  *
  * <p>{@code send} waits while the channel holds its maximum of unacknowledged messages or bytes,
  * and while the worker is halted for a rollback; after {@link ChannelOptions#sendTimeout()} it
@@ -35,8 +36,9 @@ import java.util.function.ToLongFunction;
  * Sending from a handler blocks the event thread while the channel is full; two workers that only
  * send from handlers to each other with full buffers wait for each other until the timeout.
  *
- * <p>gRPC's transport threads only decode frames and hand them over; a small Netty event loop
- * group per worker ({@code cutpoint-<id>-io}) carries all its connections.
+ * <p>gRPC's transport threads only decode frames and hand them over. The Netty event loop group
+ * ({@code cutpoint-io}) and the timer ({@code cutpoint-timer}) are shared by every worker of the
+ * process (see {@code SharedThreads}), so the event thread is the one thread a worker owns.
  */
 public final class Worker implements WorkerControl, AutoCloseable {
 
@@ -46,10 +48,11 @@ public final class Worker implements WorkerControl, AutoCloseable {
   private final PeerDirectory peers;
   private final WorkerMetrics metrics;
   private final Map<String, ChannelSender> senders = new TreeMap<>();
-  private final Map<String, ChannelReceiver> receivers = new TreeMap<>();
   private final EventLoop loop;
   private final WorkerCore core;
+  private final WireEffects effects;
   private WorkerTransport transport;
+  private java.util.concurrent.ScheduledFuture<?> sweepTask;
   private volatile int port = -1;
   private volatile boolean closed;
   private volatile boolean fresh = true;
@@ -65,12 +68,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
     for (String peer : outgoing) {
       senders.put(peer, new ChannelSender(b.workerId, peer, b.epoch, b.channelOptions, hooks));
     }
-    for (String peer : incoming) {
-      receivers.put(peer, new ChannelReceiver(peer));
-    }
-    this.core = new WorkerCore(b.workerId, outgoing, incoming, Collections.unmodifiableMap(senders),
-        Collections.unmodifiableMap(receivers), b.stateHandler, b.messageHandler, metrics,
-        b.engineOptions, b.channelOptions.inboundFramesAhead(), b.parkingLimits, b.epoch);
+    this.core = new WorkerCore(b.workerId, outgoing, incoming, b.stateHandler, b.messageHandler,
+        metrics, b.engineOptions, b.channelOptions.inboundFramesAhead(), b.parkingLimits, b.epoch);
+    this.effects = new WireEffects(b.workerId, Collections.unmodifiableMap(senders));
   }
 
   public static Builder builder(String workerId) {
@@ -93,7 +93,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     int bound;
     try {
       bound = transport.listen(config.host, config.port,
-          ChannelService.definition(core, loop, transport.certificatesRequired()),
+          ChannelService.definition(core, loop, effects, transport.certificatesRequired()),
           o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10));
     } catch (IOException e) {
       transport.shutdownThreads();
@@ -103,7 +103,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
     port = bound;
     loop.start();
     long sweep = Math.max(config.parkingLimits.maxAge().toNanos() / 4, 10_000_000L);
-    transport.timer().scheduleWithFixedDelay(() -> loop.execute(core::expireParked), sweep, sweep,
+    sweepTask = transport.timer().scheduleWithFixedDelay(
+        () -> loop.execute(() -> effects.apply(core.expireParked())), sweep, sweep,
         java.util.concurrent.TimeUnit.NANOSECONDS);
     for (ChannelSender s : senders.values()) {
       peers.addressOf(s.to()).ifPresent(s::connect);
@@ -135,25 +136,29 @@ public final class Worker implements WorkerControl, AutoCloseable {
       throw new IllegalStateException("worker " + config.workerId + " is "
           + (closed ? "closed" : "not started"));
     }
-    boolean eventThread = loop.inLoop();
-    while (true) {
-      if (!sender.reserve(payload.length, eventThread)) {
-        return 0;
-      }
-      if (eventThread) {
-        return core.send(sender, payload);
-      }
-      loop.yieldToLoop();
-      loop.lock().lock();
-      try {
-        if (!core.halted()) {
-          return core.send(sender, payload);
-        }
-        sender.unreserve(payload.length);
-      } finally {
-        loop.lock().unlock();
-      }
+    if (!loop.inLoop()) {
+      return sender.claim(payload.clone()); // the event thread numbers it (claimsOf)
     }
+    if (core.halted()) {
+      return 0; // a handler of an epoch being rolled back
+    }
+    return number(sender, sender.claimOnLoop(payload));
+  }
+
+  /** On the event thread: numbers the application's claimed sends on {@code sender}. */
+  private void claimsOf(ChannelSender sender) {
+    number(sender, sender.takeClaims());
+  }
+
+  /** Numbers and buffers {@code payloads} in order; the last one's sequence number. */
+  private long number(ChannelSender sender, List<byte[]> payloads) {
+    long seq = 0;
+    for (byte[] payload : payloads) {
+      WorkerCore.Sent sent = core.send(sender.to(), payload);
+      effects.apply(sent.effects());
+      seq = sent.seq();
+    }
+    return seq;
   }
 
   /**
@@ -170,9 +175,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
     return metrics.snapshot();
   }
 
-  /** Data messages sent so far on the channel to {@code peer} (the engine's count). */
+  /**
+   * Data messages sent so far on the channel to {@code peer}: the engine's count, plus messages an
+   * application thread sent that the event thread has not numbered yet.
+   */
   public long sentCount(String peer) {
-    return underLock(p -> core.engine().sent(p), peer);
+    return sender(peer).claimedCount();
   }
 
   /** Data messages received so far on the channel from {@code peer} (the engine's count). */
@@ -258,13 +266,13 @@ public final class Worker implements WorkerControl, AutoCloseable {
   @Override
   public void startSnapshot(long snapshotId) {
     running();
-    loop.execute(() -> core.startSnapshot(snapshotId));
+    loop.execute(() -> effects.apply(core.startSnapshot(snapshotId)));
   }
 
   @Override
   public void abortSnapshot(long snapshotId) {
     running();
-    loop.execute(() -> core.abortSnapshot(snapshotId));
+    loop.execute(() -> effects.apply(core.abortSnapshot(snapshotId)));
   }
 
   @Override
@@ -275,13 +283,14 @@ public final class Worker implements WorkerControl, AutoCloseable {
           + core.epoch() + "; cannot halt into older epoch " + newEpoch);
     }
     core.markHalted(newEpoch);
-    loop.runAndWait(() -> core.halt(newEpoch));
+    senders.values().forEach(s -> s.setHalted(true));
+    loop.runAndWait(() -> effects.apply(core.halt(newEpoch)));
   }
 
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
     running();
-    loop.runAndWait(() -> core.restore(epoch, piece, state));
+    loop.runAndWait(() -> effects.apply(core.restore(epoch, piece, state)));
     fresh = false;
   }
 
@@ -299,12 +308,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
   @Override
   public void resume(long epoch) {
     running();
-    loop.runAndWait(() -> core.resume(epoch));
+    loop.runAndWait(() -> effects.apply(core.resume(epoch)));
   }
 
   @Override
   public void setSnapshotListener(LocalSnapshotListener listener) {
-    core.setListener(listener);
+    effects.setListener(listener);
   }
 
   private void running() {
@@ -325,6 +334,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
       return;
     }
     closed = true;
+    if (sweepTask != null) {
+      sweepTask.cancel(false); // the timer is shared with the process's other workers
+    }
     loop.requestStop();
     List<ManagedChannel> channels = new ArrayList<>();
     for (ChannelSender s : senders.values()) {
@@ -372,6 +384,11 @@ public final class Worker implements WorkerControl, AutoCloseable {
     @Override
     public WorkerMetrics metrics() {
       return metrics;
+    }
+
+    @Override
+    public void claimed(ChannelSender sender) {
+      loop.execute(() -> claimsOf(sender));
     }
   }
 

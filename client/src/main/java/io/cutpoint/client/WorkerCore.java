@@ -1,8 +1,5 @@
 package io.cutpoint.client;
 
-import io.cutpoint.api.v1.Frame;
-import io.cutpoint.api.v1.Item;
-import io.cutpoint.client.WorkerControl.LocalSnapshotListener;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.client.engine.EngineOptions;
 import io.cutpoint.client.engine.EngineOutput;
@@ -10,18 +7,27 @@ import io.cutpoint.client.engine.ProtocolViolationException;
 import io.cutpoint.client.engine.SnapshotEngine;
 import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.cut.RecordedMessage;
-import io.grpc.Status;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What runs on a worker's event thread, under the worker lock: the snapshot engine, the receiving
- * ends of the channels, the application's handlers, and the epoch logic of a rollback. Every
- * method except the few marked otherwise must be called holding the worker lock.
+ * One worker's state machine below the wire: the snapshot engine, the receiving ends of its
+ * channels (positions, epochs, parked frames, de-duplication by position, replay after a
+ * restore), and the application's handlers. It takes domain events ({@link InboundFrame}s on
+ * {@link InboundLink}s, commands, sends, the passing of time) and returns what the surroundings
+ * must do as {@link WorkerEffect}s, in order. It does no I/O and reads time from the engine
+ * options' clock, so the same class runs over gRPC and in the seeded simulator.
+ *
+ * <p><b>Threading.</b> Every method but those marked "any thread" is called by one thread at a
+ * time (the worker's event loop). The handlers run inside those calls; a handler's {@link #send}
+ * returns the effects produced so far, so that its caller applies them in order before it goes on.
  */
 final class WorkerCore implements EngineOutput {
 
@@ -31,29 +37,28 @@ final class WorkerCore implements EngineOutput {
 
   private final String workerId;
   private final SortedSet<String> incoming;
-  private final Map<String, ChannelSender> senders;
-  private final Map<String, ChannelReceiver> receivers;
+  private final Map<String, ChannelReceiver> receivers = new TreeMap<>();
   private final StateHandler stateHandler;
   private final MessageHandler messageHandler;
   private final WorkerMetrics metrics;
   private final int framesAhead;
   private final SnapshotEngine engine;
-  private volatile LocalSnapshotListener listener;
   private final ParkingLimits parking;
   private final LongSupplier clock;
+  private List<WorkerEffect> effects = new ArrayList<>();
   private volatile long epoch;
   /** The newest epoch the coordinator announced (a halt): frames of later epochs are refused. */
   private volatile long announcedEpoch;
   private volatile boolean halted;
 
   WorkerCore(String workerId, SortedSet<String> outgoing, SortedSet<String> incoming,
-      Map<String, ChannelSender> senders, Map<String, ChannelReceiver> receivers,
       StateHandler stateHandler, MessageHandler messageHandler, WorkerMetrics metrics,
       EngineOptions engineOptions, int framesAhead, ParkingLimits parking, long epoch) {
     this.workerId = workerId;
-    this.incoming = incoming;
-    this.senders = senders;
-    this.receivers = receivers;
+    this.incoming = Collections.unmodifiableSortedSet(incoming);
+    for (String peer : incoming) {
+      receivers.put(peer, new ChannelReceiver(peer));
+    }
     this.stateHandler = stateHandler;
     this.messageHandler = messageHandler;
     this.metrics = metrics;
@@ -76,8 +81,9 @@ final class WorkerCore implements EngineOutput {
     return incoming;
   }
 
-  ChannelReceiver receiver(String from) {
-    return receivers.get(from);
+  /** Whether {@code from -> this worker} is a declared channel. */
+  boolean receivesFrom(String from) {
+    return receivers.containsKey(from);
   }
 
   long epoch() {
@@ -88,109 +94,115 @@ final class WorkerCore implements EngineOutput {
     return halted;
   }
 
-  void setListener(LocalSnapshotListener listener) {
-    this.listener = listener;
-  }
-
   /**
    * First step of a halt into {@code newEpoch}, which the coordinator just announced, on the
-   * caller's thread: from now on sends wait and frames park, frames of {@code newEpoch} included.
+   * caller's thread: from now on frames park, frames of {@code newEpoch} included. (The caller
+   * also stops its application sends; {@link #halt} follows on the core's thread.)
    */
   void markHalted(long newEpoch) {
     announcedEpoch = Math.max(announcedEpoch, newEpoch);
     halted = true;
-    senders.values().forEach(s -> s.setHalted(true));
   }
 
-  // ---- under the worker lock -----------------------------------------------------------------
+  // ---- the core's thread --------------------------------------------------------------------
 
   SnapshotEngine engine() {
     return engine;
   }
 
-  /** Numbers and buffers one application message (room was reserved on {@code sender}). */
-  long send(ChannelSender sender, byte[] payload) {
-    long seq;
-    try {
-      seq = engine.send(sender.to(), payload);
-    } catch (RuntimeException e) {
-      sender.unreserve(payload.length);
-      throw e;
-    }
-    sender.appendData(seq, payload);
-    metrics.messageSent();
-    return seq;
+  /** The receiving end of {@code from}'s channel (for tests and introspection), or null. */
+  ChannelReceiver receiver(String from) {
+    return receivers.get(from);
   }
 
-  void attach(ChannelReceiver r, InboundStream stream) {
-    if (r.stream != null && r.stream != stream) {
-      r.stream.fail(Status.ABORTED.withDescription(
-          "replaced by a newer stream of channel " + r.from + "->" + workerId));
+  /** A message numbered {@code seq}, and the effects so far ({@link WorkerEffect.SendData} last). */
+  record Sent(long seq, List<WorkerEffect> effects) {}
+
+  /**
+   * The application sends {@code payload} to {@code to} (the caller reserved room for it). Called
+   * from a handler, the effects include those of the event the handler runs in, in order.
+   */
+  Sent send(String to, byte[] payload) {
+    long seq = engine.send(to, payload);
+    emit(new WorkerEffect.SendData(to, seq, payload));
+    metrics.messageSent();
+    return new Sent(seq, drain());
+  }
+
+  /** A new stream of {@code from}'s channel; a stream it replaces is refused. */
+  List<WorkerEffect> attach(String from, InboundLink link) {
+    ChannelReceiver r = receivers.get(from);
+    InboundLink old = r.stream();
+    if (old != null && old != link) {
+      emit(new WorkerEffect.Refuse(old, new Refusal(Refusal.Kind.REPLACED,
+          "replaced by a newer stream of channel " + from + "->" + workerId)));
       r.dropParked(); // the new stream resends them from the position it is told
     }
-    r.stream = stream;
-    stream.ack(epoch, r.delivered);
-    stream.request(framesAhead);
+    r.setStream(link);
+    emit(new WorkerEffect.Ack(link, epoch, r.delivered()));
+    emit(new WorkerEffect.Request(link, framesAhead));
+    return drain();
   }
 
-  void detach(ChannelReceiver r, InboundStream stream) {
-    if (r.stream == stream) {
-      r.stream = null;
+  /** The sender ended {@code link}. */
+  List<WorkerEffect> detach(String from, InboundLink link) {
+    ChannelReceiver r = receivers.get(from);
+    if (r.stream() == link) {
+      r.setStream(null);
       r.dropParked();
-      stream.complete();
+      emit(new WorkerEffect.Close(link));
     }
+    return drain();
   }
 
   /**
-   * A frame arrived on {@code stream}. Frames of older epochs are dropped; a frame of an epoch
-   * the coordinator has not announced is refused; a frame that may not be delivered yet (halted,
-   * a future epoch, or behind parked frames) is parked within {@link ParkingLimits}.
+   * A frame arrived on {@code link}. Frames of older epochs are dropped; a frame of an epoch the
+   * coordinator has not announced is refused; a frame that may not be delivered yet (halted, a
+   * future epoch, or behind parked frames) is parked within {@link ParkingLimits}.
    */
-  void onFrame(ChannelReceiver r, InboundStream stream, Frame frame) {
-    if (stream != r.stream) {
-      return; // a replaced or refused stream: its sender resends on a new one
+  List<WorkerEffect> onFrame(String from, InboundLink link, InboundFrame frame) {
+    ChannelReceiver r = receivers.get(from);
+    if (link != r.stream()) {
+      return drain(); // a replaced or refused stream: its sender resends on a new one
     }
-    long frameEpoch = frame.getEpoch();
+    long frameEpoch = frame.epoch();
     if (frameEpoch < epoch) {
-      stream.request(1);
-      return;
-    }
-    if (frameEpoch > announcedEpoch) {
-      refuse(r, Status.FAILED_PRECONDITION.withDescription("channel " + r.from + "->" + workerId
+      emit(new WorkerEffect.Request(link, 1));
+    } else if (frameEpoch > announcedEpoch) {
+      refuse(r, Refusal.Kind.EPOCH_NOT_ANNOUNCED, "channel " + from + "->" + workerId
           + ": a frame of epoch " + frameEpoch + ", but the coordinator announced epoch "
-          + announcedEpoch + " at most; a future epoch is accepted once it is announced"));
-      return;
-    }
-    if (frameEpoch > epoch || halted || r.hasParked()) {
+          + announcedEpoch + " at most; a future epoch is accepted once it is announced");
+    } else if (frameEpoch > epoch || halted || r.hasParked()) {
       park(r, frame);
-      return;
+    } else {
+      deliver(r, frame);
     }
-    deliver(r, frame);
+    return drain();
   }
 
-  private void park(ChannelReceiver r, Frame frame) {
+  private void park(ChannelReceiver r, InboundFrame frame) {
     long now = clock.getAsLong();
     if (expired(r, now)) {
       return;
     }
-    int bytes = frame.getSerializedSize();
     if (r.parkedFrames() >= parking.maxFrames()
-        || r.parkedBytes() + bytes > parking.maxBytes()) {
-      refuse(r, Status.RESOURCE_EXHAUSTED.withDescription("channel " + r.from + "->" + workerId
-          + ": " + r.parkedFrames() + " frames (" + r.parkedBytes() + " bytes) wait for the worker"
+        || r.parkedBytes() + frame.bytes() > parking.maxBytes()) {
+      refuse(r, Refusal.Kind.PARKING_FULL, "channel " + r.from() + "->" + workerId + ": "
+          + r.parkedFrames() + " frames (" + r.parkedBytes() + " bytes) wait for the worker"
           + " to resume or to enter their epoch; at most " + parking.maxFrames() + " frames and "
-          + parking.maxBytes() + " bytes may wait"));
+          + parking.maxBytes() + " bytes may wait");
       return;
     }
-    r.park(new ChannelReceiver.Parked(frame, bytes, now));
+    r.park(new ChannelReceiver.Parked(frame, now));
   }
 
-  /** Refuses the stream of every channel whose oldest parked frame waited past the limit. */
-  void expireParked() {
+  /** Time passed: refuses the stream of every channel whose oldest parked frame waited too long. */
+  List<WorkerEffect> expireParked() {
     long now = clock.getAsLong();
     for (ChannelReceiver r : receivers.values()) {
       expired(r, now);
     }
+    return drain();
   }
 
   private boolean expired(ChannelReceiver r, long now) {
@@ -198,96 +210,91 @@ final class WorkerCore implements EngineOutput {
     if (oldest == null || now - oldest.parkedAtNanos() <= parking.maxAge().toNanos()) {
       return false;
     }
-    refuse(r, Status.DEADLINE_EXCEEDED.withDescription("channel " + r.from + "->" + workerId
+    refuse(r, Refusal.Kind.PARKED_TOO_LONG, "channel " + r.from() + "->" + workerId
         + ": frames parked for longer than " + parking.maxAge().toMillis() + " ms while the"
-        + " worker waited to resume or to enter their epoch"));
+        + " worker waited to resume or to enter their epoch");
     return true;
   }
 
   /**
-   * Ends the live stream with {@code status} and drops what it parked. The position stays where
-   * it is, so the real sender's next stream resends from there.
+   * Ends the live stream and drops what it parked. The position stays where it is, so the real
+   * sender's next stream resends from there.
    */
-  private void refuse(ChannelReceiver r, Status status) {
-    long now = clock.getAsLong();
-    if (now - r.lastRefusalLoggedNanos >= REFUSAL_LOG_INTERVAL_NANOS) {
-      r.lastRefusalLoggedNanos = now; // a sender ahead of this worker's epoch retries every few ms
-      log.warn("{}: {}", status.getCode(), status.getDescription());
+  private void refuse(ChannelReceiver r, Refusal.Kind kind, String description) {
+    if (r.mayLogRefusal(clock.getAsLong(), REFUSAL_LOG_INTERVAL_NANOS)) {
+      log.warn("{}: {}", kind, description); // a sender ahead of this epoch retries every few ms
     } else {
-      log.debug("{}: {}", status.getCode(), status.getDescription());
+      log.debug("{}: {}", kind, description);
     }
     r.dropParked();
-    if (r.stream != null) {
-      r.stream.fail(status);
-      r.stream = null;
+    if (r.stream() != null) {
+      emit(new WorkerEffect.Refuse(r.stream(), new Refusal(kind, description)));
+      r.setStream(null);
     }
   }
 
-  /** Delivers the items of {@code frame}, which came on the live stream {@code r.stream}. */
-  private void deliver(ChannelReceiver r, Frame frame) {
-    for (int i = 0, n = frame.getItemsCount(); i < n; i++) {
-      Item item = frame.getItems(i);
-      long position = item.getPosition();
-      if (position <= r.delivered) {
+  /** Delivers the items of {@code frame}, which came on the live stream. */
+  private void deliver(ChannelReceiver r, InboundFrame frame) {
+    InboundLink link = r.stream();
+    for (ChannelItem item : frame.items()) {
+      long position = item.position();
+      if (position <= r.delivered()) {
         continue; // a duplicate after a resend
       }
-      if (position != r.delivered + 1) {
-        refuse(r, Status.DATA_LOSS.withDescription("channel " + r.from + "->" + workerId
-            + ": position " + position + " where " + (r.delivered + 1) + " was expected"));
+      if (position != r.delivered() + 1) {
+        refuse(r, Refusal.Kind.DATA_LOSS, "channel " + r.from() + "->" + workerId
+            + ": position " + position + " where " + (r.delivered() + 1) + " was expected");
         return;
       }
-      Status bad = apply(r, item, position);
+      Refusal bad = apply(r, item);
       if (bad != null) {
-        refuse(r, bad);
+        refuse(r, bad.kind(), bad.description());
         return;
       }
-      r.delivered = position;
+      r.delivered(position);
     }
-    r.stream.ack(epoch, r.delivered);
-    r.stream.request(1);
+    emit(new WorkerEffect.Ack(link, epoch, r.delivered()));
+    emit(new WorkerEffect.Request(link, 1));
   }
 
-  /** Hands one item to the engine; a status when the item is refused (the engine is unchanged). */
-  private Status apply(ChannelReceiver r, Item item, long position) {
+  /** Hands one item to the engine; a refusal when the item is refused (the engine is unchanged). */
+  private Refusal apply(ChannelReceiver r, ChannelItem item) {
+    String channel = "channel " + r.from() + "->" + workerId;
     try {
-      switch (item.getKindCase()) {
-        case DATA -> engine.onData(r.from, item.getData().getSeq(),
-            item.getData().getPayload().toByteArray());
-        case MARKER -> {
-          long sentCount = item.getMarker().getSentCount();
-          if (sentCount < 0) { // past 2^63: the engine would read it as "unknown" and skip its check
-            return Status.INVALID_ARGUMENT.withDescription("channel " + r.from + "->" + workerId
-                + ": the marker at position " + position + " carries sent count "
-                + Long.toUnsignedString(sentCount) + ", beyond any count a sender can reach");
-          }
-          engine.onMarker(r.from, item.getMarker().getSnapshotId(), sentCount);
-          metrics.markerReceived();
+      if (item instanceof ChannelItem.Data d) {
+        engine.onData(r.from(), d.seq(), d.payload());
+      } else if (item instanceof ChannelItem.Mark m) {
+        if (m.sentCount() < 0) { // past 2^63: the engine would read it as "unknown"
+          return new Refusal(Refusal.Kind.MALFORMED, channel + ": the marker at position "
+              + m.position() + " carries sent count " + Long.toUnsignedString(m.sentCount())
+              + ", beyond any count a sender can reach");
         }
-        default -> {
-          return Status.INVALID_ARGUMENT.withDescription("channel " + r.from + "->" + workerId
-              + ": the item at position " + position + " carries neither data nor a marker");
-        }
+        engine.onMarker(r.from(), m.snapshotId(), m.sentCount());
+        metrics.markerReceived();
+      } else {
+        return new Refusal(Refusal.Kind.MALFORMED, channel + ": the item at position "
+            + item.position() + " carries neither data nor a marker");
       }
       return null;
     } catch (ProtocolViolationException e) {
-      return Status.DATA_LOSS.withDescription("channel " + r.from + "->" + workerId
-          + ": the item at position " + position + " is refused: " + e.getMessage());
+      return new Refusal(Refusal.Kind.DATA_LOSS, channel + ": the item at position "
+          + item.position() + " is refused: " + e.getMessage());
     } catch (RuntimeException e) {
       // The engine took the item; what failed came after it (an output of the engine).
-      log.error("channel {}->{}: item at position {} failed", r.from, workerId, position, e);
+      log.error("{}: item at position {} failed", channel, item.position(), e);
       return null;
     }
   }
 
   private void drainParked(ChannelReceiver r) {
     while (r.hasParked()) {
-      Frame frame = r.oldestParked().frame();
-      if (frame.getEpoch() < epoch) {
+      InboundFrame frame = r.oldestParked().frame();
+      if (frame.epoch() < epoch) {
         r.takeParked(); // an epoch that was rolled back
-        r.stream.request(1);
+        emit(new WorkerEffect.Request(r.stream(), 1));
         continue;
       }
-      if (frame.getEpoch() > epoch || halted) {
+      if (frame.epoch() > epoch || halted) {
         return;
       }
       r.takeParked();
@@ -295,35 +302,39 @@ final class WorkerCore implements EngineOutput {
     }
   }
 
-  void startSnapshot(long snapshotId) {
+  /** The coordinator (or the application) starts {@code snapshotId} here as an initiator. */
+  List<WorkerEffect> startSnapshot(long snapshotId) {
     if (!engine.tryStartSnapshot(snapshotId)) {
       log.debug("{}: snapshot {} is already known here", workerId, snapshotId);
     }
+    return drain();
   }
 
-  void abortSnapshot(long snapshotId) {
+  List<WorkerEffect> abortSnapshot(long snapshotId) {
     engine.abort(snapshotId);
+    return drain();
   }
 
-  void halt(long newEpoch) {
+  /** Second step of a halt (after {@link #markHalted}): drops recordings, enters {@code newEpoch}. */
+  List<WorkerEffect> halt(long newEpoch) {
     if (newEpoch < epoch) {
       throw new IllegalArgumentException(workerId + ": cannot halt into epoch " + newEpoch
           + ", the worker is already in epoch " + epoch);
     }
+    markHalted(newEpoch);
     engine.abortAll();
-    announcedEpoch = Math.max(announcedEpoch, newEpoch);
     epoch = newEpoch;
-    for (ChannelSender s : senders.values()) {
-      s.startEpoch(newEpoch);
-    }
+    emit(new WorkerEffect.EnterEpoch(newEpoch));
+    renumber();
     for (ChannelReceiver r : receivers.values()) {
-      r.delivered = 0;
-      r.replay = List.of();
+      r.startEpoch();
       drainParked(r);
     }
+    return drain();
   }
 
-  void restore(long restoreEpoch, LocalSnapshot piece, byte[] state) {
+  /** Restores state and counters from {@code piece}; its recordings wait for {@link #resume}. */
+  List<WorkerEffect> restore(long restoreEpoch, LocalSnapshot piece, byte[] state) {
     if (!halted) {
       throw new IllegalStateException(workerId + ": restore needs a halted worker");
     }
@@ -342,37 +353,58 @@ final class WorkerCore implements EngineOutput {
       }
     }
     engine.restore(piece.sent(), piece.received());
+    renumber();
     stateHandler.restore(state);
     for (ChannelReceiver r : receivers.values()) {
-      r.replay = piece.recorded(r.from);
+      r.queueReplay(piece.recorded(r.from()));
     }
+    return drain();
   }
 
-  void resume(long resumeEpoch) {
+  /** Ends a rollback: replays the recorded messages, then what was parked, then new traffic. */
+  List<WorkerEffect> resume(long resumeEpoch) {
     if (resumeEpoch != epoch) {
       throw new IllegalArgumentException(workerId + ": resume in epoch " + resumeEpoch
           + " but the worker is in epoch " + epoch);
     }
     if (!halted) {
-      return;
+      return drain();
     }
     halted = false;
-    senders.values().forEach(s -> s.setHalted(false));
+    emit(new WorkerEffect.Resumed(epoch));
     for (ChannelReceiver r : receivers.values()) {
-      List<RecordedMessage> replay = r.replay;
-      r.replay = List.of();
-      for (RecordedMessage m : replay) {
-        engine.onData(r.from, m.seq(), m.payload().clone());
+      for (RecordedMessage m : r.takeReplay()) {
+        engine.onData(r.from(), m.seq(), m.payload().clone());
       }
     }
     receivers.values().forEach(this::drainParked);
+    return drain();
+  }
+
+  private void renumber() {
+    for (String to : engine.outgoingPeers()) {
+      emit(new WorkerEffect.Renumber(to, engine.sent(to)));
+    }
+  }
+
+  private void emit(WorkerEffect effect) {
+    effects.add(effect);
+  }
+
+  private List<WorkerEffect> drain() {
+    if (effects.isEmpty()) {
+      return List.of();
+    }
+    List<WorkerEffect> out = effects;
+    effects = new ArrayList<>();
+    return out;
   }
 
   // ---- EngineOutput: synchronous callbacks from inside engine calls ----------------------------
 
   @Override
   public void sendMarker(String to, long snapshotId, long sentCount) {
-    senders.get(to).appendMarker(snapshotId, sentCount);
+    emit(new WorkerEffect.SendMarker(to, snapshotId, sentCount));
     metrics.markerSent();
   }
 
@@ -389,26 +421,12 @@ final class WorkerCore implements EngineOutput {
   @Override
   public void completed(CompletedLocalSnapshot snapshot) {
     metrics.snapshotCompleted();
-    LocalSnapshotListener l = listener;
-    if (l != null) {
-      try {
-        l.completed(snapshot);
-      } catch (RuntimeException e) {
-        log.error("{}: the snapshot listener failed", workerId, e);
-      }
-    }
+    emit(new WorkerEffect.Completed(snapshot));
   }
 
   @Override
   public void failed(long snapshotId, String reason) {
     metrics.snapshotFailed();
-    LocalSnapshotListener l = listener;
-    if (l != null) {
-      try {
-        l.failed(snapshotId, reason);
-      } catch (RuntimeException e) {
-        log.error("{}: the snapshot listener failed", workerId, e);
-      }
-    }
+    emit(new WorkerEffect.Failed(snapshotId, reason));
   }
 }

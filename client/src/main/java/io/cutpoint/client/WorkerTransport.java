@@ -18,21 +18,23 @@ import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A worker's gRPC plumbing: one small Netty event loop group shared by its channel server and
- * all its client connections (direct executors on both: the handlers only hand frames to the
- * event thread), and a timer thread for linger flushes and reconnects.
+ * A worker's gRPC plumbing: the process's shared Netty event loop group carries its channel
+ * server and all its client connections (direct executors on both: the handlers only hand frames
+ * to the event thread), and the process's shared timer its linger flushes and reconnects (see
+ * {@link SharedThreads}). A worker built with more than one I/O thread gets a group of its own.
  */
 final class WorkerTransport {
 
   /** Pings on idle connections detect a peer that vanished without closing them. */
   private static final long KEEPALIVE_SECONDS = 10;
 
+  private final SharedThreads shared;
   private final EventLoopGroup group;
+  private final EventLoopGroup ownGroup;
   private final ScheduledExecutorService timer;
   private final ServerCredentials serverCredentials;
   private final ChannelCredentials channelCredentials;
@@ -47,12 +49,11 @@ final class WorkerTransport {
       ChannelCredentials channelCredentials) {
     this.serverCredentials = serverCredentials == null ? InsecureServerCredentials.create() : serverCredentials;
     this.channelCredentials = channelCredentials == null ? InsecureChannelCredentials.create() : channelCredentials;
-    group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("cutpoint-" + workerId + "-io", true));
-    timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "cutpoint-" + workerId + "-timer-1");
-      t.setDaemon(true);
-      return t;
-    });
+    shared = SharedThreads.acquire();
+    ownGroup = ioThreads == 1 ? null
+        : new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("cutpoint-" + workerId + "-io", true));
+    group = ownGroup == null ? shared.io() : ownGroup;
+    timer = shared.timer();
   }
 
   /** Binds the channel server and returns the port it listens on. */
@@ -114,14 +115,11 @@ final class WorkerTransport {
     }
   }
 
-  /** Ends the timer and transport threads and waits for them. */
+  /** Lets go of the shared threads (the last worker stops them) and ends an own I/O group. */
   void shutdownThreads() {
-    timer.shutdownNow();
-    try {
-      timer.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (ownGroup != null) {
+      ownGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    shared.release();
   }
 }

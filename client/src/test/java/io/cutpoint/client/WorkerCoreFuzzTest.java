@@ -18,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -47,20 +46,20 @@ class WorkerCoreFuzzTest {
     final Map<String, Long> lastSeq = new HashMap<>();
     final Map<String, RecordingAckObserver> live = new HashMap<>();
     final List<RecordingAckObserver> all = new ArrayList<>();
-    final Map<String, ChannelReceiver> receivers = new TreeMap<>();
     final WorkerCore core;
+    final WireEffects effects;
 
     Run() {
       SortedSet<String> incoming = new TreeSet<>(PEERS);
       SortedSet<String> outgoing = new TreeSet<>(List.of("c"));
       for (String peer : incoming) {
-        receivers.put(peer, new ChannelReceiver(peer));
         lastSeq.put(peer, 0L);
       }
       WorkerMetrics metrics = new WorkerMetrics(null);
       Map<String, ChannelSender> senders = Map.of("c",
           new ChannelSender("b", "c", 0, ChannelOptions.defaults(), new OfflineHooks(metrics)));
-      core = new WorkerCore("b", outgoing, incoming, senders, receivers, new NoState(),
+      effects = new WireEffects("b", senders);
+      core = new WorkerCore("b", outgoing, incoming, new NoState(),
           (from, seq, payload) -> {
             long expected = lastSeq.get(from) + 1;
             if (seq != expected) {
@@ -80,19 +79,19 @@ class WorkerCoreFuzzTest {
           case 1 -> {
             RecordingAckObserver s = live.get(peer);
             if (s != null) {
-              core.detach(receivers.get(peer), streams.get(s));
+              effects.apply(core.detach(peer, streams.get(s)));
             }
           }
           case 2 -> {
             long epoch = core.epoch() + data.consumeInt(0, 2);
             core.markHalted(epoch);
-            core.halt(epoch);
+            effects.apply(core.halt(epoch));
           }
-          case 3 -> core.resume(core.epoch());
-          case 4 -> core.startSnapshot(data.consumeLong(1, 6));
+          case 3 -> effects.apply(core.resume(core.epoch()));
+          case 4 -> effects.apply(core.startSnapshot(data.consumeLong(1, 6)));
           case 5 -> {
             now += data.consumeLong(0, 2_000_000_000L);
-            core.expireParked();
+            effects.apply(core.expireParked());
           }
           default -> frame(peer, data);
         }
@@ -109,7 +108,7 @@ class WorkerCoreFuzzTest {
       streams.put(s, stream);
       all.add(s);
       live.put(peer, s);
-      core.attach(receivers.get(peer), stream);
+      effects.apply(core.attach(peer, stream));
       return s;
     }
 
@@ -118,7 +117,7 @@ class WorkerCoreFuzzTest {
       if (s == null || data.consumeBoolean()) {
         s = attach(peer);
       }
-      ChannelReceiver r = receivers.get(peer);
+      ChannelReceiver r = core.receiver(peer);
       long epoch = switch (data.consumeInt(0, 3)) {
         case 0 -> core.epoch();
         case 1 -> core.epoch() + 1;
@@ -128,7 +127,7 @@ class WorkerCoreFuzzTest {
       Frame.Builder frame = Frame.newBuilder().setEpoch(epoch);
       int items = data.consumeInt(0, 4);
       for (int i = 0; i < items; i++) {
-        long position = data.consumeBoolean() ? r.delivered + 1 + i : data.consumeLong(0, 12);
+        long position = data.consumeBoolean() ? r.delivered() + 1 + i : data.consumeLong(0, 12);
         long received = core.engine().received(peer);
         Item.Builder item = Item.newBuilder().setPosition(position);
         switch (data.consumeInt(0, 2)) {
@@ -141,18 +140,18 @@ class WorkerCoreFuzzTest {
         }
         frame.addItems(item);
       }
-      core.onFrame(r, streams.get(s), frame.build());
+      effects.apply(core.onFrame(peer, streams.get(s), Frames.toDomain(frame.build())));
     }
 
     private void check() {
       for (String peer : PEERS) {
-        ChannelReceiver r = receivers.get(peer);
+        ChannelReceiver r = core.receiver(peer);
         assertThat(core.engine().received(peer)).as("engine count of %s->b", peer)
             .isEqualTo(lastSeq.get(peer));
         assertThat(r.parkedFrames()).isLessThanOrEqualTo(LIMITS.maxFrames());
         assertThat(r.parkedBytes()).isLessThanOrEqualTo(LIMITS.maxBytes());
         if (r.hasParked()) {
-          assertThat(r.stream).as("parked frames belong to the live stream").isNotNull();
+          assertThat(r.stream()).as("parked frames belong to the live stream").isNotNull();
         }
       }
       for (RecordingAckObserver s : all) {
@@ -163,18 +162,19 @@ class WorkerCoreFuzzTest {
     /** A new stream of the real sender: told where to resume, its next message is delivered. */
     private void theRealSenderIsHeard() {
       if (core.halted()) {
-        core.resume(core.epoch());
+        effects.apply(core.resume(core.epoch()));
       }
       for (String peer : PEERS) {
-        ChannelReceiver r = receivers.get(peer);
+        ChannelReceiver r = core.receiver(peer);
         RecordingAckObserver s = attach(peer);
         long resumeAt = s.lastAckedPosition();
-        assertThat(resumeAt).isEqualTo(r.delivered);
+        assertThat(resumeAt).isEqualTo(r.delivered());
         long seq = core.engine().received(peer) + 1;
-        core.onFrame(r, streams.get(s), Frame.newBuilder().setEpoch(core.epoch())
-            .addItems(Item.newBuilder().setPosition(resumeAt + 1)
-                .setData(DataMessage.newBuilder().setSeq(seq)))
-            .build());
+        effects.apply(core.onFrame(peer, streams.get(s), Frames.toDomain(
+            Frame.newBuilder().setEpoch(core.epoch())
+                .addItems(Item.newBuilder().setPosition(resumeAt + 1)
+                    .setData(DataMessage.newBuilder().setSeq(seq)))
+                .build())));
         assertThat(s.end).as("the real sender's stream of %s->b", peer).isNull();
         assertThat(lastSeq.get(peer)).as("the real sender's message on %s->b", peer)
             .isEqualTo(seq);
@@ -220,6 +220,11 @@ class WorkerCoreFuzzTest {
     @Override
     public WorkerMetrics metrics() {
       return metrics;
+    }
+
+    @Override
+    public void claimed(ChannelSender sender) {
+      throw new UnsupportedOperationException("no application thread sends here");
     }
   }
 }

@@ -9,6 +9,7 @@ import io.cutpoint.api.v1.LocalSnapshotFailed;
 import io.cutpoint.api.v1.SnapshotRequest;
 import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.client.Backoff;
+import io.cutpoint.client.SharedThreads;
 import io.cutpoint.client.WorkerControl;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
@@ -25,7 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -97,15 +98,17 @@ import org.slf4j.LoggerFactory;
  *       that time. A join refused with INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED,
  *       UNAUTHENTICATED or UNIMPLEMENTED is fatal: it is logged, reported to
  *       {@link SessionListener#fatal}, fails {@link #joined()} and {@link #closedFuture()}, and the
- *       state becomes CLOSED (call {@link #close()} to free the threads).
+ *       state becomes CLOSED; the session then frees its threads (and a channel it built) by
+ *       itself, as {@link #close()} would.
  *   <li><b>Close.</b> {@link #close()} half-closes the stream (a graceful leave), waits for the
  *       coordinator to end it, then cancels it; stops the threads; closes the channel if the
  *       session built it.
  * </ol>
  *
  * <p>Threads (daemons, named {@code cutpoint-session-<worker>-...}): one event thread for stream
- * events and commands, one timer for heartbeats, join timeouts and reconnect delays, one upload
- * thread. The listener of the worker is never blocked.
+ * events and commands and one upload thread; heartbeats, join timeouts and reconnect delays run on
+ * the process's shared timer ({@link SharedThreads}, {@code cutpoint-timer}). The listener of the
+ * worker is never blocked.
  */
 public final class CoordinatorSession implements AutoCloseable {
 
@@ -119,7 +122,8 @@ public final class CoordinatorSession implements AutoCloseable {
   private final SessionOptions options;
   private final CoordinatorGrpc.CoordinatorStub stub;
   private final ExecutorService events;
-  private final ScheduledThreadPoolExecutor timer;
+  private final SharedThreads shared;
+  private final ScheduledExecutorService timer;
   private final UploadQueue uploads;
   private final CommandHandler commands;
   private final Backoff backoff;
@@ -134,10 +138,11 @@ public final class CoordinatorSession implements AutoCloseable {
 
   private volatile SessionStream stream;
   private volatile boolean stopped;
-  // Event thread only:
+  // Event thread only (the timer tasks are also cancelled by close()):
   private long generation;
-  private ScheduledFuture<?> heartbeat;
-  private ScheduledFuture<?> joinTimeout;
+  private volatile ScheduledFuture<?> heartbeat;
+  private volatile ScheduledFuture<?> joinTimeout;
+  private volatile ScheduledFuture<?> reconnect;
 
   /**
    * A session over {@code channel}, which the caller owns and closes after {@link #close()}.
@@ -159,9 +164,8 @@ public final class CoordinatorSession implements AutoCloseable {
     this.stub = CoordinatorGrpc.newStub(channel);
     this.threadPrefix = "cutpoint-session-" + workerId + "-";
     this.events = Executors.newSingleThreadExecutor(SessionThreads.named(threadPrefix + "events"));
-    this.timer = new ScheduledThreadPoolExecutor(1, SessionThreads.named(threadPrefix + "timer"));
-    timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    timer.setRemoveOnCancelPolicy(true);
+    this.shared = SharedThreads.acquire();
+    this.timer = shared.timer();
     this.backoff = new Backoff(options.reconnectInitial(), options.reconnectMax(),
         () -> ThreadLocalRandom.current().nextDouble());
     // uploads and downloads carry the current session's secret
@@ -299,7 +303,9 @@ public final class CoordinatorSession implements AutoCloseable {
       }
       s.cancel("session closed");
     }
-    SessionThreads.executor(timer, wait, "timer");
+    cancel(joinTimeout);
+    cancel(heartbeat);
+    cancel(reconnect);
     SessionThreads.executor(uploads.executor(), wait, "upload");
     SessionThreads.executor(events, wait, "events");
     SessionStream late = stream; // opened by a reconnect that raced with close
@@ -313,6 +319,7 @@ public final class CoordinatorSession implements AutoCloseable {
     joined.completeExceptionally(
         new IllegalStateException("session of worker " + workerId + " closed before joining"));
     closedFuture.complete(null);
+    shared.release();
     log.info("worker {}: session closed", workerId);
   }
 
@@ -411,6 +418,7 @@ public final class CoordinatorSession implements AutoCloseable {
       fire(l -> l.fatal(status)); // listeners first: whoever waits on the futures sees them done
       closedFuture.completeExceptionally(status.asException());
       joined.completeExceptionally(status.asException());
+      close(); // nothing will use the session's threads again: free them now
       return;
     }
     setState(SessionState.CONNECTING);
@@ -423,7 +431,8 @@ public final class CoordinatorSession implements AutoCloseable {
           status.getDescription(), backoff.attempts(), delay.toMillis());
     }
     try {
-      timer.schedule(() -> onEvents(this::openStream), delay.toNanos(), TimeUnit.NANOSECONDS);
+      reconnect = timer.schedule(() -> onEvents(this::openStream), delay.toNanos(),
+          TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       log.debug("worker {}: closing, not re-joining", workerId);
     }

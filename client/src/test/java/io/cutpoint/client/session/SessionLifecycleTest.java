@@ -117,6 +117,16 @@ class SessionLifecycleTest {
   }
 
   @Test
+  void aFatalRefusalFreesTheSessionThreadsWithoutAClose() {
+    fake.refusals.add(Status.PERMISSION_DENIED.withDescription("worker lc is not allowed"));
+    start(fast());
+    assertThat(session.closedFuture()).failsWithin(Duration.ofSeconds(5));
+    await().atMost(Duration.ofSeconds(5)).until(() -> sessionThreads().isEmpty());
+    assertThat(session.state()).isEqualTo(SessionState.CLOSED);
+    assertThat(fake.joins).hasSize(1);
+  }
+
+  @Test
   void aJoinContradictingTheTopologyIsFatal() {
     fake.refusals.add(Status.FAILED_PRECONDITION.withDescription("lc does not send to a"));
     start(fast());

@@ -1,0 +1,75 @@
+package io.cutpoint.client;
+
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The threads every worker of a process shares: one timer ({@code cutpoint-timer}) for linger
+ * flushes, reconnects, parking sweeps and the coordinator sessions' heartbeats, join timeouts and
+ * reconnect delays, and one Netty event loop group ({@code cutpoint-io},
+ * one thread per core) for every channel server and connection. Held while any worker is
+ * started (or a session open); the last holder to let go stops them, so a process without workers has none.
+ */
+public final class SharedThreads {
+
+  private static SharedThreads current;
+  private static int users;
+
+  private final ScheduledExecutorService timer;
+  private final EventLoopGroup io;
+
+  private SharedThreads() {
+    ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread thread = new Thread(r, "cutpoint-timer");
+      thread.setDaemon(true);
+      return thread;
+    });
+    t.setRemoveOnCancelPolicy(true);
+    timer = Executors.unconfigurableScheduledExecutorService(t);
+    io = new NioEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
+        new DefaultThreadFactory("cutpoint-io", true));
+  }
+
+  /** The shared threads, started if no worker holds them. Pair with {@link #release}. */
+  public static synchronized SharedThreads acquire() {
+    if (current == null) {
+      current = new SharedThreads();
+    }
+    users++;
+    return current;
+  }
+
+  /** One holder is done; the last one stops the threads and waits for them. */
+  public void release() {
+    boolean last;
+    synchronized (SharedThreads.class) {
+      last = --users == 0 && current == this;
+      if (last) {
+        current = null;
+      }
+    }
+    if (last) {
+      timer.shutdownNow();
+      try {
+        timer.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      io.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The shared timer: schedule short tasks only, and cancel your own at close (never shut it down). */
+  public ScheduledExecutorService timer() {
+    return timer;
+  }
+
+  EventLoopGroup io() {
+    return io;
+  }
+}

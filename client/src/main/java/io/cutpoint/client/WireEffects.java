@@ -1,0 +1,75 @@
+package io.cutpoint.client;
+
+import io.cutpoint.client.WorkerControl.LocalSnapshotListener;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out the worker core's effects over gRPC, on the worker's event thread: channel effects
+ * go to the {@link ChannelSender}s and {@link InboundStream}s, snapshot outcomes to the snapshot
+ * listener (the coordinator session).
+ */
+final class WireEffects {
+
+  private static final Logger log = LoggerFactory.getLogger(WireEffects.class);
+
+  private final String workerId;
+  private final Map<String, ChannelSender> senders;
+  private volatile LocalSnapshotListener listener;
+
+  WireEffects(String workerId, Map<String, ChannelSender> senders) {
+    this.workerId = workerId;
+    this.senders = senders;
+  }
+
+  void setListener(LocalSnapshotListener listener) {
+    this.listener = listener;
+  }
+
+  void apply(List<WorkerEffect> effects) {
+    for (int i = 0, n = effects.size(); i < n; i++) {
+      apply(effects.get(i));
+    }
+  }
+
+  private void apply(WorkerEffect effect) {
+    if (effect instanceof WorkerEffect.SendData d) {
+      senders.get(d.to()).appendData(d.seq(), d.payload());
+    } else if (effect instanceof WorkerEffect.Ack a) {
+      ((InboundStream) a.link()).ack(a.epoch(), a.position());
+    } else if (effect instanceof WorkerEffect.Request r) {
+      ((InboundStream) r.link()).request(r.frames());
+    } else if (effect instanceof WorkerEffect.SendMarker m) {
+      senders.get(m.to()).appendMarker(m.snapshotId(), m.sentCount());
+    } else if (effect instanceof WorkerEffect.Refuse r) {
+      ((InboundStream) r.link()).refuse(r.refusal());
+    } else if (effect instanceof WorkerEffect.Close c) {
+      ((InboundStream) c.link()).complete();
+    } else if (effect instanceof WorkerEffect.EnterEpoch e) {
+      senders.values().forEach(s -> s.startEpoch(e.epoch()));
+    } else if (effect instanceof WorkerEffect.Renumber r) {
+      senders.get(r.to()).renumber(r.sent());
+    } else if (effect instanceof WorkerEffect.Resumed) {
+      senders.values().forEach(s -> s.setHalted(false));
+    } else if (effect instanceof WorkerEffect.Completed c) {
+      tell(l -> l.completed(c.snapshot()));
+    } else if (effect instanceof WorkerEffect.Failed f) {
+      tell(l -> l.failed(f.snapshotId(), f.reason()));
+    } else {
+      throw new IllegalArgumentException("unknown effect " + effect);
+    }
+  }
+
+  private void tell(java.util.function.Consumer<LocalSnapshotListener> call) {
+    LocalSnapshotListener l = listener;
+    if (l != null) {
+      try {
+        call.accept(l);
+      } catch (RuntimeException e) {
+        log.error("{}: the snapshot listener failed", workerId, e);
+      }
+    }
+  }
+}
