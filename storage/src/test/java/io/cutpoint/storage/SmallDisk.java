@@ -10,9 +10,11 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A small tmpfs mounted on a test's temporary directory, to fill the disk for real. Needs
  * {@code mount} rights (root); elsewhere the test that uses it is skipped by an assumption.
+ * Used by the store's tests and by the coordinator's (health on a full disk).
  */
-final class SmallDisk implements AutoCloseable {
-  final Path root;
+public final class SmallDisk implements AutoCloseable {
+  /** The mount point. */
+  public final Path root;
   private final Path filler;
 
   private SmallDisk(Path root) {
@@ -20,7 +22,7 @@ final class SmallDisk implements AutoCloseable {
     this.filler = root.resolve("filler");
   }
 
-  static SmallDisk mount(Path dir, int megabytes) throws Exception {
+  public static SmallDisk mount(Path dir, int megabytes) throws Exception {
     Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m",
         "tmpfs", dir.toString()).redirectErrorStream(true).start();
     boolean done = p.waitFor(30, TimeUnit.SECONDS);
@@ -30,7 +32,7 @@ final class SmallDisk implements AutoCloseable {
   }
 
   /** Writes a file until the disk is full. */
-  void fill() throws IOException {
+  public void fill() throws IOException {
     byte[] block = new byte[64 << 10];
     try (OutputStream out = Files.newOutputStream(filler)) {
       while (true) {
@@ -43,7 +45,7 @@ final class SmallDisk implements AutoCloseable {
     }
   }
 
-  void free() throws IOException {
+  public void free() throws IOException {
     Files.deleteIfExists(filler);
   }
 
