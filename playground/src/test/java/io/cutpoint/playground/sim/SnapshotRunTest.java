@@ -26,25 +26,28 @@ class SnapshotRunTest {
     return new CompletedLocalSnapshot(cut, CapturedState.of(Money.encode(balance)), 0);
   }
 
+  /** p1 initiates; p2 sent one transfer of 7 before p1's marker reached it, p1 recorded it in transit. */
+  private static SnapshotRun run(long p2Balance) {
+    SnapshotRun run = new SnapshotRun(1, List.of("p1"), 0);
+    assertThat(run.add(piece("p1", "p2", 0, 0, List.of(new RecordedMessage(1, Money.encode(7))), 100),
+        WORKERS, CHANNELS, 200, 5)).isFalse();
+    assertThat(run.add(piece("p2", "p1", 1, 0, List.of(), p2Balance), WORKERS, CHANNELS, 200, 9)).isTrue();
+    return run;
+  }
+
   @Test
   void aCutTheVerifierAcceptsIsStillFlaggedWhenItDoesNotHoldAllTheMoney() {
-    SnapshotRun run = new SnapshotRun(1, List.of("p1"), 0);
-    // p1 sent 1 transfer of 7 to p2 before recording, p2 recorded it in transit: 93 + 100 + 7 = 200.
-    // Here p2 captured 90 instead of 100: every counter agrees, the money does not.
-    assertThat(run.add(piece("p1", "p2", 1, 0, List.of(), 93), WORKERS, CHANNELS, 200, 5)).isFalse();
-    assertThat(run.add(piece("p2", "p1", 0, 0, List.of(new RecordedMessage(1, Money.encode(7))), 90),
-        WORKERS, CHANNELS, 200, 9)).isTrue();
+    // Every counter agrees; p2 captured 90 where 100 + 93 + 7 would hold all the money.
+    SnapshotRun run = run(90);
 
     assertThat(run.status()).isEqualTo(SnapshotRun.Status.INCONSISTENT);
-    assertThat(run.violations()).containsExactly("bank: the cut holds 190 but the system holds 200");
+    assertThat(run.violations()).containsExactly("bank: the cut holds 197 but the system holds 200");
     assertThat(run.finishedAt()).isEqualTo(9);
   }
 
   @Test
   void aCutHoldingAllTheMoneyIsConsistent() {
-    SnapshotRun run = new SnapshotRun(1, List.of("p1"), 0);
-    run.add(piece("p1", "p2", 1, 0, List.of(), 93), WORKERS, CHANNELS, 200, 5);
-    run.add(piece("p2", "p1", 0, 0, List.of(new RecordedMessage(1, Money.encode(7))), 100), WORKERS, CHANNELS, 200, 9);
+    SnapshotRun run = run(93);
 
     assertThat(run.status()).isEqualTo(SnapshotRun.Status.CONSISTENT);
     assertThat(run.violations()).isEmpty();
