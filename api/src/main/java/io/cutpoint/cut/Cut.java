@@ -1,7 +1,6 @@
 package io.cutpoint.cut;
 
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -21,9 +20,9 @@ public record Cut(
     SortedMap<String, LocalSnapshot> pieces) {
 
   public Cut {
-    workers = Collections.unmodifiableSortedSet(new TreeSet<>(workers));
-    channels = Collections.unmodifiableSortedSet(new TreeSet<>(channels));
-    pieces = Collections.unmodifiableSortedMap(new TreeMap<>(pieces));
+    workers = SortedCopies.set(workers);
+    channels = SortedCopies.set(channels);
+    pieces = SortedCopies.map(pieces);
   }
 
   /** Builds a cut from pieces, keyed by their worker ids (a later piece of one worker wins). */

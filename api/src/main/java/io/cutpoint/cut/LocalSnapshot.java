@@ -33,11 +33,11 @@ public record LocalSnapshot(
     received = copy(received);
     SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>();
     recordings.forEach((peer, msgs) -> rec.put(peer, List.copyOf(msgs)));
-    recordings = java.util.Collections.unmodifiableSortedMap(rec);
+    recordings = SortedCopies.map(rec);
   }
 
   private static SortedMap<String, Long> copy(Map<String, Long> m) {
-    return java.util.Collections.unmodifiableSortedMap(new TreeMap<>(m));
+    return SortedCopies.map(m);
   }
 
   /** Whether this worker started the snapshot itself rather than on a marker. */

@@ -13,6 +13,7 @@ import io.cutpoint.ops.admin.UnpinCommand;
 import io.cutpoint.ops.admin.WatchCommand;
 import io.cutpoint.ops.config.ConfigException;
 import io.cutpoint.ops.demo.DemoCommand;
+import io.cutpoint.ops.play.PlaygroundCommand;
 import io.cutpoint.ops.server.ServerCommand;
 import io.cutpoint.ops.store.StoreCommand;
 import io.grpc.StatusRuntimeException;
@@ -52,6 +53,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       AnalyzeCommand.class,
       StoreCommand.class,
       DemoCommand.class,
+      PlaygroundCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 success, 1 failed operation, 2 bad usage.",

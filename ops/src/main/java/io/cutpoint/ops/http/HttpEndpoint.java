@@ -102,6 +102,7 @@ public final class HttpEndpoint implements AutoCloseable {
       files.directory = WEB_ROOT;
       files.location = Location.CLASSPATH;
     });
+    config.routes.get("/play", HttpEndpoint::playground);
     config.routes.get("/metrics", ctx -> ctx.contentType(METRICS_CONTENT_TYPE).result(registry.scrape()));
     for (AdminRoutes.Route route : AdminRoutes.UNARY) {
       Handler h = ctx -> unary(ctx, admin, route);
@@ -126,6 +127,19 @@ public final class HttpEndpoint implements AutoCloseable {
         error(ctx, 404, "NOT_FOUND", "no such page: " + AdminRequests.shorten(ctx.path()));
       }
     });
+  }
+
+  /**
+   * The playground's page. Its files are relative to {@code /play/}, so {@code /play} redirects
+   * there; routes ignore a trailing slash, so {@code /play/} comes here too and gets the page.
+   */
+  private static void playground(Context ctx) {
+    if (!ctx.path().endsWith("/")) {
+      ctx.redirect("/play/");
+      return;
+    }
+    ctx.contentType("text/html; charset=utf-8")
+        .result(HttpEndpoint.class.getResourceAsStream(WEB_ROOT + "/play/index.html"));
   }
 
   private static ServerConnector httpsConnector(Server server, String host, int port,

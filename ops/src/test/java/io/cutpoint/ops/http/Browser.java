@@ -30,6 +30,11 @@ final class Browser implements AutoCloseable {
   }
 
   static Browser start() throws IOException {
+    return start(1400, 1000);
+  }
+
+  /** A browser whose window (and screenshots) are {@code width x height}. */
+  static Browser start(int width, int height) throws IOException {
     if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
       throw new IllegalStateException("the browser tests need Debian's chromium and chromium-driver: "
           + "apt-get install -y chromium chromium-driver (.ci/run does it)");
@@ -39,7 +44,7 @@ final class Browser implements AutoCloseable {
     options.setBinary(CHROMIUM.toFile());
     options.addArguments("--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-        "--window-size=1400,1000", "--user-data-dir=" + profile);
+        "--window-size=" + width + "," + height, "--user-data-dir=" + profile);
     ChromeDriverService service = new ChromeDriverService.Builder()
         .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
     ChromeDriver driver = new ChromeDriver(service, options);
