@@ -27,7 +27,9 @@ record BenchResults(
 
   /** The data-plane ratio of the worst payload size. */
   double dataplaneRatio() {
-    return dataplane.stream().mapToDouble(DataPlanePhase.Row::ratio).min().orElse(Double.NaN);
+    // a payload whose bare windows all delivered nothing (a loaded machine) has no ratio: not the worst
+    return dataplane.stream().filter(r -> r.ratios().count() > 0).mapToDouble(DataPlanePhase.Row::ratio)
+        .min().orElse(Double.NaN);
   }
 
   /** The recovery ratio of the worst measured size. */
