@@ -9,7 +9,8 @@ sealed interface ChannelItem {
 
   long position();
 
-  /** Data message {@code seq} of the channel. */
+  /** Data message {@code seq} of the channel (the payload is handed over, never compared). */
+  @SuppressWarnings("ArrayRecordComponent")
   record Data(long position, long seq, byte[] payload) implements ChannelItem {}
 
   /** A marker of {@code snapshotId}; {@code sentCount} is what the sender had sent before it. */

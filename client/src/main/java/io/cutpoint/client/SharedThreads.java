@@ -23,6 +23,7 @@ public final class SharedThreads {
   private final ScheduledExecutorService timer;
   private final EventLoopGroup io;
 
+  @SuppressWarnings("deprecation") // NioEventLoopGroup, as in gRPC's own Netty transport
   private SharedThreads() {
     ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
       Thread thread = new Thread(r, "cutpoint-timer");
