@@ -19,6 +19,7 @@ import java.util.TreeSet;
  * mutator, including through views, iterators and entries, throws {@link
  * UnsupportedOperationException}.
  */
+@SuppressWarnings("JdkObsolete") // Cut and LocalSnapshot's components are SortedMap and SortedSet
 final class SortedCopies {
 
   private SortedCopies() {}

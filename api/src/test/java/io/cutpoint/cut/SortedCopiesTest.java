@@ -10,6 +10,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
+@SuppressWarnings("JdkObsolete") // the copies are SortedMap and SortedSet, as Cut's components
 class SortedCopiesTest {
 
   @Test
