@@ -7,10 +7,12 @@ import io.cutpoint.ops.admin.GrpcErrors;
 import io.cutpoint.ops.admin.ListCommand;
 import io.cutpoint.ops.admin.PinCommand;
 import io.cutpoint.ops.admin.RollbackCommand;
+import io.cutpoint.ops.admin.ScheduleCommand;
 import io.cutpoint.ops.admin.ShowCommand;
 import io.cutpoint.ops.admin.SnapshotCommand;
 import io.cutpoint.ops.admin.UnpinCommand;
 import io.cutpoint.ops.admin.WatchCommand;
+import io.cutpoint.ops.admin.WorkerCommand;
 import io.cutpoint.ops.config.ConfigException;
 import io.cutpoint.ops.demo.DemoCommand;
 import io.cutpoint.ops.play.PlaygroundCommand;
@@ -49,6 +51,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
       PinCommand.class,
       UnpinCommand.class,
       ClusterCommand.class,
+      WorkerCommand.class,
+      ScheduleCommand.class,
       WatchCommand.class,
       AnalyzeCommand.class,
       StoreCommand.class,

@@ -1,5 +1,7 @@
 package io.cutpoint.ops.admin;
 
+import io.cutpoint.api.v1.AbortSnapshotRequest;
+import io.cutpoint.api.v1.AbortSnapshotResponse;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.TriggerSnapshotResponse;
@@ -9,9 +11,11 @@ import io.cutpoint.ops.format.Json;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 @Command(name = "snapshot", mixinStandardHelpOptions = true,
-    description = "Start a snapshot now. With --wait, wait for its outcome and exit 1 unless it completes.")
+    description = {"Start a snapshot now. With --wait, wait for its outcome and exit 1 unless it completes.",
+        "With --abort ID, abort that pending snapshot instead."})
 public final class SnapshotCommand extends AdminCommand {
 
   @Option(names = "--wait", description = "Wait until the snapshot is complete, aborted or failed.")
@@ -21,8 +25,25 @@ public final class SnapshotCommand extends AdminCommand {
       description = "With --wait: stop waiting after this long (default: the coordinator's snapshot timeout).")
   String waitTimeout;
 
+  @Option(names = "--abort", paramLabel = "ID", converter = SnapshotIdConverter.class,
+      description = "Abort this pending snapshot instead of starting one.")
+  Long abort;
+
+  @Override
+  protected String subject() {
+    return abort == null ? "" : "snapshot " + abort;
+  }
+
   @Override
   protected int run(AdminClient client, PrintWriter out) {
+    if (abort != null) {
+      if (wait || waitTimeout != null) {
+        throw new ParameterException(spec.commandLine(), "--abort takes no --wait or --wait-timeout");
+      }
+      AbortSnapshotResponse r = client.stub().abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(abort).build());
+      out.println(json() ? Json.pretty(r) : "snapshot " + abort + " aborted");
+      return ExitCodes.OK;
+    }
     Waiting waiting = Waiting.of(spec.commandLine(), wait, waitTimeout);
     TriggerSnapshotResponse r = waiting.stub(client).triggerSnapshot(TriggerSnapshotRequest
         .newBuilder().setWait(wait).setWaitTimeoutMs(waiting.timeoutMillis()).build());

@@ -120,6 +120,55 @@ class AdminCommandsTest {
   }
 
   @Test
+  void rollbackWaitPrintsTheWorkersItStillWaitsFor() {
+    Cli.Result r = run("rollback", "9", "--wait");
+    assertThat(r.code()).as(r.err()).isEqualTo(0);
+    assertThat(r.out()).isEqualTo("waiting for b: workers not rejoined: [b]\n"
+        + "rolled back to snapshot 9 in 75.0ms (epoch 2)\n");
+  }
+
+  @Test
+  void rollbackCancelReportsTheWorkersResumedWithoutARestoreAndNeedsNoId() {
+    Cli.Result r = run("rollback", "--cancel");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).isEqualTo("rollback to snapshot 7 cancelled (epoch 3); resumed without a restore: a\n");
+    Cli.Result both = run("rollback", "7", "--cancel");
+    assertThat(both.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(both.err()).contains("--cancel takes no snapshot ID");
+    Cli.Result none = run("rollback");
+    assertThat(none.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(none.err()).contains("missing snapshot ID (or --cancel)");
+  }
+
+  @Test
+  void clusterShowsAFailedRollbackThePausedScheduleAndWhySnapshotsAreBlocked() {
+    admin.rollbackView = io.cutpoint.api.v1.RollbackView.newBuilder()
+        .setPhase(io.cutpoint.api.v1.RollbackPhase.ROLLBACK_PHASE_FAILED).setSnapshotId(7)
+        .setDetail("the deadline of 1m passed; workers not rejoined: [b]").build();
+    Cli.Result r = run("cluster");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).contains("rollback:          failed (the deadline of 1m passed; workers not rejoined: [b])")
+        .doesNotContain("in progress")
+        .contains("schedule:          paused (every 10.00s when resumed)")
+        .contains("snapshots:         blocked (workers_lost): workers without a live session: [b]");
+  }
+
+  @Test
+  void workerRemoveScheduleAndSnapshotAbortSayWhatTheyDidOrWhyNot() {
+    assertThat(run("worker", "remove", "b").out()).isEqualTo("worker b removed\n");
+    Cli.Result unknown = run("worker", "remove", "zz");
+    assertThat(unknown.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(unknown.err()).isEqualTo("cutpoint: worker zz not found\n");
+    assertThat(run("schedule", "pause").out()).isEqualTo("periodic snapshots paused\n");
+    assertThat(run("schedule", "resume").out()).isEqualTo("periodic snapshots resumed\n");
+    assertThat(run("snapshot", "--abort", "8").out()).isEqualTo("snapshot 8 aborted\n");
+    Cli.Result ended = run("snapshot", "--abort", "7");
+    assertThat(ended.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(ended.err()).contains("snapshot 7 is not pending");
+    assertThat(run("snapshot", "--abort", "8", "--wait").code()).isEqualTo(ExitCodes.USAGE);
+  }
+
+  @Test
   void clusterShowsWorkersTable() {
     Cli.Result r = run("cluster");
     assertThat(r.code()).isEqualTo(0);

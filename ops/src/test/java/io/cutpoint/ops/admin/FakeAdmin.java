@@ -1,7 +1,20 @@
 package io.cutpoint.ops.admin;
 
 import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.AbortSnapshotRequest;
+import io.cutpoint.api.v1.AbortSnapshotResponse;
 import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.CancelRollbackRequest;
+import io.cutpoint.api.v1.CancelRollbackResponse;
+import io.cutpoint.api.v1.RemoveWorkerRequest;
+import io.cutpoint.api.v1.RemoveWorkerResponse;
+import io.cutpoint.api.v1.RollbackPhase;
+import io.cutpoint.api.v1.RollbackView;
+import io.cutpoint.api.v1.ScheduleView;
+import io.cutpoint.api.v1.SetScheduleRequest;
+import io.cutpoint.api.v1.SetScheduleResponse;
+import io.cutpoint.api.v1.SnapshotsBlocked;
+import io.cutpoint.api.v1.SnapshotsBlockedReason;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRef;
 import io.cutpoint.api.v1.ClusterView;
@@ -63,6 +76,10 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
 
   private final Server server;
   volatile ListSnapshotsRequest lastList;
+  /** The rollback the cluster view shows. */
+  volatile RollbackView rollbackView = RollbackView.getDefaultInstance();
+  /** Counted down by every cluster view served: a rollback of snapshot 9 with wait answers after one. */
+  final java.util.concurrent.CountDownLatch clusterAsked = new java.util.concurrent.CountDownLatch(1);
 
   FakeAdmin() throws IOException {
     server = ServerBuilder.forPort(0).addService(this).build().start();
@@ -119,6 +136,16 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
 
   @Override
   public void rollback(RollbackRequest r, StreamObserver<RollbackResponse> o) {
+    if (r.getSnapshotId() == 9 && r.getWait()) {
+      rollbackView = RollbackView.newBuilder().setPhase(RollbackPhase.ROLLBACK_PHASE_RUNNING).setSnapshotId(9)
+          .addWaitingFor("b").setDetail("workers not rejoined: [b]").build();
+      try {
+        clusterAsked.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      rollbackView = RollbackView.getDefaultInstance();
+    }
     o.onNext(RollbackResponse.newBuilder().setEpoch(2).setSnapshotId(r.getSnapshotId())
         .setCompleted(r.getWait()).setDurationMicros(r.getWait() ? 75_000 : 0).build());
     o.onCompleted();
@@ -130,7 +157,48 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
         .addWorkers(WorkerView.newBuilder().setState(WorkerState.WORKER_STATE_RUNNING)
             .setDecl(WorkerDecl.newBuilder().setWorkerId("a").setChannelAddress("127.0.0.1:5000")
                 .addOutgoing("b").addIncoming("b")))
-        .addChannels(ChannelRef.newBuilder().setFrom("a").setTo("b")).build());
+        .addChannels(ChannelRef.newBuilder().setFrom("a").setTo("b"))
+        .setRollback(rollbackView)
+        .setSchedule(ScheduleView.newBuilder().setIntervalMs(10_000).setPaused(true))
+        .setSnapshotsBlocked(SnapshotsBlocked.newBuilder()
+            .setReason(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_WORKERS_LOST).addWorkers("b")
+            .setMessage("workers without a live session: [b]"))
+        .build());
+    o.onCompleted();
+    clusterAsked.countDown();
+  }
+
+  @Override
+  public void cancelRollback(CancelRollbackRequest r, StreamObserver<CancelRollbackResponse> o) {
+    o.onNext(CancelRollbackResponse.newBuilder().setSnapshotId(7).setEpoch(3).addResumedUnrestored("a").build());
+    o.onCompleted();
+  }
+
+  @Override
+  public void removeWorker(RemoveWorkerRequest r, StreamObserver<RemoveWorkerResponse> o) {
+    if (!r.getWorkerId().equals("b")) {
+      o.onError(Status.NOT_FOUND.withDescription("no worker " + r.getWorkerId()).asRuntimeException());
+      return;
+    }
+    o.onNext(RemoveWorkerResponse.getDefaultInstance());
+    o.onCompleted();
+  }
+
+  @Override
+  public void abortSnapshot(AbortSnapshotRequest r, StreamObserver<AbortSnapshotResponse> o) {
+    if (r.getSnapshotId() != 8) {
+      o.onError(Status.FAILED_PRECONDITION.withDescription("snapshot " + r.getSnapshotId()
+          + " is not pending: it is SNAPSHOT_STATUS_COMPLETE").asRuntimeException());
+      return;
+    }
+    o.onNext(AbortSnapshotResponse.newBuilder().setManifest(ABORTED).build());
+    o.onCompleted();
+  }
+
+  @Override
+  public void setSchedule(SetScheduleRequest r, StreamObserver<SetScheduleResponse> o) {
+    o.onNext(SetScheduleResponse.newBuilder().setSchedule(ScheduleView.newBuilder().setIntervalMs(10_000)
+        .setPaused(r.getPaused())).build());
     o.onCompleted();
   }
 
