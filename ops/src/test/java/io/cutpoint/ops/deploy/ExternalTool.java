@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A command-line tool of the machine (promtool, systemd-analyze) run on the repository's files.
  * Where the tool is missing, a test that needs it is skipped and says why, unless
- * {@code -Dcutpoint.require.tools=true} (as {@code .ci/run} passes): then it fails.
+ * {@code -Dcutpoint.require.tools=true} or the environment has {@code CUTPOINT_REQUIRE_TOOLS=true}
+ * (as {@code .ci/run} sets it): then it fails.
  */
 public final class ExternalTool {
 
@@ -26,7 +27,9 @@ public final class ExternalTool {
   /** The tool on the PATH; skips (or, when tools are required, fails) the test if it is not there. */
   public static ExternalTool require(String name, String installHint) {
     boolean found = onPath(name);
-    if (!found && Boolean.getBoolean("cutpoint.require.tools")) {
+    boolean required = Boolean.getBoolean("cutpoint.require.tools")
+        || "true".equals(System.getenv("CUTPOINT_REQUIRE_TOOLS"));
+    if (!found && required) {
       throw new AssertionError(name + " is not on the PATH (" + installHint + ")");
     }
     Assumptions.assumeTrue(found, () -> name + " is not on the PATH (" + installHint + "); skipped");
