@@ -50,7 +50,9 @@ public enum Setting {
   MAX_ID_LENGTH("max-id-length", Kind.POSITIVE_INT, "128",
       "longest worker id accepted on join (at most 128, the protocol's limit)"),
   DOWNLOAD_TIMEOUT("download-timeout", Kind.DURATION, "60s",
-      "a restore download not finished after this long is ended (DEADLINE_EXCEEDED)");
+      "a restore download not finished after this long is ended (DEADLINE_EXCEEDED)"),
+  FORGET_LOST_AFTER("forget-lost-after", Kind.DURATION, "0s",
+      "a worker lost for this long is removed, unless a rollback needs it (0 = never)");
 
   /** How a value is read. */
   public enum Kind {
