@@ -75,6 +75,8 @@ public record CoordinatorConfig(
   public static final RollbackPolicy DEFAULT_ROLLBACK_POLICY = RollbackPolicy.NONE;
   public static final Duration DEFAULT_ROLLBACK_DEADLINE = Duration.ofSeconds(60);
   public static final Duration DEFAULT_DOWNLOAD_TIMEOUT = Duration.ofSeconds(60);
+  /** Lost workers are never forgotten by default. */
+  public static final Duration DEFAULT_FORGET_LOST_AFTER = Duration.ZERO;
   /** The address bound when neither a worker token nor TLS protects the worker-facing service. */
   public static final String LOOPBACK = "127.0.0.1";
   /** The address bound by default when workers must authenticate: every interface. */
@@ -139,7 +141,7 @@ public record CoordinatorConfig(
     limits = limits == null ? WorkerLimits.DEFAULT : limits;
     downloadTimeout = downloadTimeout == null ? DEFAULT_DOWNLOAD_TIMEOUT : downloadTimeout;
     positive("downloadTimeout", downloadTimeout);
-    forgetLostAfter = forgetLostAfter == null ? Duration.ZERO : forgetLostAfter;
+    forgetLostAfter = forgetLostAfter == null ? DEFAULT_FORGET_LOST_AFTER : forgetLostAfter;
     nonNegative("forgetLostAfter", forgetLostAfter);
   }
 

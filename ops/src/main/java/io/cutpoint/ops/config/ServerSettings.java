@@ -41,6 +41,7 @@ public record ServerSettings(
     int maxChannelsPerWorker,
     int maxIdLength,
     Duration downloadTimeout,
+    Duration forgetLostAfter,
     Map<Setting, String> sources) {
 
   public ServerSettings {

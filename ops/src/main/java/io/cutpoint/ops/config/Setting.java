@@ -70,7 +70,10 @@ public enum Setting {
       "longest worker id accepted on join (at most 128, the protocol's limit)"),
   DOWNLOAD_TIMEOUT("download-timeout", Kind.DURATION,
       Durations.format(CoordinatorConfig.DEFAULT_DOWNLOAD_TIMEOUT),
-      "a restore download not finished after this long is ended (DEADLINE_EXCEEDED)");
+      "a restore download not finished after this long is ended (DEADLINE_EXCEEDED)"),
+  FORGET_LOST_AFTER("forget-lost-after", Kind.DURATION,
+      Durations.format(CoordinatorConfig.DEFAULT_FORGET_LOST_AFTER),
+      "a worker lost for this long is removed, unless a rollback needs it (0 = never)");
 
   /** How a value is read. */
   public enum Kind {

@@ -61,7 +61,7 @@ public final class SettingsResolver {
         p.optionalFile(Setting.TLS_KEY), p.optionalFile(Setting.TLS_CLIENT_CA),
         p.host(Setting.HOST), p.optionalFile(Setting.WORKER_TOKEN_FILE), p.integer(Setting.MAX_WORKERS),
         p.integer(Setting.MAX_CHANNELS_PER_WORKER), p.integer(Setting.MAX_ID_LENGTH),
-        p.duration(Setting.DOWNLOAD_TIMEOUT), sources);
+        p.duration(Setting.DOWNLOAD_TIMEOUT), p.duration(Setting.FORGET_LOST_AFTER), sources);
     checkTogether(settings);
     return settings;
   }

@@ -183,7 +183,7 @@ public final class ServerCommand implements Callable<Integer> {
         token(s, s.adminTokenFile(), Setting.ADMIN_TOKEN_FILE), tls, s.host(),
         token(s, s.workerTokenFile(), Setting.WORKER_TOKEN_FILE),
         new CoordinatorConfig.WorkerLimits(s.maxWorkers(), s.maxChannelsPerWorker(), s.maxIdLength()),
-        s.downloadTimeout());
+        s.downloadTimeout()).toBuilder().forgetLostAfter(s.forgetLostAfter()).build();
   }
 
   private static AdminToken token(ServerSettings s, Path file, Setting setting) {
@@ -228,6 +228,7 @@ public final class ServerCommand implements Callable<Integer> {
     values.put(Setting.MAX_CHANNELS_PER_WORKER, String.valueOf(s.maxChannelsPerWorker()));
     values.put(Setting.MAX_ID_LENGTH, String.valueOf(s.maxIdLength()));
     values.put(Setting.DOWNLOAD_TIMEOUT, Durations.format(s.downloadTimeout()));
+    values.put(Setting.FORGET_LOST_AFTER, Durations.format(s.forgetLostAfter()));
     StringBuilder b = new StringBuilder();
     for (Setting setting : Setting.values()) {
       b.append(String.format("%-20s %-22s # %s%n", setting.key(), values.get(setting),

@@ -50,6 +50,19 @@ class ServerCommandTest {
   }
 
   @Test
+  void forgetLostAfterIsOffByDefaultAndReachesTheCoordinatorConfigFromEnvOrFlag() {
+    ServerSettings defaults = SettingsResolver.resolve(Map.of(), Map.of(), new Properties(), "-");
+    assertThat(ServerCommand.toConfig(defaults).forgetLostAfter()).isZero();
+    ServerSettings env = SettingsResolver.resolve(Map.of(), Map.of("CUTPOINT_FORGET_LOST_AFTER", "10m"),
+        new Properties(), "-");
+    assertThat(ServerCommand.toConfig(env).forgetLostAfter()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(ServerCommand.describe(env)).contains("forget-lost-after", "env CUTPOINT_FORGET_LOST_AFTER");
+    ServerSettings flag = SettingsResolver.resolve(Map.of(Setting.FORGET_LOST_AFTER, "30s"), Map.of(),
+        new Properties(), "-");
+    assertThat(ServerCommand.toConfig(flag).forgetLostAfter()).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
   void anUnknownRollbackPolicyNamesTheSettingAndTheChoices() {
     assertThatThrownBy(() -> SettingsResolver.resolve(Map.of(Setting.ROLLBACK_POLICY, "sometimes"),
         Map.of(), new Properties(), "-"))
