@@ -65,6 +65,11 @@ public final class SharedThreads {
     }
   }
 
+  /** How many holders the shared threads have now (0 when none are running). */
+  static synchronized int holders() {
+    return users;
+  }
+
   /** The shared timer: schedule short tasks only, and cancel your own at close (never shut it down). */
   public ScheduledExecutorService timer() {
     return timer;

@@ -33,6 +33,8 @@ final class WorkerTransport {
   private static final long KEEPALIVE_SECONDS = 10;
 
   private final SharedThreads shared;
+  private final java.util.concurrent.atomic.AtomicBoolean threadsReleased =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final EventLoopGroup group;
   private final EventLoopGroup ownGroup;
   private final ScheduledExecutorService timer;
@@ -115,8 +117,14 @@ final class WorkerTransport {
     }
   }
 
-  /** Lets go of the shared threads (the last worker stops them) and ends an own I/O group. */
+  /**
+   * Lets go of the shared threads (the last worker stops them) and ends an own I/O group. Only the
+   * first call does: a worker that could not listen calls it, and then again when it is closed.
+   */
   void shutdownThreads() {
+    if (!threadsReleased.compareAndSet(false, true)) {
+      return;
+    }
     if (ownGroup != null) {
       ownGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
