@@ -36,6 +36,9 @@ class DocCommandsIT {
       trap stop_jobs EXIT
       """;
 
+  private static final String JAR_SLOT = "<<cutpoint.jar>>";
+  private static final String TMP_SLOT = "<<tmp>>";
+
   @TempDir Path tmp;
 
   @TestFactory
@@ -60,11 +63,15 @@ class DocCommandsIT {
     Path dir = Files.createDirectories(tmp.resolve("block-" + block.line() + "-" + block.file().replace('/', '_')));
     String grpcPort = Integer.toString(freePort());
     String metricsPort = Integer.toString(freePort());
+    // Ports first, paths last: the checkout, the jar and the block's folder may themselves lie
+    // under /tmp/ or hold the digits of a default port.
     String script = PREAMBLE + block.script()
-        .replace("ops/target/cutpoint.jar", jar.toString())
+        .replace("ops/target/cutpoint.jar", JAR_SLOT)
+        .replace("/tmp/", TMP_SLOT)
         .replace("7070", grpcPort)
         .replace("9464", metricsPort)
-        .replace("/tmp/", dir + "/");
+        .replace(JAR_SLOT, jar.toString())
+        .replace(TMP_SLOT, dir + "/");
     Path out = dir.resolve("output.txt");
     ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(root.toFile())
         .redirectErrorStream(true).redirectOutput(out.toFile())
