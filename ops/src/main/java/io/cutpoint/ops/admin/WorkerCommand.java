@@ -2,6 +2,7 @@ package io.cutpoint.ops.admin;
 
 import io.cutpoint.api.v1.RemoveWorkerRequest;
 import io.cutpoint.ops.ExitCodes;
+import io.cutpoint.ops.format.Json;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,7 +39,11 @@ public final class WorkerCommand implements Runnable {
     @Override
     protected int run(AdminClient client, PrintWriter out) {
       client.stub().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId(id).build());
-      out.println(json() ? "{\"worker_id\":\"" + id + "\",\"removed\":true}" : "worker " + id + " removed");
+      if (json()) {
+        out.println(Json.object().put("worker_id", id).put("removed", true));
+      } else {
+        out.println("worker " + id + " removed");
+      }
       return ExitCodes.OK;
     }
   }
