@@ -14,7 +14,7 @@ import io.cutpoint.api.v1.SnapshotManifest;
  */
 class StoreReadersFuzzTest {
 
-  @FuzzTest(maxDuration = "60s")
+  @FuzzTest(maxDuration = "5m")
   void unwrapReturnsOnlyCheckedPayloads(FuzzedDataProvider data) {
     byte[] key = data.consumeBytes(data.consumeInt(0, 40));
     byte[] value = data.consumeRemainingAsBytes();
@@ -29,7 +29,7 @@ class StoreReadersFuzzTest {
     assertThat(Frames.wrap(key, payload)).isEqualTo(value);
   }
 
-  @FuzzTest(maxDuration = "60s")
+  @FuzzTest(maxDuration = "5m")
   void aDamagedManifestIsReadExactlyOrReportedAsCorruption(FuzzedDataProvider data) {
     long id = 1 + (data.consumeLong() & 0x7fff_ffff_ffffL);
     SnapshotManifest original = SnapshotManifest.newBuilder().setSnapshotId(id)
@@ -60,7 +60,7 @@ class StoreReadersFuzzTest {
     }
   }
 
-  @FuzzTest(maxDuration = "60s")
+  @FuzzTest(maxDuration = "5m")
   void damagedKeysAreDescribedNeverThrown(FuzzedDataProvider data) {
     byte[] key = data.consumeRemainingAsBytes();
     for (String kind : new String[] {"state", "channel", "metadata"}) {

@@ -109,7 +109,7 @@ class WorkerServiceFuzzTest {
     return m.build();
   }
 
-  @FuzzTest(maxDuration = "30s")
+  @FuzzTest(maxDuration = "5m")
   void sessionStream(FuzzedDataProvider data) throws Exception {
     String workerId = "fuzz-" + data.consumeInt(0, 3);
     RawWorker w = new RawWorker(coordinator.async(), workerId);
@@ -170,7 +170,7 @@ class WorkerServiceFuzzTest {
     return p.build();
   }
 
-  @FuzzTest(maxDuration = "30s")
+  @FuzzTest(maxDuration = "5m")
   void uploadSnapshot(FuzzedDataProvider data) throws Exception {
     List<UploadPart> parts = new ArrayList<>();
     for (int i = data.consumeInt(0, 10); i > 0; i--) {
