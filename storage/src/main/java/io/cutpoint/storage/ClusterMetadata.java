@@ -106,10 +106,20 @@ final class ClusterMetadata {
     }
   }
 
-  /** The value, empty if absent, null if it fails its checks (reported to the caller). */
+  /**
+   * The value, empty if absent, null if it fails its checks or was in a table file that this open
+   * set aside (reported to the caller).
+   */
   private Optional<ByteBuffer> readChecked(String name) {
     try {
-      return read(name);
+      Optional<ByteBuffer> value = read(name);
+      if (value.isEmpty() && rocks.setAside.stream()
+          .anyMatch(s -> s.now() && s.family().equals(RocksHandles.METADATA))) {
+        log.error("Store {}: store metadata '{}' is missing; it was in a table file set aside",
+            rocks.dir, name);
+        return null;
+      }
+      return value;
     } catch (CorruptionException e) {
       log.error("Store {}: {}", rocks.dir, e.getMessage());
       return null;

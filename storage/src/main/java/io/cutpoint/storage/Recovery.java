@@ -45,7 +45,11 @@ final class Recovery {
     Map<Long, SnapshotStatus> manifests = new TreeMap<>();
     long[] maxId = {0};
     long[] maxEpoch = {0};
-    List<IdWalk.Gap> manifestGaps = new IdWalk(rocks, rocks.manifests).walk(id -> {
+    // Manifests in a table file set aside are gone, or an older version of them is back.
+    List<IdWalk.Gap> setAside = rocks.setAside.stream()
+        .filter(s -> s.family().equals(RocksHandles.MANIFESTS))
+        .map(s -> new IdWalk.Gap(s.firstId(), s.lastId(), s.describe(rocks.dir))).toList();
+    List<IdWalk.Gap> manifestGaps = new ArrayList<>(new IdWalk(rocks, rocks.manifests).walk(id -> {
       maxId[0] = Math.max(maxId[0], id);
       SnapshotManifest m;
       try {
@@ -62,7 +66,15 @@ final class Recovery {
       }
       manifests.put(id, m.getStatus());
       maxEpoch[0] = Math.max(maxEpoch[0], m.getEpoch());
-      if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+      boolean outOfDate = setAside.stream().anyMatch(g -> g.contains(id));
+      if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING && outOfDate) {
+        // It may have been committed in the file set aside: keep it and its pieces.
+        log.error("Leaving snapshot {} as it is: its manifest reads PENDING, and a newer one may"
+            + " have been in a table file set aside", id);
+        damage.snapshot(id, "its manifest reads PENDING and may be out of date: "
+            + setAside.stream().filter(g -> g.contains(id)).findFirst().orElseThrow().error());
+        manifests.put(id, SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED);
+      } else if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
         aborted.add(
             m.toBuilder()
                 .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
@@ -71,7 +83,8 @@ final class Recovery {
                 .clearPieces()
                 .build());
       }
-    });
+    }));
+    manifestGaps.addAll(setAside);
     TreeSet<Long> withPieces = new TreeSet<>();
     for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
       List<IdWalk.Gap> gaps = new IdWalk(rocks, family).walk(withPieces::add);
@@ -80,7 +93,8 @@ final class Recovery {
       }
     }
     for (IdWalk.Gap gap : manifestGaps) {
-      List<Long> lost = withPieces.stream().filter(gap::contains).toList();
+      List<Long> lost = withPieces.stream()
+          .filter(id -> gap.contains(id) && !manifests.containsKey(id)).toList();
       String what = "manifests of snapshot " + gap + " cannot be read (" + gap.error() + ")"
           + (lost.isEmpty() ? "; no snapshot with pieces is among them"
               : "; snapshots " + lost + " have pieces but no readable manifest")

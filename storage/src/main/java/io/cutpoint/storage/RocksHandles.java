@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -14,6 +16,7 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.InfoLogLevel;
+import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -55,6 +58,8 @@ final class RocksHandles implements AutoCloseable {
   private final DBOptions dbOptions;
   private final ColumnFamilyOptions cfOptions;
   private volatile String ioError;
+  /** The table files set aside because they could not be read, on this open and earlier ones. */
+  final List<TableQuarantine.SetAside> setAside;
 
   static {
     RocksDB.loadLibrary();
@@ -66,8 +71,10 @@ final class RocksHandles implements AutoCloseable {
       List<ColumnFamilyHandle> allHandles,
       DBOptions dbOptions,
       ColumnFamilyOptions cfOptions,
-      boolean sync) {
+      boolean sync,
+      List<TableQuarantine.SetAside> setAside) {
     this.dir = dir;
+    this.setAside = List.copyOf(setAside);
     this.db = db;
     this.allHandles = allHandles;
     this.dbOptions = dbOptions;
@@ -106,10 +113,12 @@ final class RocksHandles implements AutoCloseable {
             .setParanoidChecks(false);
     // Each index entry also holds its block's first key, so a seek whose range ends before a
     // block never reads it: a damaged block at the start of a newer file does not fail the reads
-    // of older snapshots that RocksDB merges with that file.
+    // of older snapshots that RocksDB merges with that file. Automatic compactions start once
+    // the table files that cannot be read are set aside (TableQuarantine).
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions().setTableFormatConfig(
         new org.rocksdb.BlockBasedTableConfig()
-            .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey));
+            .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey))
+        .setDisableAutoCompactions(true);
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db = null;
     try {
@@ -128,19 +137,32 @@ final class RocksHandles implements AutoCloseable {
                   new ColumnFamilyDescriptor(family.getBytes(StandardCharsets.UTF_8), cfOptions)));
         }
       }
-      return new RocksHandles(dir, db, handles, dbOptions, cfOptions, sync);
-    } catch (RocksDBException e) {
+      Map<String, ColumnFamilyHandle> byName = new HashMap<>();
+      for (ColumnFamilyHandle handle : handles) {
+        byName.put(new String(handle.getName(), StandardCharsets.UTF_8), handle);
+      }
+      List<TableQuarantine.SetAside> setAside = TableQuarantine.run(db, dir, byName);
+      MutableColumnFamilyOptions compacting =
+          MutableColumnFamilyOptions.builder().setDisableAutoCompactions(false).build();
+      for (ColumnFamilyHandle handle : handles) {
+        db.setOptions(handle, compacting);
+      }
+      return new RocksHandles(dir, db, handles, dbOptions, cfOptions, sync, setAside);
+    } catch (RocksDBException | RuntimeException e) {
       handles.forEach(ColumnFamilyHandle::close);
       if (db != null) {
         db.close();
       }
       cfOptions.close();
       dbOptions.close();
-      throw isLockError(e)
+      if (!(e instanceof RocksDBException rocksError)) {
+        throw (RuntimeException) e;
+      }
+      throw isLockError(rocksError)
           ? new StoreException(
               "data directory " + dir + " is in use by another process (or is already open in"
                   + " this one): " + e.getMessage(), e)
-          : fail(dir, "open", e);
+          : fail(dir, "open", rocksError);
     }
   }
 

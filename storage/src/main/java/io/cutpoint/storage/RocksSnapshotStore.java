@@ -89,6 +89,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private Recovery.Result attach(RocksHandles opened, String reason) {
     StoreReader newReader = new StoreReader(opened);
     Recovery.Result recovered = Recovery.run(opened, options.clock(), newReader, damage, reason);
+    TableQuarantine.markDamaged(opened, newReader, damage);
     ClusterMetadata newMetadata =
         new ClusterMetadata(opened, recovered.maxId() + 1, options.idBlock(), damage,
             recovered.maxEpoch());
@@ -302,7 +303,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   public Optional<SnapshotManifest> manifest(long snapshotId) {
     return guarded("read manifest", () -> {
       try {
-        return reader.manifest(snapshotId).map(damage::mark);
+        return readManifest(snapshotId).map(damage::mark);
       } catch (CorruptionException e) {
         damage.lostManifest(snapshotId, e.getMessage());
         throw e;
@@ -472,6 +473,15 @@ public final class RocksSnapshotStore implements SnapshotStore {
     return damage.snapshots();
   }
 
+  /**
+   * The table files that could not be read and were set aside (on this open or an earlier one),
+   * or could not be set aside; one line each.
+   */
+  public List<String> setAsideFiles() {
+    return guarded("list table files set aside",
+        () -> rocks.setAside.stream().map(s -> s.describe(dir)).toList());
+  }
+
   /** What opening found lost from the catalog (unreadable manifests, store metadata). */
   public List<String> catalogDamage() {
     return damage.catalog();
@@ -613,7 +623,17 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   private SnapshotManifest existing(long id, String operation) {
-    return reader.manifest(id).orElseThrow(() -> new NoSuchSnapshotException(id, operation));
+    return readManifest(id).orElseThrow(() -> new NoSuchSnapshotException(id, operation));
+  }
+
+  /** The manifest; one known lost (its snapshot has pieces) fails as the damage it is. */
+  private Optional<SnapshotManifest> readManifest(long id) {
+    Optional<SnapshotManifest> m = reader.manifest(id);
+    String lost = damage.lostManifests().get(id);
+    if (m.isEmpty() && lost != null) {
+      throw new CorruptionException("snapshot " + id + ", manifest: " + lost);
+    }
+    return m;
   }
 
   private void refuseDeletion(SnapshotManifest m) {

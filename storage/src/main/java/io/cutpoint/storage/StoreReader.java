@@ -250,18 +250,22 @@ final class StoreReader {
   List<SnapshotManifest> newestFirst(
       Set<SnapshotStatus> statuses, int limit, boolean withDamaged, Damage damage) {
     List<SnapshotManifest> out = new ArrayList<>();
-    try (RocksIterator it = rocks.db.newIterator(rocks.manifests)) {
-      for (it.seekToLast(); it.isValid() && out.size() < limit; it.prev()) {
-        add(Keys.snapshotIdOf(it.key()), () -> parseManifest(it.key(), it.value()), statuses,
-            withDamaged, damage, out);
+    // Manifests known lost (in a damaged block, or in a table file set aside) are listed in
+    // their place by the walk below.
+    if (damage.lostManifests().isEmpty()) {
+      try (RocksIterator it = rocks.db.newIterator(rocks.manifests)) {
+        for (it.seekToLast(); it.isValid() && out.size() < limit; it.prev()) {
+          add(Keys.snapshotIdOf(it.key()), () -> parseManifest(it.key(), it.value()), statuses,
+              withDamaged, damage, out);
+        }
+        it.status();
+        return out;
+      } catch (RocksDBException e) {
+        if (!RocksHandles.isCorruption(e)) {
+          throw rocks.fail("list manifests", e);
+        }
+        log.error("Listing around a damaged block of the manifests: {}", e.getMessage());
       }
-      it.status();
-      return out;
-    } catch (RocksDBException e) {
-      if (!RocksHandles.isCorruption(e)) {
-        throw rocks.fail("list manifests", e);
-      }
-      log.error("Listing around a damaged block of the manifests: {}", e.getMessage());
     }
     java.util.TreeSet<Long> ids = new java.util.TreeSet<>();
     new IdWalk(rocks, rocks.manifests).walk(ids::add);

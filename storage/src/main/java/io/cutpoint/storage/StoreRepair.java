@@ -38,6 +38,9 @@ public final class StoreRepair {
     }
     List<String> lines = new ArrayList<>();
     try (RocksSnapshotStore store = RocksSnapshotStore.open(dir)) {
+      for (String file : store.setAsideFiles()) {
+        lines.add("set aside: " + file);
+      }
       for (String lost : store.catalogDamage()) {
         lines.add("catalog: " + lost);
       }

@@ -74,6 +74,10 @@ final class RawDb implements AutoCloseable {
     }
   }
 
+  List<org.rocksdb.LiveFileMetaData> liveFiles() {
+    return db.getLiveFilesMetaData();
+  }
+
   /** The live SST files of {@code family}, with their paths. */
   List<Path> sstFiles(Path dir, String family) {
     List<Path> files = new ArrayList<>();

@@ -40,29 +40,32 @@ class StoreRepairTest {
   }
 
   @Test
-  void aDamagedFooterTakesRepairAfterWhichTheStoreWritesAgain() throws Exception {
+  void aFileWithADamagedFooterIsSetAsideAtOpenAndCheckNamesIt() throws Exception {
     Path dir = parent.resolve("data");
     SstDamageTest.writeSnapshots(dir, written);
     SstDamageTest.flipBytes(dir, "state_chunks", -20);
     try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
-      SnapshotFixture fresh = new SnapshotFixture(store.allocateSnapshotId(), 1000, 512);
-      fresh.store(store);
-      // RocksDB consults the unreadable file for every read of the family, also of new keys.
-      assertThatThrownBy(() -> store.verifyIntegrity(fresh.id))
-          .isInstanceOf(CorruptionException.class).hasMessageContaining("Footer");
-    }
-    StoreRepair.Report report = StoreRepair.repair(dir, clock);
-    assertThat(report.lines()).anySatisfy(l -> assertThat(l).startsWith("state_chunks: values of"));
-    assertThat(report.lines()).anySatisfy(l -> assertThat(l).contains("damaged store is kept in"));
-    assertThat(Files.exists(parent.resolve("data.damaged-20260102-030405").resolve("CURRENT")))
-        .isTrue();
-    assertThat(report.damaged()).isTrue(); // the chunks that were in the file are gone
-    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      // The file is out of the database: new snapshots of the family read again.
       SnapshotFixture fresh = new SnapshotFixture(store.allocateSnapshotId(), 1000, 512);
       fresh.store(store);
       store.verifyIntegrity(fresh.id);
-      assertThat(store.allocateSnapshotId()).isGreaterThan(fresh.id);
+      assertThat(store.damaged().keySet()).containsExactlyElementsOf(written.keySet());
+    }
+    StoreRepair.Report report = StoreRepair.check(dir);
+    assertThat(report.damaged()).isTrue();
+    assertThat(report.lines()).anySatisfy(l -> assertThat(l).startsWith("set aside: table file ")
+        .contains("(state_chunks, snapshot ids 1..24)").contains("Footer"));
+    assertThat(report.lines()).filteredOn(l -> l.contains(": DAMAGED: table file "))
+        .hasSize(SstDamageTest.SNAPSHOTS);
+    StoreRepair.Report repaired = StoreRepair.repair(dir, clock);
+    assertThat(repaired.lines()).anySatisfy(l -> assertThat(l).contains("damaged store is kept in"));
+    assertThat(parent.resolve("data.damaged-20260102-030405").resolve("damaged")).isDirectory();
+    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      assertThat(store.setAsideFiles()).isEmpty();
       assertThat(store.epoch()).isEqualTo(3);
+      SnapshotFixture fresh = new SnapshotFixture(store.allocateSnapshotId(), 1000, 512);
+      fresh.store(store);
+      store.verifyIntegrity(fresh.id);
     }
   }
 
