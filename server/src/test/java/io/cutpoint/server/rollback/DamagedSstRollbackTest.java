@@ -18,8 +18,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.DBOptions;
@@ -27,19 +28,27 @@ import org.rocksdb.FlushOptions;
 import org.rocksdb.LiveFileMetaData;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
+import org.rocksdb.SstFileReader;
 
 /**
- * A byte flipped on disk in the SST file that holds the newest snapshot's state: the coordinator
- * still starts, lists that snapshot as damaged, refuses to restore it with DATA_LOSS, and an
- * automatic rollback falls back to the older snapshot, which restores.
+ * A byte flipped on disk in the SST file that holds the newest snapshot's state (in a data block,
+ * or in the footer or index block, which make the whole file unreadable: the store sets it aside):
+ * the coordinator still starts, lists that snapshot as damaged, refuses to restore it with
+ * DATA_LOSS, and an automatic rollback falls back to the older snapshot, which restores.
  */
 class DamagedSstRollbackTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   @TempDir Path dir;
 
-  @Test
-  void theCoordinatorStartsOnADamagedFileAndAnAutomaticRollbackFallsBackPastIt() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "a data block, 20, block checksum mismatch",
+    "the footer, -20, table file",
+    "the index block, index, table file",
+  })
+  void theCoordinatorStartsOnADamagedFileAndAnAutomaticRollbackFallsBackPastIt(
+      String where, String at, String reason) throws Exception {
     CoordinatorConfig.Builder config = CoordinatorConfig.builder()
         .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
     try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b", "c").start()) {
@@ -55,14 +64,14 @@ class DamagedSstRollbackTest {
       long newest = c.snapshot().getSnapshotId();
       c.stopCoordinator();
       flushAll(dir);
-      flipInTheMiddleOfTheNewestFile(dir, "state_chunks");
+      flipInTheNewestFile(dir, "state_chunks", at);
 
       c.startCoordinator();
       await().atMost(WAIT).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
           .untilAsserted(() -> assertThat(
           c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
           .filteredOn(m -> m.getSnapshotId() == newest).singleElement()
-          .extracting(SnapshotManifest::getDamage).asString().contains("block checksum mismatch"));
+          .extracting(SnapshotManifest::getDamage).asString().contains(reason));
       assertThat(c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
           .filteredOn(m -> m.getSnapshotId() == older).singleElement()
           .extracting(SnapshotManifest::getDamage).asString().isEmpty();
@@ -96,7 +105,8 @@ class DamagedSstRollbackTest {
     });
   }
 
-  private static void flipInTheMiddleOfTheNewestFile(Path dir, String family) throws Exception {
+  /** {@code at}: an offset, an offset from the end if negative, or "index" (its first bytes). */
+  private static void flipInTheNewestFile(Path dir, String family, String at) throws Exception {
     List<LiveFileMetaData> files = new ArrayList<>();
     withRawDb(dir, (db, handles) -> {
       for (LiveFileMetaData f : db.getLiveFilesMetaData()) {
@@ -110,7 +120,17 @@ class DamagedSstRollbackTest {
         .max(Comparator.comparingLong(LiveFileMetaData::largestSeqno)).orElseThrow();
     Path file = dir.resolve(newest.fileName().replaceFirst("^/", ""));
     byte[] bytes = Files.readAllBytes(file);
-    bytes[20] ^= 0x40; // inside the first data block, which starts the file
+    int offset;
+    if (at.equals("index")) {
+      try (Options options = new Options(); SstFileReader reader = new SstFileReader(options)) {
+        reader.open(file.toString());
+        offset = (int) reader.getTableProperties().getDataSize() + 10; // no filter block
+      }
+    } else {
+      int n = Integer.parseInt(at); // 20: inside the first data block, which starts the file
+      offset = n < 0 ? bytes.length + n : n;
+    }
+    bytes[offset] ^= 0x40;
     Files.write(file, bytes);
   }
 
