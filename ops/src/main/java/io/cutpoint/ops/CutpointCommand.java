@@ -81,7 +81,7 @@ public final class CutpointCommand implements Callable<Integer> {
   /** The command line with Cutpoint's error handling: one line on stderr, exit 2 or 1. */
   public static CommandLine commandLine() {
     CommandLine cmd = new CommandLine(new CutpointCommand());
-    ServerCommand.addSettingOptions(cmd.getSubcommands().get("server").getCommandSpec());
+    ServerCommand.addSettingOptions(cmd.getSubcommands().get("server"), System.getenv());
     addBenchIfPresent(cmd);
     cmd.setParameterExceptionHandler(CutpointCommand::usageError);
     cmd.setExecutionExceptionHandler((e, commandLine, parseResult) -> failure(e, commandLine));
@@ -109,6 +109,9 @@ public final class CutpointCommand implements Callable<Integer> {
     CommandLine where = e.getCommandLine();
     String name = where.getCommandSpec().qualifiedName();
     PrintWriter err = where.getErr();
+    if (e.getCause() instanceof ConfigException c) { // a server setting's value, file or default
+      return failure(c, where);
+    }
     err.println("cutpoint: " + oneLine(e.getMessage()) + suggestions(e) + " (see '" + name + " --help')");
     err.flush();
     return ExitCodes.USAGE;

@@ -2,8 +2,12 @@ package io.cutpoint.ops.config;
 
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorConfig.WorkerLimits;
+import io.cutpoint.server.rollback.RollbackPolicy;
 import io.cutpoint.util.Durations;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * One setting of {@code cutpoint server}: its name in a config file, its flag, its environment
@@ -12,7 +16,8 @@ import java.util.Locale;
  * <p>A default that the coordinator has too is taken from {@link CoordinatorConfig} (its
  * {@code DEFAULT_*} constants and {@link WorkerLimits#DEFAULT}), so each default is written once;
  * the flag's help and {@code --print-config} show it from here. Only the defaults of the command
- * alone (ports, data directory) are written here.
+ * alone (ports, data directory) are written here. {@link SettingsDefaults} supplies the value of a
+ * flag not given.
  */
 public enum Setting {
   PORT("port", Kind.PORT, "7070", "gRPC port of the coordinator (0 = any free port)"),
@@ -75,13 +80,25 @@ public enum Setting {
       Durations.format(CoordinatorConfig.DEFAULT_FORGET_LOST_AFTER),
       "a worker lost for this long is removed, unless a rollback needs it (0 = never)");
 
-  /** How a value is read. */
+  /** How a value is read and written back, and the label of its flag's parameter. */
   public enum Kind {
-    PORT, PORT_OR_OFF, PATH, DURATION, POSITIVE_INT, NON_NEGATIVE_INT, BYTES, ROLLBACK_POLICY,
+    PORT("PORT"), PORT_OR_OFF("PORT"), PATH("DIR"), DURATION("DURATION"), POSITIVE_INT("N"),
+    NON_NEGATIVE_INT("N"), BYTES("SIZE"), ROLLBACK_POLICY("POLICY"),
     /** A file path or nothing (empty). */
-    OPTIONAL_FILE,
+    OPTIONAL_FILE("FILE"),
     /** A host name or address, or nothing (empty). */
-    HOST
+    HOST("HOST");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    /** The flag's parameter label in the help: {@code DURATION}, {@code SIZE}, ... */
+    public String label() {
+      return label;
+    }
   }
 
   private final String key;
@@ -123,14 +140,61 @@ public enum Setting {
     return description;
   }
 
+  /**
+   * Reads a value of this setting: an {@code Integer}, {@code Duration}, {@code Long},
+   * {@code Path}, {@code RollbackPolicy} or {@code String}; null for an empty optional file or host.
+   *
+   * @param source where the text came from, for the message
+   * @throws ConfigException naming the setting, the source and what is wrong
+   */
+  public Object parse(String text, String source) {
+    try {
+      return switch (kind) {
+        case PORT -> Values.integer(text, 0, 65535);
+        case PORT_OR_OFF -> Values.integer(text, -1, 65535);
+        case POSITIVE_INT -> Values.integer(text, 1, Integer.MAX_VALUE);
+        case NON_NEGATIVE_INT -> Values.integer(text, 0, Integer.MAX_VALUE);
+        case DURATION -> Durations.parse(text);
+        case BYTES -> Values.bytes(text);
+        case ROLLBACK_POLICY -> Values.rollbackPolicy(text);
+        case PATH -> {
+          if (text.isBlank()) {
+            throw new IllegalArgumentException("an empty path");
+          }
+          yield Path.of(text.trim());
+        }
+        case OPTIONAL_FILE -> text.isBlank() ? null : Path.of(text.trim());
+        case HOST -> text.isBlank() ? null : Values.host(text.trim());
+      };
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("bad value for " + key + " (" + source + "): " + e.getMessage());
+    }
+  }
+
+  /** A value of this setting as {@link #parse} reads it back; {@code none} for null. */
+  public String format(Object value) {
+    return switch (kind) {
+      case DURATION -> Durations.format((Duration) value);
+      case BYTES -> Values.format((Long) value);
+      case ROLLBACK_POLICY -> Values.format((RollbackPolicy) value);
+      default -> value == null ? "none" : value.toString();
+    };
+  }
+
+  /** The keys of every setting, comma-separated. */
+  public static String keys() {
+    return java.util.Arrays.stream(values()).map(Setting::key)
+        .collect(java.util.stream.Collectors.joining(", "));
+  }
+
   /** The setting a config-file key names; accepts {@code data-dir}, {@code data_dir}, {@code data.dir}. */
-  public static java.util.Optional<Setting> byKey(String key) {
+  public static Optional<Setting> byKey(String key) {
     String normal = key.trim().toLowerCase(Locale.ROOT).replace('_', '-').replace('.', '-');
     for (Setting s : values()) {
       if (s.key.equals(normal)) {
-        return java.util.Optional.of(s);
+        return Optional.of(s);
       }
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 }

@@ -53,6 +53,23 @@ public final class Values {
     return policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
+  /** A rollback policy: {@code none}, {@code latest-complete} (or {@code latest_complete}). */
+  public static RollbackPolicy rollbackPolicy(String text) {
+    return switch (text.trim().toLowerCase(Locale.ROOT)) {
+      case "none" -> RollbackPolicy.NONE;
+      case "latest-complete", "latest_complete" -> RollbackPolicy.LATEST_COMPLETE;
+      default -> throw bad(text, "a rollback policy (none, latest-complete)");
+    };
+  }
+
+  /** A host name or address without spaces or slashes; brackets around an IPv6 address dropped. */
+  public static String host(String text) {
+    if (text.chars().anyMatch(c -> c <= ' ' || c >= 0x7f) || text.contains("/")) {
+      throw bad(text, "a host name or address");
+    }
+    return text.startsWith("[") && text.endsWith("]") ? text.substring(1, text.length() - 1) : text;
+  }
+
   /** An integer within {@code [min, max]}. */
   public static int integer(String text, int min, int max) {
     int n;

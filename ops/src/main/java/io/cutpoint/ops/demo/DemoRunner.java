@@ -47,6 +47,7 @@ public final class DemoRunner {
   private final DemoOptions o;
   private final DemoStats stats = new DemoStats();
   private final CaptureLog captures = new CaptureLog();
+  private final BlockedReport blocked = new BlockedReport();
   private final Random random;
   private volatile DemoCluster cluster;
   private volatile SnapshotWatcher watcher;
@@ -228,7 +229,7 @@ public final class DemoRunner {
         nextCrash = crash(c) ? now + every : now + 500;
       }
       if (now >= nextTrigger) {
-        trigger(false);
+        triggerAndSayWhatBlocks();
         nextTrigger = now + triggerEvery;
       }
       long wake = Math.min(end, Math.min(nextCrash, nextTrigger));
@@ -315,7 +316,7 @@ public final class DemoRunner {
   private ConservationCheck.Result finish(DemoCluster c) throws InterruptedException, TimeoutException {
     c.trafficOn(false);
     boolean quiet = c.quiesce(QUIET_TIMEOUT);
-    TriggerSnapshotResponse last = trigger(true);
+    TriggerSnapshotResponse last = triggerAndWait();
     if (last != null && last.getManifest().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
       watcher.checkIfUnseen(last.getSnapshotId(), last.getManifest().getTimings().getTotalMicros());
     }
@@ -331,21 +332,40 @@ public final class DemoRunner {
     return r;
   }
 
-  /** Starts a snapshot through the Admin service; with {@code wait}, retries while another runs. */
-  private TriggerSnapshotResponse trigger(boolean wait) throws InterruptedException {
+  /** Takes a snapshot through the Admin service and waits for it; retries while another runs. */
+  private TriggerSnapshotResponse triggerAndWait() throws InterruptedException {
     for (int attempt = 0; attempt < 20; attempt++) {
       try {
         return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
-            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(wait).build());
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build());
       } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION
-            && e.getStatus().getCode() != Status.Code.RESOURCE_EXHAUSTED || !wait) {
+        Status.Code code = e.getStatus().getCode();
+        if (code != Status.Code.FAILED_PRECONDITION && code != Status.Code.RESOURCE_EXHAUSTED) {
           return null;
         }
         TimeUnit.MILLISECONDS.sleep(100);
       }
     }
     return null;
+  }
+
+  /**
+   * {@code --connect}: starts a snapshot, and says once per change what keeps the coordinator from
+   * starting them (a worker lost by an earlier application, say), naming the workers.
+   */
+  private void triggerAndSayWhatBlocks() {
+    String refusal = null;
+    try {
+      admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance());
+    } catch (StatusRuntimeException e) {
+      refusal = GrpcErrors.describe(e, target, "snapshot");
+    }
+    try {
+      blocked.observe(admin().getCluster(GetClusterRequest.getDefaultInstance()), refusal)
+          .ifPresent(output::event);
+    } catch (StatusRuntimeException e) {
+      // The next trigger asks again.
+    }
   }
 
   private void close(CoordinatorServer server, PrometheusMeterRegistry registry, Path tempDir) {
@@ -430,7 +450,9 @@ public final class DemoRunner {
     b.append("  final:      ").append(quietAtEnd ? "" : "channels did not drain; ")
         .append(finalCheck.describe()).append('\n');
     b.append("  result:     ").append(ok ? "OK: every checked snapshot conserved the money"
-        : "VIOLATED: see the lines marked !!").append('\n');
+        : stats.nothingWrongButNothingChecked() && finalCheck.conserved() && quietAtEnd
+            ? "FAILED: no snapshot was checked" + (blocked.blocking() ? " (see the line 'blocked')" : "")
+            : "VIOLATED: see the lines marked !!").append('\n');
     return b.toString();
   }
 }

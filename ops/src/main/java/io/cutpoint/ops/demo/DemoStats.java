@@ -57,6 +57,12 @@ public final class DemoStats {
         && snapshotsFailedUnexpected.get() == 0 && snapshotsChecked.get() > 0;
   }
 
+  /** True when no check failed, and none ran: the run proved nothing. */
+  boolean nothingWrongButNothingChecked() {
+    return snapshotsChecked.get() == 0 && conservationViolations.get() == 0 && recoveriesFailed.get() == 0
+        && snapshotsFailedUnexpected.get() == 0;
+  }
+
   /** The summary object of {@code --json}. */
   public Json.Obj summary(DemoOptions o, long transfers, long sendErrors, ConservationCheck.Result finalCheck,
       double seconds) {

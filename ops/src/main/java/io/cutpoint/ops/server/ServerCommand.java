@@ -3,11 +3,9 @@ package io.cutpoint.ops.server;
 import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.config.ConfigException;
-import io.cutpoint.ops.config.ConfigFile;
 import io.cutpoint.ops.config.ServerSettings;
 import io.cutpoint.ops.config.Setting;
-import io.cutpoint.ops.config.SettingsResolver;
-import io.cutpoint.ops.config.Values;
+import io.cutpoint.ops.config.SettingsDefaults;
 import io.cutpoint.ops.http.HttpEndpoint;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
@@ -26,6 +24,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -61,46 +60,42 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Address the metrics endpoint binds to (default: ${DEFAULT-VALUE}).")
   String metricsHost;
 
-  /** Adds one flag per {@link Setting} to the server command's spec. */
-  public static void addSettingOptions(CommandSpec server) {
+  /** Supplies the flags not given; set by {@link #addSettingOptions}. */
+  private SettingsDefaults defaults;
+
+  /**
+   * Adds one flag per {@link Setting} to the server command; a flag not given takes its value
+   * from {@link SettingsDefaults} (environment, config file, default).
+   */
+  public static void addSettingOptions(CommandLine server, Map<String, String> env) {
+    ServerCommand command = server.getCommand();
+    command.defaults = new SettingsDefaults(env, () -> command.configFile);
     for (Setting s : Setting.values()) {
-      server.addOption(OptionSpec.builder(s.flag())
-          .paramLabel(label(s))
-          .type(String.class)
-          .description(Character.toUpperCase(s.description().charAt(0)) + s.description().substring(1) + " (env " + s.envVar() + "; default: " + (s.defaultValue().isEmpty() ? "none" : s.defaultValue()) + ")")
+      server.getCommandSpec().addOption(OptionSpec.builder(s.flag())
+          .paramLabel(s.kind().label()).type(Object.class)
+          .converters(text -> s.parse(text, command.defaults.source(s)))
+          .description(Character.toUpperCase(s.description().charAt(0)) + s.description().substring(1)
+              + " (env " + s.envVar() + "; default: "
+              + (s.defaultValue().isEmpty() ? "none" : s.defaultValue()) + ")")
           .build());
     }
+    server.setDefaultValueProvider(command.defaults);
   }
 
-  private static String label(Setting s) {
-    return switch (s.kind()) {
-      case PORT, PORT_OR_OFF -> "PORT";
-      case PATH -> "DIR";
-      case DURATION -> "DURATION";
-      case BYTES -> "SIZE";
-      case ROLLBACK_POLICY -> "POLICY";
-      case OPTIONAL_FILE -> "FILE";
-      case HOST -> "HOST";
-      default -> "N";
-    };
-  }
-
-  /** The flags the user gave, by setting. */
-  Map<Setting, String> flags() {
-    Map<Setting, String> flags = new EnumMap<>(Setting.class);
+  /** The settings after parsing: flags, else environment, file and defaults. */
+  ServerSettings settings() {
+    Map<Setting, Object> values = new EnumMap<>(Setting.class);
+    Map<Setting, String> sources = new EnumMap<>(Setting.class);
     for (Setting s : Setting.values()) {
-      OptionSpec o = spec.findOption(s.flag());
-      if (o != null && o.getValue() != null) {
-        flags.put(s, o.getValue());
-      }
+      values.put(s, spec.findOption(s.flag()).getValue());
+      sources.put(s, defaults.source(s));
     }
-    return flags;
+    return new ServerSettings(values, sources);
   }
 
   @Override
   public Integer call() throws Exception {
-    ServerSettings settings = SettingsResolver.resolve(flags(), System.getenv(),
-        ConfigFile.load(configFile), configFile == null ? "(no file)" : configFile.toString());
+    ServerSettings settings = settings();
     PrintWriter out = spec.commandLine().getOut();
     if (printConfig) {
       out.print(describe(settings));
@@ -202,43 +197,13 @@ public final class ServerCommand implements Callable<Integer> {
 
   /** The settings as {@code key = value  (source)} lines. */
   public static String describe(ServerSettings s) {
-    Map<Setting, String> values = new EnumMap<>(Setting.class);
-    values.put(Setting.PORT, String.valueOf(s.port()));
-    values.put(Setting.METRICS_PORT, String.valueOf(s.metricsPort()));
-    values.put(Setting.DATA_DIR, s.dataDir().toString());
-    values.put(Setting.INTERVAL, Durations.format(s.interval()));
-    values.put(Setting.TIMEOUT, Durations.format(s.timeout()));
-    values.put(Setting.MIN_PAUSE, Durations.format(s.minPause()));
-    values.put(Setting.MAX_CONCURRENT, String.valueOf(s.maxConcurrent()));
-    values.put(Setting.TOLERABLE_FAILURES, String.valueOf(s.tolerableFailures()));
-    values.put(Setting.RETAIN, String.valueOf(s.retain()));
-    values.put(Setting.HEARTBEAT_INTERVAL, Durations.format(s.heartbeatInterval()));
-    values.put(Setting.HEARTBEAT_TIMEOUT, Durations.format(s.heartbeatTimeout()));
-    values.put(Setting.MAX_RECORDED_BYTES, Values.format(s.maxRecordedBytes()));
-    values.put(Setting.ROLLBACK_POLICY, Values.format(s.rollbackPolicy()));
-    values.put(Setting.ROLLBACK_DEADLINE, Durations.format(s.rollbackDeadline()));
-    // The token file's path, never the token.
-    values.put(Setting.ADMIN_TOKEN_FILE, orNone(s.adminTokenFile()));
-    values.put(Setting.TLS_CERT, orNone(s.tlsCert()));
-    values.put(Setting.TLS_KEY, orNone(s.tlsKey()));
-    values.put(Setting.TLS_CLIENT_CA, orNone(s.tlsClientCa()));
-    values.put(Setting.HOST, s.host() == null ? "none" : s.host());
-    values.put(Setting.WORKER_TOKEN_FILE, orNone(s.workerTokenFile()));
-    values.put(Setting.MAX_WORKERS, String.valueOf(s.maxWorkers()));
-    values.put(Setting.MAX_CHANNELS_PER_WORKER, String.valueOf(s.maxChannelsPerWorker()));
-    values.put(Setting.MAX_ID_LENGTH, String.valueOf(s.maxIdLength()));
-    values.put(Setting.DOWNLOAD_TIMEOUT, Durations.format(s.downloadTimeout()));
-    values.put(Setting.FORGET_LOST_AFTER, Durations.format(s.forgetLostAfter()));
     StringBuilder b = new StringBuilder();
     for (Setting setting : Setting.values()) {
-      b.append(String.format("%-20s %-22s # %s%n", setting.key(), values.get(setting),
+      // A token file is shown by its path, never the token.
+      b.append(String.format("%-20s %-22s # %s%n", setting.key(), setting.format(s.value(setting)),
           s.sources().get(setting)));
     }
     return b.toString();
-  }
-
-  private static String orNone(Path p) {
-    return p == null ? "none" : p.toString();
   }
 
   private static String displayHost(String host) {

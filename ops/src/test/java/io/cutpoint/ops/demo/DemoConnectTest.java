@@ -30,8 +30,11 @@ class DemoConnectTest {
 
   private static List<String> demo(String target, String... more) {
     List<String> args = new ArrayList<>(List.of("demo", "--connect", target, "--duration", "3s",
-        "--interval", "500ms", "--crash-every", "0", "--workers", "2", "--json"));
+        "--interval", "500ms", "--crash-every", "0", "--json"));
     args.addAll(List.of(more));
+    if (!args.contains("--workers")) {
+      args.addAll(List.of("--workers", "2"));
+    }
     return args;
   }
 
@@ -88,5 +91,34 @@ class DemoConnectTest {
         dir.resolve("nope").toString()).toArray(String[]::new));
     assertThat(noWorkerToken.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(noWorkerToken.err()).contains("cannot read --worker-token-file " + dir.resolve("nope"));
+  }
+
+  @Test
+  void aWorkerLeftLostByAnEarlierRunIsNamedOnceAsWhatBlocksTheSnapshotsUntilItIsRemoved() throws Exception {
+    try (CoordinatorServer server = CoordinatorServer.start(CoordinatorConfig.builder().port(0)
+        .dataDir(dir.resolve("data")).snapshotInterval(Duration.ZERO).build(), new SimpleMeterRegistry())) {
+      String target = "127.0.0.1:" + server.port();
+      // three workers that end with the run: bank-1..3 stay behind as lost
+      Cli.Result first = Cli.run(demo(target, "--workers", "3").toArray(String[]::new));
+      assertThat(first.code()).as(first.err()).isEqualTo(ExitCodes.OK);
+
+      // two workers: bank-3 never returns, so no snapshot can start
+      Cli.Result second = Cli.run(demo(target).toArray(String[]::new));
+      List<JsonObject> blocked = second.out().lines().map(l -> JsonParser.parseString(l).getAsJsonObject())
+          .filter(e -> e.get("event").getAsString().equals("blocked")).toList();
+      assertThat(blocked).as(second.out()).singleElement().satisfies(e -> {
+        assertThat(e.get("reason").getAsString()).isEqualTo("workers_lost");
+        assertThat(e.get("workers").getAsString()).isEqualTo("bank-3");
+        assertThat(e.get("message").getAsString()).contains("blocked by bank-3", "worker remove");
+      });
+      assertThat(summary(second).get("snapshots_completed").getAsLong()).isZero();
+      assertThat(second.code()).isEqualTo(ExitCodes.FAILED);
+
+      Cli.Result removed = Cli.run("worker", "remove", "bank-3", "--server", target);
+      assertThat(removed.code()).as(removed.err()).isEqualTo(ExitCodes.OK);
+      Cli.Result third = Cli.run(demo(target).toArray(String[]::new));
+      assertThat(third.code()).as(third.out()).isEqualTo(ExitCodes.OK);
+      assertThat(third.out()).doesNotContain("\"event\":\"blocked\"");
+    }
   }
 }

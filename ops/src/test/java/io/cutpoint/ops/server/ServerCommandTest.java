@@ -8,7 +8,6 @@ import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.config.ConfigException;
 import io.cutpoint.ops.config.ServerSettings;
 import io.cutpoint.ops.config.Setting;
-import io.cutpoint.ops.config.SettingsResolver;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.rollback.RollbackPolicy;
 import java.io.IOException;
@@ -17,7 +16,6 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,11 +23,11 @@ class ServerCommandTest {
 
   @Test
   void settingsMapOntoTheCoordinatorConfig() {
-    ServerSettings s = SettingsResolver.resolve(Map.of(Setting.PORT, "7001", Setting.INTERVAL, "2s",
+    ServerSettings s = Settings.resolve(Map.of(Setting.PORT, "7001", Setting.INTERVAL, "2s",
         Setting.TIMEOUT, "9s", Setting.MIN_PAUSE, "100ms", Setting.MAX_CONCURRENT, "2",
         Setting.TOLERABLE_FAILURES, "4", Setting.RETAIN, "6", Setting.HEARTBEAT_INTERVAL, "300ms",
         Setting.HEARTBEAT_TIMEOUT, "2s", Setting.MAX_RECORDED_BYTES, "1MiB"),
-        Map.of("CUTPOINT_DATA_DIR", "/d"), new Properties(), "-");
+        Map.of("CUTPOINT_DATA_DIR", "/d"));
     CoordinatorConfig c = ServerCommand.toConfig(s);
     assertThat(c).isEqualTo(new CoordinatorConfig(7001, Path.of("/d"), Duration.ofSeconds(2),
         Duration.ofSeconds(9), Duration.ofMillis(100), 2, 4, 6, Duration.ofMillis(300), Duration.ofSeconds(2),
@@ -38,34 +36,32 @@ class ServerCommandTest {
 
   @Test
   void rollbackPolicyAndDeadlineReachTheCoordinatorConfig() {
-    ServerSettings s = SettingsResolver.resolve(Map.of(Setting.ROLLBACK_POLICY, "latest-complete"),
-        Map.of("CUTPOINT_ROLLBACK_DEADLINE", "30s"), new Properties(), "-");
+    ServerSettings s = Settings.resolve(Map.of(Setting.ROLLBACK_POLICY, "latest-complete"),
+        Map.of("CUTPOINT_ROLLBACK_DEADLINE", "30s"));
     CoordinatorConfig c = ServerCommand.toConfig(s);
     assertThat(c.rollbackPolicy()).isEqualTo(RollbackPolicy.LATEST_COMPLETE);
     assertThat(c.rollbackDeadline()).isEqualTo(Duration.ofSeconds(30));
     assertThat(ServerCommand.describe(s)).contains("rollback-policy", "latest-complete", "env CUTPOINT_ROLLBACK_DEADLINE");
 
-    ServerSettings defaults = SettingsResolver.resolve(Map.of(), Map.of(), new Properties(), "-");
+    ServerSettings defaults = Settings.resolve(Map.of(), Map.of());
     assertThat(ServerCommand.toConfig(defaults).rollbackPolicy()).isEqualTo(RollbackPolicy.NONE);
   }
 
   @Test
   void forgetLostAfterIsOffByDefaultAndReachesTheCoordinatorConfigFromEnvOrFlag() {
-    ServerSettings defaults = SettingsResolver.resolve(Map.of(), Map.of(), new Properties(), "-");
+    ServerSettings defaults = Settings.resolve(Map.of(), Map.of());
     assertThat(ServerCommand.toConfig(defaults).forgetLostAfter()).isZero();
-    ServerSettings env = SettingsResolver.resolve(Map.of(), Map.of("CUTPOINT_FORGET_LOST_AFTER", "10m"),
-        new Properties(), "-");
+    ServerSettings env = Settings.resolve(Map.of(), Map.of("CUTPOINT_FORGET_LOST_AFTER", "10m"));
     assertThat(ServerCommand.toConfig(env).forgetLostAfter()).isEqualTo(Duration.ofMinutes(10));
     assertThat(ServerCommand.describe(env)).contains("forget-lost-after", "env CUTPOINT_FORGET_LOST_AFTER");
-    ServerSettings flag = SettingsResolver.resolve(Map.of(Setting.FORGET_LOST_AFTER, "30s"), Map.of(),
-        new Properties(), "-");
+    ServerSettings flag = Settings.resolve(Map.of(Setting.FORGET_LOST_AFTER, "30s"), Map.of());
     assertThat(ServerCommand.toConfig(flag).forgetLostAfter()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
   void anUnknownRollbackPolicyNamesTheSettingAndTheChoices() {
-    assertThatThrownBy(() -> SettingsResolver.resolve(Map.of(Setting.ROLLBACK_POLICY, "sometimes"),
-        Map.of(), new Properties(), "-"))
+    assertThatThrownBy(() -> Settings.resolve(Map.of(Setting.ROLLBACK_POLICY, "sometimes"),
+        Map.of()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("rollback-policy")
         .hasMessageContaining("none, latest-complete");

@@ -7,7 +7,6 @@ import io.cutpoint.ops.Cli;
 import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.config.ConfigException;
 import io.cutpoint.ops.config.Setting;
-import io.cutpoint.ops.config.SettingsResolver;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.security.TlsFiles;
 import java.nio.file.Files;
@@ -38,12 +37,12 @@ class ServerSecuritySettingsTest {
   @Test
   void theTokenFileFromTheEnvironmentBecomesTheCoordinatorsToken() throws Exception {
     Path file = Files.writeString(dir.resolve("admin.token"), TOKEN + "\n");
-    CoordinatorConfig c = ServerCommand.toConfig(SettingsResolver.resolve(Map.of(),
-        Map.of("CUTPOINT_ADMIN_TOKEN_FILE", file.toString()), new Properties(), "(no file)"));
+    CoordinatorConfig c = ServerCommand.toConfig(Settings.resolve(Map.of(),
+        Map.of("CUTPOINT_ADMIN_TOKEN_FILE", file.toString())));
     assertThat(c.adminToken().matches(TOKEN)).isTrue();
     assertThat(c.tls()).isNull();
     CoordinatorConfig open = ServerCommand.toConfig(
-        SettingsResolver.resolve(Map.of(), Map.of(), new Properties(), "(no file)"));
+        Settings.resolve(Map.of(), Map.of()));
     assertThat(open.adminToken()).isNull();
   }
 
@@ -52,14 +51,12 @@ class ServerSecuritySettingsTest {
     Properties file = new Properties();
     file.setProperty("tls-cert", "/etc/c.pem");
     file.setProperty("tls-key", "/etc/c.key");
-    CoordinatorConfig c = ServerCommand.toConfig(SettingsResolver.resolve(
-        Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"), Map.of(), file, "cutpoint.properties"));
+    CoordinatorConfig c = ServerCommand.toConfig(Settings.resolve(
+        Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"), Map.of(), file, dir.resolve("cutpoint.properties")));
     assertThat(c.tls()).isEqualTo(new TlsFiles(Path.of("/etc/c.pem"), Path.of("/etc/c.key"), Path.of("/etc/ca.pem")));
-    assertThatThrownBy(() -> SettingsResolver.resolve(Map.of(Setting.TLS_CERT, "/etc/c.pem"), Map.of(),
-        new Properties(), "(no file)"))
+    assertThatThrownBy(() -> Settings.resolve(Map.of(Setting.TLS_CERT, "/etc/c.pem"), Map.of()))
         .isInstanceOf(ConfigException.class).hasMessage("tls-cert and tls-key go together (flag --tls-cert)");
-    assertThatThrownBy(() -> SettingsResolver.resolve(Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"), Map.of(),
-        new Properties(), "(no file)"))
+    assertThatThrownBy(() -> Settings.resolve(Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"), Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageStartingWith("tls-client-ca needs tls-cert and tls-key");
   }
 

@@ -72,10 +72,13 @@ class OperatorControlsTest {
       assertStatus(() -> c.admin.removeWorker(remove("b")), Status.Code.FAILED_PRECONDITION,
           "the failed rollback to snapshot " + id + " restores it; retry or cancel it first");
 
+      assertThat(c.member("a").control().resumes).isEmpty();
       CancelRollbackResponse cancelled = c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
       assertThat(cancelled.getSnapshotId()).isEqualTo(id);
       assertThat(cancelled.getResumedUnrestoredList()).containsExactly("a");
       await().atMost(WAIT).until(() -> c.state("a") == WorkerState.WORKER_STATE_RUNNING);
+      // the worker itself runs again, not just its entry in the coordinator's view
+      await().atMost(WAIT).until(() -> c.member("a").control().resumes.equals(java.util.List.of(cancelled.getEpoch())));
       assertThat(cluster(c).getRollback().getPhase()).isEqualTo(RollbackPhase.ROLLBACK_PHASE_NONE);
       assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_CANCELLED)).hasSize(1);
       assertStatus(() -> c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance()),

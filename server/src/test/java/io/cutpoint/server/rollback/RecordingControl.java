@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The worker as its session sees it, recording every restore: which snapshot, which epoch, the
  * piece, and the application's state read on the event thread right after the restore (before
- * the session can answer {@code restored}, so before any resume).
+ * the session can answer {@code restored}, so before any resume); and the resumes it received.
  */
 final class RecordingControl extends ForwardingWorkerControl {
 
@@ -22,6 +22,8 @@ final class RecordingControl extends ForwardingWorkerControl {
   private final Worker worker;
   private final Teller teller;
   final List<Restored> restores = new CopyOnWriteArrayList<>();
+  /** The epochs of the resumes that reached the worker. */
+  final List<Long> resumes = new CopyOnWriteArrayList<>();
 
   RecordingControl(Worker worker, Teller teller) {
     super(worker);
@@ -29,6 +31,11 @@ final class RecordingControl extends ForwardingWorkerControl {
     this.teller = teller;
   }
 
+  @Override
+  public void resume(long epoch) {
+    super.resume(epoch);
+    resumes.add(epoch);
+  }
 
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {

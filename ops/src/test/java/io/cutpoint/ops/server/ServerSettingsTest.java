@@ -1,15 +1,22 @@
-package io.cutpoint.ops.config;
+package io.cutpoint.ops.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cutpoint.ops.config.ConfigException;
+import io.cutpoint.ops.config.ServerSettings;
+import io.cutpoint.ops.config.Setting;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-class SettingsResolverTest {
+/** Flag over environment over config file over default, through the server command's parser. */
+class ServerSettingsTest {
+
+  @TempDir Path dir;
 
   private static Properties file(String... kv) {
     Properties p = new Properties();
@@ -19,8 +26,12 @@ class SettingsResolverTest {
     return p;
   }
 
-  private static ServerSettings resolve(Map<Setting, String> flags, Map<String, String> env, Properties file) {
-    return SettingsResolver.resolve(flags, env, file, "test.properties");
+  private ServerSettings resolve(Map<Setting, String> flags, Map<String, String> env, Properties file) {
+    return Settings.resolve(flags, env, file, configFile());
+  }
+
+  private Path configFile() {
+    return dir.resolve("test.properties");
   }
 
   @Test
@@ -48,7 +59,7 @@ class SettingsResolverTest {
     assertThat(s.interval()).isEqualTo(Duration.ofSeconds(4));
     assertThat(s.sources().get(Setting.INTERVAL)).isEqualTo("env CUTPOINT_INTERVAL");
     assertThat(s.retain()).isEqualTo(9);
-    assertThat(s.sources().get(Setting.RETAIN)).isEqualTo("file test.properties");
+    assertThat(s.sources().get(Setting.RETAIN)).isEqualTo("file " + configFile());
     assertThat(s.timeout()).isEqualTo(Duration.ofSeconds(60));
     assertThat(s.sources().get(Setting.TIMEOUT)).isEqualTo("default");
   }
@@ -85,7 +96,7 @@ class SettingsResolverTest {
   void unknownFileKeyIsAnErrorNamingTheKeyAndTheFile() {
     assertThatThrownBy(() -> resolve(Map.of(), Map.of(), file("intervall", "3s")))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("unknown setting 'intervall' in test.properties");
+        .hasMessageContaining("unknown setting 'intervall' in " + configFile());
   }
 
   @Test
@@ -96,7 +107,7 @@ class SettingsResolverTest {
     assertThatThrownBy(() -> resolve(Map.of(Setting.PORT, "70000"), Map.of(), new Properties()))
         .hasMessage("bad value for port (flag --port): '70000' is out of range 0..65535");
     assertThatThrownBy(() -> resolve(Map.of(), Map.of(), file("retain", "0")))
-        .hasMessageContaining("retain (file test.properties)");
+        .hasMessageContaining("retain (file " + configFile() + ")");
   }
 
   @Test
@@ -121,5 +132,15 @@ class SettingsResolverTest {
   @Test
   void zeroIntervalMeansNoPeriodicSnapshots() {
     assertThat(resolve(Map.of(Setting.INTERVAL, "0"), Map.of(), new Properties()).interval()).isZero();
+  }
+
+  @Test
+  void everySettingHasAValueAndPrintConfigShowsIt() {
+    ServerSettings s = resolve(Map.of(Setting.RETAIN, "3"), Map.of(), new Properties());
+    assertThat(s.value(Setting.RETAIN)).isEqualTo(3);
+    assertThat(s.value(Setting.INTERVAL)).isEqualTo(s.interval());
+    assertThat(ServerCommand.describe(s)).contains("retain               3                      # flag --retain")
+        .contains("tls-cert             none                   # default");
+    assertThat(ServerCommand.describe(s).lines()).hasSize(Setting.values().length);
   }
 }
