@@ -234,6 +234,17 @@ public final class SimulatedWorker {
     return core.engine().inFlightCount();
   }
 
+  /** The incoming channels on which frames are parked now. */
+  public SortedSet<String> parkedFrom() {
+    SortedSet<String> out = new java.util.TreeSet<>();
+    for (String from : core.incoming()) {
+      if (core.receiver(from).hasParked()) {
+        out.add(from);
+      }
+    }
+    return out;
+  }
+
   /** What keeps this worker from being quiet (halted, recordings, unacknowledged or parked items). */
   public List<String> notQuiet() {
     List<String> out = new ArrayList<>();
@@ -304,9 +315,15 @@ public final class SimulatedWorker {
   }
 
   private void count(SimLink l, InboundFrame frame) {
+    if (core.receiver(l.from).stream() != l) {
+      return; // a replaced or refused stream: the core ignores it
+    }
     if (frame.epoch() < core.epoch()) {
       oldEpochFrames++;
-    } else if (frame.epoch() == core.epoch() && core.receiver(l.from).stream() == l) {
+      trace(id + " in epoch " + core.epoch() + " gets a frame of epoch " + frame.epoch() + " on "
+          + l + " (" + frame.items().size() + " items from position "
+          + frame.items().get(0).position() + ")");
+    } else if (frame.epoch() == core.epoch()) {
       long delivered = core.receiver(l.from).delivered();
       for (ChannelItem item : frame.items()) {
         if (item.position() <= delivered) {

@@ -82,6 +82,23 @@ final class BankApp implements StateHandler, MessageHandler {
     }
   }
 
+  /** Money in the recorded messages that wait to be replayed. */
+  long replayPendingAmount() {
+    long sum = 0;
+    for (ArrayDeque<RecordedMessage> q : replay.values()) {
+      for (RecordedMessage m : q) {
+        sum += BankAccount.amountOf(m.payload());
+      }
+    }
+    return sum;
+  }
+
+  /** True while recorded messages of {@code from} wait to be replayed. */
+  boolean replayPending(String from) {
+    ArrayDeque<RecordedMessage> q = replay.get(from);
+    return q != null && !q.isEmpty();
+  }
+
   /** The worker resumed: the transfers that waited go out now. */
   void resumed() {
     int n = waiting;

@@ -86,19 +86,21 @@ public record SimResult(
    * @param rollbacksOverPending rollbacks started while snapshots were pending
    * @param maxPending most snapshots pending at the coordinator at once
    * @param replayed recorded messages delivered again by a restore
+   * @param replayRaces channels on which, as a worker resumed, new frames were parked while
+   *     recorded messages waited to be replayed (the replay must go first)
    */
   public record WorkerStats(long frames, long resentFrames, long reconnects, long duplicateItems,
       long oldEpochFrames, long notAnnounced, long crashes, long rollbacks,
-      long rollbacksOverPending, int maxPending, long replayed) {
+      long rollbacksOverPending, int maxPending, long replayed, long replayRaces) {
 
-    public static final WorkerStats NONE = new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final WorkerStats NONE = new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     WorkerStats plus(WorkerStats o) {
       return new WorkerStats(frames + o.frames, resentFrames + o.resentFrames,
           reconnects + o.reconnects, duplicateItems + o.duplicateItems,
           oldEpochFrames + o.oldEpochFrames, notAnnounced + o.notAnnounced, crashes + o.crashes,
           rollbacks + o.rollbacks, rollbacksOverPending + o.rollbacksOverPending,
-          Math.max(maxPending, o.maxPending), replayed + o.replayed);
+          Math.max(maxPending, o.maxPending), replayed + o.replayed, replayRaces + o.replayRaces);
     }
   }
 

@@ -28,7 +28,9 @@ import java.util.function.Consumer;
  * <ul>
  *   <li>every committed cut passes {@link CutVerifier} and conserves the bank's money (balances +
  *       recorded transfers = the total), and no cut fails the coordinator's check;
- *   <li>once quiet, after every rollback, the balances add up to the total, every snapshot was
+ *   <li>after every rollback, once every worker restored and before any resumed, the balances
+ *       plus the recorded transfers waiting to be replayed hold all the money;
+ *   <li>once quiet, after the last rollback, the balances add up to the total, every snapshot was
  *       committed or dropped by a rollback, and no worker is halted, recording, or holding
  *       unacknowledged or parked items;
  *   <li>the application is never handed a message of an old epoch except as a replay, each
@@ -67,6 +69,7 @@ public final class Simulation {
   private final SimulatedWorker.Listener listener;
   private long notAnnounced;
   private long crashes;
+  private long replayRaces;
 
   /** One process of a worker: its core and transport, its application, its session's pipes. */
   private static final class Incarnation {
@@ -230,8 +233,17 @@ public final class Simulation {
     });
   }
 
+  /** A channel's delay: 1 to maxDelay ticks. */
   private long delay() {
     return 1 + random.nextLong(Math.max(1, config.maxDelay()));
+  }
+
+  /**
+   * A session's delay: 1 to 3 maxDelay ticks (a coordinator is further away than a peer), so that
+   * a resumed worker's new traffic often reaches a peer that has not resumed yet.
+   */
+  private long sessionDelay() {
+    return 1 + random.nextLong(Math.max(1, 3 * config.maxDelay()));
   }
 
   /** A command on {@code worker}'s session, FIFO; lost if that process dies first. */
@@ -240,7 +252,7 @@ public final class Simulation {
     if (inc == null) {
       return; // no session: the coordinator commands it when it joins
     }
-    inc.lastDown = Math.max(network.now() + delay(), inc.lastDown);
+    inc.lastDown = Math.max(network.now() + sessionDelay(), inc.lastDown);
     network.at(inc.lastDown, () -> {
       if (inc.sessionUp) {
         command.accept(inc);
@@ -250,7 +262,7 @@ public final class Simulation {
 
   /** A report on {@code inc}'s session to the coordinator, FIFO; lost if the process dies first. */
   private void up(Incarnation inc, Runnable report) {
-    inc.lastUp = Math.max(network.now() + delay(), inc.lastUp);
+    inc.lastUp = Math.max(network.now() + sessionDelay(), inc.lastUp);
     network.at(inc.lastUp, () -> {
       if (inc.sessionUp) {
         report.run();
@@ -285,6 +297,23 @@ public final class Simulation {
       }
     }
     return contents;
+  }
+
+  /**
+   * Every worker restored and none resumed yet: the balances plus the recorded transfers waiting
+   * to be replayed hold all the money.
+   */
+  private void checkRestored() {
+    long sum = 0;
+    for (Incarnation inc : sessions.values()) { // the restored ones (a crash may follow)
+      sum += inc.app.balance() + inc.app.replayPendingAmount();
+    }
+    long total = config.initialBalance() * topology.workers().size();
+    if (sum != total) {
+      problem(ProblemKind.QUIET_NOT_CONSERVED, null, "rollback " + coordinator.rollbacksFinished()
+          + ": every worker restored, balances + transfers to replay = " + sum + ", expected "
+          + total);
+    }
   }
 
   private void checkQuiet() {
@@ -349,7 +378,7 @@ public final class Simulation {
     }
     return new SimResult.WorkerStats(sum[0], sum[1], sum[2], sum[3], sum[4], notAnnounced, crashes,
         coordinator.rollbacksFinished(), coordinator.rollbacksOverPending(),
-        coordinator.maxPending(), replayed);
+        coordinator.maxPending(), replayed, replayRaces);
   }
 
   // ---- wiring ------------------------------------------------------------------------------
@@ -454,7 +483,13 @@ public final class Simulation {
           inc.worker.restore(epoch, piece.cut(), piece.state().state().clone());
           inc.app.restored(piece.cut());
         }
-        up(inc, () -> coordinator.restored(worker, epoch, attempt));
+        up(inc, () -> {
+          int before = coordinator.rollbacksFinished();
+          coordinator.restored(worker, epoch, attempt);
+          if (coordinator.rollbacksFinished() > before) {
+            checkRestored();
+          }
+        });
       });
     }
 
@@ -462,6 +497,11 @@ public final class Simulation {
     public void resume(String worker, long epoch) {
       down(worker, inc -> {
         note(worker + " resumes in epoch " + epoch);
+        for (String from : inc.worker.parkedFrom()) {
+          if (inc.app.replayPending(from)) {
+            replayRaces++; // new traffic waits where recorded messages are to be replayed first
+          }
+        }
         inc.worker.resume(epoch);
         inc.app.resumed();
       });

@@ -75,6 +75,7 @@ class SimulationPropertyTest {
       assertThat(totals.oldEpochFrames()).as("frames of an old epoch after a rollback").isPositive();
       assertThat(totals.notAnnounced()).as("frames of an epoch not announced yet").isPositive();
       assertThat(totals.replayed()).as("recorded messages replayed").isPositive();
+      assertThat(totals.replayRaces()).as("new traffic parked ahead of a replay").isPositive();
     }
   }
 
