@@ -70,6 +70,8 @@ public final class SimulatedWorker {
   }
 
   /**
+   * How the simulated transport behaves.
+   *
    * @param maxItemsPerFrame items a frame carries at most
    * @param framesAhead frames a new stream may send before the core asks for more
    * @param resendBeforeAckPercent chance that a reconnecting sender resends before the first ack
