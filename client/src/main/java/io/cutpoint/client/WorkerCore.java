@@ -50,6 +50,21 @@ final class WorkerCore implements EngineOutput {
   /** The newest epoch the coordinator announced (a halt): frames of later epochs are refused. */
   private volatile long announcedEpoch;
   private volatile boolean halted;
+  private Broken broken = Broken.NONE;
+
+  /**
+   * Deliberately broken variants of the core, for the seeded simulator only: they show that its
+   * checks catch a core that gets epochs or replay wrong (as the simulator's engine faults show it
+   * for the engine). Production never sets one; the default is {@link #NONE}.
+   */
+  enum Broken {
+    /** The correct core. */
+    NONE,
+    /** Frames of older epochs are taken like frames of the current one (no epoch fencing). */
+    NO_EPOCH_FENCING,
+    /** On resume, frames parked in the new epoch are delivered before the recorded messages. */
+    REPLAY_AFTER_NEW_TRAFFIC
+  }
 
   WorkerCore(String workerId, SortedSet<String> outgoing, SortedSet<String> incoming,
       StateHandler stateHandler, MessageHandler messageHandler, WorkerMetrics metrics,
@@ -69,6 +84,11 @@ final class WorkerCore implements EngineOutput {
     this.announcedEpoch = epoch;
     this.engine = new SnapshotEngine(workerId, outgoing, incoming, stateHandler::captureState,
         this, engineOptions);
+  }
+
+  /** Test only: makes this core a deliberately broken variant (see {@link Broken}). */
+  void breakForTest(Broken variant) {
+    this.broken = variant;
   }
 
   // ---- any thread ---------------------------------------------------------------------------
@@ -166,7 +186,7 @@ final class WorkerCore implements EngineOutput {
       return drain(); // a replaced or refused stream: its sender resends on a new one
     }
     long frameEpoch = frame.epoch();
-    if (frameEpoch < epoch) {
+    if (frameEpoch < epoch && broken != Broken.NO_EPOCH_FENCING) {
       emit(new WorkerEffect.Request(link, 1));
     } else if (frameEpoch > announcedEpoch) {
       refuse(r, Refusal.Kind.EPOCH_NOT_ANNOUNCED, "channel " + from + "->" + workerId
@@ -289,7 +309,7 @@ final class WorkerCore implements EngineOutput {
   private void drainParked(ChannelReceiver r) {
     while (r.hasParked()) {
       InboundFrame frame = r.oldestParked().frame();
-      if (frame.epoch() < epoch) {
+      if (frame.epoch() < epoch && broken != Broken.NO_EPOCH_FENCING) {
         r.takeParked(); // an epoch that was rolled back
         emit(new WorkerEffect.Request(r.stream(), 1));
         continue;
@@ -372,6 +392,9 @@ final class WorkerCore implements EngineOutput {
     }
     halted = false;
     emit(new WorkerEffect.Resumed(epoch));
+    if (broken == Broken.REPLAY_AFTER_NEW_TRAFFIC) {
+      receivers.values().forEach(this::drainParked);
+    }
     for (ChannelReceiver r : receivers.values()) {
       for (RecordedMessage m : r.takeReplay()) {
         engine.onData(r.from(), m.seq(), m.payload().clone());

@@ -9,8 +9,10 @@ import java.util.List;
 
 /**
  * The classic bank-transfer application: each worker holds a balance and moves money to its peers
- * in messages of 8 bytes (the amount). The system neither creates nor destroys money, so every
- * consistent cut satisfies: balances + money in flight = the initial total. Not thread-safe.
+ * in messages of 16 bytes: the amount, then the epoch the sender was in (0 where there are no
+ * epochs), so that a receiver can tell a message of an old epoch. The system neither creates nor
+ * destroys money, so every consistent cut satisfies: balances + money in flight = the initial
+ * total. Not thread-safe.
  */
 public final class BankAccount {
 
@@ -27,18 +29,33 @@ public final class BankAccount {
     return balance;
   }
 
-  /** Takes {@code amount} out and returns the message that carries it. */
+  /** Takes {@code amount} out and returns the message that carries it (epoch 0). */
   public byte[] withdraw(long amount) {
+    return withdraw(amount, 0);
+  }
+
+  /** Takes {@code amount} out and returns the message that carries it, sent in {@code epoch}. */
+  public byte[] withdraw(long amount, long epoch) {
     if (amount < 0 || amount > balance) {
       throw new IllegalArgumentException("cannot withdraw " + amount + " from " + balance);
     }
     balance -= amount;
-    return encode(amount);
+    return ByteBuffer.allocate(2 * Long.BYTES).putLong(amount).putLong(epoch).array();
   }
 
   /** Credits the amount a transfer message carries. */
   public void deposit(byte[] transfer) {
-    balance += decode(transfer);
+    balance += amountOf(transfer);
+  }
+
+  /** The amount a transfer message carries. */
+  public static long amountOf(byte[] transfer) {
+    return ByteBuffer.wrap(transfer, 0, Long.BYTES).getLong();
+  }
+
+  /** The epoch the sender of a transfer message was in. */
+  public static long epochOf(byte[] transfer) {
+    return ByteBuffer.wrap(transfer, Long.BYTES, Long.BYTES).getLong();
   }
 
   /** The state to capture for a snapshot: the balance, 8 bytes big-endian. */
@@ -69,7 +86,7 @@ public final class BankAccount {
       total += decode(piece.state().state());
       for (List<RecordedMessage> channel : piece.cut().recordings().values()) {
         for (RecordedMessage m : channel) {
-          total += decode(m.payload());
+          total += amountOf(m.payload());
         }
       }
     }

@@ -1,7 +1,7 @@
 package io.cutpoint.client.sim;
 
 /**
- * Deliberately wrong engine behaviours, layered around the real engine by {@link SimWorker}, to
+ * Deliberately wrong engine behaviours, layered around the real engine by {@link EngineNode}, to
  * show that the simulator's checks catch a broken Chandy-Lamport implementation.
  */
 public enum Fault {

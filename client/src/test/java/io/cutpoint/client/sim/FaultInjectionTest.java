@@ -27,9 +27,9 @@ class FaultInjectionTest {
     for (TopologyKind kind : List.of(TopologyKind.RANDOM_STRONGLY_CONNECTED, TopologyKind.FULL_MESH,
         TopologyKind.RING)) {
       for (long seed = 0; seed < 100; seed++) {
-        SimResult correct = Simulation.run(kind, seed, SimConfig.defaults(), Fault.NONE);
+        SimResult correct = EngineSimulation.run(kind, seed, SimConfig.defaults(), Fault.NONE);
         correct.assertOk();
-        SimResult wrong = Simulation.run(kind, seed, SimConfig.defaults(), fault);
+        SimResult wrong = EngineSimulation.run(kind, seed, SimConfig.defaults(), fault);
         runs++;
         if (wrong.cuts().equals(correct.cuts())) {
           continue;
@@ -56,9 +56,9 @@ class FaultInjectionTest {
   @EnumSource(value = Fault.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
   void aFailedScheduleReplaysIdentically(Fault fault) {
     for (long seed = 0; seed < 200; seed++) {
-      SimResult r = Simulation.run(TopologyKind.FULL_MESH, seed, SimConfig.defaults(), fault);
+      SimResult r = EngineSimulation.run(TopologyKind.FULL_MESH, seed, SimConfig.defaults(), fault);
       if (!r.ok()) {
-        SimResult again = Simulation.run(TopologyKind.FULL_MESH, seed, SimConfig.defaults(), fault);
+        SimResult again = EngineSimulation.run(TopologyKind.FULL_MESH, seed, SimConfig.defaults(), fault);
         assertThat(again.problems()).isEqualTo(r.problems());
         assertThat(again.stats()).isEqualTo(r.stats());
         return;

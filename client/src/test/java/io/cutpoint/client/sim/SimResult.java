@@ -8,13 +8,19 @@ import java.util.SortedMap;
  * with the seed and how to replay it. {@code cuts} holds, for every snapshot that completed at
  * every worker, the content of its cut written out (balances, counters, recorded messages): two
  * runs of one schedule recorded the same cuts when these are equal.
+ *
+ * @param variant what ran: for an engine-level schedule ({@link EngineSimulation}) its {@link
+ *     Fault}, written {@code ENGINE} when NONE; for a worker-level one ({@link Simulation}) its
+ *     {@link Variant}, written empty when NONE. It ends the replay spec {@code KIND:SEED[:VARIANT]}.
+ * @param workers counts of the worker-level schedules (zeros for engine-level ones)
  */
 public record SimResult(
     String scenario,
     long seed,
-    Fault fault,
+    String variant,
     Topology topology,
     Stats stats,
+    WorkerStats workers,
     List<Problem> problems,
     SortedMap<Long, String> cuts,
     List<String> trace) {
@@ -30,7 +36,15 @@ public record SimResult(
     /** An engine threw (a protocol violation, for instance). */
     ENGINE_ERROR,
     /** The run itself is wrong: money lost at the end, snapshots still in flight, no end. */
-    RUN
+    RUN,
+    /** The application was handed a message of an old epoch that was not a replay. */
+    OLD_EPOCH,
+    /** A channel delivered a message twice, out of order, or not at all. */
+    DELIVERY,
+    /** A worker core refused a stream that a correct sender wrote (DATA_LOSS, MALFORMED). */
+    REFUSED,
+    /** Money is not conserved once the system is quiet after the rollbacks. */
+    QUIET_NOT_CONSERVED
   }
 
   public record Problem(ProblemKind kind, Long snapshotId, String message) {
@@ -58,6 +72,38 @@ public record SimResult(
       int rollbacks, int completedAfterRollback,
       long recordedMessages, long redundantStarts, int maxConcurrent) {}
 
+  /**
+   * Counts of a worker-level schedule: what its faults did.
+   *
+   * @param frames frames written, resends included
+   * @param resentFrames frames written again after a reconnect
+   * @param reconnects streams opened again after one ended
+   * @param duplicateItems items a core received at a position it had already delivered
+   * @param oldEpochFrames frames that reached a core in a newer epoch than theirs
+   * @param notAnnounced streams refused for carrying an epoch the core had not been told of
+   * @param crashes workers lost and restarted with a fresh state
+   * @param rollbacks rollbacks finished (every worker resumed)
+   * @param rollbacksOverPending rollbacks started while snapshots were pending
+   * @param maxPending most snapshots pending at the coordinator at once
+   * @param replayed recorded messages delivered again by a restore
+   * @param replayRaces channels on which, as a worker resumed, new frames were parked while
+   *     recorded messages waited to be replayed (the replay must go first)
+   */
+  public record WorkerStats(long frames, long resentFrames, long reconnects, long duplicateItems,
+      long oldEpochFrames, long notAnnounced, long crashes, long rollbacks,
+      long rollbacksOverPending, int maxPending, long replayed, long replayRaces) {
+
+    public static final WorkerStats NONE = new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    WorkerStats plus(WorkerStats o) {
+      return new WorkerStats(frames + o.frames, resentFrames + o.resentFrames,
+          reconnects + o.reconnects, duplicateItems + o.duplicateItems,
+          oldEpochFrames + o.oldEpochFrames, notAnnounced + o.notAnnounced, crashes + o.crashes,
+          rollbacks + o.rollbacks, rollbacksOverPending + o.rollbacksOverPending,
+          Math.max(maxPending, o.maxPending), replayed + o.replayed, replayRaces + o.replayRaces);
+    }
+  }
+
   public boolean ok() {
     return problems.isEmpty();
   }
@@ -69,16 +115,16 @@ public record SimResult(
   /** Seed, scenario, the problems and the replay hint. */
   public String describe() {
     StringBuilder b = new StringBuilder();
-    b.append("schedule ").append(scenario).append(" seed=").append(seed).append(" fault=")
-        .append(fault).append(" topology=").append(topology.name()).append(' ')
-        .append(topology.channels()).append('\n');
+    b.append("schedule ").append(scenario).append(" seed=").append(seed).append(" variant=")
+        .append(variant.isEmpty() ? "NONE" : variant).append(" topology=").append(topology.name())
+        .append(' ').append(topology.channels()).append('\n');
     if (isKind(scenario)) {
       b.append("  replay: -Dcutpoint.sim.replay=").append(scenario).append(':').append(seed)
-          .append(fault == Fault.NONE ? "" : ":" + fault)
+          .append(variant.isEmpty() ? "" : ":" + variant)
           .append(" -Dtest=SimulationReplayTest (prints the event trace)\n");
     } else {
-      b.append("  replay: new Simulation(\"").append(scenario).append("\", <this topology>, ")
-          .append(seed).append("L, config, Fault.").append(fault).append(", true).run()\n");
+      b.append("  replay: the same topology with seed ").append(seed)
+          .append(" and a trace (withTrace = true)\n");
     }
     problems.stream().limit(20).forEach(p -> b.append("  ").append(p).append('\n'));
     if (problems.size() > 20) {

@@ -16,11 +16,13 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
- * One simulated worker: a {@link SnapshotEngine}, a {@link BankAccount} as its application, and
- * the glue a real transport would provide. A {@link Fault} other than NONE bends the glue into a
- * deliberately wrong engine.
+ * A {@link SnapshotEngine} with a {@link BankAccount} for the engine-level schedules of {@link
+ * EngineSimulation}: items go straight from engine to engine over {@link SimNetwork}, with no
+ * worker core, epochs or rollbacks around them (the worker-level schedules of {@link Simulation}
+ * run the real {@code WorkerCore}). A {@link Fault} other than NONE bends what the engine emits
+ * into a deliberately wrong engine.
  */
-public final class SimWorker implements EngineOutput {
+public final class EngineNode implements EngineOutput {
 
   /** Where a worker's local snapshot outcomes go. */
   public interface Outcomes {
@@ -43,10 +45,10 @@ public final class SimWorker implements EngineOutput {
   private final SimNetwork.Receiver receiver = this::receive;
   private final Map<String, List<Long>> heldMarkers = new HashMap<>();
   private final Map<Long, FirstChannel> firstChannels = new HashMap<>();
-  private final Map<String, SimWorker> peers;
+  private final Map<String, EngineNode> peers;
 
-  SimWorker(String id, Topology topology, SimNetwork network, SplittableRandom random,
-      SimConfig config, Fault fault, Outcomes outcomes, Map<String, SimWorker> peers) {
+  EngineNode(String id, Topology topology, SimNetwork network, SplittableRandom random,
+      SimConfig config, Fault fault, Outcomes outcomes, Map<String, EngineNode> peers) {
     this.id = id;
     SortedSet<String> out = topology.outgoing(id);
     this.outgoing = List.copyOf(out);
@@ -113,23 +115,6 @@ public final class SimWorker implements EngineOutput {
         firstChannels.put(m.snapshotId(), new FirstChannel(from, new ArrayList<>()));
       }
     }
-  }
-
-  /**
-   * Rollback, first half: restores the counters and the balance of {@code piece}; every snapshot
-   * in flight here is dropped. Call {@link #replay} once every worker has restored.
-   */
-  public void restore(CompletedLocalSnapshot piece) {
-    heldMarkers.clear();
-    firstChannels.clear();
-    engine.restore(piece.cut().sent(), piece.cut().received());
-    account.restore(piece.state().state());
-  }
-
-  /** Rollback, second half: the recorded messages arrive again, ahead of any new traffic. */
-  public void replay(CompletedLocalSnapshot piece) {
-    piece.cut().recordings().forEach((from, messages) -> messages.forEach(
-        m -> engine.onData(from, m.seq(), m.payload())));
   }
 
   /** End of the run: markers a LATE_MARKERS worker still holds go out now. */
