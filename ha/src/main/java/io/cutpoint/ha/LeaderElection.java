@@ -62,9 +62,13 @@ public final class LeaderElection implements AutoCloseable {
   /**
    * Joins the election under {@code base} (a ZooKeeper path such as {@code /cutpoint}, the same
    * as the store's catalog path).
+   *
+   * @throws io.cutpoint.storage.StoreException if the catalog's nodes cannot be created (no
+   *     ZooKeeper)
    */
   public static LeaderElection start(CuratorFramework zk, String base, String participantId,
       Listener listener) {
+    Catalog.ensure(zk, base); // here, so that an unreachable ZooKeeper fails the caller
     LeaderElection election = new LeaderElection(zk, base, participantId, listener);
     election.onEvents(election::join);
     return election;
@@ -80,7 +84,6 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   private void join() {
-    Catalog.ensure(zk, base);
     LeaderLatch l = new LeaderLatch(zk, base + Catalog.LEADER, participantId,
         LeaderLatch.CloseMode.NOTIFY_LEADER);
     l.addListener(new LeaderLatchListener() {

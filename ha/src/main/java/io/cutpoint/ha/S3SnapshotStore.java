@@ -49,9 +49,6 @@ public final class S3SnapshotStore implements SnapshotStore {
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(S3SnapshotStore.class);
 
-  /** The reason of the snapshots that opening finds PENDING (as in the RocksDB store). */
-  static final String RESTARTED = "coordinator restarted";
-
   /**
    * Where the store lives.
    *
@@ -98,6 +95,7 @@ public final class S3SnapshotStore implements SnapshotStore {
   private final ObjectKeys keys;
   private final Catalog catalog;
   private final PieceReader reader;
+  private final Leftovers leftovers;
   private final Options options;
   private final ConcurrentSkipListMap<Long, String> damaged = new ConcurrentSkipListMap<>();
   private final ConcurrentHashMap<Long, StoreParts.Pending> pending = new ConcurrentHashMap<>();
@@ -119,6 +117,7 @@ public final class S3SnapshotStore implements SnapshotStore {
     this.bucket = new Bucket(s3, where.bucket(), options.partSize(), name);
     this.catalog = new Catalog(zk, where.catalogPath(), term, name);
     this.reader = new PieceReader(bucket, keys);
+    this.leftovers = new Leftovers(catalog, bucket, keys, damaged, name);
   }
 
   /**
@@ -137,66 +136,14 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   private void recover() {
     catalog.checkTerm("open");
-    List<Long> aborted = new ArrayList<>();
     List<Long> ids = catalog.ids();
-    for (long id : ids) {
-      try {
-        Optional<Catalog.Versioned<SnapshotManifest>> m = catalog.manifest(id);
-        if (m.isPresent() && m.get().value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-          SnapshotManifest abortedManifest = m.get().value().toBuilder()
-              .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-              .setReason(RESTARTED)
-              .clearPieces()
-              .setFinishedAtUnixMs(options.clock().millis())
-              .build();
-          catalog.write("abort pending snapshot " + id + " on open",
-              List.of(catalog.setManifest(abortedManifest, m.get().version())));
-          aborted.add(id);
-        }
-      } catch (CorruptionException e) {
-        damaged.putIfAbsent(id, e.getMessage());
-        log.error("Snapshot {} has a damaged manifest in the catalog; its objects are kept: {}",
-            id, e.getMessage());
-      }
-    }
-    this.abortedOnOpen = List.copyOf(aborted);
-    this.removedOnOpen = sweep(Set.of());
-    if (!aborted.isEmpty()) {
-      log.warn("{}: snapshots {} were pending under an earlier leader and are now ABORTED ({})",
-          name, aborted, RESTARTED);
-    }
+    abortedOnOpen = leftovers.abortPending(ids, options.clock());
+    removedOnOpen = leftovers.sweep(Set.of());
     long highest = ids.isEmpty() ? 0 : ids.get(ids.size() - 1);
     synchronized (idLock) {
       nextId = highest + 1;
       idLimit = nextId; // the first allocation reserves a block above the persisted mark
     }
-  }
-
-  /**
-   * Removes the objects of every snapshot that has no catalog entry or is not COMPLETE, except
-   * {@code keep} and damaged ones; returns their ids.
-   */
-  private List<Long> sweep(Set<Long> keep) {
-    List<Long> removed = new ArrayList<>();
-    for (String dir : bucket.dirs(keys.snapshotsRoot())) {
-      long id = keys.idOf(dir);
-      if (id < 0 || keep.contains(id) || damaged.containsKey(id)) {
-        continue;
-      }
-      Optional<SnapshotManifest> m;
-      try {
-        m = catalog.manifest(id).map(Catalog.Versioned::value);
-      } catch (CorruptionException e) {
-        damaged.putIfAbsent(id, e.getMessage());
-        continue;
-      }
-      if (m.isEmpty() || m.get().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-        int n = bucket.deleteAll(dir, "remove objects of uncommitted snapshot " + id);
-        log.info("{}: removed {} objects of snapshot {}, which did not commit", name, n, id);
-        removed.add(id);
-      }
-    }
-    return List.copyOf(removed);
   }
 
   /** The snapshots that were PENDING when the store was opened and are now ABORTED. */
@@ -396,6 +343,9 @@ public final class S3SnapshotStore implements SnapshotStore {
     run(operation, () -> closePending(id, "commit", p -> {
       SnapshotManifest filled = p.completed(complete);
       Catalog.Versioned<SnapshotManifest> current = existing(id, operation);
+      if (current.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+        throw new NotPendingException(id, current.value().getStatus(), "commit");
+      }
       try {
         write(operation, List.of(catalog.setManifest(filled, current.version())));
       } catch (Catalog.Conflict e) {
@@ -581,7 +531,7 @@ public final class S3SnapshotStore implements SnapshotStore {
       for (long id : deleted) {
         bucket.deleteAll(keys.snapshot(id), "retention: delete snapshot " + id);
       }
-      sweep(Set.copyOf(pending.keySet()));
+      leftovers.sweep(Set.copyOf(pending.keySet()));
       return deleted;
     });
   }
