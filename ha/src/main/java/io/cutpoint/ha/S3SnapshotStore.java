@@ -344,6 +344,8 @@ public final class S3SnapshotStore implements SnapshotStore {
       SnapshotManifest filled = p.completed(complete);
       Catalog.Versioned<SnapshotManifest> current = existing(id, operation);
       if (current.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+        // a newer leader aborted it: say that this store is fenced, the more useful answer
+        fenceCheck(operation);
         throw new NotPendingException(id, current.value().getStatus(), "commit");
       }
       try {
@@ -587,6 +589,16 @@ public final class S3SnapshotStore implements SnapshotStore {
   private void write(String operation, List<CuratorOp> ops) {
     try {
       catalog.write(operation, ops);
+    } catch (FencedException e) {
+      fenced = true;
+      throw e;
+    }
+  }
+
+  /** Throws {@link FencedException} (and remembers it) if a newer term was taken. */
+  private void fenceCheck(String operation) {
+    try {
+      catalog.checkTerm(operation);
     } catch (FencedException e) {
       fenced = true;
       throw e;

@@ -120,6 +120,25 @@ class FencingTest {
   }
 
   @Test
+  void piecesAnOldLeaderWritesAfterTheNewOneOpenedAreRemovedByRetention() {
+    S3SnapshotStore old = bed.open(where);
+    SnapshotFixture snap = new SnapshotFixture(old.allocateSnapshotId(), 300, 128);
+    old.createPending(snap.pending());
+    S3SnapshotStore current = bed.open(where);
+    assertThat(current.abortedOnOpen()).containsExactly(snap.id);
+
+    // The old leader has not tried a catalog write yet, so it does not know; S3 takes the puts.
+    snap.writePieces(old);
+    assertThat(bed.objects(where, snap.id)).isNotEmpty();
+    assertThatThrownBy(() -> old.commit(snap.complete())).isInstanceOf(FencedException.class);
+
+    current.applyRetention(5);
+    assertThat(bed.objects(where, snap.id)).isEmpty();
+    assertThat(current.manifest(snap.id).orElseThrow().getStatus())
+        .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
+  }
+
+  @Test
   void openingUnderATermThatWasSupersededFails() {
     LeaderTerm first = bed.take(where);
     bed.take(where);

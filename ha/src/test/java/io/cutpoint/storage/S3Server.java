@@ -63,11 +63,18 @@ final class S3Server implements AutoCloseable {
     client.createBucket(b -> b.bucket(bucket));
   }
 
+  /** Stops the HTTP server (the blob store stays): requests are refused from now on. */
+  void stopServer() throws Exception {
+    proxy.stop();
+  }
+
   @Override
   public void close() {
     client.close();
     try {
-      proxy.stop();
+      if (!"STOPPED".equals(proxy.getState())) {
+        proxy.stop();
+      }
     } catch (Exception e) {
       throw new IllegalStateException("stopping S3Proxy", e);
     } finally {
