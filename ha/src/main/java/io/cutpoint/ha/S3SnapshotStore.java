@@ -1,7 +1,5 @@
 package io.cutpoint.ha;
 
-import io.cutpoint.api.Crc32c;
-import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
@@ -21,7 +19,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -98,7 +95,7 @@ public final class S3SnapshotStore implements SnapshotStore {
   private final Leftovers leftovers;
   private final Options options;
   private final ConcurrentSkipListMap<Long, String> damaged = new ConcurrentSkipListMap<>();
-  private final ConcurrentHashMap<Long, StoreParts.Pending> pending = new ConcurrentHashMap<>();
+  private final PendingPieces pieces;
   private final ReentrantReadWriteLock guard = new ReentrantReadWriteLock();
   private final Object manifestWrites = new Object();
   private final Object idLock = new Object();
@@ -118,6 +115,7 @@ public final class S3SnapshotStore implements SnapshotStore {
     this.catalog = new Catalog(zk, where.catalogPath(), term, name);
     this.reader = new PieceReader(bucket, keys);
     this.leftovers = new Leftovers(catalog, bucket, keys, damaged, name);
+    this.pieces = new PendingPieces(bucket, keys, catalog, () -> fenced, name);
   }
 
   /**
@@ -253,83 +251,32 @@ public final class S3SnapshotStore implements SnapshotStore {
           }
           throw e;
         }
-        pending.put(id, new StoreParts.Pending(id));
+        pieces.begin(id);
       }
     });
   }
 
   @Override
   public void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c) {
-    String piece = "snapshot " + snapshotId + ", worker " + workerId + ", state chunk " + index;
-    if (index < 0) {
-      throw new IllegalArgumentException(piece + ": negative index");
-    }
-    if (Crc32c.of(data) != crc32c) {
-      throw new IllegalArgumentException(String.format(
-          "%s: CRC32C mismatch on arrival (sent %08x, data gives %08x)",
-          piece, crc32c, Crc32c.of(data)));
-    }
-    writePiece(snapshotId, "store " + piece, keys.stateChunk(snapshotId, workerId, index), data,
-        p -> p.chunk(workerId, index, data));
+    run("store a state chunk of snapshot " + snapshotId,
+        () -> pieces.putStateChunk(snapshotId, workerId, index, data, crc32c));
   }
 
   @Override
   public void putChannelRecording(long snapshotId, ChannelId channel,
       List<RecordedMessage> messages) {
-    if (messages.isEmpty()) {
-      return; // an empty recording is the absence of batches
-    }
-    ChannelRecording.Builder batch = ChannelRecording.newBuilder().setFrom(channel.from());
-    long previous = 0;
-    for (RecordedMessage m : messages) {
-      if (m.seq() <= previous) {
-        throw new IllegalArgumentException("snapshot " + snapshotId + ", channel " + channel
-            + ": message #" + m.seq() + " after #" + previous + " (recordings are in sequence order)");
-      }
-      previous = m.seq();
-      batch.addMessages(io.cutpoint.api.v1.RecordedMessage.newBuilder().setSeq(m.seq())
-          .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
-    }
-    writePiece(snapshotId, "store recording of snapshot " + snapshotId + ", channel " + channel,
-        keys.batch(snapshotId, channel, messages.get(0).seq()), batch.build().toByteArray(),
-        p -> p.recording(channel, messages));
+    run("store a recording of snapshot " + snapshotId,
+        () -> pieces.putChannelRecording(snapshotId, channel, messages));
   }
 
   @Override
   public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {
-    if (meta.getWorkerId().isEmpty()) {
-      throw new IllegalArgumentException("worker metadata without a worker id");
-    }
-    if (meta.getSnapshotId() != snapshotId && meta.getSnapshotId() != 0) {
-      throw new IllegalArgumentException(
-          "metadata of snapshot " + meta.getSnapshotId() + " stored under " + snapshotId);
-    }
-    LocalSnapshotMeta stored = meta.toBuilder().setSnapshotId(snapshotId).build();
-    writePiece(snapshotId, "store metadata of snapshot " + snapshotId + ", worker "
-        + meta.getWorkerId(), keys.meta(snapshotId, meta.getWorkerId()), stored.toByteArray(),
-        p -> p.meta(stored));
+    run("store metadata of snapshot " + snapshotId, () -> pieces.putWorkerMeta(snapshotId, meta));
   }
 
   @Override
   public void discardPieces(long snapshotId, String workerId) {
-    String operation = "discard pieces of snapshot " + snapshotId + ", worker " + workerId;
-    run(operation, () -> {
-      StoreParts.Pending p = pendingOrThrow(snapshotId, operation);
-      Lock lock = p.lock().writeLock();
-      lock.lock();
-      try {
-        if (p.isClosed()) {
-          throw notPending(snapshotId, operation);
-        }
-        List<String> gone = new ArrayList<>(bucket.keys(keys.stateDir(snapshotId, workerId)));
-        gone.addAll(bucket.keys(keys.incoming(snapshotId, workerId)));
-        gone.add(keys.meta(snapshotId, workerId));
-        bucket.delete(gone, operation);
-        p.forget(workerId);
-      } finally {
-        lock.unlock();
-      }
-    });
+    run("discard pieces of snapshot " + snapshotId, () -> pieces.discard(snapshotId, workerId));
   }
 
   @Override
@@ -340,7 +287,7 @@ public final class S3SnapshotStore implements SnapshotStore {
     }
     long id = complete.getSnapshotId();
     String operation = "commit snapshot " + id;
-    run(operation, () -> closePending(id, "commit", p -> {
+    run(operation, () -> pieces.end(id, "commit", manifestWrites, p -> {
       SnapshotManifest filled = p.completed(complete);
       Catalog.Versioned<SnapshotManifest> current = existing(id, operation);
       if (current.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
@@ -372,13 +319,13 @@ public final class S3SnapshotStore implements SnapshotStore {
     String operation = "finish snapshot " + id;
     run(operation, () -> {
       synchronized (manifestWrites) {
-        if (!pending.containsKey(id) && catalog.manifest(id).isEmpty()) {
+        if (!pieces.contains(id) && catalog.manifest(id).isEmpty()) {
           // Never created: keep the manifest anyway so operators can see why it ended.
           write(operation, List.of(catalog.createManifest(kept)));
           return;
         }
       }
-      closePending(id, "finish", p -> write(operation,
+      pieces.end(id, "finish", manifestWrites, p -> write(operation,
           List.of(catalog.setManifest(kept, existing(id, operation).version()))));
       bucket.deleteAll(keys.snapshot(id), "delete pieces of finished snapshot " + id);
     });
@@ -533,7 +480,7 @@ public final class S3SnapshotStore implements SnapshotStore {
       for (long id : deleted) {
         bucket.deleteAll(keys.snapshot(id), "retention: delete snapshot " + id);
       }
-      leftovers.sweep(Set.copyOf(pending.keySet()));
+      leftovers.sweep(pieces.ids());
       return deleted;
     });
   }
@@ -572,7 +519,7 @@ public final class S3SnapshotStore implements SnapshotStore {
     lock.lock();
     try {
       closed = true;
-      pending.clear();
+      pieces.clear();
     } finally {
       lock.unlock();
     }
@@ -618,66 +565,6 @@ public final class S3SnapshotStore implements SnapshotStore {
       damaged.putIfAbsent(snapshotId, e.getMessage());
       throw e;
     }
-  }
-
-  private interface PendingAction {
-    void apply(StoreParts.Pending p);
-  }
-
-  private void writePiece(long id, String operation, String key, byte[] payload,
-      PendingAction record) {
-    run(operation, () -> {
-      StoreParts.Pending p = pendingOrThrow(id, operation);
-      Lock lock = p.lock().readLock();
-      lock.lock();
-      try {
-        if (p.isClosed()) {
-          throw notPending(id, operation);
-        }
-        if (fenced) {
-          throw new FencedException(name + ": fenced: cannot " + operation + " under leader "
-              + catalog.term() + ": a newer term was taken", catalog.term());
-        }
-        bucket.put(key, payload, operation);
-        record.apply(p);
-      } finally {
-        lock.unlock();
-      }
-    });
-  }
-
-  /** Runs {@code end} with the snapshot's write lock, then forgets the snapshot as pending. */
-  private void closePending(long id, String operation, PendingAction end) {
-    StoreParts.Pending p = pendingOrThrow(id, operation);
-    Lock lock = p.lock().writeLock();
-    lock.lock();
-    try {
-      if (p.isClosed()) {
-        throw notPending(id, operation);
-      }
-      synchronized (manifestWrites) {
-        end.apply(p);
-      }
-      p.close();
-      pending.remove(id, p);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private StoreParts.Pending pendingOrThrow(long id, String operation) {
-    StoreParts.Pending p = pending.get(id);
-    if (p == null) {
-      throw notPending(id, operation);
-    }
-    return p;
-  }
-
-  private StoreException notPending(long id, String operation) {
-    Optional<Catalog.Versioned<SnapshotManifest>> m = catalog.manifest(id);
-    return m.isEmpty()
-        ? new NoSuchSnapshotException(id, operation)
-        : new NotPendingException(id, m.get().value().getStatus(), operation);
   }
 
   private Catalog.Versioned<SnapshotManifest> existing(long id, String operation) {
