@@ -9,6 +9,7 @@ import io.cutpoint.ha.FencedException;
 import io.cutpoint.ha.LeaderTerm;
 import io.cutpoint.ha.S3SnapshotStore;
 import io.cutpoint.ha.Terms;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -145,6 +146,27 @@ class FencingTest {
     assertThatThrownBy(() -> bed.open(where, first))
         .isInstanceOf(FencedException.class)
         .hasMessageContaining("fenced: cannot open under leader " + first);
+  }
+
+  @Test
+  void takersRacingEachOtherEachGetADistinctTerm() throws Exception {
+    bed.take(where); // the catalog nodes exist before the race
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<LeaderTerm>> taken = new java.util.ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        taken.add(pool.submit(() -> bed.take(where)));
+      }
+      java.util.Set<Long> numbers = new java.util.TreeSet<>();
+      for (java.util.concurrent.Future<LeaderTerm> f : taken) {
+        numbers.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS).number());
+      }
+      assertThat(numbers).hasSize(12);
+      assertThat(Terms.current(bed.zk, where.catalogPath()).number())
+          .isEqualTo(java.util.Collections.max(numbers));
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
