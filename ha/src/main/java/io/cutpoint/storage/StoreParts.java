@@ -1,0 +1,101 @@
+package io.cutpoint.storage;
+
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.RecordedMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.function.Supplier;
+
+/**
+ * What another {@link SnapshotStore} shares with {@link RocksSnapshotStore}, so that each rule
+ * exists once: the CRC32C frame of every stored value ({@code Frames}), the commit checks of a
+ * pending snapshot ({@code PendingSnapshot}) and the retention rule ({@code RetentionPlan}). It
+ * lives in the storage package (shipped in {@code cutpoint-ha}) because those classes are
+ * package-private.
+ */
+public final class StoreParts {
+  private StoreParts() {}
+
+  /** The frame of section 3 of storage.md: format byte, CRC32C of key ++ payload, payload. */
+  public static byte[] frame(byte[] key, byte[] payload) {
+    return Frames.wrap(key, payload);
+  }
+
+  /**
+   * Checks a framed value and returns its payload.
+   *
+   * @throws CorruptionException naming {@code piece} if the value is truncated or fails its CRC
+   */
+  public static byte[] unframe(byte[] key, byte[] value, Supplier<String> piece) {
+    return Frames.unwrap(key, value, piece);
+  }
+
+  /** What retention needs to know about one manifest. */
+  public record RetentionEntry(long id, SnapshotStatus status, boolean pinned) {}
+
+  /** The ids retention deletes, newest first, from every manifest listed newest first. */
+  public static List<Long> toDelete(
+      List<RetentionEntry> newestFirst, int keep, Set<Long> protectedIds) {
+    List<RetentionPlan.Entry> entries = new ArrayList<>();
+    for (RetentionEntry e : newestFirst) {
+      entries.add(new RetentionPlan.Entry(e.id(), e.status(), e.pinned()));
+    }
+    return RetentionPlan.toDelete(entries, keep, protectedIds);
+  }
+
+  /**
+   * What arrived for one PENDING snapshot, and the checks {@link SnapshotStore#commit} makes.
+   * Pieces take the read lock; commit, finish and discard take the write lock.
+   */
+  public static final class Pending {
+    private final PendingSnapshot p;
+
+    public Pending(long id) {
+      this.p = new PendingSnapshot(id);
+    }
+
+    public ReadWriteLock lock() {
+      return p.lock;
+    }
+
+    /** Must hold the write lock. */
+    public void close() {
+      p.close();
+    }
+
+    /** Must hold a lock. */
+    public boolean isClosed() {
+      return p.isClosed();
+    }
+
+    public void chunk(String workerId, int index, byte[] data) {
+      p.chunk(workerId, index, data);
+    }
+
+    public void recording(ChannelId channel, List<RecordedMessage> messages) {
+      p.recording(channel, messages);
+    }
+
+    public void meta(LocalSnapshotMeta meta) {
+      p.meta(meta);
+    }
+
+    public void forget(String workerId) {
+      p.forget(workerId);
+    }
+
+    /**
+     * The manifest with its pieces and totals filled in from what arrived.
+     *
+     * @throws StoreException naming what is missing or does not match
+     */
+    public SnapshotManifest completed(SnapshotManifest complete) {
+      return p.completed(complete);
+    }
+  }
+}

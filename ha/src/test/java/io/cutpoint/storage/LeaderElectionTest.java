@@ -1,0 +1,162 @@
+package io.cutpoint.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cutpoint.ha.FencedException;
+import io.cutpoint.ha.LeaderElection;
+import io.cutpoint.ha.LeaderTerm;
+import io.cutpoint.ha.S3SnapshotStore;
+import io.cutpoint.ha.Terms;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.KillSession;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LeaderElection} on real ZooKeeper servers: one leader among three participants, each
+ * leader with a newer term than the one before, a lost session or a suspended connection revoked
+ * at once, and the store of a revoked leader fenced as soon as the next one takes its term.
+ */
+class LeaderElectionTest {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final String BASE = "/cutpoint/election";
+
+  /** What one participant's listener heard, in order. */
+  static final class Heard implements LeaderElection.Listener {
+    final List<String> events = new CopyOnWriteArrayList<>();
+    volatile LeaderTerm leading;
+
+    @Override
+    public void elected(LeaderTerm term) {
+      events.add("elected " + term.number());
+      leading = term;
+    }
+
+    @Override
+    public void revoked(LeaderTerm term, String why) {
+      events.add("revoked " + term.number());
+      leading = null;
+    }
+  }
+
+  private static CuratorFramework client(String connect) throws InterruptedException {
+    CuratorFramework zk = CuratorFrameworkFactory.builder().connectString(connect)
+        .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000)
+        .retryPolicy(new ExponentialBackoffRetry(100, 5)).build();
+    zk.start();
+    if (!zk.blockUntilConnected(60, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("no ZooKeeper at " + connect);
+    }
+    return zk;
+  }
+
+  private static int leaderOf(List<Heard> heard) {
+    int leader = -1;
+    for (int i = 0; i < heard.size(); i++) {
+      if (heard.get(i).leading != null) {
+        assertThat(leader).as("two participants lead at once").isEqualTo(-1);
+        leader = i;
+      }
+    }
+    return leader;
+  }
+
+  @Test
+  void aKilledSessionRevokesTheLeaderAndTheNextOneLeadsUnderANewerTermThatFencesTheOldStore()
+      throws Exception {
+    List<CuratorFramework> clients = new ArrayList<>();
+    List<LeaderElection> elections = new ArrayList<>();
+    List<Heard> heard = List.of(new Heard(), new Heard(), new Heard());
+    TestingCluster cluster = new TestingCluster(3);
+    S3Server s3 = new S3Server();
+    try {
+      cluster.start();
+      s3.createBucket(HaTestbed.BUCKET);
+      S3SnapshotStore.Location where =
+          new S3SnapshotStore.Location(HaTestbed.BUCKET, "elected", BASE);
+      for (int i = 0; i < 3; i++) {
+        clients.add(client(cluster.getConnectString()));
+        elections.add(LeaderElection.start(clients.get(i), BASE, "coordinator-" + i, heard.get(i)));
+      }
+      await().atMost(WAIT).until(() -> leaderOf(heard) >= 0);
+      int first = leaderOf(heard);
+      LeaderTerm firstTerm = heard.get(first).leading;
+      assertThat(elections.get(first).term()).contains(firstTerm);
+      S3SnapshotStore firstStore = S3SnapshotStore.open(s3.client(), clients.get(first), where,
+          firstTerm, HaTestbed.OPTIONS);
+      SnapshotFixture snap = new SnapshotFixture(firstStore.allocateSnapshotId(), 300, 128);
+      snap.store(firstStore);
+      SnapshotFixture unfinished = new SnapshotFixture(firstStore.allocateSnapshotId(), 300, 128);
+      firstStore.createPending(unfinished.pending());
+      unfinished.writePieces(firstStore);
+
+      KillSession.kill(clients.get(first).getZookeeperClient().getZooKeeper());
+
+      await().atMost(WAIT).until(() -> heard.get(first).events.contains(
+          "revoked " + firstTerm.number()));
+      await().atMost(WAIT).until(() -> leaderOf(heard) >= 0
+          && heard.get(leaderOf(heard)).leading.number() > firstTerm.number());
+      int second = leaderOf(heard);
+      LeaderTerm secondTerm = heard.get(second).leading;
+      assertThat(secondTerm.number()).isEqualTo(firstTerm.number() + 1);
+      assertThat(Terms.current(clients.get(second), BASE)).isEqualTo(secondTerm);
+
+      // The old leader's store, even with its client connected again, cannot commit any more.
+      await().atMost(WAIT).until(() -> clients.get(first).getZookeeperClient().isConnected());
+      assertThatThrownBy(() -> firstStore.commit(unfinished.complete()))
+          .isInstanceOf(FencedException.class);
+      S3SnapshotStore secondStore = S3SnapshotStore.open(s3.client(), clients.get(second), where,
+          secondTerm, HaTestbed.OPTIONS);
+      assertThat(secondStore.abortedOnOpen()).containsExactly(unfinished.id);
+      S3SnapshotStoreTest.assertReadsBack(secondStore, snap);
+      firstStore.close();
+      secondStore.close();
+
+      // Every term was handed to one participant only.
+      List<String> elected = new ArrayList<>();
+      heard.forEach(h -> h.events.stream().filter(e -> e.startsWith("elected")).forEach(elected::add));
+      assertThat(elected).doesNotHaveDuplicates();
+    } finally {
+      elections.forEach(LeaderElection::close);
+      clients.forEach(CuratorFramework::close);
+      s3.close();
+      cluster.close();
+    }
+  }
+
+  @Test
+  void aSuspendedConnectionRevokesAtOnceAndReconnectingLeadsUnderANewerTerm() throws Exception {
+    Heard heard = new Heard();
+    try (TestingServer server = new TestingServer(true)) {
+      CuratorFramework zk = client(server.getConnectString());
+      LeaderElection election = LeaderElection.start(zk, BASE, "only", heard);
+      try {
+        await().atMost(WAIT).until(() -> heard.leading != null);
+        LeaderTerm first = heard.leading;
+        server.stop();
+        await().atMost(WAIT).until(() -> heard.events.contains("revoked " + first.number()));
+        assertThat(election.term()).isEmpty();
+        server.restart();
+        await().atMost(WAIT).until(() -> heard.leading != null
+            && heard.leading.number() > first.number());
+        assertThat(heard.events).containsSubsequence(
+            "elected " + first.number(), "revoked " + first.number(),
+            "elected " + (first.number() + 1));
+      } finally {
+        election.close();
+        zk.close();
+      }
+      assertThat(heard.events.get(heard.events.size() - 1)).startsWith("revoked");
+    }
+  }
+}
