@@ -334,7 +334,7 @@ public final class CoordinatorServer implements AutoCloseable {
       if (closed.get()) {
         return;
       }
-      ctx.schedule().attempt();
+      var unused = ctx.schedule().attempt(); // it reports its own outcome
       schedulePeriodic();
     }, ctx.config().snapshotInterval());
   }

@@ -79,7 +79,7 @@ public final class SnapshotSchedule {
    * block (if any) is reported.
    */
   public CompletableFuture<Void> attempt() {
-    return loop.call(this::attemptOnLoop).thenCompose(f -> f);
+    return loop.callAsync(this::attemptOnLoop);
   }
 
   private CompletableFuture<Void> attemptOnLoop() {

@@ -99,8 +99,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
 
   @Override
   public void triggerSnapshot(TriggerSnapshotRequest req, StreamObserver<TriggerSnapshotResponse> out) {
-    ctx.loop().call(() -> ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null))
-        .thenCompose(f -> f)
+    var unused = ctx.loop().callAsync(() -> ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null))
         .whenComplete((result, error) -> {
           if (error != null) {
             out.onError(Status.UNAVAILABLE.withDescription("no snapshot started: the coordinator is stopping")
@@ -124,7 +123,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
       return;
     }
     long waitMs = req.getWaitTimeoutMs() == 0 ? ctx.config().snapshotTimeout().toMillis() + 1000 : req.getWaitTimeoutMs();
-    s.outcome().copy().orTimeout(waitMs, TimeUnit.MILLISECONDS).whenComplete((manifest, error) -> {
+    var unused = s.outcome().copy().orTimeout(waitMs, TimeUnit.MILLISECONDS).whenComplete((manifest, error) -> {
       if (error != null) {
         out.onError(Status.DEADLINE_EXCEEDED.withDescription("snapshot " + s.snapshotId()
             + " is still pending after " + waitMs + " ms").asRuntimeException());
@@ -255,7 +254,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
 
   @Override
   public void rollback(RollbackRequest req, StreamObserver<RollbackResponse> out) {
-    ctx.loop().call(() -> ctx.rollback().rollback(req)).thenCompose(f -> f).whenComplete((response, error) -> {
+    var unused = ctx.loop().callAsync(() -> ctx.rollback().rollback(req)).whenComplete((response, error) -> {
       if (error == null) {
         out.onNext(response);
         out.onCompleted();

@@ -142,7 +142,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
 
   private void requestSnapshot(long requestId) {
     LiveSession s = session;
-    ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, s.workerId()).thenAccept(result -> {
+    var unused = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, s.workerId()).thenAccept(result -> {
       SnapshotGranted.Builder granted = SnapshotGranted.newBuilder().setRequestId(requestId);
       if (result instanceof TriggerResult.Started started) {
         granted.setSnapshotId(started.snapshotId()).setEpoch(started.manifest().getEpoch());

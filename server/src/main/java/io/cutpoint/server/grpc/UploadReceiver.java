@@ -42,8 +42,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   /** Largest state chunk accepted. */
   static final int MAX_CHUNK_BYTES = 1 << 20;
   private static final byte[] NO_PAYLOAD = new byte[0];
-  /** How long an upload's header waits for the loop's admission (it answers in microseconds). */
-  private static final long ADMISSION_WAIT_SECONDS = 30;
+  /** How long an upload waits for the loop's answer (it answers in microseconds). */
+  private static final long LOOP_WAIT_SECONDS = 30;
 
   private enum Phase { HEADER, STATE, CHANNELS, DONE }
 
@@ -133,14 +133,18 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
 
   /** Asks the loop whether this upload may proceed, and waits for the answer. */
   private io.cutpoint.server.lifecycle.Admission admit(LocalSnapshotMeta m) {
+    return onLoop(() -> ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this));
+  }
+
+  /** Runs {@code body} on the coordinator loop and waits for its answer (microseconds). */
+  private <T> T onLoop(java.util.function.Supplier<T> body) {
     try {
-      return ctx.loop().call(() -> ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this))
-          .get(ADMISSION_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+      return ctx.loop().call(body).get(LOOP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw Status.UNAVAILABLE.withDescription("the coordinator could not admit the upload: " + e)
+      throw Status.UNAVAILABLE.withDescription("the coordinator did not answer the upload: " + e)
           .asRuntimeException();
     }
   }
@@ -206,7 +210,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     if (limit > 0 && recordedBytes > limit) {
       long id = meta.getSnapshotId();
       String message = "worker " + meta.getWorkerId() + " uploaded more than " + limit + " bytes of recorded messages";
-      ctx.loop().execute(() -> ctx.lifecycle().abort(id, FailureReason.LOCAL_FAILURE, message));
+      onLoop(() -> ctx.lifecycle().abort(id, FailureReason.LOCAL_FAILURE, message)); // before the answer
       throw Status.RESOURCE_EXHAUSTED.withDescription("recorded messages exceed the limit of " + limit
           + " bytes per snapshot").asRuntimeException();
     }
@@ -251,7 +255,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       case SUCCESS -> {
         ctx.metrics().piece(piece);
         // the last piece is answered once the snapshot's commit is done
-        ctx.lifecycle().settled(piece.snapshotId()).whenComplete((ignored, error) -> {
+        var unused = ctx.lifecycle().settled(piece.snapshotId()).whenComplete((ignored, error) -> {
           try {
             out.onNext(UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
             out.onCompleted();

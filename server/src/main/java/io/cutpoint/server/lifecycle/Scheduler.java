@@ -61,6 +61,29 @@ public interface Scheduler {
     return result;
   }
 
+  /**
+   * Runs {@code body} on the scheduler's thread and completes as the future it returns does: for
+   * an event whose answer comes from a later event (a store write's result).
+   */
+  default <T> CompletableFuture<T> callAsync(Supplier<CompletableFuture<T>> body) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    var unused = call(() -> {
+      var unusedAnswer = body.get().whenComplete((value, error) -> {
+        if (error == null) {
+          result.complete(value);
+        } else {
+          result.completeExceptionally(error);
+        }
+      });
+      return Boolean.TRUE;
+    }).whenComplete((ignored, error) -> {
+      if (error != null) {
+        result.completeExceptionally(error);
+      }
+    });
+    return result;
+  }
+
   /** Cancels a scheduled task; cancelling one that already ran does nothing. */
   interface Cancellable {
     void cancel();

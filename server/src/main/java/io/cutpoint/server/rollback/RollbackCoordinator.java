@@ -419,7 +419,7 @@ public final class RollbackCoordinator implements RollbackService {
     // Without a wait timeout, wait for the outcome: the run ends by its deadline anyway.
     CompletableFuture<RollbackRun> outcome = request.getWaitTimeoutMs() == 0 ? a.outcome().copy()
         : a.outcome().copy().orTimeout(request.getWaitTimeoutMs(), TimeUnit.MILLISECONDS);
-    outcome.whenComplete((run, error) -> {
+    var unused = outcome.whenComplete((run, error) -> {
       if (error == null && run.phase() == RollbackRun.Phase.COMPLETED) {
         long micros = Math.max(0, Duration.between(requestedAt, parts.clock().instant()).toNanos() / 1000);
         response.complete(response(run, true, micros));

@@ -102,9 +102,9 @@ class ReadersDoNotWaitTest {
     long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
 
     RawWorker.send(coordinator, RawWorker.upload(meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)),
-        "a".getBytes(), 4, List.of(ChannelRecording.newBuilder().setFrom("b").build()))).get(20, TimeUnit.SECONDS);
+        "a".getBytes(java.nio.charset.StandardCharsets.UTF_8), 4, List.of(ChannelRecording.newBuilder().setFrom("b").build()))).get(20, TimeUnit.SECONDS);
     CompletableFuture<UploadResult> last = RawWorker.send(coordinator, RawWorker.upload(
-        meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)), "b".getBytes(), 4,
+        meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)), "b".getBytes(java.nio.charset.StandardCharsets.UTF_8), 4,
         List.of(ChannelRecording.newBuilder().setFrom("a").setFirstMarker(true).build())));
     assertThat(commitEntered.await(20, TimeUnit.SECONDS)).as("the commit reached the store").isTrue();
 
