@@ -9,6 +9,7 @@ import io.cutpoint.server.grpc.LiveSession;
 import io.cutpoint.server.grpc.SessionRegistry;
 import io.cutpoint.server.lifecycle.Scheduler;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
+import io.cutpoint.server.lifecycle.StoreExecutor;
 import io.cutpoint.server.membership.Declaration;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.membership.WorkerRemoval;
@@ -21,54 +22,68 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The parts of a running coordinator and the membership operations that tie them together (a
- * worker joins, a worker is lost). Handed to the gRPC services and to the {@link RollbackService}.
+ * The parts of a running coordinator, built in dependency order, and the membership operations
+ * that tie them together (a worker joins, a worker is lost). Handed to the gRPC services.
  *
- * <p>Lock order: session registry, then membership; the lifecycle may take the membership's and a
- * session's lock, never the other way round, so nothing here calls the lifecycle while holding the
- * registry.
+ * <p>Threads: membership, lifecycle, rollback and schedule belong to the coordinator loop ({@link
+ * #loop()}, the {@code cutpoint-coordinator} thread); gRPC handlers and timers post events to it.
+ * The operations here run on the loop and check that they do. Store writes run on the store
+ * executor ({@link #storeIo()}, {@code cutpoint-store}). No lock.
  */
 public final class CoordinatorContext {
 
   private static final Logger log = LoggerFactory.getLogger(CoordinatorContext.class);
+  private static final String OWNER = "CoordinatorContext";
+
+  /** The parts; every one is built before the context. */
+  record Parts(CoordinatorConfig config, Clock clock, Scheduler loop, SnapshotStore store, StoreExecutor storeIo,
+      Membership membership, SessionRegistry sessions, EventHub events, CoordinatorMetrics metrics,
+      java.util.concurrent.Executor transfers, SnapshotLifecycle lifecycle, RollbackService rollback,
+      SnapshotSchedule schedule) {}
 
   private final CoordinatorConfig config;
   private final Clock clock;
-  private final Scheduler scheduler;
+  private final Scheduler loop;
   private final SnapshotStore store;
+  private final StoreExecutor storeIo;
   private final Membership membership;
   private final SessionRegistry sessions;
   private final EventHub events;
   private final CoordinatorMetrics metrics;
   private final java.util.concurrent.Executor transfers;
-  private SnapshotLifecycle lifecycle;
-  private RollbackService rollback = RollbackService.unimplemented();
-  private SnapshotSchedule schedule;
+  private final SnapshotLifecycle lifecycle;
+  private final RollbackService rollback;
+  private final SnapshotSchedule schedule;
 
-  CoordinatorContext(CoordinatorConfig config, Clock clock, Scheduler scheduler, SnapshotStore store,
-      Membership membership, SessionRegistry sessions, EventHub events, CoordinatorMetrics metrics,
-      java.util.concurrent.Executor transfers) {
-    this.transfers = transfers;
-    this.config = config;
-    this.clock = clock;
-    this.scheduler = scheduler;
-    this.store = store;
-    this.membership = membership;
-    this.sessions = sessions;
-    this.events = events;
-    this.metrics = metrics;
-  }
-
-  void wire(SnapshotLifecycle lifecycle, RollbackService rollback, SnapshotSchedule schedule) {
-    this.lifecycle = lifecycle;
-    this.rollback = rollback;
-    this.schedule = schedule;
+  CoordinatorContext(Parts p) {
+    this.config = p.config();
+    this.clock = p.clock();
+    this.loop = p.loop();
+    this.store = p.store();
+    this.storeIo = p.storeIo();
+    this.membership = p.membership();
+    this.sessions = p.sessions();
+    this.events = p.events();
+    this.metrics = p.metrics();
+    this.transfers = p.transfers();
+    this.lifecycle = p.lifecycle();
+    this.rollback = p.rollback();
+    this.schedule = p.schedule();
   }
 
   public CoordinatorConfig config() { return config; }
   public Clock clock() { return clock; }
-  public Scheduler scheduler() { return scheduler; }
+  /** The coordinator loop: post events here ({@code execute}, {@code call}). */
+  public Scheduler loop() { return loop; }
   public SnapshotStore store() { return store; }
+
+  /** The cluster's epoch; any thread, never waits for the store's writes. */
+  public long epoch() {
+    long e = rollback.epoch();
+    return e >= 0 ? e : store.epoch();
+  }
+  /** The store executor ({@code cutpoint-store}). */
+  public StoreExecutor storeIo() { return storeIo; }
   public Membership membership() { return membership; }
   public SessionRegistry sessions() { return sessions; }
   public EventHub events() { return events; }
@@ -87,13 +102,11 @@ public final class CoordinatorContext {
    * caller sends the welcome ({@link LiveSession#welcome}), so that no command overtakes it.
    */
   public Joined join(Declaration decl, StreamObserver<CoordinatorMessage> out) {
-    Membership.JoinOutcome outcome;
+    loop.checkInLoop(OWNER);
+    Membership.JoinOutcome outcome = membership.join(decl, clock.millis());
     LiveSession session = null;
-    synchronized (sessions) {
-      outcome = membership.join(decl, clock.millis());
-      if (outcome instanceof Membership.Accepted a) {
-        session = sessions.register(decl.workerId(), a.token(), out);
-      }
+    if (outcome instanceof Membership.Accepted a) {
+      session = sessions.register(decl.workerId(), a.token(), out);
     }
     return new Joined(outcome, session);
   }
@@ -103,6 +116,7 @@ public final class CoordinatorContext {
    * and tells the rollback service ({@code fresh}: the worker's state is its initial one).
    */
   public void joined(Declaration decl, Membership.Accepted accepted, boolean fresh) {
+    loop.checkInLoop(OWNER);
     PeerAddress address = PeerAddress.newBuilder()
         .setWorkerId(decl.workerId()).setChannelAddress(decl.channelAddress()).build();
     for (String peer : accepted.peerUpdates()) {
@@ -128,11 +142,9 @@ public final class CoordinatorContext {
    * ended.
    */
   public void lost(String workerId, long token, Status status) {
-    boolean wasLive;
-    synchronized (sessions) {
-      wasLive = membership.lost(workerId, token);
-      sessions.remove(workerId, token).ifPresent(s -> s.close(status));
-    }
+    loop.checkInLoop(OWNER);
+    boolean wasLive = membership.lost(workerId, token);
+    sessions.remove(workerId, token).ifPresent(s -> s.close(status));
     if (!wasLive) {
       return;
     }
@@ -147,6 +159,7 @@ public final class CoordinatorContext {
    * workers lost for that long (unless a rollback needs them).
    */
   public void checkHeartbeats() {
+    loop.checkInLoop(OWNER);
     long timeout = config.heartbeatTimeout().toMillis();
     membership.expired(clock.millis(), timeout).forEach((id, token) -> lost(id, token,
         Status.UNAVAILABLE.withDescription("no heartbeat for more than " + timeout + " ms")));
@@ -164,15 +177,13 @@ public final class CoordinatorContext {
    * @param why who asked, for the log and the event
    */
   public WorkerRemoval removeWorker(String workerId, String why) {
+    loop.checkInLoop(OWNER);
     java.util.Optional<String> needed = rollback.needs(workerId);
     if (needed.isPresent()) {
       return new WorkerRemoval(WorkerRemoval.Outcome.NEEDED, "worker " + workerId + " is not removed: "
           + needed.get());
     }
-    Membership.Removal removal;
-    synchronized (sessions) {
-      removal = membership.remove(workerId);
-    }
+    Membership.Removal removal = membership.remove(workerId);
     return switch (removal) {
       case UNKNOWN -> new WorkerRemoval(WorkerRemoval.Outcome.UNKNOWN, "no worker " + workerId);
       case LIVE -> new WorkerRemoval(WorkerRemoval.Outcome.LIVE, "worker " + workerId
@@ -184,8 +195,4 @@ public final class CoordinatorContext {
       }
     };
   }
-
-
-  /** Nothing to do: the workers-by-state gauges read the membership's counts on every scrape. */
-  public void refreshWorkerGauges() {}
 }

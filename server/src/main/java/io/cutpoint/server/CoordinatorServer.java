@@ -16,6 +16,7 @@ import io.cutpoint.server.lifecycle.ExecutorScheduler;
 import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.lifecycle.SnapshotListener;
+import io.cutpoint.server.lifecycle.StoreExecutor;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
 import io.cutpoint.storage.RocksSnapshotStore;
@@ -55,6 +56,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A running coordinator: the gRPC services (Coordinator, Admin, health, reflection) over one
  * snapshot store, periodic snapshots, heartbeat checks, retention and analysis after each commit.
+ *
+ * <p>Threads: the coordinator loop ({@code cutpoint-coordinator}) owns membership, the snapshot
+ * lifecycle, the rollback and the schedule, and runs the timers; the store executor ({@code
+ * cutpoint-store}) performs their store writes in order; {@code cutpoint-maintenance} watches the
+ * store and analyses snapshots; {@code cutpoint-transfer-N} serve downloads; gRPC's own threads
+ * run the handlers, which post to the loop.
  */
 public final class CoordinatorServer implements AutoCloseable {
 
@@ -95,8 +102,8 @@ public final class CoordinatorServer implements AutoCloseable {
     this.health = health;
     this.scheduler = scheduler;
     this.maintenance = maintenance;
-    this.storeWatch = new StoreWatch(ctx.store(), health, reason -> ctx.lifecycle().abortAll(
-        io.cutpoint.server.lifecycle.FailureReason.STORE_ERROR, reason));
+    this.storeWatch = new StoreWatch(ctx.store(), health, reason -> ctx.loop().execute(() ->
+        ctx.lifecycle().abortAll(FailureReason.STORE_ERROR, reason)));
   }
 
   /**
@@ -137,38 +144,40 @@ public final class CoordinatorServer implements AutoCloseable {
   public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry,
       ServerBuilder<?> serverBuilder, SnapshotStore store, RollbackService.Factory rollbackFactory) {
     Clock clock = Clock.systemUTC();
-    ExecutorScheduler scheduler = new ExecutorScheduler("cutpoint-coordinator");
+    ExecutorScheduler scheduler = new ExecutorScheduler("cutpoint-coordinator"); // the coordinator loop
     ExecutorScheduler maintenance = new ExecutorScheduler("cutpoint-maintenance");
+    StoreExecutor storeIo = new StoreExecutor(store, scheduler);
     Membership membership = new Membership(config.limits().maxWorkers());
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
     CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock, membership::count);
     java.util.concurrent.ExecutorService transfers = new java.util.concurrent.ThreadPoolExecutor(0,
         MAX_DOWNLOADS, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), daemon("cutpoint-transfer"));
-    CoordinatorContext ctx = new CoordinatorContext(config, clock, scheduler, store, membership, sessions, events,
-        metrics, transfers);
     SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
     ContinuousAnalysis analysis = new ContinuousAnalysis(analyzer, r -> maintenance.execute(r), analysisEvents(events));
     SnapshotListener afterCommit = new SnapshotListener() {
       @Override
       public void completed(CompletedSnapshot snapshot) {
-        maintenance.execute(() -> retain(ctx));
+        storeIo.execute("retention", s -> retain(s, config.retainCompleteSnapshots(), events, metrics));
         analysis.snapshotCommitted(snapshot.id());
       }
 
       @Override
       public void ended(SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
-        maintenance.execute(() -> metrics.storeSize(safeSize(store)));
+        storeIo.execute("measuring the store", s -> metrics.storeSize(safeSize(s)));
       }
     };
     SnapshotLifecycle lifecycle = new SnapshotLifecycle(
         new SnapshotLifecycle.Settings(config.snapshotTimeout(), config.minPauseBetweenSnapshots(),
             config.maxConcurrentSnapshots(), config.tolerableConsecutiveFailures()),
-        clock, scheduler, store, membership::view, sessions,
+        clock, scheduler, storeIo, membership::view, sessions,
         new Listeners(List.of(metrics, new SnapshotEvents(events), afterCommit)));
-    RollbackService rollback = rollbackFactory.create(ctx);
-    ctx.wire(lifecycle, rollback, new SnapshotSchedule(config.snapshotInterval(), lifecycle,
-        store::unavailable, events, metrics));
+    RollbackService rollback = rollbackFactory.create(new RollbackService.Parts(config, clock, scheduler, storeIo,
+        store, membership, sessions, lifecycle, events, metrics));
+    SnapshotSchedule schedule = new SnapshotSchedule(config.snapshotInterval(), scheduler, lifecycle,
+        store::unavailable, events, metrics);
+    CoordinatorContext ctx = new CoordinatorContext(new CoordinatorContext.Parts(config, clock, scheduler, store,
+        storeIo, membership, sessions, events, metrics, transfers, lifecycle, rollback, schedule));
 
     cleanUpPending(store);
     store.latestComplete().ifPresent(m -> metrics.latestComplete(m.getFinishedAtUnixMs()));
@@ -198,13 +207,14 @@ public final class CoordinatorServer implements AutoCloseable {
     } catch (IOException e) {
       local.shutdownNow();
       scheduler.close();
+      storeIo.close();
       maintenance.close();
       transfers.shutdownNow();
       throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
     }
     StoreWatch.setAll(health, ServingStatus.SERVING);
     CoordinatorServer cs = new CoordinatorServer(ctx, server, local, localName, health, scheduler, maintenance, transfers);
-    rollback.start();
+    scheduler.execute(rollback::start);
     cs.scheduleHeartbeatCheck();
     cs.maintenance.execute(cs.storeWatch::scrub);
     cs.scheduleStoreWatch();
@@ -272,15 +282,12 @@ public final class CoordinatorServer implements AutoCloseable {
     }
   }
 
-  private static void retain(CoordinatorContext ctx) {
-    try {
-      for (long id : ctx.store().applyRetention(ctx.config().retainCompleteSnapshots())) {
-        ctx.events().publish(EventType.EVENT_TYPE_SNAPSHOT_DELETED, id, null, "deleted by retention", 0);
-      }
-      ctx.metrics().storeSize(ctx.store().sizeBytes());
-    } catch (StoreException e) {
-      log.error("retention failed", e);
+  /** Applies retention (on the store executor). */
+  private static void retain(SnapshotStore store, int keep, EventHub events, CoordinatorMetrics metrics) {
+    for (long id : store.applyRetention(keep)) {
+      events.publish(EventType.EVENT_TYPE_SNAPSHOT_DELETED, id, null, "deleted by retention", 0);
     }
+    metrics.storeSize(store.sizeBytes());
   }
 
   private static long safeEpoch(SnapshotStore store) {
@@ -327,7 +334,7 @@ public final class CoordinatorServer implements AutoCloseable {
       if (closed.get()) {
         return;
       }
-      ctx.schedule().attempt();
+      var unused = ctx.schedule().attempt(); // it reports its own outcome
       schedulePeriodic();
     }, ctx.config().snapshotInterval());
   }
@@ -400,8 +407,13 @@ public final class CoordinatorServer implements AutoCloseable {
     server.shutdown();
     local.shutdown();
     try {
-      ctx.lifecycle().abortAll(FailureReason.COORDINATOR, "the coordinator is shutting down");
-    } catch (RuntimeException e) {
+      ctx.loop().call(() -> {
+        ctx.lifecycle().abortAll(FailureReason.COORDINATOR, "the coordinator is shutting down");
+        return null;
+      }).get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       log.warn("could not abort pending snapshots on shutdown", e);
     }
     ctx.sessions().closeAll(Status.UNAVAILABLE.withDescription("the coordinator is shutting down"));
@@ -417,10 +429,11 @@ public final class CoordinatorServer implements AutoCloseable {
     }
     localChannel.shutdownNow();
     local.shutdownNow();
+    ctx.rollback().close();
     scheduler.close();
+    ctx.storeIo().close(); // after the loop: nothing posts store writes any more
     maintenance.close();
     transfers.shutdownNow();
-    ctx.rollback().close();
     ctx.store().close();
     log.info("coordinator stopped");
   }

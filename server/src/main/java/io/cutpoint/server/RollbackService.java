@@ -2,41 +2,58 @@ package io.cutpoint.server;
 
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.RollbackResponse;
+import io.cutpoint.server.events.EventHub;
+import io.cutpoint.server.grpc.SessionRegistry;
+import io.cutpoint.server.lifecycle.Scheduler;
+import io.cutpoint.server.lifecycle.SnapshotLifecycle;
+import io.cutpoint.server.lifecycle.StoreExecutor;
+import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.metrics.CoordinatorMetrics;
+import io.cutpoint.server.rollback.RollbackRefused;
 import io.cutpoint.server.rollback.RollbackStatus;
-import io.grpc.Status;
+import io.cutpoint.storage.SnapshotStore;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The seam where rollback plugs into the coordinator. The admin service delegates
  * {@code Admin.Rollback} to {@link #rollback}; the session streams pass the workers' rollback
- * messages ({@code halted}, {@code restored}) and membership changes to it. Everything it needs
- * (store, sessions, membership, lifecycle, events, metrics, clock, scheduler) is on the {@link
- * CoordinatorContext} its {@link Factory} receives. Until an implementation is plugged in,
- * {@link #unimplemented()} answers UNIMPLEMENTED.
+ * messages ({@code halted}, {@code restored}) and membership changes to it. Every method runs on
+ * the coordinator loop, except the readers {@link #inProgress}, {@link #holdsWorkers}, {@link
+ * #status} and {@link #uses}, which read what the last event published and run on any thread, and
+ * {@link #close}. Until an implementation is plugged in, {@link #unimplemented()} refuses.
  */
 public interface RollbackService extends AutoCloseable {
 
   /**
    * Rolls back as {@code request} asks. Completes with the response, or exceptionally with a
-   * {@link io.grpc.StatusRuntimeException} carrying the status to answer.
+   * {@link RollbackRefused} saying why not.
    */
   CompletableFuture<RollbackResponse> rollback(RollbackRequest request);
 
-  /** True while a rollback is prepared or runs (not once it failed). */
+  /** True while a rollback is prepared or runs (not once it failed). Any thread. */
   default boolean inProgress() {
     return false;
   }
 
   /**
    * True while the workers are held halted: a rollback is prepared, runs, or failed and was
-   * neither retried nor cancelled. A joining worker is welcomed halted meanwhile.
+   * neither retried nor cancelled. A joining worker is welcomed halted meanwhile. Any thread.
    */
   default boolean holdsWorkers() {
     return inProgress();
   }
 
-  /** Where the rollback is, for operators. */
+  /**
+   * The cluster's epoch as the rollback last set it, or -1 when this service does not keep it
+   * (the store's is current then). Any thread.
+   */
+  default long epoch() {
+    return -1;
+  }
+
+  /** Where the rollback is, for operators. Any thread. */
   default RollbackStatus status() {
     return RollbackStatus.NONE;
   }
@@ -54,7 +71,7 @@ public interface RollbackService extends AutoCloseable {
     return Optional.empty();
   }
 
-  /** True when a rollback is restoring {@code snapshotId}: it must not be deleted. */
+  /** True when a rollback is restoring {@code snapshotId}: it must not be deleted. Any thread. */
   default boolean uses(long snapshotId) {
     return false;
   }
@@ -78,22 +95,33 @@ public interface RollbackService extends AutoCloseable {
   /** A worker lost its session. */
   default void onWorkerLost(String workerId) {}
 
-  /** Called once when the coordinator starts, after the store is open (resume a persisted one). */
+  /** Called once on the loop when the coordinator has started (resume a persisted rollback). */
   default void start() {}
 
+  /** Any thread. */
   @Override
   default void close() {}
+
+  /**
+   * The coordinator's parts a rollback works with.
+   *
+   * @param loop the coordinator loop, which every event of the rollback runs on
+   * @param storeIo the store executor: the rollback's store reads and writes run there
+   * @param store the store, for what the rollback reads when the coordinator starts
+   */
+  record Parts(CoordinatorConfig config, Clock clock, Scheduler loop, StoreExecutor storeIo,
+      SnapshotStore store, Membership membership, SessionRegistry sessions, SnapshotLifecycle lifecycle,
+      EventHub events, CoordinatorMetrics metrics) {}
 
   /** Creates the rollback service of a coordinator. */
   @FunctionalInterface
   interface Factory {
-    RollbackService create(CoordinatorContext context);
+    RollbackService create(Parts parts);
   }
 
-  /** A rollback service that refuses every rollback with UNIMPLEMENTED. */
+  /** A rollback service that refuses every rollback. */
   static RollbackService unimplemented() {
-    return request -> CompletableFuture.failedFuture(Status.UNIMPLEMENTED
-        .withDescription("rollback is not available in this coordinator build yet")
-        .asRuntimeException());
+    return request -> CompletableFuture.failedFuture(new RollbackRefused(RollbackRefused.Kind.NOT_SUPPORTED,
+        "rollback is not available in this coordinator build yet"));
   }
 }

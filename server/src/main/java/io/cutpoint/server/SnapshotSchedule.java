@@ -10,6 +10,7 @@ import io.cutpoint.server.lifecycle.TriggerResult;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,13 +20,15 @@ import org.slf4j.LoggerFactory;
  * that cannot start because of the state of the cluster is reported once per change of reason:
  * one WARN line, one {@code SNAPSHOTS_BLOCKED} event and the {@code cutpoint.snapshots.blocked}
  * gauge; when attempts start again, one INFO line and one {@code SNAPSHOTS_UNBLOCKED} event.
- * Thread-safe; {@link #attempt()} runs on the coordinator's scheduler.
+ * Confined to the coordinator loop, except the readers {@link #paused()} and {@link #blocked()},
+ * which read what the last event published.
  */
 public final class SnapshotSchedule {
 
   private static final Logger log = LoggerFactory.getLogger(SnapshotSchedule.class);
 
   private final Duration interval;
+  private final io.cutpoint.server.lifecycle.Scheduler loop;
   private final SnapshotLifecycle lifecycle;
   private final Supplier<Optional<String>> storeUnavailable;
   private final EventHub events;
@@ -33,9 +36,10 @@ public final class SnapshotSchedule {
   private final BlockedSnapshots blocked = new BlockedSnapshots();
   private volatile boolean paused;
 
-  SnapshotSchedule(Duration interval, SnapshotLifecycle lifecycle,
+  SnapshotSchedule(Duration interval, io.cutpoint.server.lifecycle.Scheduler loop, SnapshotLifecycle lifecycle,
       Supplier<Optional<String>> storeUnavailable, EventHub events, CoordinatorMetrics metrics) {
     this.interval = interval;
+    this.loop = loop;
     this.lifecycle = lifecycle;
     this.storeUnavailable = storeUnavailable;
     this.events = events;
@@ -51,8 +55,9 @@ public final class SnapshotSchedule {
     return paused;
   }
 
-  /** Pauses or resumes the periodic snapshots; true when that changed anything. */
-  public synchronized boolean setPaused(boolean pause, String by) {
+  /** Pauses or resumes the periodic snapshots; true when that changed anything. On the loop. */
+  public boolean setPaused(boolean pause, String by) {
+    loop.checkInLoop("SnapshotSchedule");
     if (paused == pause) {
       return false;
     }
@@ -68,21 +73,35 @@ public final class SnapshotSchedule {
     return blocked.current();
   }
 
-  /** One periodic attempt (the coordinator's scheduler calls it once per interval). */
-  public void attempt() {
+  /**
+   * One periodic attempt (the coordinator's timer calls it once per interval). Posted to the loop
+   * when called elsewhere; completes once the attempt started a snapshot or was refused, and the
+   * block (if any) is reported.
+   */
+  public CompletableFuture<Void> attempt() {
+    return loop.callAsync(this::attemptOnLoop);
+  }
+
+  private CompletableFuture<Void> attemptOnLoop() {
     Optional<String> store = storeUnavailable.get();
-    SnapshotBlock block;
     if (paused) {
-      block = SnapshotBlock.of(SnapshotBlock.Reason.PAUSED, "an operator paused the periodic snapshots");
-    } else if (store.isPresent()) {
-      block = SnapshotBlock.of(SnapshotBlock.Reason.STORE_UNAVAILABLE, "the store cannot write: " + store.get());
-    } else {
-      TriggerResult r = lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
-      block = r instanceof TriggerResult.Refused refused ? refused.block() : null;
+      observe(SnapshotBlock.of(SnapshotBlock.Reason.PAUSED, "an operator paused the periodic snapshots"));
+      return CompletableFuture.completedFuture(null);
+    }
+    if (store.isPresent()) {
+      observe(SnapshotBlock.of(SnapshotBlock.Reason.STORE_UNAVAILABLE, "the store cannot write: " + store.get()));
+      return CompletableFuture.completedFuture(null);
+    }
+    return lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).thenAccept(r -> {
+      SnapshotBlock block = r instanceof TriggerResult.Refused refused ? refused.block() : null;
       if (r instanceof TriggerResult.Refused refused && block == null) {
         log.debug("periodic snapshot skipped: {}", refused.message());
       }
-    }
+      observe(block);
+    });
+  }
+
+  private void observe(SnapshotBlock block) {
     blocked.observe(block).ifPresent(this::report);
   }
 

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the health status true to the store. While the store cannot write (an I/O error such as
  * a full disk), health is NOT_SERVING, the reason is logged, the pending snapshots are aborted (they
- * could not be committed) and every check tries {@link SnapshotStore#resume()}; once the store
+ * could not be committed) and every later check tries {@link SnapshotStore#resume()}; once the store
  * writes again, health is SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that the
  * damaged ones are known (listed as damaged, skipped by an automatic rollback) soon after start.
  * Runs on the maintenance executor, one call at a time.
@@ -66,6 +66,7 @@ final class StoreWatch {
       setAll(health, ServingStatus.NOT_SERVING);
       log.error("the snapshot store cannot write: NOT_SERVING until it can ({})", unavailable);
       abortPending.accept("the snapshot store cannot write: " + unavailable);
+      return; // the aborts are posted to the loop: try to resume from the next check on
     }
     if (store.resume()) {
       check();

@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * on the given executor so the commit path never waits for channel reads. A deadlock is known by
  * its core (the workers on its cycles); a snapshot older than the newest one analyzed is skipped,
  * since snapshots may commit out of order and an old cut says nothing new.
+ *
+ * <p>Confined to the executor's one thread ({@code cutpoint-maintenance} in a coordinator): no
+ * lock. Tests call {@link #analyzeNow} on their own thread, one call at a time.
  */
 public final class ContinuousAnalysis {
 
@@ -70,7 +73,7 @@ public final class ContinuousAnalysis {
    *
    * @return false when it was skipped (older than the newest analyzed) or failed
    */
-  public synchronized boolean analyzeNow(long snapshotId) {
+  public boolean analyzeNow(long snapshotId) {
     if (snapshotId <= newestAnalyzed) {
       return false;
     }

@@ -1,5 +1,6 @@
 package io.cutpoint.server.events;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.cutpoint.api.v1.Event;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -8,13 +9,17 @@ import java.util.Queue;
 
 /**
  * One watcher's stream: a bounded buffer drained as fast as the watcher's transport is ready
- * (gRPC flow control). When the buffer is full the watcher is dropped.
+ * (gRPC flow control). When the buffer is full the watcher is dropped. The I/O edge keeps one
+ * small lock here: events are offered by whichever thread publishes them and drained by the
+ * transport's readiness callback; the monitor guards the buffer, {@code closed} and the observer.
  */
 public final class EventStream implements EventHub.EventSink {
 
   private final ServerCallStreamObserver<Event> observer;
   private final int capacity;
+  @GuardedBy("this")
   private final Queue<Event> buffer = new ArrayDeque<>();
+  @GuardedBy("this")
   private boolean closed;
 
   public EventStream(ServerCallStreamObserver<Event> observer, int capacity) {

@@ -42,6 +42,7 @@ import io.cutpoint.api.v1.SetScheduleResponse;
 import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.TriggerResult;
 import io.cutpoint.server.membership.WorkerRemoval;
+import io.cutpoint.server.rollback.RollbackRefused;
 import io.cutpoint.server.rollback.RollbackStatus;
 import io.cutpoint.server.membership.InitiatorSelection;
 import io.cutpoint.server.membership.Membership;
@@ -63,7 +64,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
-/** The operator-facing service: validates each request and maps store errors to statuses. */
+/**
+ * The operator-facing service: validates each request and maps store and domain errors to
+ * statuses. Its handlers run on transport threads: they read the views the coordinator loop
+ * publishes (never waiting for it), and post what changes the coordinator's state to the loop,
+ * answering from the loop's reply.
+ */
 public final class AdminService extends AdminGrpc.AdminImplBase {
 
   static final int DEFAULT_LIST_PAGE = 50;
@@ -74,6 +80,8 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   static final long CLUSTER_PAGE_BYTES = 1 << 20;
   static final int DEFAULT_CHANNEL_PAGE = 100;
   static final int MAX_CHANNEL_PAGE = 10000;
+  /** How long a handler waits for the coordinator loop's answer. */
+  private static final long LOOP_WAIT_SECONDS = 30;
 
   private final CoordinatorContext ctx;
   private final LongFunction<AnalyzeResponse> analyzer;
@@ -91,7 +99,18 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
 
   @Override
   public void triggerSnapshot(TriggerSnapshotRequest req, StreamObserver<TriggerSnapshotResponse> out) {
-    TriggerResult result = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+    var unused = ctx.loop().callAsync(() -> ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null))
+        .whenComplete((result, error) -> {
+          if (error != null) {
+            out.onError(Status.UNAVAILABLE.withDescription("no snapshot started: the coordinator is stopping")
+                .asRuntimeException());
+          } else {
+            triggered(req, result, out);
+          }
+        });
+  }
+
+  private void triggered(TriggerSnapshotRequest req, TriggerResult result, StreamObserver<TriggerSnapshotResponse> out) {
     if (result instanceof TriggerResult.Refused r) {
       out.onError((r.reason() == TriggerResult.Reason.STORE_ERROR ? Status.UNAVAILABLE : Status.FAILED_PRECONDITION)
           .withDescription("no snapshot started: " + r.message()).asRuntimeException());
@@ -104,7 +123,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
       return;
     }
     long waitMs = req.getWaitTimeoutMs() == 0 ? ctx.config().snapshotTimeout().toMillis() + 1000 : req.getWaitTimeoutMs();
-    s.outcome().orTimeout(waitMs, TimeUnit.MILLISECONDS).whenComplete((manifest, error) -> {
+    var unused = s.outcome().copy().orTimeout(waitMs, TimeUnit.MILLISECONDS).whenComplete((manifest, error) -> {
       if (error != null) {
         out.onError(Status.DEADLINE_EXCEEDED.withDescription("snapshot " + s.snapshotId()
             + " is still pending after " + waitMs + " ms").asRuntimeException());
@@ -235,17 +254,34 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
 
   @Override
   public void rollback(RollbackRequest req, StreamObserver<RollbackResponse> out) {
-    ctx.rollback().rollback(req).whenComplete((response, error) -> {
+    var unused = ctx.loop().callAsync(() -> ctx.rollback().rollback(req)).whenComplete((response, error) -> {
       if (error == null) {
         out.onNext(response);
         out.onCompleted();
       } else {
         Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
             ? error.getCause() : error;
-        out.onError(cause instanceof StatusRuntimeException ? cause
-            : Status.INTERNAL.withDescription("rollback failed: " + cause).asRuntimeException());
+        out.onError(cause instanceof RollbackRefused r ? status(r).asRuntimeException()
+            : cause instanceof java.util.concurrent.RejectedExecutionException
+                ? Status.UNAVAILABLE.withDescription("the coordinator is stopping").asRuntimeException()
+                : Status.INTERNAL.withDescription("rollback failed: " + cause).asRuntimeException());
       }
     });
+  }
+
+  /** The status a rollback refusal answers. */
+  static Status status(RollbackRefused r) {
+    Status s = switch (r.kind()) {
+      case BAD_TARGET_ID -> Status.INVALID_ARGUMENT;
+      case NO_SUCH_SNAPSHOT -> Status.NOT_FOUND;
+      case NOT_NOW -> Status.FAILED_PRECONDITION;
+      case TARGET_DAMAGED -> Status.DATA_LOSS;
+      case STOPPING -> Status.UNAVAILABLE;
+      case RUN_FAILED -> Status.ABORTED;
+      case NOT_SUPPORTED -> Status.UNIMPLEMENTED;
+      case ERROR -> Status.INTERNAL;
+    };
+    return s.withDescription(r.getMessage());
   }
 
   @Override
@@ -253,7 +289,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
     call(out, () -> {
       Membership.View view = ctx.membership().view();
       ClusterView.Builder b = ClusterView.newBuilder()
-          .setEpoch(ctx.store().epoch())
+          .setEpoch(ctx.epoch())
           .setRollbackInProgress(ctx.rollback().inProgress())
           .addAllPendingSnapshots(ctx.lifecycle().pendingIds())
           .setLatestCompleteSnapshot(ctx.store().latestComplete().map(SnapshotManifest::getSnapshotId).orElse(0L));
@@ -302,7 +338,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
       if (!WorkerIds.valid(req.getWorkerId())) {
         throw invalid("worker_id is not a valid worker id: '" + AdminViews.bounded(req.getWorkerId()) + "'");
       }
-      WorkerRemoval r = ctx.removeWorker(req.getWorkerId(), "by an operator");
+      WorkerRemoval r = onLoop(() -> ctx.removeWorker(req.getWorkerId(), "by an operator"));
       Status status = switch (r.outcome()) {
         case REMOVED -> Status.OK;
         case UNKNOWN -> Status.NOT_FOUND;
@@ -318,7 +354,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   @Override
   public void cancelRollback(CancelRollbackRequest req, StreamObserver<CancelRollbackResponse> out) {
     call(out, () -> {
-      RollbackStatus.Cancel c = ctx.rollback().cancel();
+      RollbackStatus.Cancel c = onLoop(() -> ctx.rollback().cancel());
       if (c instanceof RollbackStatus.NotCancelled n) {
         throw Status.FAILED_PRECONDITION.withDescription("nothing cancelled: " + n.message()).asRuntimeException();
       }
@@ -332,8 +368,9 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   public void abortSnapshot(AbortSnapshotRequest req, StreamObserver<AbortSnapshotResponse> out) {
     call(out, () -> {
       long id = snapshotId(req.getSnapshotId());
-      java.util.Optional<java.util.concurrent.CompletableFuture<SnapshotManifest>> outcome = ctx.lifecycle().outcome(id);
-      if (outcome.isEmpty() || !ctx.lifecycle().abort(id, FailureReason.OPERATOR, "aborted by an operator")) {
+      java.util.Optional<java.util.concurrent.CompletableFuture<SnapshotManifest>> outcome =
+          onLoop(() -> ctx.lifecycle().abort(id, FailureReason.OPERATOR, "aborted by an operator"));
+      if (outcome.isEmpty()) {
         SnapshotManifest m = ctx.store().manifest(id).orElseThrow(() -> notFound(id));
         throw Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is not pending: it is "
             + m.getStatus()).asRuntimeException();
@@ -345,7 +382,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   @Override
   public void setSchedule(SetScheduleRequest req, StreamObserver<SetScheduleResponse> out) {
     call(out, () -> {
-      ctx.schedule().setPaused(req.getPaused(), "by an operator");
+      onLoop(() -> ctx.schedule().setPaused(req.getPaused(), "by an operator"));
       return SetScheduleResponse.newBuilder().setSchedule(AdminViews.schedule(ctx.schedule())).build();
     });
   }
@@ -367,6 +404,27 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
         throw Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException();
       }
     });
+  }
+
+  /**
+   * Runs {@code body} on the coordinator loop and waits for its value (the loop answers in
+   * microseconds: it never waits for I/O). A transport thread.
+   */
+  private <T> T onLoop(Supplier<T> body) {
+    try {
+      return ctx.loop().call(body).get(LOOP_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r && !(r instanceof java.util.concurrent.RejectedExecutionException)) {
+        throw r;
+      }
+      throw Status.UNAVAILABLE.withDescription("the coordinator is stopping").asRuntimeException();
+    } catch (TimeoutException e) {
+      throw Status.UNAVAILABLE.withDescription("the coordinator did not answer within "
+          + LOOP_WAIT_SECONDS + " s").asRuntimeException();
+    }
   }
 
   /** Runs {@code body} and answers its value, or the status its failure maps to. */

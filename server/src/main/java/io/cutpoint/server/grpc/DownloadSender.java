@@ -29,7 +29,10 @@ import java.util.List;
  * incoming channels, trailer. Waits for the transport to be ready between parts (flow control), so
  * a large state is never buffered whole; a download not finished within the coordinator's download
  * timeout (a receiver that stopped reading) ends with DEADLINE_EXCEEDED and frees its thread.
- * Runs on a transfer thread of its own.
+ *
+ * <p>Runs on a {@code cutpoint-transfer} thread of its own. The I/O edge keeps one monitor here, {@code
+ * ready}, which guards no state: the transfer thread waits on it until the transport is ready
+ * (gRPC flow control) and the transport's callbacks notify it.
  */
 final class DownloadSender {
 

@@ -1,12 +1,15 @@
 package io.cutpoint.server.grpc;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 
 /**
  * The sending side of one worker's session stream. Sends are serialized (a gRPC stream observer
- * is not thread-safe) and never block; after the stream ended they are dropped.
+ * is not thread-safe) and never block; after the stream ended they are dropped. The I/O edge keeps
+ * one small lock here: the coordinator loop sends, and the transport thread marks the stream ended
+ * ({@link #ended()}); the monitor guards only the observer, {@code closed} and {@code held}.
  */
 public final class LiveSession {
 
@@ -14,8 +17,10 @@ public final class LiveSession {
   private final long token;
   private final String secret;
   private final StreamObserver<CoordinatorMessage> out;
+  @GuardedBy("this")
   private boolean closed;
   /** Messages sent before the welcome, held until it goes out; null once welcomed. */
+  @GuardedBy("this")
   private java.util.List<CoordinatorMessage> held = new java.util.ArrayList<>();
 
   LiveSession(String workerId, long token, String secret, StreamObserver<CoordinatorMessage> out) {

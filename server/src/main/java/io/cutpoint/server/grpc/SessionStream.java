@@ -18,7 +18,12 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.Optional;
 
-/** One worker's session stream: a join, then heartbeats, requests and reports. */
+/**
+ * One worker's session stream: a join, then heartbeats, requests and reports. The gRPC callbacks
+ * (on a transport thread, one at a time) post each message to the coordinator loop, in order; all
+ * the stream's state is the loop's, so there is no lock. Only what depends on the call's context
+ * (the caller's certificate) is read on the transport thread.
+ */
 final class SessionStream implements StreamObserver<WorkerMessage> {
 
   private final CoordinatorContext ctx;
@@ -31,8 +36,16 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     this.out = out;
   }
 
+  /** A transport thread: posts {@code message} to the loop. */
   @Override
-  public synchronized void onNext(WorkerMessage message) {
+  public void onNext(WorkerMessage message) {
+    Optional<String> notCertified = message.getBodyCase() == WorkerMessage.BodyCase.JOIN
+        ? io.cutpoint.server.security.WorkerIdentity.notCertifiedAs(message.getJoin().getWorkerId())
+        : Optional.empty();
+    ctx.loop().execute(() -> handle(message, notCertified));
+  }
+
+  private void handle(WorkerMessage message, Optional<String> notCertified) {
     if (done) {
       return;
     }
@@ -42,7 +55,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
             "the first message of a session must be join, got " + message.getBodyCase()));
         return;
       }
-      join(message.getJoin());
+      join(message.getJoin(), notCertified);
       return;
     }
     String id = session.workerId();
@@ -59,13 +72,12 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     }
   }
 
-  private void join(Join join) {
+  private void join(Join join, Optional<String> other) {
     Optional<String> problem = validate(join, ctx.config().limits());
     if (problem.isPresent()) {
       refuse(Status.INVALID_ARGUMENT.withDescription(problem.get()));
       return;
     }
-    Optional<String> other = io.cutpoint.server.security.WorkerIdentity.notCertifiedAs(join.getWorkerId());
     if (other.isPresent()) {
       refuse(Status.PERMISSION_DENIED.withDescription(other.get()));
       return;
@@ -85,7 +97,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     Membership.Accepted accepted = (Membership.Accepted) joined.outcome();
     session = joined.session();
     Welcome.Builder welcome = Welcome.newBuilder()
-        .setEpoch(ctx.store().epoch())
+        .setEpoch(ctx.epoch())
         .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
         .setHalted(ctx.rollback().holdsWorkers())
         .setSessionSecret(session.secret());
@@ -129,14 +141,16 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
   }
 
   private void requestSnapshot(long requestId) {
-    TriggerResult result = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, session.workerId());
-    SnapshotGranted.Builder granted = SnapshotGranted.newBuilder().setRequestId(requestId);
-    if (result instanceof TriggerResult.Started s) {
-      granted.setSnapshotId(s.snapshotId()).setEpoch(s.manifest().getEpoch());
-    } else {
-      granted.setRefusedReason(((TriggerResult.Refused) result).message()).setEpoch(ctx.store().epoch());
-    }
-    session.send(CoordinatorMessage.newBuilder().setSnapshotGranted(granted).build());
+    LiveSession s = session;
+    var unused = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, s.workerId()).thenAccept(result -> {
+      SnapshotGranted.Builder granted = SnapshotGranted.newBuilder().setRequestId(requestId);
+      if (result instanceof TriggerResult.Started started) {
+        granted.setSnapshotId(started.snapshotId()).setEpoch(started.manifest().getEpoch());
+      } else {
+        granted.setRefusedReason(((TriggerResult.Refused) result).message()).setEpoch(ctx.epoch());
+      }
+      s.send(CoordinatorMessage.newBuilder().setSnapshotGranted(granted).build());
+    });
   }
 
   private void refuse(Status status) {
@@ -153,8 +167,13 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     ctx.lost(session.workerId(), session.token(), status);
   }
 
+  /** A transport thread: posts the end of the stream to the loop. */
   @Override
-  public synchronized void onError(Throwable t) {
+  public void onError(Throwable t) {
+    ctx.loop().execute(() -> broke(t));
+  }
+
+  private void broke(Throwable t) {
     if (!done && session != null) {
       done = true;
       session.ended();
@@ -164,8 +183,13 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     done = true;
   }
 
+  /** A transport thread: posts the end of the stream to the loop. */
   @Override
-  public synchronized void onCompleted() {
+  public void onCompleted() {
+    ctx.loop().execute(this::completed);
+  }
+
+  private void completed() {
     if (!done && session != null) {
       done = true;
       ctx.lost(session.workerId(), session.token(), Status.OK.withDescription("the worker ended its session"));

@@ -31,12 +31,19 @@ import java.util.zip.CRC32C;
  * Each chunk and recording is checked and stored as it arrives; only the sequence numbers of the
  * recorded messages stay in memory (for the cut check). The first bad part ends the upload with a
  * status; later parts are ignored.
+ *
+ * <p>Threads: the parts arrive on a transport thread, one at a time, and are checked and stored
+ * there. The admission (the header) asks the coordinator loop and waits for its answer, so that no
+ * part is stored before the upload holds the worker's slot; the trailer posts the piece to the loop
+ * and the loop answers the upload once the lifecycle has taken it.
  */
 final class UploadReceiver implements StreamObserver<UploadPart> {
 
   /** Largest state chunk accepted. */
   static final int MAX_CHUNK_BYTES = 1 << 20;
   private static final byte[] NO_PAYLOAD = new byte[0];
+  /** How long an upload waits for the loop's answer (it answers in microseconds). */
+  private static final long LOOP_WAIT_SECONDS = 30;
 
   private enum Phase { HEADER, STATE, CHANNELS, DONE }
 
@@ -104,7 +111,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
           throw Status.FAILED_PRECONDITION.withDescription("the piece was recorded in epoch " + m.getEpoch()
               + ", snapshot " + m.getSnapshotId() + " belongs to epoch " + snap.getEpoch()).asRuntimeException();
         });
-    switch (ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this)) {
+    switch (admit(m)) {
       case ADMITTED -> { }
       case DUPLICATE -> throw Status.ALREADY_EXISTS.withDescription("worker " + m.getWorkerId()
           + " already delivered its piece of snapshot " + m.getSnapshotId()).asRuntimeException();
@@ -122,6 +129,24 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     // an earlier attempt of this upload may have stored parts before it broke: start clean
     ctx.store().discardPieces(m.getSnapshotId(), m.getWorkerId());
     phase = Phase.STATE;
+  }
+
+  /** Asks the loop whether this upload may proceed, and waits for the answer. */
+  private io.cutpoint.server.lifecycle.Admission admit(LocalSnapshotMeta m) {
+    return onLoop(() -> ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this));
+  }
+
+  /** Runs {@code body} on the coordinator loop and waits for its answer (microseconds). */
+  private <T> T onLoop(java.util.function.Supplier<T> body) {
+    try {
+      return ctx.loop().call(body).get(LOOP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw Status.UNAVAILABLE.withDescription("the coordinator did not answer the upload: " + e)
+          .asRuntimeException();
+    }
   }
 
   private void chunk(StateChunk c) {
@@ -183,8 +208,9 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     }
     long limit = ctx.config().maxRecordedBytesPerSnapshot();
     if (limit > 0 && recordedBytes > limit) {
-      ctx.lifecycle().abort(meta.getSnapshotId(), FailureReason.LOCAL_FAILURE, "worker " + meta.getWorkerId()
-          + " uploaded more than " + limit + " bytes of recorded messages");
+      long id = meta.getSnapshotId();
+      String message = "worker " + meta.getWorkerId() + " uploaded more than " + limit + " bytes of recorded messages";
+      onLoop(() -> ctx.lifecycle().abort(id, FailureReason.LOCAL_FAILURE, message)); // before the answer
       throw Status.RESOURCE_EXHAUSTED.withDescription("recorded messages exceed the limit of " + limit
           + " bytes per snapshot").asRuntimeException();
     }
@@ -219,20 +245,41 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
         .setFirstMarkerFrom(firstMarkerFrom == null ? "" : firstMarkerFrom).build();
     ctx.store().putWorkerMeta(meta.getSnapshotId(), stored);
     Piece piece = new Piece(stored, cut, chunks, recordedBytes);
-    AckResult result = ctx.lifecycle().acknowledge(piece, this);
+    phase = Phase.DONE; // the loop answers from here on
+    ctx.loop().execute(() -> acknowledged(piece, ctx.lifecycle().acknowledge(piece, this)));
+  }
+
+  /** On the loop: answers the upload with what the lifecycle made of its piece. */
+  private void acknowledged(Piece piece, AckResult result) {
     switch (result) {
       case SUCCESS -> {
         ctx.metrics().piece(piece);
-        phase = Phase.DONE;
-        out.onNext(UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
-        out.onCompleted();
+        // the last piece is answered once the snapshot's commit is done
+        var unused = ctx.lifecycle().settled(piece.snapshotId()).whenComplete((ignored, error) -> {
+          try {
+            out.onNext(UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
+            out.onCompleted();
+          } catch (RuntimeException cancelled) {
+            // cancelled meanwhile: the piece is in all the same
+          }
+        });
       }
-      case DUPLICATE, NOT_ADMITTED -> fail(Status.ALREADY_EXISTS.withDescription("worker "
+      case DUPLICATE, NOT_ADMITTED -> refuse(Status.ALREADY_EXISTS.withDescription("worker "
           + meta.getWorkerId() + "'s piece of snapshot " + meta.getSnapshotId()
           + " came from another upload"));
-      case UNKNOWN -> fail(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
-      case DISCARDED -> fail(Status.FAILED_PRECONDITION.withDescription(
+      case UNKNOWN -> refuse(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
+      case DISCARDED -> refuse(Status.FAILED_PRECONDITION.withDescription(
           "snapshot " + meta.getSnapshotId() + " ended before the upload finished"));
+    }
+  }
+
+  /** On the loop: a trailer whose piece was not taken; frees the slot and ends the upload. */
+  private void refuse(Status status) {
+    ctx.lifecycle().release(meta.getSnapshotId(), meta.getWorkerId(), this);
+    try {
+      out.onError(status.asRuntimeException());
+    } catch (RuntimeException ignored) {
+      // cancelled
     }
   }
 
@@ -263,10 +310,12 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     }
   }
 
-  /** Frees the worker's slot if this upload was admitted and did not deliver its piece. */
+  /** Frees the worker's slot (on the loop) if this upload was admitted and did not deliver its piece. */
   private void releaseSlot() {
     if (meta != null) {
-      ctx.lifecycle().release(meta.getSnapshotId(), meta.getWorkerId(), this);
+      long id = meta.getSnapshotId();
+      String worker = meta.getWorkerId();
+      ctx.loop().execute(() -> ctx.lifecycle().release(id, worker, this));
     }
   }
 

@@ -4,8 +4,8 @@ import java.util.Optional;
 
 /**
  * Remembers why the periodic snapshots cannot start, and tells when that changes, so that a
- * coordinator reports a block once per change of reason instead of once per period. Pure and
- * thread-safe.
+ * coordinator reports a block once per change of reason instead of once per period. Pure;
+ * {@link #observe} runs on one thread (the coordinator loop), {@link #current} on any.
  */
 public final class BlockedSnapshots {
 
@@ -17,14 +17,14 @@ public final class BlockedSnapshots {
    */
   public record Change(SnapshotBlock now, SnapshotBlock before) {}
 
-  private SnapshotBlock current;
+  private volatile SnapshotBlock current;
 
   /**
    * Records the outcome of one periodic attempt: {@code block} when it could not start because of
    * the state of the cluster, null when it started (or was refused for a cause that passes by
    * itself). Answers the change to report, if the reason differs from the last one.
    */
-  public synchronized Optional<Change> observe(SnapshotBlock block) {
+  public Optional<Change> observe(SnapshotBlock block) {
     SnapshotBlock before = current;
     current = block;
     SnapshotBlock.Reason was = before == null ? null : before.reason();
@@ -33,7 +33,7 @@ public final class BlockedSnapshots {
   }
 
   /** The block of the last periodic attempt, if it was blocked. */
-  public synchronized Optional<SnapshotBlock> current() {
+  public Optional<SnapshotBlock> current() {
     return Optional.ofNullable(current);
   }
 }

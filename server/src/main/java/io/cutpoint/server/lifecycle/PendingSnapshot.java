@@ -19,8 +19,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A snapshot in flight: the topology it covers, its initiators and the pieces delivered so far.
- * Mutated only by {@link SnapshotLifecycle} under its lock; a {@link CompletedSnapshot} is what a
- * committed one becomes.
+ * Mutated only by {@link SnapshotLifecycle}, on the coordinator loop; a {@link CompletedSnapshot}
+ * is what a committed one becomes.
  */
 public final class PendingSnapshot {
 
@@ -38,6 +38,8 @@ public final class PendingSnapshot {
   private Instant firstUpload;
   private Instant lastUpload;
   private Scheduler.Cancellable timeout = () -> {};
+  /** Verified, its commit handed to the store: nothing ends it but the commit's result. */
+  private boolean committing;
 
   PendingSnapshot(long id, long epoch, SnapshotTrigger trigger, Instant startedAt,
       SortedSet<String> initiators, Topology topology) {
@@ -117,6 +119,14 @@ public final class PendingSnapshot {
 
   CompletableFuture<SnapshotManifest> outcome() {
     return outcome;
+  }
+
+  boolean committing() {
+    return committing;
+  }
+
+  void committing(boolean c) {
+    committing = c;
   }
 
   void timeout(Scheduler.Cancellable task) {

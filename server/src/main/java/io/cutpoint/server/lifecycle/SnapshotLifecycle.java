@@ -9,7 +9,6 @@ import io.cutpoint.cut.RecentIds;
 import io.cutpoint.cut.Violation;
 import io.cutpoint.server.membership.InitiatorSelection;
 import io.cutpoint.server.membership.Membership;
-import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import io.cutpoint.util.Durations;
 import java.time.Clock;
@@ -17,10 +16,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Collections;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,35 +31,70 @@ import org.slf4j.LoggerFactory;
  * topology, the maximum concurrent snapshots and the minimum pause), collects the workers' pieces,
  * verifies the cut with {@link CutVerifier} and commits it, and aborts on timeout, lost workers
  * and topology changes. Time comes from the injected {@link Clock}, timers from the injected
- * {@link Scheduler}; it talks to workers only through {@link WorkerCommands}. Thread-safe (one
- * lock); every timer re-checks under the lock that its snapshot is still pending.
+ * {@link Scheduler}; it talks to workers only through {@link WorkerCommands} and to the store only
+ * through {@link StoreEffects}, whose results come back as events ({@code pendingWritten},
+ * {@code committed}).
+ *
+ * <p>Confined to the coordinator loop (the scheduler's thread): no lock; every event method checks
+ * that it runs there. After each event it publishes an immutable {@link View} that readers on any
+ * thread use, and only then sends the commands and completes the replies and outcomes the event
+ * decided (so neither a worker nor a caller ever sees a half-applied event).
  */
 public final class SnapshotLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(SnapshotLifecycle.class);
   private static final int RECENT_IDS = 1024;
+  private static final String OWNER = "SnapshotLifecycle";
 
   /** The settings the lifecycle needs (from {@code CoordinatorConfig}). */
   public record Settings(Duration timeout, Duration minPause, int maxConcurrent, int tolerableFailures) {}
 
+  /**
+   * What readers see: the pending snapshots (by id, with their manifests), the failure count and
+   * the pause, as of the last event.
+   */
+  public record View(SortedMap<Long, SnapshotManifest> pending, SortedMap<Long, SnapshotManifest> ending,
+      int consecutiveFailures, SnapshotBlock paused) {
+    static final View EMPTY = new View(Collections.emptySortedMap(), Collections.emptySortedMap(), 0, null);
+
+    public List<Long> pendingIds() {
+      return List.copyOf(pending.keySet());
+    }
+  }
+
   private final Settings settings;
   private final Clock clock;
-  private final Scheduler scheduler;
-  private final SnapshotStore store;
+  private final Scheduler loop;
+  private final StoreEffects store;
   private final Supplier<Membership.View> cluster;
   private final WorkerCommands commands;
   private final SnapshotListener listener;
   private final FailurePolicy policy;
   private final SortedMap<Long, PendingSnapshot> pending = new TreeMap<>();
   private final RecentIds recent = new RecentIds(RECENT_IDS);
+  /** Replies and outcomes decided by the current event, completed once it is applied. */
+  private final List<Runnable> afterEvent = new ArrayList<>();
+  /** Ended snapshots whose end the store has not written yet, for readers. */
+  private final SortedMap<Long, SnapshotManifest> unwritten = new TreeMap<>();
+  /** Triggers whose pending manifest is being written. */
+  private int starting;
+  /** Counts the aborts of every pending snapshot; a start that spans one is aborted too. */
+  private long aborts;
+  private FailureReason lastAbortReason = FailureReason.COORDINATOR;
+  private String lastAbortMessage = "";
   private Instant lastEnded;
   private SnapshotBlock paused;
+  private volatile View view = View.EMPTY;
 
-  public SnapshotLifecycle(Settings settings, Clock clock, Scheduler scheduler, SnapshotStore store,
+  /**
+   * @param loop the coordinator loop: timers run there, and it is the only thread that may call
+   *     the event methods
+   */
+  public SnapshotLifecycle(Settings settings, Clock clock, Scheduler loop, StoreEffects store,
       Supplier<Membership.View> cluster, WorkerCommands commands, SnapshotListener listener) {
     this.settings = settings;
     this.clock = clock;
-    this.scheduler = scheduler;
+    this.loop = loop;
     this.store = store;
     this.cluster = cluster;
     this.commands = commands;
@@ -69,48 +105,77 @@ public final class SnapshotLifecycle {
   /**
    * Starts a snapshot. With a {@code requester} (a worker asking for a snapshot) that worker is
    * an initiator and is not sent a start command (it initiates when it gets the id); the other
-   * needed initiators are.
+   * needed initiators are. A refusal completes at once; a start completes once the store has
+   * allocated the id and written the pending manifest (an event on the loop), when the start
+   * commands are sent.
    */
-  public synchronized TriggerResult trigger(SnapshotTrigger trigger, String requester) {
-    Membership.View view = cluster.get();
-    Optional<SnapshotBlock> blocked = blocked(view);
+  public CompletableFuture<TriggerResult> trigger(SnapshotTrigger trigger, String requester) {
+    loop.checkInLoop(OWNER);
+    Membership.View v = cluster.get();
+    Optional<SnapshotBlock> blocked = blocked(v);
     if (blocked.isPresent()) {
-      return new TriggerResult.Refused(blocked.get());
+      return refused(new TriggerResult.Refused(blocked.get()));
     }
-    if (requester != null && !view.members().containsKey(requester)) {
-      return new TriggerResult.Refused(TriggerResult.Reason.NOT_READY, "unknown worker " + requester);
+    if (requester != null && !v.members().containsKey(requester)) {
+      return refused(new TriggerResult.Refused(TriggerResult.Reason.NOT_READY, "unknown worker " + requester));
     }
-    if (pending.size() >= settings.maxConcurrent()) {
-      return new TriggerResult.Refused(TriggerResult.Reason.TOO_MANY_PENDING,
-          pending.size() + " snapshot(s) pending, at most " + settings.maxConcurrent() + " at once: " + pending.keySet());
+    if (pending.size() + starting >= settings.maxConcurrent()) {
+      return refused(new TriggerResult.Refused(TriggerResult.Reason.TOO_MANY_PENDING,
+          (pending.size() + starting) + " snapshot(s) pending, at most " + settings.maxConcurrent()
+              + " at once: " + pending.keySet()));
     }
     Instant now = clock.instant();
     if (lastEnded != null && now.isBefore(lastEnded.plus(settings.minPause()))) {
-      return new TriggerResult.Refused(TriggerResult.Reason.TOO_SOON, "the minimum pause of "
-          + settings.minPause() + " since the last snapshot has not passed");
+      return refused(new TriggerResult.Refused(TriggerResult.Reason.TOO_SOON, "the minimum pause of "
+          + settings.minPause() + " since the last snapshot has not passed"));
     }
     SortedSet<String> initiators = InitiatorSelection.selectWith(
-        view.topology().workerIds(), view.topology().channels(), requester);
-    PendingSnapshot p;
-    try {
-      long id = store.allocateSnapshotId();
-      p = new PendingSnapshot(id, store.epoch(), trigger, now, initiators, view.topology());
-      store.createPending(p.manifest());
-    } catch (StoreException e) {
-      log.error("could not record a new snapshot", e);
-      return new TriggerResult.Refused(SnapshotBlock.of(SnapshotBlock.Reason.STORE_UNAVAILABLE,
-          "store failed: " + e.getMessage()));
+        v.topology().workerIds(), v.topology().channels(), requester);
+    CompletableFuture<TriggerResult> reply = new CompletableFuture<>();
+    starting++;
+    long abortsBefore = aborts;
+    store.createPending(
+        (id, epoch) -> new PendingSnapshot(id, epoch, trigger, now, initiators, v.topology()).manifest(),
+        (manifest, failure) -> pendingWritten(manifest, failure, trigger, now, initiators, v, requester,
+            abortsBefore, reply));
+    return reply;
+  }
+
+  private static CompletableFuture<TriggerResult> refused(TriggerResult.Refused r) {
+    return CompletableFuture.completedFuture(r);
+  }
+
+  /** Event: the store wrote the pending manifest of a started snapshot, or could not. */
+  private void pendingWritten(SnapshotManifest manifest, StoreException failure, SnapshotTrigger trigger,
+      Instant startedAt, SortedSet<String> initiators, Membership.View v, String requester, long abortsBefore,
+      CompletableFuture<TriggerResult> reply) {
+    loop.checkInLoop(OWNER);
+    starting--;
+    if (failure != null) {
+      afterEvent.add(() -> reply.complete(new TriggerResult.Refused(SnapshotBlock.of(
+          SnapshotBlock.Reason.STORE_UNAVAILABLE, "store failed: " + failure.getMessage()))));
+      applied();
+      return;
     }
+    PendingSnapshot p = new PendingSnapshot(manifest.getSnapshotId(), manifest.getEpoch(), trigger, startedAt,
+        initiators, v.topology());
     pending.put(p.id(), p);
     long id = p.id();
-    p.timeout(scheduler.schedule(() -> onTimeout(id), settings.timeout()));
+    p.timeout(loop.schedule(() -> onTimeout(id), settings.timeout()));
     listener.started(p.manifest());
-    for (String initiator : initiators) {
-      if (!initiator.equals(requester)) {
-        commands.startSnapshot(initiator, p.id(), p.epoch());
+    if (aborts != abortsBefore) {
+      // every pending snapshot was aborted while this one was being written: so is this one
+      end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, lastAbortReason, lastAbortMessage, List.of());
+    } else {
+      for (String initiator : initiators) {
+        if (!initiator.equals(requester)) {
+          afterEvent.add(() -> commands.startSnapshot(initiator, p.id(), p.epoch()));
+        }
       }
     }
-    return new TriggerResult.Started(p.manifest(), p.outcome());
+    TriggerResult.Started started = new TriggerResult.Started(p.manifest(), p.outcome());
+    afterEvent.add(() -> reply.complete(started));
+    applied();
   }
 
   /** The state of the cluster that keeps any snapshot from starting, if there is one. */
@@ -148,7 +213,8 @@ public final class SnapshotLifecycle {
    * @param uploader identifies the upload (its receiver); the same object must acknowledge or
    *     release it
    */
-  public synchronized Admission admit(long snapshotId, String workerId, Object uploader) {
+  public Admission admit(long snapshotId, String workerId, Object uploader) {
+    loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(snapshotId);
     if (p == null) {
       return recent.contains(snapshotId) ? Admission.ENDED : Admission.UNKNOWN;
@@ -170,7 +236,8 @@ public final class SnapshotLifecycle {
    * An admitted upload ended without a piece (it broke, or was refused part-way): the worker's
    * slot is free for a retry. Does nothing unless {@code uploader} holds the slot.
    */
-  public synchronized void release(long snapshotId, String workerId, Object uploader) {
+  public void release(long snapshotId, String workerId, Object uploader) {
+    loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(snapshotId);
     if (p != null) {
       p.release(workerId, uploader);
@@ -179,10 +246,12 @@ public final class SnapshotLifecycle {
 
   /**
    * Accepts a worker's piece from the upload that holds its slot; when it is the last one,
-   * verifies and commits the snapshot. The piece's counters are what the upload stored, so the
-   * cut verified is the cut committed.
+   * verifies the cut and hands the commit to the store (the snapshot completes on the {@code
+   * committed} event). The piece's counters are what the upload stored, so the cut verified is
+   * the cut committed.
    */
-  public synchronized AckResult acknowledge(Piece piece, Object uploader) {
+  public AckResult acknowledge(Piece piece, Object uploader) {
+    loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(piece.snapshotId());
     if (p == null) {
       return recent.contains(piece.snapshotId()) ? AckResult.DISCARDED : AckResult.UNKNOWN;
@@ -200,91 +269,136 @@ public final class SnapshotLifecycle {
     if (p.allPiecesIn()) {
       finishUploaded(p);
     }
+    applied();
     return AckResult.SUCCESS;
   }
 
-  /** A worker gave up its local snapshot: the snapshot is aborted. */
-  public synchronized void localFailure(long snapshotId, String workerId, String reason) {
+  /**
+   * Completes when {@code snapshotId} is no longer being committed: at once unless its verified
+   * cut is with the store, else once the commit's result is applied. An upload of the last piece
+   * answers then, so that its worker sees the snapshot ended.
+   */
+  public CompletableFuture<?> settled(long snapshotId) {
+    loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(snapshotId);
-    if (p != null && p.covers(workerId)) {
+    return p != null && p.committing() ? p.outcome() : CompletableFuture.completedFuture(null);
+  }
+
+  /** A worker gave up its local snapshot: the snapshot is aborted. */
+  public void localFailure(long snapshotId, String workerId, String reason) {
+    loop.checkInLoop(OWNER);
+    PendingSnapshot p = pending.get(snapshotId);
+    if (p != null && p.covers(workerId) && !p.committing()) {
       end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.LOCAL_FAILURE,
           "worker " + workerId + " gave up its local snapshot: " + reason, List.of());
     }
+    applied();
   }
 
-  /** A worker lost its session: every pending snapshot covering it is aborted. */
-  public synchronized void workerLost(String workerId) {
+  /**
+   * A worker lost its session: every pending snapshot covering it is aborted (a verified one
+   * being committed is not: its cut is whole), and so is one being started.
+   */
+  public void workerLost(String workerId) {
+    loop.checkInLoop(OWNER);
+    String message = "worker " + workerId + " was lost";
+    noteAbort(FailureReason.WORKER_LOST, message);
     for (PendingSnapshot p : new ArrayList<>(pending.values())) {
-      if (p.covers(workerId)) {
-        end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.WORKER_LOST,
-            "worker " + workerId + " was lost", List.of());
+      if (p.covers(workerId) && !p.committing()) {
+        end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.WORKER_LOST, message, List.of());
       }
     }
+    applied();
   }
 
   /** A worker rejoined with different channels: every pending snapshot is aborted. */
-  public synchronized void topologyChanged(String workerId) {
+  public void topologyChanged(String workerId) {
     abortAll(FailureReason.TOPOLOGY_CHANGED, "the channels of worker " + workerId + " changed");
   }
 
-  /** Aborts one pending snapshot; false when it is not pending. */
-  public synchronized boolean abort(long snapshotId, FailureReason reason, String message) {
+  /**
+   * Aborts one pending snapshot; empty when it is not pending (or is being committed), else its
+   * outcome (complete once the event is applied).
+   */
+  public Optional<CompletableFuture<SnapshotManifest>> abort(long snapshotId, FailureReason reason, String message) {
+    loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(snapshotId);
-    if (p == null) {
-      return false;
+    if (p == null || p.committing()) {
+      return Optional.empty();
     }
     end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, reason, message, List.of());
-    return true;
+    applied();
+    return Optional.of(p.outcome());
   }
 
-  /** Aborts every pending snapshot. */
-  public synchronized void abortAll(FailureReason reason, String message) {
+  /** Aborts every pending snapshot (and those being started), except those being committed. */
+  public void abortAll(FailureReason reason, String message) {
+    loop.checkInLoop(OWNER);
+    noteAbort(reason, message);
     for (PendingSnapshot p : new ArrayList<>(pending.values())) {
-      end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, reason, message, List.of());
+      if (!p.committing()) {
+        end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, reason, message, List.of());
+      }
     }
+    applied();
+  }
+
+  private void noteAbort(FailureReason reason, String message) {
+    aborts++;
+    lastAbortReason = reason;
+    lastAbortMessage = message;
   }
 
   /**
    * Refuses new snapshots until {@link #resume()} (a rollback pauses them), with {@code reason};
    * pending ones are not touched here.
    */
-  public synchronized void pause(SnapshotBlock.Reason reason, String message) {
+  public void pause(SnapshotBlock.Reason reason, String message) {
+    loop.checkInLoop(OWNER);
     paused = SnapshotBlock.of(reason, "snapshots are paused: " + message);
+    applied();
   }
 
-  public synchronized void resume() {
+  public void resume() {
+    loop.checkInLoop(OWNER);
     paused = null;
+    applied();
   }
 
-  public synchronized List<Long> pendingIds() {
-    return List.copyOf(pending.keySet());
+  /** What readers see, as of the last event; any thread. */
+  public View view() {
+    return view;
   }
 
-  /** The manifest of a pending snapshot, if it is pending. */
-  public synchronized Optional<SnapshotManifest> pendingManifest(long snapshotId) {
-    return Optional.ofNullable(pending.get(snapshotId)).map(PendingSnapshot::manifest);
+  /** The pending snapshots as of the last event; any thread. */
+  public List<Long> pendingIds() {
+    return view.pendingIds();
   }
 
-  /** The final outcome of a pending snapshot, if it is pending. */
-  public synchronized Optional<java.util.concurrent.CompletableFuture<SnapshotManifest>> outcome(long snapshotId) {
-    return Optional.ofNullable(pending.get(snapshotId)).map(PendingSnapshot::outcome);
+  /**
+   * The manifest of a snapshot as of the last event if it is pending, or ended and its end not
+   * yet written to the store; any thread.
+   */
+  public Optional<SnapshotManifest> pendingManifest(long snapshotId) {
+    View v = view;
+    return Optional.ofNullable(v.pending().get(snapshotId)).or(() -> Optional.ofNullable(v.ending().get(snapshotId)));
   }
 
-  public synchronized int consecutiveFailures() {
-    return policy.consecutiveFailures();
+  /** Failed or aborted snapshots in a row, as of the last event; any thread. */
+  public int consecutiveFailures() {
+    return view.consecutiveFailures();
   }
 
   private void onTimeout(long snapshotId) {
-    synchronized (this) {
-      PendingSnapshot p = pending.get(snapshotId);
-      if (p == null) {
-        return; // ended meanwhile
-      }
-      SortedSet<String> missing = new java.util.TreeSet<>(p.workers());
-      missing.removeAll(p.pieces().keySet());
-      end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.TIMEOUT,
-          "timed out after " + Durations.format(settings.timeout()) + "; no piece from " + missing, List.of());
+    PendingSnapshot p = pending.get(snapshotId);
+    if (p == null || p.committing()) {
+      return; // ended meanwhile, or its verified cut is being committed
     }
+    SortedSet<String> missing = new java.util.TreeSet<>(p.workers());
+    missing.removeAll(p.pieces().keySet());
+    end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.TIMEOUT,
+        "timed out after " + Durations.format(settings.timeout()) + "; no piece from " + missing, List.of());
+    applied();
   }
 
   private void finishUploaded(PendingSnapshot p) {
@@ -314,16 +428,25 @@ public final class SnapshotLifecycle {
         .setInFlightMessages(inFlight)
         .setTimings(timings(p, uploaded, end))
         .build();
-    try {
-      store.commit(complete);
-    } catch (StoreException e) {
-      log.error("commit of snapshot {} failed", p.id(), e);
+    p.committing(true);
+    store.commit(complete, failure -> committed(p, complete, uploaded, failure));
+  }
+
+  /** Event: the store committed the verified snapshot, or could not (it ends ABORTED). */
+  private void committed(PendingSnapshot p, SnapshotManifest written, Instant uploaded, StoreException failure) {
+    loop.checkInLoop(OWNER);
+    if (pending.get(p.id()) != p) {
+      return;
+    }
+    p.committing(false);
+    if (failure != null) {
       end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.STORE_ERROR,
-          "commit failed: " + e.getMessage(), List.of());
+          "commit failed: " + failure.getMessage(), List.of());
+      applied();
       return;
     }
     Instant committed = clock.instant();
-    complete = complete.toBuilder()
+    SnapshotManifest complete = written.toBuilder()
         .setFinishedAtUnixMs(committed.toEpochMilli())
         .setTimings(timings(p, uploaded, committed))
         .build();
@@ -334,9 +457,11 @@ public final class SnapshotLifecycle {
     policy.onSuccess();
     CompletedSnapshot done = new CompletedSnapshot(complete, p.channels().size());
     log.info("snapshot {} COMPLETE in {} ms: {} workers, {} channels, {} state bytes, {} in-flight messages",
-        p.id(), done.duration().toMillis(), p.workers().size(), p.channels().size(), stateBytes, inFlight);
-    listener.completed(done);
-    p.outcome().complete(complete);
+        p.id(), done.duration().toMillis(), p.workers().size(), p.channels().size(),
+        complete.getTotalStateBytes(), complete.getInFlightMessages());
+    afterEvent.add(() -> listener.completed(done));
+    afterEvent.add(() -> p.outcome().complete(complete));
+    applied();
   }
 
   private static PhaseTimings timings(PendingSnapshot p, Instant uploaded, Instant end) {
@@ -379,14 +504,10 @@ public final class SnapshotLifecycle {
     SnapshotManifest manifest = b.build();
     if (status == SnapshotStatus.SNAPSHOT_STATUS_ABORTED) {
       for (String w : p.workers()) {
-        commands.abortSnapshot(w, p.id(), message);
+        afterEvent.add(() -> commands.abortSnapshot(w, p.id(), message));
       }
     }
-    try {
-      store.finish(manifest);
-    } catch (StoreException e) {
-      log.error("could not record the end of snapshot {}", p.id(), e);
-    }
+    unwritten.put(p.id(), manifest);
     boolean exceeded = policy.onFailure(reason);
     log.info("snapshot {} {} after {} ms ({}): {}", p.id(), status == SnapshotStatus.SNAPSHOT_STATUS_FAILED
         ? "FAILED" : "ABORTED", Duration.between(p.startedAt(), now).toMillis(), reason, message);
@@ -394,7 +515,33 @@ public final class SnapshotLifecycle {
       log.error("{} consecutive snapshots failed, more than the tolerable {}; latest: {}",
           policy.consecutiveFailures(), settings.tolerableFailures(), message);
     }
-    listener.ended(manifest, reason, Duration.between(p.startedAt(), now), exceeded);
-    p.outcome().complete(manifest);
+    Duration took = Duration.between(p.startedAt(), now);
+    store.finish(manifest, () -> finished(p, manifest, reason, took, exceeded));
+  }
+
+  /** Event: the store wrote the end of a snapshot; its listeners and waiters are told. */
+  private void finished(PendingSnapshot p, SnapshotManifest manifest, FailureReason reason, Duration took,
+      boolean exceeded) {
+    loop.checkInLoop(OWNER);
+    unwritten.remove(p.id());
+    afterEvent.add(() -> listener.ended(manifest, reason, took, exceeded));
+    afterEvent.add(() -> p.outcome().complete(manifest));
+    applied();
+  }
+
+  /**
+   * The event is applied: publishes the readers' view, then completes what it decided (replies,
+   * outcomes, listeners), in order.
+   */
+  private void applied() {
+    SortedMap<Long, SnapshotManifest> manifests = new TreeMap<>();
+    pending.forEach((id, p) -> manifests.put(id, p.manifest()));
+    view = new View(Collections.unmodifiableSortedMap(manifests), Collections.unmodifiableSortedMap(new TreeMap<>(unwritten)),
+        policy.consecutiveFailures(), paused);
+    while (!afterEvent.isEmpty()) {
+      List<Runnable> now = new ArrayList<>(afterEvent);
+      afterEvent.clear();
+      now.forEach(Runnable::run);
+    }
   }
 }

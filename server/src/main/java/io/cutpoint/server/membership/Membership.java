@@ -10,8 +10,10 @@ import java.util.TreeMap;
 /**
  * The table of workers the coordinator knows: their declarations, their state (running, lost,
  * halted, restored) and their live session. Workers are remembered after they are lost, so that
- * the topology stays whole while they reconnect, until they are {@linkplain #remove removed}. Pure (no I/O, time passed in) and thread-safe; it
- * never calls out while holding its lock.
+ * the topology stays whole while they reconnect, until they are {@linkplain #remove removed}. Pure
+ * (no I/O, time passed in) and confined to one thread, the coordinator loop: no lock. After each
+ * change it publishes an immutable {@link View}; {@link #view()}, {@link #isLive}, {@link #token}
+ * and {@link #count} read that and may be called on any thread.
  */
 public final class Membership {
 
@@ -82,12 +84,18 @@ public final class Membership {
     }
   }
 
+  private volatile View published = new View(Topology.of(List.of()), java.util.Collections.emptySortedMap());
+
   private void put(String id, Member m) {
     members.put(id, m);
     recount();
   }
 
+  /** Counts the workers by state and publishes the view readers see. */
   private void recount() {
+    SortedMap<String, Member> copy = new TreeMap<>(members);
+    published = new View(Topology.of(copy.values().stream().map(Member::decl).toList()),
+        java.util.Collections.unmodifiableSortedMap(copy));
     int[] n = new int[WorkerState.values().length];
     members.values().forEach(x -> n[x.state().getNumber()]++);
     for (int i = 0; i < n.length; i++) {
@@ -101,7 +109,7 @@ public final class Membership {
   }
 
   /** Admits {@code decl} at {@code nowMs}, or says why not. */
-  public synchronized JoinOutcome join(Declaration decl, long nowMs) {
+  public JoinOutcome join(Declaration decl, long nowMs) {
     String id = decl.workerId();
     Member previous = members.get(id);
     if (previous != null && previous.live()) {
@@ -142,17 +150,19 @@ public final class Membership {
   }
 
   /** Records a heartbeat of the session {@code token}; false when that session is not live. */
-  public synchronized boolean heartbeat(String id, long token, long nowMs) {
+  public boolean heartbeat(String id, long token, long nowMs) {
     Member m = members.get(id);
     if (m == null || !m.live() || m.sessionToken() != token) {
       return false;
     }
-    put(id, new Member(m.decl(), m.state(), nowMs, token));
+    members.put(id, new Member(m.decl(), m.state(), nowMs, token));
+    // the topology and the counts are unchanged: publish the members only
+    published = new View(published.topology(), java.util.Collections.unmodifiableSortedMap(new TreeMap<>(members)));
     return true;
   }
 
   /** Marks the session {@code token} of {@code id} lost; false when it was not the live session. */
-  public synchronized boolean lost(String id, long token) {
+  public boolean lost(String id, long token) {
     Member m = members.get(id);
     if (m == null || !m.live() || m.sessionToken() != token) {
       return false;
@@ -162,7 +172,7 @@ public final class Membership {
   }
 
   /** Sets the state of a live worker (rollback: halted, restored, running); false if not live. */
-  public synchronized boolean setState(String id, WorkerState state) {
+  public boolean setState(String id, WorkerState state) {
     Member m = members.get(id);
     if (m == null || !m.live() || state == WorkerState.WORKER_STATE_LOST) {
       return false;
@@ -172,7 +182,7 @@ public final class Membership {
   }
 
   /** Live sessions whose last heartbeat is older than {@code timeoutMs}: id to session token. */
-  public synchronized Map<String, Long> expired(long nowMs, long timeoutMs) {
+  public Map<String, Long> expired(long nowMs, long timeoutMs) {
     Map<String, Long> out = new TreeMap<>();
     for (Member m : members.values()) {
       if (m.live() && nowMs - m.lastHeartbeatMs() > timeoutMs) {
@@ -193,7 +203,7 @@ public final class Membership {
   }
 
   /** Forgets the lost worker {@code id}: it leaves the topology and the counts. */
-  public synchronized Removal remove(String id) {
+  public Removal remove(String id) {
     Member m = members.get(id);
     if (m == null) {
       return Removal.UNKNOWN;
@@ -207,7 +217,7 @@ public final class Membership {
   }
 
   /** Lost workers whose last heartbeat is at least {@code afterMs} old, sorted. */
-  public synchronized List<String> lostLongerThan(long nowMs, long afterMs) {
+  public List<String> lostLongerThan(long nowMs, long afterMs) {
     List<String> out = new ArrayList<>();
     for (Member m : members.values()) {
       if (!m.live() && nowMs - m.lastHeartbeatMs() >= afterMs) {
@@ -217,22 +227,20 @@ public final class Membership {
     return out;
   }
 
-  /** Whether {@code id} has a live session. */
-  public synchronized boolean isLive(String id) {
-    Member m = members.get(id);
+  /** Whether {@code id} has a live session, as of the last change; any thread. */
+  public boolean isLive(String id) {
+    Member m = published.members().get(id);
     return m != null && m.live();
   }
 
-  /** The live session token of {@code id}, or 0. */
-  public synchronized long token(String id) {
-    Member m = members.get(id);
+  /** The live session token of {@code id}, or 0, as of the last change; any thread. */
+  public long token(String id) {
+    Member m = published.members().get(id);
     return m == null ? 0 : m.sessionToken();
   }
 
-  /** A consistent, immutable view. */
-  public synchronized View view() {
-    SortedMap<String, Member> copy = new TreeMap<>(members);
-    return new View(Topology.of(copy.values().stream().map(Member::decl).toList()),
-        java.util.Collections.unmodifiableSortedMap(copy));
+  /** A consistent, immutable view as of the last change; any thread, never waits. */
+  public View view() {
+    return published;
   }
 }

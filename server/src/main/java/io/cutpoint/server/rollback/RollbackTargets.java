@@ -7,8 +7,6 @@ import io.cutpoint.server.membership.Declaration;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.SnapshotStore;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +16,8 @@ import java.util.Set;
  * Chooses and checks the snapshot a rollback restores. A snapshot qualifies when it is COMPLETE,
  * covers every worker the coordinator knows with the same channels (a worker restores only its own
  * piece of its own channels), and every stored piece passes its checksum ({@link
- * SnapshotStore#verifyIntegrity}), checked before any worker is halted.
+ * SnapshotStore#verifyIntegrity}), checked before any worker is halted. Runs on the store
+ * executor, never on the coordinator loop.
  */
 final class RollbackTargets {
 
@@ -37,31 +36,33 @@ final class RollbackTargets {
   /**
    * Checks an operator's target.
    *
-   * @throws StatusRuntimeException INVALID_ARGUMENT (id 0), NOT_FOUND, FAILED_PRECONDITION (not
-   *     complete, or the workers changed since), DATA_LOSS (a piece fails its checksum)
+   * Runs on the store executor (it reads the store and verifies checksums).
+   *
+   * @throws RollbackRefused BAD_TARGET_ID (id 0), NO_SUCH_SNAPSHOT, NOT_NOW (not complete, or the
+   *     workers changed since), TARGET_DAMAGED (a piece fails its checksum)
    */
   SnapshotManifest operatorTarget(long snapshotId, Membership.View cluster) {
     if (snapshotId <= 0) {
-      throw Status.INVALID_ARGUMENT.withDescription("snapshot_id must be a positive snapshot id, got "
-          + Long.toUnsignedString(snapshotId)).asRuntimeException();
+      throw new RollbackRefused(RollbackRefused.Kind.BAD_TARGET_ID,
+          "snapshot_id must be a positive snapshot id, got " + Long.toUnsignedString(snapshotId));
     }
-    SnapshotManifest m = store.manifest(snapshotId).orElseThrow(() -> Status.NOT_FOUND
-        .withDescription("no snapshot " + snapshotId).asRuntimeException());
+    SnapshotManifest m = store.manifest(snapshotId).orElseThrow(() -> new RollbackRefused(
+        RollbackRefused.Kind.NO_SUCH_SNAPSHOT, "no snapshot " + snapshotId));
     if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-      throw Status.FAILED_PRECONDITION.withDescription("snapshot " + snapshotId + " is "
+      throw new RollbackRefused(RollbackRefused.Kind.NOT_NOW, "snapshot " + snapshotId + " is "
           + status(m) + (m.getReason().isEmpty() ? "" : " (" + m.getReason() + ")")
-          + "; only a COMPLETE snapshot can be restored").asRuntimeException();
+          + "; only a COMPLETE snapshot can be restored");
     }
     Optional<String> mismatch = mismatch(m, cluster);
     if (mismatch.isPresent()) {
-      throw Status.FAILED_PRECONDITION.withDescription("snapshot " + snapshotId
-          + " does not fit the cluster: " + mismatch.get()).asRuntimeException();
+      throw new RollbackRefused(RollbackRefused.Kind.NOT_NOW, "snapshot " + snapshotId
+          + " does not fit the cluster: " + mismatch.get());
     }
     Optional<String> corrupt = corruption(snapshotId);
     if (corrupt.isPresent()) {
-      throw Status.DATA_LOSS.withDescription("snapshot " + snapshotId
+      throw new RollbackRefused(RollbackRefused.Kind.TARGET_DAMAGED, "snapshot " + snapshotId
           + " fails its checksums and will not be restored: " + corrupt.get()
-          + "; roll back to an older snapshot instead").asRuntimeException();
+          + "; roll back to an older snapshot instead");
     }
     return m;
   }

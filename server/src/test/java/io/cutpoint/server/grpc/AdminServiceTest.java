@@ -150,7 +150,7 @@ class AdminServiceTest {
     ScheduleView paused = coordinator.admin().setSchedule(SetScheduleRequest.newBuilder().setPaused(true).build())
         .getSchedule();
     assertThat(paused.getPaused()).isTrue();
-    coordinator.server.context().schedule().attempt();
+    coordinator.server.context().schedule().attempt().join();
 
     ClusterView c = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
     assertThat(c.getSchedule().getPaused()).isTrue();
@@ -159,7 +159,7 @@ class AdminServiceTest {
     assertThat(coordinator.registry.get("cutpoint.snapshots.blocked").tag("reason", "paused").gauge().value()).isEqualTo(1);
 
     coordinator.admin().setSchedule(SetScheduleRequest.newBuilder().setPaused(false).build());
-    coordinator.server.context().schedule().attempt();
+    coordinator.server.context().schedule().attempt().join();
     c = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
     assertThat(c.getSchedule().getPaused()).isFalse();
     assertThat(c.hasSnapshotsBlocked()).isFalse();

@@ -6,6 +6,7 @@ import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.cut.RecordedMessage;
 import io.cutpoint.server.membership.Declaration;
 import io.cutpoint.server.membership.Membership;
+import io.cutpoint.server.testing.DirectStoreEffects;
 import io.cutpoint.server.testing.ManualClock;
 import io.cutpoint.server.testing.ManualScheduler;
 import io.cutpoint.server.testing.RecordingStore;
@@ -22,6 +23,7 @@ final class LifecycleFixture {
   final ManualClock clock = new ManualClock();
   final ManualScheduler scheduler = new ManualScheduler(clock);
   final RecordingStore store = new RecordingStore();
+  final DirectStoreEffects effects = new DirectStoreEffects(store);
   final Membership membership = new Membership();
   final List<String> commands = new ArrayList<>();
   final List<String> outcomes = new ArrayList<>();
@@ -55,7 +57,7 @@ final class LifecycleFixture {
       }
     };
     lifecycle = new SnapshotLifecycle(new SnapshotLifecycle.Settings(timeout, minPause, maxConcurrent, tolerable),
-        clock, scheduler, store, membership::view, wc, listener);
+        clock, scheduler, effects, membership::view, wc, listener);
   }
 
   LifecycleFixture() {
@@ -76,7 +78,7 @@ final class LifecycleFixture {
   }
 
   long start() {
-    TriggerResult r = lifecycle.trigger(io.cutpoint.api.v1.SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+    TriggerResult r = lifecycle.trigger(io.cutpoint.api.v1.SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
     if (r instanceof TriggerResult.Refused refused) {
       throw new AssertionError("refused: " + refused);
     }

@@ -67,7 +67,7 @@ class SnapshotLifecycleTest {
   void noMoreThanTheMaximumOfSnapshotsArePendingAtOnce() {
     LifecycleFixture one = new LifecycleFixture().ring();
     one.start();
-    TriggerResult second = one.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
+    TriggerResult second = one.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join();
     assertThat(second).isInstanceOfSatisfying(TriggerResult.Refused.class,
         r -> assertThat(r.reason()).isEqualTo(TriggerResult.Reason.TOO_MANY_PENDING));
 
@@ -84,11 +84,11 @@ class SnapshotLifecycleTest {
     LifecycleFixture.quietRing(id).forEach(f::deliver);
 
     f.scheduler.advance(Duration.ofSeconds(4));
-    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null))
+    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join())
         .isInstanceOfSatisfying(TriggerResult.Refused.class,
             r -> assertThat(r.reason()).isEqualTo(TriggerResult.Reason.TOO_SOON));
     f.scheduler.advance(Duration.ofSeconds(1));
-    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null))
+    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join())
         .isInstanceOf(TriggerResult.Started.class);
   }
 
@@ -210,7 +210,7 @@ class SnapshotLifecycleTest {
     f.join("a", List.of("b"), List.of());
     assertThat(refusal(f)).contains("not closed").contains("a->b");
     long tokenB = f.join("b", List.of(), List.of("a"));
-    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null)).isInstanceOf(TriggerResult.Started.class);
+    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join()).isInstanceOf(TriggerResult.Started.class);
 
     LifecycleFixture g = new LifecycleFixture().ring();
     g.membership.lost("b", g.membership.token("b"));
@@ -250,7 +250,7 @@ class SnapshotLifecycleTest {
     f.join("y", List.of(), List.of("x"));
     f.join("p", List.of("q"), List.of());
     f.join("q", List.of(), List.of("p"));
-    TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, "y");
+    TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, "y").join();
     long id = ((TriggerResult.Started) r).snapshotId();
     assertThat(f.store.manifest(id).orElseThrow().getInitiatorsList()).containsExactly("p", "x", "y");
     assertThat(f.commands).containsExactlyInAnyOrder("start p " + id, "start x " + id);
@@ -281,13 +281,13 @@ class SnapshotLifecycleTest {
   }
 
   private static SnapshotBlock block(LifecycleFixture f) {
-    TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
+    TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join();
     assertThat(r).isInstanceOf(TriggerResult.Refused.class);
     return java.util.Objects.requireNonNull(((TriggerResult.Refused) r).block(), "block");
   }
 
   private static String refusal(LifecycleFixture f) {
-    TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
+    TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join();
     assertThat(r).isInstanceOf(TriggerResult.Refused.class);
     return ((TriggerResult.Refused) r).message();
   }

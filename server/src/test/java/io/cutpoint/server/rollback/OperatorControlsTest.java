@@ -134,7 +134,7 @@ class OperatorControlsTest {
       c.crashWorker("b");
       await().atMost(WAIT).until(() -> c.state("b") == WorkerState.WORKER_STATE_LOST);
       for (int i = 0; i < 3; i++) {
-        c.server.context().schedule().attempt();
+        c.server.context().schedule().attempt().join();
       }
       assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED)).singleElement()
           .satisfies(e -> assertThat(e.getMessage()).contains("workers_lost").contains("[b]"));
@@ -144,8 +144,8 @@ class OperatorControlsTest {
       assertThat(blocked(c, "workers_lost")).isEqualTo(1);
 
       c.startWorker("b");
-      c.server.context().schedule().attempt();
-      c.server.context().schedule().attempt();
+      c.server.context().schedule().attempt().join();
+      c.server.context().schedule().attempt().join();
       assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_UNBLOCKED)).hasSize(1);
       assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED)).hasSize(1);
       assertThat(cluster(c).hasSnapshotsBlocked()).isFalse();

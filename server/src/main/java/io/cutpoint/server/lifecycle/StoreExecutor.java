@@ -1,0 +1,109 @@
+package io.cutpoint.server.lifecycle;
+
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.storage.SnapshotStore;
+import io.cutpoint.storage.StoreException;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Performs the coordinator's store writes and slow reads on one thread, {@code cutpoint-store},
+ * so that they keep the order the loop decided them in, and posts each result back to the loop as
+ * an event. Nothing on this thread touches the loop's state: it reads and writes the store only.
+ */
+public final class StoreExecutor implements StoreEffects, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(StoreExecutor.class);
+
+  private final SnapshotStore store;
+  private final Scheduler loop;
+  private final ExecutorScheduler thread = new ExecutorScheduler("cutpoint-store");
+
+  /**
+   * @param loop where results are delivered (the coordinator loop)
+   */
+  public StoreExecutor(SnapshotStore store, Scheduler loop) {
+    this.store = store;
+    this.loop = loop;
+  }
+
+  @Override
+  public void createPending(PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
+    thread.execute(() -> {
+      SnapshotManifest written;
+      try {
+        written = manifest.build(store.allocateSnapshotId(), store.epoch());
+        store.createPending(written);
+      } catch (StoreException e) {
+        log.error("could not record a new snapshot", e);
+        loop.execute(() -> done.accept(null, e));
+        return;
+      }
+      loop.execute(() -> done.accept(written, null));
+    });
+  }
+
+  @Override
+  public void commit(SnapshotManifest complete, Consumer<StoreException> done) {
+    thread.execute(() -> {
+      StoreException failure = null;
+      try {
+        store.commit(complete);
+      } catch (StoreException e) {
+        log.error("commit of snapshot {} failed", complete.getSnapshotId(), e);
+        failure = e;
+      }
+      StoreException f = failure;
+      loop.execute(() -> done.accept(f));
+    });
+  }
+
+  @Override
+  public void finish(SnapshotManifest ended, Runnable done) {
+    thread.execute(() -> {
+      try {
+        store.finish(ended);
+      } catch (StoreException e) {
+        log.error("could not record the end of snapshot {}", ended.getSnapshotId(), e);
+      }
+      loop.execute(done);
+    });
+  }
+
+  /**
+   * Runs {@code work} against the store on this thread; {@code done} gets on the loop its value,
+   * or the exception it threw.
+   */
+  public <T> void submit(Function<SnapshotStore, T> work, BiConsumer<T, RuntimeException> done) {
+    thread.execute(() -> {
+      T value;
+      try {
+        value = work.apply(store);
+      } catch (RuntimeException e) {
+        loop.execute(() -> done.accept(null, e));
+        return;
+      }
+      loop.execute(() -> done.accept(value, null));
+    });
+  }
+
+  /** Runs {@code work} on this thread, after every write posted before it; a failure is logged. */
+  public void execute(String what, Consumer<SnapshotStore> work) {
+    thread.execute(() -> {
+      try {
+        work.accept(store);
+      } catch (RuntimeException e) {
+        log.error("{} failed", what, e);
+      }
+    });
+  }
+
+  /** Stops; writes still queued are dropped (a restart ends their snapshots as ABORTED). */
+  @Override
+  public void close() {
+    thread.close();
+  }
+}
