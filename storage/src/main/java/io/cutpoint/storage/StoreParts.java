@@ -14,9 +14,9 @@ import java.util.function.Supplier;
 /**
  * What another {@link SnapshotStore} shares with {@link RocksSnapshotStore}, so that each rule
  * exists once: the CRC32C frame of every stored value ({@code Frames}), the commit checks of a
- * pending snapshot ({@code PendingSnapshot}) and the retention rule ({@code RetentionPlan}). It
- * lives in the storage package (shipped in {@code cutpoint-ha}) because those classes are
- * package-private.
+ * pending snapshot ({@code PendingSnapshot}) and the retention rule ({@code RetentionPlan}). The
+ * object store of {@code cutpoint-ha} uses it; those classes stay package-private, so this is the
+ * one public door to them.
  */
 public final class StoreParts {
   private StoreParts() {}
