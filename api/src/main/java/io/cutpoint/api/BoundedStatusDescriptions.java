@@ -22,21 +22,27 @@ public final class BoundedStatusDescriptions implements ServerInterceptor {
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(
       ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-    return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
-      @Override
-      public void close(Status status, Metadata trailers) {
-        super.close(bounded(status), trailers);
-      }
-    }, headers);
+    return next.startCall(
+        new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+          @Override
+          public void close(Status status, Metadata trailers) {
+            super.close(bounded(status), trailers);
+          }
+        },
+        headers);
   }
 
   /** {@code status} with its description cut short when it is too long; the code is kept. */
   public static Status bounded(Status status) {
     String d = status.getDescription();
-    return d == null || d.length() <= MAX_DESCRIPTION_BYTES / 3 ? status : status.withDescription(bounded(d));
+    return d == null || d.length() <= MAX_DESCRIPTION_BYTES / 3
+        ? status
+        : status.withDescription(bounded(d));
   }
 
-  /** {@code text} cut to at most {@link #MAX_DESCRIPTION_BYTES} UTF-8 bytes, saying how long it was. */
+  /**
+   * {@code text} cut to at most {@link #MAX_DESCRIPTION_BYTES} UTF-8 bytes, saying how long it was.
+   */
   public static String bounded(String text) {
     if (text.getBytes(StandardCharsets.UTF_8).length <= MAX_DESCRIPTION_BYTES) {
       return text;

@@ -3,9 +3,9 @@ package io.cutpoint.api;
 import java.util.zip.CRC32C;
 
 /**
- * CRC32C as the protocol carries it (the {@code crc32c} fields of {@code cutpoint.v1}, all
- * {@code fixed32}): the low 32 bits of {@link CRC32C} in a Java {@code int}. One definition for
- * the worker that computes it, the coordinator that checks it and the store that keeps it.
+ * CRC32C as the protocol carries it (the {@code crc32c} fields of {@code cutpoint.v1}, all {@code
+ * fixed32}): the low 32 bits of {@link CRC32C} in a Java {@code int}. One definition for the worker
+ * that computes it, the coordinator that checks it and the store that keeps it.
  */
 public final class Crc32c {
 

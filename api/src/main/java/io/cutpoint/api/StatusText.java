@@ -3,7 +3,10 @@ package io.cutpoint.api;
 import io.grpc.Status;
 import java.util.Locale;
 
-/** A gRPC status as a person reads it: {@code cancelled (client cancelled)}, never {@code Status{...}}. */
+/**
+ * A gRPC status as a person reads it: {@code cancelled (client cancelled)}, never {@code
+ * Status{...}}.
+ */
 public final class StatusText {
 
   private StatusText() {}

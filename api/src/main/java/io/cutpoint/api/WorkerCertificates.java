@@ -9,8 +9,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
 /**
- * Worker ids bound to certificates: under mutual TLS a worker's certificate names its id as the
- * SAN URI {@code cutpoint://worker/ID} (one URI per id, for a host that runs several workers). The
+ * Worker ids bound to certificates: under mutual TLS a worker's certificate names its id as the SAN
+ * URI {@code cutpoint://worker/ID} (one URI per id, for a host that runs several workers). The
  * coordinator reads it from every worker-facing call, and a worker from every peer that opens a
  * channel to it.
  */
@@ -24,7 +24,10 @@ public final class WorkerCertificates {
 
   private WorkerCertificates() {}
 
-  /** The worker ids the TLS peer's certificate names; empty without a session, a certificate or a worker SAN URI. */
+  /**
+   * The worker ids the TLS peer's certificate names; empty without a session, a certificate or a
+   * worker SAN URI.
+   */
   public static SortedSet<String> certifiedWorkers(SSLSession session) {
     if (session == null) {
       return new TreeSet<>();
@@ -49,8 +52,11 @@ public final class WorkerCertificates {
         return ids;
       }
       for (List<?> name : names) {
-        if (name.size() >= 2 && Integer.valueOf(URI).equals(name.get(0)) && name.get(1) instanceof String uri
-            && uri.startsWith(SAN_PREFIX) && uri.length() > SAN_PREFIX.length()) {
+        if (name.size() >= 2
+            && Integer.valueOf(URI).equals(name.get(0))
+            && name.get(1) instanceof String uri
+            && uri.startsWith(SAN_PREFIX)
+            && uri.length() > SAN_PREFIX.length()) {
           ids.add(uri.substring(SAN_PREFIX.length()));
         }
       }

@@ -4,9 +4,9 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * What the wire protocol allows as a worker id: 1 to {@link #MAX_ID_LENGTH} characters of
- * {@code A-Z a-z 0-9 . _ -}. The coordinator checks every id a worker declares with it, and a
- * worker checks the ids a channel header claims, before either keeps or echoes them.
+ * What the wire protocol allows as a worker id: 1 to {@link #MAX_ID_LENGTH} characters of {@code
+ * A-Z a-z 0-9 . _ -}. The coordinator checks every id a worker declares with it, and a worker
+ * checks the ids a channel header claims, before either keeps or echoes them.
  */
 public final class WorkerIdSyntax {
 
@@ -28,8 +28,8 @@ public final class WorkerIdSyntax {
       return Optional.of("worker id is empty");
     }
     if (id.length() > max) {
-      return Optional.of("worker id is " + id.length() + " characters long; at most " + max
-          + " are allowed");
+      return Optional.of(
+          "worker id is " + id.length() + " characters long; at most " + max + " are allowed");
     }
     if (!ID.matcher(id).matches()) {
       return Optional.of("worker id '" + id + "' may only contain A-Z a-z 0-9 . _ -");

@@ -27,7 +27,10 @@ public record Cut(
 
   /** Builds a cut from pieces, keyed by their worker ids (a later piece of one worker wins). */
   public static Cut of(
-      long snapshotId, Set<String> workers, Set<ChannelId> channels, Collection<LocalSnapshot> pieces) {
+      long snapshotId,
+      Set<String> workers,
+      Set<ChannelId> channels,
+      Collection<LocalSnapshot> pieces) {
     SortedMap<String, LocalSnapshot> byWorker = new TreeMap<>();
     for (LocalSnapshot piece : pieces) {
       byWorker.put(piece.workerId(), piece);

@@ -60,28 +60,39 @@ public final class CutVerifier {
         out.add(Violation.onWorker(w, "piece is labelled as worker " + piece.workerId()));
       }
       if (piece.snapshotId() != cut.snapshotId()) {
-        out.add(Violation.onWorker(w, "piece belongs to snapshot " + piece.snapshotId()
-            + ", not " + cut.snapshotId()));
+        out.add(
+            Violation.onWorker(
+                w,
+                "piece belongs to snapshot " + piece.snapshotId() + ", not " + cut.snapshotId()));
       }
       for (String peer : piece.sent().keySet()) {
         if (!cut.channels().contains(ChannelId.of(w, peer))) {
-          out.add(Violation.onChannel(ChannelId.of(w, peer), "sent count recorded for a channel outside the topology"));
+          out.add(
+              Violation.onChannel(
+                  ChannelId.of(w, peer), "sent count recorded for a channel outside the topology"));
         }
       }
       for (String peer : piece.received().keySet()) {
         if (!cut.channels().contains(ChannelId.of(peer, w))) {
-          out.add(Violation.onChannel(ChannelId.of(peer, w), "received count recorded for a channel outside the topology"));
+          out.add(
+              Violation.onChannel(
+                  ChannelId.of(peer, w),
+                  "received count recorded for a channel outside the topology"));
         }
       }
       for (String peer : piece.recordings().keySet()) {
         if (!cut.channels().contains(ChannelId.of(peer, w))) {
-          out.add(Violation.onChannel(ChannelId.of(peer, w), "messages recorded on a channel outside the topology"));
+          out.add(
+              Violation.onChannel(
+                  ChannelId.of(peer, w), "messages recorded on a channel outside the topology"));
         }
       }
       String first = piece.firstMarkerFrom();
       if (first != null && !cut.channels().contains(ChannelId.of(first, w))) {
-        out.add(Violation.onChannel(ChannelId.of(first, w),
-            "the first marker is said to come on a channel outside the topology"));
+        out.add(
+            Violation.onChannel(
+                ChannelId.of(first, w),
+                "the first marker is said to come on a channel outside the topology"));
       }
     }
   }
@@ -104,30 +115,62 @@ public final class CutVerifier {
       return;
     }
     if (sent < 0 || received < 0) {
-      out.add(Violation.onChannel(c, "negative count (sent " + sent + ", received " + received
-          + "): sequence numbers start at 1 and counts at 0"));
+      out.add(
+          Violation.onChannel(
+              c,
+              "negative count (sent "
+                  + sent
+                  + ", received "
+                  + received
+                  + "): sequence numbers start at 1 and counts at 0"));
       return;
     }
     if (received > sent) {
-      out.add(Violation.onChannel(c, "received " + received + " but only " + sent
-          + " sent: the cut records receipts whose sends it does not record"));
+      out.add(
+          Violation.onChannel(
+              c,
+              "received "
+                  + received
+                  + " but only "
+                  + sent
+                  + " sent: the cut records receipts whose sends it does not record"));
       return;
     }
     List<RecordedMessage> recorded = receiver.recorded(c.from());
     if (c.from().equals(receiver.firstMarkerFrom()) && !recorded.isEmpty()) {
-      out.add(Violation.onChannel(c, "the channel whose marker started the recording holds "
-          + recorded.size() + " messages; it must be empty"));
+      out.add(
+          Violation.onChannel(
+              c,
+              "the channel whose marker started the recording holds "
+                  + recorded.size()
+                  + " messages; it must be empty"));
     }
     long expected = sent - received;
     if (recorded.size() != expected) {
-      out.add(Violation.onChannel(c, "recorded " + recorded.size() + " messages in transit, expected "
-          + expected + " (seq " + (received + 1) + ".." + sent + ")"));
+      out.add(
+          Violation.onChannel(
+              c,
+              "recorded "
+                  + recorded.size()
+                  + " messages in transit, expected "
+                  + expected
+                  + " (seq "
+                  + (received + 1)
+                  + ".."
+                  + sent
+                  + ")"));
     }
     long next = received + 1;
     for (RecordedMessage m : recorded) {
       if (m.seq() != next) {
-        out.add(Violation.onChannel(c, "recorded seq " + m.seq() + " where " + next
-            + " was expected: messages must be contiguous and in order"));
+        out.add(
+            Violation.onChannel(
+                c,
+                "recorded seq "
+                    + m.seq()
+                    + " where "
+                    + next
+                    + " was expected: messages must be contiguous and in order"));
         return;
       }
       next++;

@@ -14,7 +14,9 @@ public final class RecentIds {
   private final int capacity;
   private final Set<Long> ids = new LinkedHashSet<>();
 
-  /** @param capacity how many ids are remembered, at least 1 */
+  /**
+   * @param capacity how many ids are remembered, at least 1
+   */
   public RecentIds(int capacity) {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);

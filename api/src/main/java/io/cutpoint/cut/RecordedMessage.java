@@ -3,8 +3,8 @@ package io.cutpoint.cut;
 import java.util.Arrays;
 
 /**
- * A data message recorded as in transit on a channel: its sequence number on that channel and
- * the application's bytes. The array is not copied; callers must not change it afterwards.
+ * A data message recorded as in transit on a channel: its sequence number on that channel and the
+ * application's bytes. The array is not copied; callers must not change it afterwards.
  */
 public record RecordedMessage(long seq, byte[] payload) {
 

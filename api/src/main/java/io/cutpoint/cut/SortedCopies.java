@@ -34,7 +34,8 @@ final class SortedCopies {
     return new ReadOnlySet<>(new TreeSet<>(set));
   }
 
-  private static final class ReadOnlyMap<K, V> extends AbstractMap<K, V> implements SortedMap<K, V> {
+  private static final class ReadOnlyMap<K, V> extends AbstractMap<K, V>
+      implements SortedMap<K, V> {
     private final SortedMap<K, V> m;
 
     ReadOnlyMap(SortedMap<K, V> m) {

@@ -14,16 +14,18 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Tarjan's strongly connected components, without recursion (a chain of channels or of waits may
- * be as long as the cluster is large). Deterministic when the successors come in sorted order.
- * Used for choosing initiators (source components of the channel graph) and for deadlocks (cycles
- * of the wait-for graph).
+ * Tarjan's strongly connected components, without recursion (a chain of channels or of waits may be
+ * as long as the cluster is large). Deterministic when the successors come in sorted order. Used
+ * for choosing initiators (source components of the channel graph) and for deadlocks (cycles of the
+ * wait-for graph).
  */
 public final class StronglyConnected {
 
   private StronglyConnected() {}
 
-  /** The components of the graph over {@code nodes}, each sorted, in the order Tarjan closes them. */
+  /**
+   * The components of the graph over {@code nodes}, each sorted, in the order Tarjan closes them.
+   */
   public static List<SortedSet<String>> components(
       SortedSet<String> nodes, Function<String, SortedSet<String>> successors) {
     Map<String, Integer> index = new HashMap<>();

@@ -22,7 +22,8 @@ public final class Durations {
   public static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
 
   private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h|d)");
-  private static final Pattern PARTS = Pattern.compile("(?:\\d+(?:\\.\\d+)?(?:ns|us|µs|ms|s|m|h|d))+");
+  private static final Pattern PARTS =
+      Pattern.compile("(?:\\d+(?:\\.\\d+)?(?:ns|us|µs|ms|s|m|h|d))+");
   private static final String EXAMPLES = "a duration (e.g. 250ms, 1.5s, 1m30s, 2h, PT10S)";
 
   private Durations() {}
@@ -76,12 +77,15 @@ public final class Durations {
       if (nanos % 1_000_000 == 0 || nanos >= 10_000_000) {
         return decimal(BigDecimal.valueOf(nanos, 6)) + "ms";
       }
-      return nanos % 1000 == 0 || nanos >= 10_000 ? decimal(BigDecimal.valueOf(nanos, 3)) + "us" : nanos + "ns";
+      return nanos % 1000 == 0 || nanos >= 10_000
+          ? decimal(BigDecimal.valueOf(nanos, 3)) + "us"
+          : nanos + "ns";
     }
     StringBuilder b = new StringBuilder();
     long hours = d.toHours();
     long minutes = d.toMinutesPart();
-    BigDecimal seconds = BigDecimal.valueOf(d.toSecondsPart()).add(BigDecimal.valueOf(d.toNanosPart(), 9));
+    BigDecimal seconds =
+        BigDecimal.valueOf(d.toSecondsPart()).add(BigDecimal.valueOf(d.toNanosPart(), 9));
     if (hours > 0) {
       b.append(hours).append('h');
     }
@@ -106,7 +110,8 @@ public final class Durations {
     BigDecimal nanos = BigDecimal.ZERO;
     Matcher m = PART.matcher(lower);
     while (m.find()) {
-      nanos = nanos.add(new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(nanosPer(m.group(2)))));
+      nanos =
+          nanos.add(new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(nanosPer(m.group(2)))));
     }
     BigDecimal whole = nanos.setScale(0, RoundingMode.HALF_UP);
     if (whole.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
@@ -133,10 +138,12 @@ public final class Durations {
   }
 
   private static IllegalArgumentException tooLong(String text) {
-    return new IllegalArgumentException("'" + text.trim() + "' is too long (at most about 292 years)");
+    return new IllegalArgumentException(
+        "'" + text.trim() + "' is too long (at most about 292 years)");
   }
 
   private static IllegalArgumentException bad(String text, String expected) {
-    return new IllegalArgumentException("'" + (text == null ? "" : text.trim()) + "' is not " + expected);
+    return new IllegalArgumentException(
+        "'" + (text == null ? "" : text.trim()) + "' is not " + expected);
   }
 }

@@ -12,7 +12,9 @@ class StatusTextTest {
     assertThat(StatusText.of(Status.CANCELLED.withDescription("client cancelled")))
         .isEqualTo("cancelled (client cancelled)");
     assertThat(StatusText.of(Status.DEADLINE_EXCEEDED)).isEqualTo("deadline exceeded");
-    assertThat(StatusText.of(Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()))
-        .isEqualTo("unavailable (io exception)").doesNotContain("Status{");
+    assertThat(
+            StatusText.of(Status.UNAVAILABLE.withDescription("io exception").asRuntimeException()))
+        .isEqualTo("unavailable (io exception)")
+        .doesNotContain("Status{");
   }
 }

@@ -15,8 +15,8 @@ import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * Random consistent cuts pass; every kind of damage a faulty engine or transport could do to one
- * is caught. Seeded: a failure prints the seed.
+ * Random consistent cuts pass; every kind of damage a faulty engine or transport could do to one is
+ * caught. Seeded: a failure prints the seed.
  */
 class CutVerifierMutationTest {
 
@@ -64,7 +64,8 @@ class CutVerifierMutationTest {
     }
     List<LocalSnapshot> pieces = new ArrayList<>();
     for (String w : workers) {
-      pieces.add(new LocalSnapshot(5, w, sent.get(w), received.get(w), recorded.get(w), first.get(w)));
+      pieces.add(
+          new LocalSnapshot(5, w, sent.get(w), received.get(w), recorded.get(w), first.get(w)));
     }
     return Cut.of(5, workers, channels, pieces);
   }
@@ -84,109 +85,216 @@ class CutVerifierMutationTest {
 
   /** A way to damage a cut; returns null when it does not apply to this cut. */
   enum Damage {
-    DROP_A_PIECE((c, r) -> {
-      if (c.pieces().isEmpty()) {
-        return null;
-      }
-      List<LocalSnapshot> kept = new ArrayList<>(c.pieces().values());
-      LocalSnapshot dropped = kept.remove(r.nextInt(kept.size()));
-      return new Damaged(Cut.of(c.snapshotId(), c.workers(), c.channels(), kept), null, dropped.workerId());
-    }),
-    PIECE_OF_ANOTHER_SNAPSHOT((c, r) -> replacePiece(c, r, p -> new Changed(new LocalSnapshot(p.snapshotId() + 1,
-        p.workerId(), p.sent(), p.received(), p.recordings(), p.firstMarkerFrom()), null))),
-    LOSE_A_RECORDED_MESSAGE((c, r) -> onRecordedChannel(c, r, true, (msgs, rr) -> {
-      List<RecordedMessage> m = new ArrayList<>(msgs);
-      m.remove(rr.nextInt(m.size()));
-      return m;
-    })),
-    DUPLICATE_A_RECORDED_MESSAGE((c, r) -> onRecordedChannel(c, r, true, (msgs, rr) -> {
-      List<RecordedMessage> m = new ArrayList<>(msgs);
-      m.add(rr.nextInt(m.size() + 1), msgs.get(rr.nextInt(msgs.size())));
-      return m;
-    })),
-    SWAP_TWO_RECORDED_MESSAGES((c, r) -> onRecordedChannel(c, r, false, (msgs, rr) -> {
-      if (msgs.size() < 2) {
-        return null;
-      }
-      List<RecordedMessage> m = new ArrayList<>(msgs);
-      int i = rr.nextInt(m.size() - 1);
-      java.util.Collections.swap(m, i, i + 1);
-      return m;
-    })),
-    RECORD_A_MESSAGE_ALREADY_RECEIVED((c, r) -> onRecordedChannel(c, r, false, (msgs, rr) -> {
-      List<RecordedMessage> m = new ArrayList<>(msgs);
-      long seq = msgs.isEmpty() ? 0 : msgs.get(0).seq() - 1;
-      if (seq < 1) {
-        return null;
-      }
-      m.add(0, new RecordedMessage(seq, new byte[0]));
-      return m;
-    })),
-    SENDER_COUNTS_ONE_MORE((c, r) -> replacePiece(c, r, p -> {
-      if (p.sent().isEmpty()) {
-        return null;
-      }
-      SortedMap<String, Long> s = new TreeMap<>(p.sent());
-      String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
-      s.merge(peer, 1L, Long::sum);
-      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), s, p.received(), p.recordings(),
-          p.firstMarkerFrom()), ChannelId.of(p.workerId(), peer));
-    })),
-    RECEIVER_COUNTS_ONE_MORE((c, r) -> replacePiece(c, r, p -> {
-      if (p.received().isEmpty()) {
-        return null;
-      }
-      SortedMap<String, Long> s = new TreeMap<>(p.received());
-      String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
-      s.merge(peer, 1L, Long::sum);
-      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), p.sent(), s, p.recordings(),
-          p.firstMarkerFrom()), ChannelId.of(peer, p.workerId()));
-    })),
-    FORGET_A_COUNT((c, r) -> replacePiece(c, r, p -> {
-      if (p.sent().isEmpty()) {
-        return null;
-      }
-      SortedMap<String, Long> s = new TreeMap<>(p.sent());
-      String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
-      s.remove(peer);
-      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), s, p.received(), p.recordings(),
-          p.firstMarkerFrom()), ChannelId.of(p.workerId(), peer));
-    })),
-    FORGET_A_RECEIVED_COUNT((c, r) -> replacePiece(c, r, p -> {
-      if (p.received().isEmpty()) {
-        return null;
-      }
-      SortedMap<String, Long> s = new TreeMap<>(p.received());
-      String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
-      s.remove(peer);
-      return new Changed(new LocalSnapshot(p.snapshotId(), p.workerId(), p.sent(), s, p.recordings(),
-          p.firstMarkerFrom()), ChannelId.of(peer, p.workerId()));
-    })),
+    DROP_A_PIECE(
+        (c, r) -> {
+          if (c.pieces().isEmpty()) {
+            return null;
+          }
+          List<LocalSnapshot> kept = new ArrayList<>(c.pieces().values());
+          LocalSnapshot dropped = kept.remove(r.nextInt(kept.size()));
+          return new Damaged(
+              Cut.of(c.snapshotId(), c.workers(), c.channels(), kept), null, dropped.workerId());
+        }),
+    PIECE_OF_ANOTHER_SNAPSHOT(
+        (c, r) ->
+            replacePiece(
+                c,
+                r,
+                p ->
+                    new Changed(
+                        new LocalSnapshot(
+                            p.snapshotId() + 1,
+                            p.workerId(),
+                            p.sent(),
+                            p.received(),
+                            p.recordings(),
+                            p.firstMarkerFrom()),
+                        null))),
+    LOSE_A_RECORDED_MESSAGE(
+        (c, r) ->
+            onRecordedChannel(
+                c,
+                r,
+                true,
+                (msgs, rr) -> {
+                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  m.remove(rr.nextInt(m.size()));
+                  return m;
+                })),
+    DUPLICATE_A_RECORDED_MESSAGE(
+        (c, r) ->
+            onRecordedChannel(
+                c,
+                r,
+                true,
+                (msgs, rr) -> {
+                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  m.add(rr.nextInt(m.size() + 1), msgs.get(rr.nextInt(msgs.size())));
+                  return m;
+                })),
+    SWAP_TWO_RECORDED_MESSAGES(
+        (c, r) ->
+            onRecordedChannel(
+                c,
+                r,
+                false,
+                (msgs, rr) -> {
+                  if (msgs.size() < 2) {
+                    return null;
+                  }
+                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  int i = rr.nextInt(m.size() - 1);
+                  java.util.Collections.swap(m, i, i + 1);
+                  return m;
+                })),
+    RECORD_A_MESSAGE_ALREADY_RECEIVED(
+        (c, r) ->
+            onRecordedChannel(
+                c,
+                r,
+                false,
+                (msgs, rr) -> {
+                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  long seq = msgs.isEmpty() ? 0 : msgs.get(0).seq() - 1;
+                  if (seq < 1) {
+                    return null;
+                  }
+                  m.add(0, new RecordedMessage(seq, new byte[0]));
+                  return m;
+                })),
+    SENDER_COUNTS_ONE_MORE(
+        (c, r) ->
+            replacePiece(
+                c,
+                r,
+                p -> {
+                  if (p.sent().isEmpty()) {
+                    return null;
+                  }
+                  SortedMap<String, Long> s = new TreeMap<>(p.sent());
+                  String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
+                  s.merge(peer, 1L, Long::sum);
+                  return new Changed(
+                      new LocalSnapshot(
+                          p.snapshotId(),
+                          p.workerId(),
+                          s,
+                          p.received(),
+                          p.recordings(),
+                          p.firstMarkerFrom()),
+                      ChannelId.of(p.workerId(), peer));
+                })),
+    RECEIVER_COUNTS_ONE_MORE(
+        (c, r) ->
+            replacePiece(
+                c,
+                r,
+                p -> {
+                  if (p.received().isEmpty()) {
+                    return null;
+                  }
+                  SortedMap<String, Long> s = new TreeMap<>(p.received());
+                  String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
+                  s.merge(peer, 1L, Long::sum);
+                  return new Changed(
+                      new LocalSnapshot(
+                          p.snapshotId(),
+                          p.workerId(),
+                          p.sent(),
+                          s,
+                          p.recordings(),
+                          p.firstMarkerFrom()),
+                      ChannelId.of(peer, p.workerId()));
+                })),
+    FORGET_A_COUNT(
+        (c, r) ->
+            replacePiece(
+                c,
+                r,
+                p -> {
+                  if (p.sent().isEmpty()) {
+                    return null;
+                  }
+                  SortedMap<String, Long> s = new TreeMap<>(p.sent());
+                  String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
+                  s.remove(peer);
+                  return new Changed(
+                      new LocalSnapshot(
+                          p.snapshotId(),
+                          p.workerId(),
+                          s,
+                          p.received(),
+                          p.recordings(),
+                          p.firstMarkerFrom()),
+                      ChannelId.of(p.workerId(), peer));
+                })),
+    FORGET_A_RECEIVED_COUNT(
+        (c, r) ->
+            replacePiece(
+                c,
+                r,
+                p -> {
+                  if (p.received().isEmpty()) {
+                    return null;
+                  }
+                  SortedMap<String, Long> s = new TreeMap<>(p.received());
+                  String peer = new ArrayList<>(s.keySet()).get(r.nextInt(s.size()));
+                  s.remove(peer);
+                  return new Changed(
+                      new LocalSnapshot(
+                          p.snapshotId(),
+                          p.workerId(),
+                          p.sent(),
+                          s,
+                          p.recordings(),
+                          p.firstMarkerFrom()),
+                      ChannelId.of(peer, p.workerId()));
+                })),
     /**
      * A message recorded on the channel whose marker started the recording, with the sender's count
      * raised to match: every count agrees, only the first-marker rule can catch it.
      */
-    MESSAGE_ON_THE_FIRST_MARKER_CHANNEL((c, r) -> {
-      List<LocalSnapshot> candidates = c.pieces().values().stream()
-          .filter(p -> p.firstMarkerFrom() != null && c.pieces().containsKey(p.firstMarkerFrom())).toList();
-      if (candidates.isEmpty()) {
-        return null;
-      }
-      LocalSnapshot to = candidates.get(r.nextInt(candidates.size()));
-      LocalSnapshot from = c.pieces().get(to.firstMarkerFrom());
-      ChannelId ch = ChannelId.of(from.workerId(), to.workerId());
-      long seq = to.received().get(from.workerId()) + 1;
-      SortedMap<String, Long> sent = new TreeMap<>(from.sent());
-      sent.put(to.workerId(), seq);
-      SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>(to.recordings());
-      rec.put(from.workerId(), List.of(new RecordedMessage(seq, new byte[] {1})));
-      SortedMap<String, LocalSnapshot> pieces = new TreeMap<>(c.pieces());
-      pieces.put(from.workerId(), new LocalSnapshot(from.snapshotId(), from.workerId(), sent, from.received(),
-          from.recordings(), from.firstMarkerFrom()));
-      pieces.put(to.workerId(), new LocalSnapshot(to.snapshotId(), to.workerId(), to.sent(), to.received(),
-          rec, to.firstMarkerFrom()));
-      return new Damaged(new Cut(c.snapshotId(), c.workers(), c.channels(), pieces), ch, null);
-    });
+    MESSAGE_ON_THE_FIRST_MARKER_CHANNEL(
+        (c, r) -> {
+          List<LocalSnapshot> candidates =
+              c.pieces().values().stream()
+                  .filter(
+                      p ->
+                          p.firstMarkerFrom() != null
+                              && c.pieces().containsKey(p.firstMarkerFrom()))
+                  .toList();
+          if (candidates.isEmpty()) {
+            return null;
+          }
+          LocalSnapshot to = candidates.get(r.nextInt(candidates.size()));
+          LocalSnapshot from = c.pieces().get(to.firstMarkerFrom());
+          ChannelId ch = ChannelId.of(from.workerId(), to.workerId());
+          long seq = to.received().get(from.workerId()) + 1;
+          SortedMap<String, Long> sent = new TreeMap<>(from.sent());
+          sent.put(to.workerId(), seq);
+          SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>(to.recordings());
+          rec.put(from.workerId(), List.of(new RecordedMessage(seq, new byte[] {1})));
+          SortedMap<String, LocalSnapshot> pieces = new TreeMap<>(c.pieces());
+          pieces.put(
+              from.workerId(),
+              new LocalSnapshot(
+                  from.snapshotId(),
+                  from.workerId(),
+                  sent,
+                  from.received(),
+                  from.recordings(),
+                  from.firstMarkerFrom()));
+          pieces.put(
+              to.workerId(),
+              new LocalSnapshot(
+                  to.snapshotId(),
+                  to.workerId(),
+                  to.sent(),
+                  to.received(),
+                  rec,
+                  to.firstMarkerFrom()));
+          return new Damaged(new Cut(c.snapshotId(), c.workers(), c.channels(), pieces), ch, null);
+        });
 
     final BiFunction<Cut, SplittableRandom, Damaged> apply;
 
@@ -195,8 +303,8 @@ class CutVerifierMutationTest {
     }
   }
 
-  private static Damaged replacePiece(Cut c, SplittableRandom r,
-      java.util.function.Function<LocalSnapshot, Changed> change) {
+  private static Damaged replacePiece(
+      Cut c, SplittableRandom r, java.util.function.Function<LocalSnapshot, Changed> change) {
     if (c.pieces().isEmpty()) {
       return null;
     }
@@ -207,7 +315,9 @@ class CutVerifierMutationTest {
       return null;
     }
     pieces.set(i, changed.piece());
-    return new Damaged(new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces)), changed.channel(),
+    return new Damaged(
+        new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces)),
+        changed.channel(),
         changed.piece().workerId());
   }
 
@@ -217,10 +327,13 @@ class CutVerifierMutationTest {
     return m;
   }
 
-  private static Damaged onRecordedChannel(Cut c, SplittableRandom r, boolean needsMessages,
+  private static Damaged onRecordedChannel(
+      Cut c,
+      SplittableRandom r,
+      boolean needsMessages,
       BiFunction<List<RecordedMessage>, SplittableRandom, List<RecordedMessage>> change) {
-    List<ChannelId> candidates = c.channels().stream()
-        .filter(ch -> !needsMessages || !c.inTransit(ch).isEmpty()).toList();
+    List<ChannelId> candidates =
+        c.channels().stream().filter(ch -> !needsMessages || !c.inTransit(ch).isEmpty()).toList();
     if (candidates.isEmpty()) {
       return null;
     }
@@ -233,9 +346,14 @@ class CutVerifierMutationTest {
     SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>(p.recordings());
     rec.put(ch.from(), changed);
     List<LocalSnapshot> pieces = new ArrayList<>(c.pieces().values());
-    pieces.replaceAll(x -> x == p ? new LocalSnapshot(p.snapshotId(), p.workerId(), p.sent(),
-        p.received(), rec, p.firstMarkerFrom()) : x);
-    return new Damaged(new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces)), ch, null);
+    pieces.replaceAll(
+        x ->
+            x == p
+                ? new LocalSnapshot(
+                    p.snapshotId(), p.workerId(), p.sent(), p.received(), rec, p.firstMarkerFrom())
+                : x);
+    return new Damaged(
+        new Cut(c.snapshotId(), c.workers(), c.channels(), byWorker(pieces)), ch, null);
   }
 
   @Test
@@ -252,7 +370,10 @@ class CutVerifierMutationTest {
         }
         applied.merge(d, 1, Integer::sum);
         assertThat(CutVerifier.verify(damaged.cut()))
-            .as("%s, seed %d: a violation naming %s", d, seed,
+            .as(
+                "%s, seed %d: a violation naming %s",
+                d,
+                seed,
                 damaged.channel() != null ? damaged.channel() : "worker " + damaged.worker())
             .anyMatch(damaged::namedBy);
       }

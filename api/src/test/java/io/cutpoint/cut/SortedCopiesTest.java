@@ -27,10 +27,12 @@ class SortedCopiesTest {
     assertThatThrownBy(() -> copy.put("e", 5L)).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> copy.remove("a")).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(copy::clear).isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> copy.keySet().remove("a")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> copy.keySet().remove("a"))
+        .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> copy.entrySet().iterator().next().setValue(9L))
         .isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> copy.tailMap("b").put("z", 1L)).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> copy.tailMap("b").put("z", 1L))
+        .isInstanceOf(UnsupportedOperationException.class);
     assertThat(copy).hasSize(3);
   }
 
@@ -43,11 +45,14 @@ class SortedCopiesTest {
     assertThat(copy.subSet("a", "c")).containsExactly("a", "b");
     assertThatThrownBy(() -> copy.add("d")).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> copy.remove("a")).isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> {
-      var it = copy.iterator();
-      it.next();
-      it.remove();
-    }).isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> copy.headSet("c").clear()).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(
+            () -> {
+              var it = copy.iterator();
+              it.next();
+              it.remove();
+            })
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> copy.headSet("c").clear())
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 }

@@ -33,8 +33,7 @@ class DurationsTest {
         .hasMessage("'-5s' is not a duration that is not negative");
     assertThatThrownBy(() -> Durations.parse("PT-5S"))
         .hasMessage("'PT-5S' is not a duration that is not negative");
-    assertThatThrownBy(() -> Durations.parse("1s1"))
-        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Durations.parse("1s1")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -60,8 +59,14 @@ class DurationsTest {
     assertThat(Durations.format(Duration.ofHours(26).plusMinutes(3))).isEqualTo("26h3m");
     assertThat(Durations.format(Duration.ofNanos(1500))).isEqualTo("1500ns");
     assertThat(Durations.format(Duration.ofNanos(123_456_789))).isEqualTo("123.456789ms");
-    for (Duration d : new Duration[] {Duration.ofMillis(1), Duration.ofMillis(61_001),
-        Duration.ofNanos(123_456_789), Duration.ofHours(49).plusNanos(7), Durations.MAX}) {
+    for (Duration d :
+        new Duration[] {
+          Duration.ofMillis(1),
+          Duration.ofMillis(61_001),
+          Duration.ofNanos(123_456_789),
+          Duration.ofHours(49).plusNanos(7),
+          Durations.MAX
+        }) {
       assertThat(Durations.parse(Durations.format(d))).isEqualTo(d);
     }
   }

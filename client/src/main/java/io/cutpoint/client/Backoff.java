@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.function.DoubleSupplier;
 
 /**
- * Reconnect delays: exponential (factor 2) from {@code initial}, capped at {@code max}, with
- * +-20% jitter so that workers (or channels) cut off together do not reconnect together. The one
- * backoff of the SDK: the coordinator session and every channel sender use it. Pure logic: the
- * random source is injected. Not thread-safe; its owner uses it from one thread or under its lock.
+ * Reconnect delays: exponential (factor 2) from {@code initial}, capped at {@code max}, with +-20%
+ * jitter so that workers (or channels) cut off together do not reconnect together. The one backoff
+ * of the SDK: the coordinator session and every channel sender use it. Pure logic: the random
+ * source is injected. Not thread-safe; its owner uses it from one thread or under its lock.
  */
 public final class Backoff {
 
@@ -19,7 +19,9 @@ public final class Backoff {
   private long nextNanos;
   private int attempts;
 
-  /** @param random uniform values in [0, 1) */
+  /**
+   * @param random uniform values in [0, 1)
+   */
   public Backoff(Duration initial, Duration max, DoubleSupplier random) {
     if (initial.isNegative() || initial.isZero()) {
       throw new IllegalArgumentException("initial backoff must be positive, got " + initial);

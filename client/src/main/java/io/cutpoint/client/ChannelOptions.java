@@ -6,14 +6,16 @@ import java.time.Duration;
  * Tuning of a worker's channels. {@link #defaults()} suits small messages at high rates.
  *
  * @param maxItemsPerFrame items batched into one frame at most
- * @param maxFrameBytes payload bytes batched into one frame at most (one larger message rides alone)
+ * @param maxFrameBytes payload bytes batched into one frame at most (one larger message rides
+ *     alone)
  * @param maxUnackedMessages data messages a channel holds unacknowledged before {@code send} waits
  * @param maxUnackedBytes payload bytes a channel holds unacknowledged before {@code send} waits
  * @param maxPayloadBytes largest payload {@code send} accepts
  * @param sendTimeout how long {@code send} waits for room (or for the end of a rollback)
  * @param linger how long a partial frame sent from outside the event thread waits for company
  * @param inboundFramesAhead frames a receiver asks for ahead of processing, per channel
- * @param reconnectInitial first delay before reopening a broken stream (doubles each failure, with +-20% jitter)
+ * @param reconnectInitial first delay before reopening a broken stream (doubles each failure, with
+ *     +-20% jitter)
  * @param reconnectMax longest delay between attempts
  */
 public record ChannelOptions(
@@ -36,13 +38,21 @@ public record ChannelOptions(
     positive(maxPayloadBytes, "maxPayloadBytes");
     positive(inboundFramesAhead, "inboundFramesAhead");
     if (maxPayloadBytes > maxUnackedBytes) {
-      throw new IllegalArgumentException("maxPayloadBytes (" + maxPayloadBytes
-          + ") must not exceed maxUnackedBytes (" + maxUnackedBytes + ")");
+      throw new IllegalArgumentException(
+          "maxPayloadBytes ("
+              + maxPayloadBytes
+              + ") must not exceed maxUnackedBytes ("
+              + maxUnackedBytes
+              + ")");
     }
-    if (sendTimeout.isNegative() || linger.isNegative() || reconnectInitial.isNegative()
-        || reconnectInitial.isZero() || reconnectMax.compareTo(reconnectInitial) < 0) {
-      throw new IllegalArgumentException("durations must be non-negative, reconnectInitial > 0"
-          + " and reconnectMax >= reconnectInitial");
+    if (sendTimeout.isNegative()
+        || linger.isNegative()
+        || reconnectInitial.isNegative()
+        || reconnectInitial.isZero()
+        || reconnectMax.compareTo(reconnectInitial) < 0) {
+      throw new IllegalArgumentException(
+          "durations must be non-negative, reconnectInitial > 0"
+              + " and reconnectMax >= reconnectInitial");
     }
   }
 
@@ -53,28 +63,72 @@ public record ChannelOptions(
   }
 
   public static ChannelOptions defaults() {
-    return new ChannelOptions(256, 1 << 20, 32_768, 32L << 20, 4 << 20, Duration.ofSeconds(30),
-        Duration.ofNanos(200_000), 8, Duration.ofMillis(20), Duration.ofSeconds(2));
+    return new ChannelOptions(
+        256,
+        1 << 20,
+        32_768,
+        32L << 20,
+        4 << 20,
+        Duration.ofSeconds(30),
+        Duration.ofNanos(200_000),
+        8,
+        Duration.ofMillis(20),
+        Duration.ofSeconds(2));
   }
 
   public ChannelOptions withMaxUnacked(int messages, long bytes) {
-    return new ChannelOptions(maxItemsPerFrame, maxFrameBytes, messages, bytes,
-        (int) Math.min(maxPayloadBytes, bytes), sendTimeout, linger, inboundFramesAhead,
-        reconnectInitial, reconnectMax);
+    return new ChannelOptions(
+        maxItemsPerFrame,
+        maxFrameBytes,
+        messages,
+        bytes,
+        (int) Math.min(maxPayloadBytes, bytes),
+        sendTimeout,
+        linger,
+        inboundFramesAhead,
+        reconnectInitial,
+        reconnectMax);
   }
 
   public ChannelOptions withSendTimeout(Duration timeout) {
-    return new ChannelOptions(maxItemsPerFrame, maxFrameBytes, maxUnackedMessages, maxUnackedBytes,
-        maxPayloadBytes, timeout, linger, inboundFramesAhead, reconnectInitial, reconnectMax);
+    return new ChannelOptions(
+        maxItemsPerFrame,
+        maxFrameBytes,
+        maxUnackedMessages,
+        maxUnackedBytes,
+        maxPayloadBytes,
+        timeout,
+        linger,
+        inboundFramesAhead,
+        reconnectInitial,
+        reconnectMax);
   }
 
   public ChannelOptions withMaxItemsPerFrame(int items) {
-    return new ChannelOptions(items, maxFrameBytes, maxUnackedMessages, maxUnackedBytes,
-        maxPayloadBytes, sendTimeout, linger, inboundFramesAhead, reconnectInitial, reconnectMax);
+    return new ChannelOptions(
+        items,
+        maxFrameBytes,
+        maxUnackedMessages,
+        maxUnackedBytes,
+        maxPayloadBytes,
+        sendTimeout,
+        linger,
+        inboundFramesAhead,
+        reconnectInitial,
+        reconnectMax);
   }
 
   public ChannelOptions withReconnect(Duration initial, Duration max) {
-    return new ChannelOptions(maxItemsPerFrame, maxFrameBytes, maxUnackedMessages, maxUnackedBytes,
-        maxPayloadBytes, sendTimeout, linger, inboundFramesAhead, initial, max);
+    return new ChannelOptions(
+        maxItemsPerFrame,
+        maxFrameBytes,
+        maxUnackedMessages,
+        maxUnackedBytes,
+        maxPayloadBytes,
+        sendTimeout,
+        linger,
+        inboundFramesAhead,
+        initial,
+        max);
   }
 }

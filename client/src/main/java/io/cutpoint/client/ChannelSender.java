@@ -59,14 +59,19 @@ final class ChannelSender {
 
   private final ItemRing ring;
   private long epoch;
+
   /** Positions up to here were acknowledged and forgotten. */
   private long ackedPos;
+
   /** Positions up to here were written on the current stream. */
   private long sentPos;
+
   /** The last position given out. */
   private long lastPos;
+
   /** Highest position written in this epoch on any stream (to tell resends from first sends). */
   private long highestWritten;
+
   private int dataItems;
   private long dataBytes;
   private int reservedItems;
@@ -74,10 +79,13 @@ final class ChannelSender {
   private int highWaterMessages;
   private int waiters;
   private boolean dirty;
+
   /** Application sends claimed (numbered here) that the event thread has not numbered yet. */
   private final java.util.ArrayDeque<byte[]> claims = new java.util.ArrayDeque<>();
+
   /** The sequence number of the newest claim; the engine's count plus the claims waiting. */
   private long lastClaimedSeq;
+
   private boolean drainPosted;
   private boolean halted;
   private boolean closed;
@@ -96,8 +104,11 @@ final class ChannelSender {
     this.options = options;
     this.hooks = hooks;
     this.ring = new ItemRing(Math.min(options.maxUnackedMessages(), 4096));
-    this.reconnect = new Backoff(options.reconnectInitial(), options.reconnectMax(),
-        () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+    this.reconnect =
+        new Backoff(
+            options.reconnectInitial(),
+            options.reconnectMax(),
+            () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
   }
 
   String to() {
@@ -107,10 +118,10 @@ final class ChannelSender {
   // ---- the application side -------------------------------------------------------------
 
   /**
-   * Waits until the channel has room for one message of {@code length} bytes and reserves it.
-   * An application thread also waits while the worker is halted; the event thread does not (the
-   * worker core tells it whether a send of its handlers belongs to an epoch being rolled back).
-   * Throws {@link SendTimeoutException}.
+   * Waits until the channel has room for one message of {@code length} bytes and reserves it. An
+   * application thread also waits while the worker is halted; the event thread does not (the worker
+   * core tells it whether a send of its handlers belongs to an epoch being rolled back). Throws
+   * {@link SendTimeoutException}.
    */
   private void reserve(int length, boolean eventThread) {
     long deadline = System.nanoTime() + options.sendTimeout().toNanos();
@@ -128,13 +139,30 @@ final class ChannelSender {
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        throw new SendTimeoutException(halted
-            ? "send " + from + "->" + to + " timed out after " + options.sendTimeout()
-                + ": the worker is halted for a rollback"
-            : "send " + from + "->" + to + " timed out after " + options.sendTimeout() + ": "
-                + dataItems + " messages (" + dataBytes + " bytes) unacknowledged, the limit is "
-                + options.maxUnackedMessages() + " messages / " + options.maxUnackedBytes()
-                + " bytes; the receiver is slow or unreachable");
+        throw new SendTimeoutException(
+            halted
+                ? "send "
+                    + from
+                    + "->"
+                    + to
+                    + " timed out after "
+                    + options.sendTimeout()
+                    + ": the worker is halted for a rollback"
+                : "send "
+                    + from
+                    + "->"
+                    + to
+                    + " timed out after "
+                    + options.sendTimeout()
+                    + ": "
+                    + dataItems
+                    + " messages ("
+                    + dataBytes
+                    + " bytes) unacknowledged, the limit is "
+                    + options.maxUnackedMessages()
+                    + " messages / "
+                    + options.maxUnackedBytes()
+                    + " bytes; the receiver is slow or unreachable");
       }
       waiters++;
       try {
@@ -155,10 +183,10 @@ final class ChannelSender {
   }
 
   /**
-   * An application thread's send, its one hand-off to the event thread: waits for room (and for
-   * the end of a rollback), gives {@code copy} the channel's next sequence number, and queues it
-   * for the event thread, which numbers the queued sends in order before anything else it sends
-   * on this channel. Returns the sequence number.
+   * An application thread's send, its one hand-off to the event thread: waits for room (and for the
+   * end of a rollback), gives {@code copy} the channel's next sequence number, and queues it for
+   * the event thread, which numbers the queued sends in order before anything else it sends on this
+   * channel. Returns the sequence number.
    */
   synchronized long claim(byte[] copy) {
     reserve(copy.length, false);
@@ -215,10 +243,11 @@ final class ChannelSender {
   synchronized void appendData(long seq, byte[] payload) {
     reservedItems--;
     reservedBytes -= payload.length;
-    Item item = Item.newBuilder()
-        .setPosition(++lastPos)
-        .setData(DataMessage.newBuilder().setSeq(seq).setPayload(ByteString.copyFrom(payload)))
-        .build();
+    Item item =
+        Item.newBuilder()
+            .setPosition(++lastPos)
+            .setData(DataMessage.newBuilder().setSeq(seq).setPayload(ByteString.copyFrom(payload)))
+            .build();
     ring.add(item);
     dataItems++;
     dataBytes += payload.length;
@@ -227,10 +256,11 @@ final class ChannelSender {
 
   /** Appends a marker. Called under the engine lock. */
   synchronized void appendMarker(long snapshotId, long sentCount) {
-    ring.add(Item.newBuilder()
-        .setPosition(++lastPos)
-        .setMarker(Marker.newBuilder().setSnapshotId(snapshotId).setSentCount(sentCount))
-        .build());
+    ring.add(
+        Item.newBuilder()
+            .setPosition(++lastPos)
+            .setMarker(Marker.newBuilder().setSnapshotId(snapshotId).setSentCount(sentCount))
+            .build());
     afterAppend();
   }
 
@@ -305,17 +335,18 @@ final class ChannelSender {
     sentPos = ackedPos;
     ChannelGrpc.newStub(channel).withWaitForReady().open(new AckObserver(g));
     if (call != null && generation == g) {
-      call.onNext(Frame.newBuilder()
-          .setHeader(ChannelHeader.newBuilder().setFrom(from).setTo(to))
-          .setEpoch(epoch)
-          .build());
+      call.onNext(
+          Frame.newBuilder()
+              .setHeader(ChannelHeader.newBuilder().setFrom(from).setTo(to))
+              .setEpoch(epoch)
+              .build());
       scheduleKick(g, options.reconnectInitial().toNanos());
     }
   }
 
   /**
-   * While a stream waits for its connection, makes gRPC retry the connection on this channel's
-   * own backoff (capped at {@code reconnectMax}) instead of gRPC's, which grows to minutes.
+   * While a stream waits for its connection, makes gRPC retry the connection on this channel's own
+   * backoff (capped at {@code reconnectMax}) instead of gRPC's, which grows to minutes.
    */
   private void scheduleKick(int g, long delayNanos) {
     hooks.timer().schedule(() -> kick(g, delayNanos), delayNanos, TimeUnit.NANOSECONDS);
@@ -358,8 +389,13 @@ final class ChannelSender {
       return;
     }
     if (position > lastPos) {
-      log.warn("channel {}->{}: receiver acknowledged position {} but only {} were sent in epoch {}",
-          from, to, position, lastPos, epoch);
+      log.warn(
+          "channel {}->{}: receiver acknowledged position {} but only {} were sent in epoch {}",
+          from,
+          to,
+          position,
+          lastPos,
+          epoch);
       position = lastPos;
     }
     int n = (int) (position - ackedPos);
@@ -395,13 +431,22 @@ final class ChannelSender {
     }
     long delay = reconnect.next().toNanos();
     Status.Code code = error == null ? Status.Code.OK : Status.fromThrowable(error).getCode();
-    if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.UNIMPLEMENTED
+    if (code == Status.Code.INVALID_ARGUMENT
+        || code == Status.Code.UNIMPLEMENTED
         || code == Status.Code.DATA_LOSS) {
-      log.warn("channel {}->{}: the receiver refused the stream ({}); retrying in {} ms", from, to,
-          error, delay / 1_000_000);
+      log.warn(
+          "channel {}->{}: the receiver refused the stream ({}); retrying in {} ms",
+          from,
+          to,
+          error,
+          delay / 1_000_000);
     } else {
-      log.debug("channel {}->{}: stream ended ({}); reopening in {} ms", from, to,
-          error == null ? "completed" : error.toString(), delay / 1_000_000);
+      log.debug(
+          "channel {}->{}: stream ended ({}); reopening in {} ms",
+          from,
+          to,
+          error == null ? "completed" : error.toString(),
+          delay / 1_000_000);
     }
     int expected = generation;
     hooks.timer().schedule(() -> reopen(expected), delay, TimeUnit.NANOSECONDS);
@@ -428,9 +473,12 @@ final class ChannelSender {
       int index = (int) (sentPos - ackedPos);
       int items = 0;
       long bytes = 0;
-      while (sentPos < lastPos && items < options.maxItemsPerFrame() && bytes < options.maxFrameBytes()) {
+      while (sentPos < lastPos
+          && items < options.maxItemsPerFrame()
+          && bytes < options.maxFrameBytes()) {
         Item item = ring.get(index++);
-        if (items > 0 && item.hasData()
+        if (items > 0
+            && item.hasData()
             && bytes + item.getData().getPayload().size() > options.maxFrameBytes()) {
           break;
         }

@@ -21,28 +21,31 @@ import java.util.Optional;
 import java.util.SortedSet;
 
 /**
- * The worker's {@code Channel} service. It runs on gRPC's transport threads and does no work
- * there: it checks the header, then hands every frame to the event thread ({@link WorkerCore}).
- * Inbound flow control is manual: the event thread asks for a frame each time it processed one,
- * so a busy worker stops reading and its senders fill up and wait.
+ * The worker's {@code Channel} service. It runs on gRPC's transport threads and does no work there:
+ * it checks the header, then hands every frame to the event thread ({@link WorkerCore}). Inbound
+ * flow control is manual: the event thread asks for a frame each time it processed one, so a busy
+ * worker stops reading and its senders fill up and wait.
  *
- * <p>The header is refused (INVALID_ARGUMENT) when an id in it is not a worker id, by what is
- * wrong and never by echoing it, and when the channel is not declared. Under mutual TLS it is
- * refused (PERMISSION_DENIED) unless the peer's certificate names the sender it claims.
+ * <p>The header is refused (INVALID_ARGUMENT) when an id in it is not a worker id, by what is wrong
+ * and never by echoing it, and when the channel is not declared. Under mutual TLS it is refused
+ * (PERMISSION_DENIED) unless the peer's certificate names the sender it claims.
  */
 final class ChannelService extends ChannelGrpc.ChannelImplBase {
 
   /** Declared senders named in a refusal, at most. */
   private static final int NAMED_SENDERS = 8;
+
   /** The worker ids the current call's TLS peer certificate names. */
-  private static final Context.Key<SortedSet<String>> CERTIFIED = Context.key("cutpoint-peer-workers");
+  private static final Context.Key<SortedSet<String>> CERTIFIED =
+      Context.key("cutpoint-peer-workers");
 
   private final WorkerCore core;
   private final EventLoop loop;
   private final WireEffects effects;
   private final boolean certificatesRequired;
 
-  private ChannelService(WorkerCore core, EventLoop loop, WireEffects effects, boolean certificatesRequired) {
+  private ChannelService(
+      WorkerCore core, EventLoop loop, WireEffects effects, boolean certificatesRequired) {
     this.core = core;
     this.loop = loop;
     this.effects = effects;
@@ -55,10 +58,12 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
    * @param certificatesRequired true under mutual TLS: a peer's certificate must name the sender
    *     its header claims (SAN URI {@code cutpoint://worker/ID})
    */
-  static ServerServiceDefinition definition(WorkerCore core, EventLoop loop, WireEffects effects,
-      boolean certificatesRequired) {
+  static ServerServiceDefinition definition(
+      WorkerCore core, EventLoop loop, WireEffects effects, boolean certificatesRequired) {
     ChannelService service = new ChannelService(core, loop, effects, certificatesRequired);
-    return certificatesRequired ? ServerInterceptors.intercept(service, new PeerCertificates()) : service.bindService();
+    return certificatesRequired
+        ? ServerInterceptors.intercept(service, new PeerCertificates())
+        : service.bindService();
   }
 
   @Override
@@ -75,23 +80,33 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(
         ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-      SortedSet<String> ids = WorkerCertificates.certifiedWorkers(
-          call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
-      return Contexts.interceptCall(Context.current().withValue(CERTIFIED, ids), call, headers, next);
+      SortedSet<String> ids =
+          WorkerCertificates.certifiedWorkers(
+              call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+      return Contexts.interceptCall(
+          Context.current().withValue(CERTIFIED, ids), call, headers, next);
     }
   }
 
-  /** Why a peer whose certificate names {@code certified} may not send as {@code from}, or empty. */
+  /**
+   * Why a peer whose certificate names {@code certified} may not send as {@code from}, or empty.
+   */
   private static Optional<String> notCertifiedAs(SortedSet<String> certified, String from) {
     if (certified.contains(from)) {
       return Optional.empty();
     }
     if (certified.isEmpty()) {
-      return Optional.of("the client certificate names no worker (a SAN URI "
-          + WorkerCertificates.SAN_PREFIX + "ID naming the sender is required under mutual TLS)");
+      return Optional.of(
+          "the client certificate names no worker (a SAN URI "
+              + WorkerCertificates.SAN_PREFIX
+              + "ID naming the sender is required under mutual TLS)");
     }
-    return Optional.of("the client certificate names worker " + String.join(", ", certified) + ", not "
-        + from + ", the sender this channel header claims");
+    return Optional.of(
+        "the client certificate names worker "
+            + String.join(", ", certified)
+            + ", not "
+            + from
+            + ", the sender this channel header claims");
   }
 
   /** Up to {@link #NAMED_SENDERS} of {@code senders}, and how many there are. */
@@ -100,14 +115,18 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
       return "no worker";
     }
     String named = String.join(", ", senders.stream().limit(NAMED_SENDERS).toList());
-    return senders.size() + (senders.size() == 1 ? " worker (" : " workers (") + named
+    return senders.size()
+        + (senders.size() == 1 ? " worker (" : " workers (")
+        + named
         + (senders.size() > NAMED_SENDERS ? ", ...)" : ")");
   }
 
   private final class FrameObserver implements StreamObserver<Frame> {
     private final InboundStream stream;
+
     /** Worker ids of the peer's certificate (null when certificates are not required). */
     private final SortedSet<String> certified;
+
     private ChannelReceiver receiver;
     private boolean rejected;
 
@@ -139,15 +158,19 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
 
     private ChannelReceiver accept(Frame frame) {
       if (!frame.hasHeader()) {
-        return reject(Status.INVALID_ARGUMENT.withDescription(
-            "the first frame of a Channel.Open stream must carry a header"));
+        return reject(
+            Status.INVALID_ARGUMENT.withDescription(
+                "the first frame of a Channel.Open stream must carry a header"));
       }
       String from = frame.getHeader().getFrom();
       String to = frame.getHeader().getTo();
-      Optional<String> bad = WorkerIdSyntax.problem(from, WorkerIdSyntax.MAX_ID_LENGTH)
-          .map(p -> "the channel header's sender: " + p)
-          .or(() -> WorkerIdSyntax.problem(to, WorkerIdSyntax.MAX_ID_LENGTH)
-              .map(p -> "the channel header's receiver: " + p));
+      Optional<String> bad =
+          WorkerIdSyntax.problem(from, WorkerIdSyntax.MAX_ID_LENGTH)
+              .map(p -> "the channel header's sender: " + p)
+              .or(
+                  () ->
+                      WorkerIdSyntax.problem(to, WorkerIdSyntax.MAX_ID_LENGTH)
+                          .map(p -> "the channel header's receiver: " + p));
       if (bad.isPresent()) {
         return reject(Status.INVALID_ARGUMENT.withDescription(bad.get()));
       }
@@ -158,13 +181,22 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
         }
       }
       if (!core.workerId().equals(to)) {
-        return reject(Status.INVALID_ARGUMENT.withDescription(
-            "this is worker '" + core.workerId() + "', not '" + to + "'"));
+        return reject(
+            Status.INVALID_ARGUMENT.withDescription(
+                "this is worker '" + core.workerId() + "', not '" + to + "'"));
       }
       ChannelReceiver r = core.receiver(from);
       if (r == null) {
-        return reject(Status.INVALID_ARGUMENT.withDescription("channel '" + from + "' -> '" + to
-            + "' is not declared: worker '" + to + "' receives from " + someOf(core.incoming())));
+        return reject(
+            Status.INVALID_ARGUMENT.withDescription(
+                "channel '"
+                    + from
+                    + "' -> '"
+                    + to
+                    + "' is not declared: worker '"
+                    + to
+                    + "' receives from "
+                    + someOf(core.incoming())));
       }
       return r;
     }

@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A worker's event thread. It runs tasks one at a time, each while holding the worker lock (which
- * readers of the engine's counters on other threads take too), so the engine and the
- * application's handlers never run concurrently. Application threads hand their sends over as
- * tasks ({@link ChannelSender#claim}); they never take the lock. When the queue runs dry it flushes the
- * channels that the tasks left with partial frames.
+ * readers of the engine's counters on other threads take too), so the engine and the application's
+ * handlers never run concurrently. Application threads hand their sends over as tasks ({@link
+ * ChannelSender#claim}); they never take the lock. When the queue runs dry it flushes the channels
+ * that the tasks left with partial frames.
  */
 final class EventLoop {
 

@@ -24,22 +24,73 @@ public abstract class ForwardingWorkerControl implements WorkerControl {
     return delegate;
   }
 
-  @Override public String workerId() { return delegate.workerId(); }
-  @Override public String channelAddress() { return delegate.channelAddress(); }
-  @Override public SortedSet<String> outgoing() { return delegate.outgoing(); }
-  @Override public SortedSet<String> incoming() { return delegate.incoming(); }
-  @Override public long epoch() { return delegate.epoch(); }
-  @Override public boolean fresh() { return delegate.fresh(); }
-  @Override public void markJoined() { delegate.markJoined(); }
-  @Override public void updatePeers(Map<String, String> addresses) { delegate.updatePeers(addresses); }
-  @Override public void startSnapshot(long snapshotId) { delegate.startSnapshot(snapshotId); }
-  @Override public void abortSnapshot(long snapshotId) { delegate.abortSnapshot(snapshotId); }
-  @Override public void halt(long newEpoch) { delegate.halt(newEpoch); }
-  @Override public void restore(long epoch, LocalSnapshot piece, byte[] state) {
+  @Override
+  public String workerId() {
+    return delegate.workerId();
+  }
+
+  @Override
+  public String channelAddress() {
+    return delegate.channelAddress();
+  }
+
+  @Override
+  public SortedSet<String> outgoing() {
+    return delegate.outgoing();
+  }
+
+  @Override
+  public SortedSet<String> incoming() {
+    return delegate.incoming();
+  }
+
+  @Override
+  public long epoch() {
+    return delegate.epoch();
+  }
+
+  @Override
+  public boolean fresh() {
+    return delegate.fresh();
+  }
+
+  @Override
+  public void markJoined() {
+    delegate.markJoined();
+  }
+
+  @Override
+  public void updatePeers(Map<String, String> addresses) {
+    delegate.updatePeers(addresses);
+  }
+
+  @Override
+  public void startSnapshot(long snapshotId) {
+    delegate.startSnapshot(snapshotId);
+  }
+
+  @Override
+  public void abortSnapshot(long snapshotId) {
+    delegate.abortSnapshot(snapshotId);
+  }
+
+  @Override
+  public void halt(long newEpoch) {
+    delegate.halt(newEpoch);
+  }
+
+  @Override
+  public void restore(long epoch, LocalSnapshot piece, byte[] state) {
     delegate.restore(epoch, piece, state);
   }
-  @Override public void resume(long epoch) { delegate.resume(epoch); }
-  @Override public void setSnapshotListener(LocalSnapshotListener listener) {
+
+  @Override
+  public void resume(long epoch) {
+    delegate.resume(epoch);
+  }
+
+  @Override
+  public void setSnapshotListener(LocalSnapshotListener listener) {
     delegate.setSnapshotListener(listener);
   }
 }

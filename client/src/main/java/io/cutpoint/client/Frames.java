@@ -20,10 +20,16 @@ final class Frames {
 
   static ChannelItem toDomain(Item item) {
     return switch (item.getKindCase()) {
-      case DATA -> new ChannelItem.Data(item.getPosition(), item.getData().getSeq(),
-          item.getData().getPayload().toByteArray());
-      case MARKER -> new ChannelItem.Mark(item.getPosition(), item.getMarker().getSnapshotId(),
-          item.getMarker().getSentCount());
+      case DATA ->
+          new ChannelItem.Data(
+              item.getPosition(),
+              item.getData().getSeq(),
+              item.getData().getPayload().toByteArray());
+      case MARKER ->
+          new ChannelItem.Mark(
+              item.getPosition(),
+              item.getMarker().getSnapshotId(),
+              item.getMarker().getSentCount());
       case KIND_NOT_SET -> new ChannelItem.Malformed(item.getPosition());
     };
   }

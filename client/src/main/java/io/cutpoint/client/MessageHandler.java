@@ -12,8 +12,8 @@ public interface MessageHandler {
    *
    * @param from the sending peer
    * @param seq the message's data sequence number on the channel {@code from -> this worker}
-   * @param payload the application's bytes; the handler may keep the array but must not change
-   *     it (a snapshot recording this channel holds the same array)
+   * @param payload the application's bytes; the handler may keep the array but must not change it
+   *     (a snapshot recording this channel holds the same array)
    */
   void onMessage(String from, long seq, byte[] payload);
 }

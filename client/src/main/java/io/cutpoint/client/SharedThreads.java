@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The threads every worker of a process shares: one timer ({@code cutpoint-timer}) for linger
  * flushes, reconnects, parking sweeps and the coordinator sessions' heartbeats, join timeouts and
- * reconnect delays, and one Netty event loop group ({@code cutpoint-io},
- * one thread per core) for every channel server and connection. Held while any worker is
- * started (or a session open); the last holder to let go stops them, so a process without workers has none.
+ * reconnect delays, and one Netty event loop group ({@code cutpoint-io}, one thread per core) for
+ * every channel server and connection. Held while any worker is started (or a session open); the
+ * last holder to let go stops them, so a process without workers has none.
  */
 public final class SharedThreads {
 
@@ -25,15 +25,20 @@ public final class SharedThreads {
 
   @SuppressWarnings("deprecation") // NioEventLoopGroup, as in gRPC's own Netty transport
   private SharedThreads() {
-    ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread thread = new Thread(r, "cutpoint-timer");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread thread = new Thread(r, "cutpoint-timer");
+              thread.setDaemon(true);
+              return thread;
+            });
     t.setRemoveOnCancelPolicy(true);
     timer = Executors.unconfigurableScheduledExecutorService(t);
-    io = new NioEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
-        new DefaultThreadFactory("cutpoint-io", true));
+    io =
+        new NioEventLoopGroup(
+            Math.max(1, Runtime.getRuntime().availableProcessors()),
+            new DefaultThreadFactory("cutpoint-io", true));
   }
 
   /** The shared threads, started if no worker holds them. Pair with {@link #release}. */
@@ -70,7 +75,9 @@ public final class SharedThreads {
     return users;
   }
 
-  /** The shared timer: schedule short tasks only, and cancel your own at close (never shut it down). */
+  /**
+   * The shared timer: schedule short tasks only, and cancel your own at close (never shut it down).
+   */
   public ScheduledExecutorService timer() {
     return timer;
   }

@@ -21,9 +21,10 @@ final class StaticPeerDirectory implements PeerDirectory {
 
   @Override
   public void update(Map<String, String> addressesByWorkerId) {
-    addressesByWorkerId.forEach((id, address) -> {
-      Objects.requireNonNull(id, "worker id");
-      addresses.put(id, PeerAddress.check(address));
-    });
+    addressesByWorkerId.forEach(
+        (id, address) -> {
+          Objects.requireNonNull(id, "worker id");
+          addresses.put(id, PeerAddress.check(address));
+        });
   }
 }

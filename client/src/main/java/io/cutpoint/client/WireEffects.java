@@ -7,8 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out the worker core's effects over gRPC, on the worker's event thread: channel effects
- * go to the {@link ChannelSender}s and {@link InboundStream}s, snapshot outcomes to the snapshot
+ * Carries out the worker core's effects over gRPC, on the worker's event thread: channel effects go
+ * to the {@link ChannelSender}s and {@link InboundStream}s, snapshot outcomes to the snapshot
  * listener (the coordinator session).
  */
 final class WireEffects {

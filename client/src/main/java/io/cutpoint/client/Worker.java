@@ -22,12 +22,12 @@ import java.util.function.ToLongFunction;
  *
  * <p>Each worker has one event thread ({@code cutpoint-<id>-events}). It runs the snapshot engine,
  * the {@link MessageHandler}, the {@link StateHandler} and the snapshot listener, one call at a
- * time, while holding the worker lock. {@link #send} may be called from a handler (it goes
- * straight through the engine) or from any other thread: then it takes the channel's next
- * sequence number and queues the message for the event thread, one hand-off and no lock of the
- * engine; the event thread numbers queued messages in order before anything else it sends on that
- * channel. So a state capture always sits between two sends: every message numbered before it
- * travels before the marker, every one after it travels after the marker, on every channel.
+ * time, while holding the worker lock. {@link #send} may be called from a handler (it goes straight
+ * through the engine) or from any other thread: then it takes the channel's next sequence number
+ * and queues the message for the event thread, one hand-off and no lock of the engine; the event
+ * thread numbers queued messages in order before anything else it sends on that channel. So a state
+ * capture always sits between two sends: every message numbered before it travels before the
+ * marker, every one after it travels after the marker, on every channel.
  *
  * <p>{@code send} waits while the channel holds its maximum of unacknowledged messages or bytes,
  * and while the worker is halted for a rollback; after {@link ChannelOptions#sendTimeout()} it
@@ -68,8 +68,18 @@ public final class Worker implements WorkerControl, AutoCloseable {
     for (String peer : outgoing) {
       senders.put(peer, new ChannelSender(b.workerId, peer, b.epoch, b.channelOptions, hooks));
     }
-    this.core = new WorkerCore(b.workerId, outgoing, incoming, b.stateHandler, b.messageHandler,
-        metrics, b.engineOptions, b.channelOptions.inboundFramesAhead(), b.parkingLimits, b.epoch);
+    this.core =
+        new WorkerCore(
+            b.workerId,
+            outgoing,
+            incoming,
+            b.stateHandler,
+            b.messageHandler,
+            metrics,
+            b.engineOptions,
+            b.channelOptions.inboundFramesAhead(),
+            b.parkingLimits,
+            b.epoch);
     this.effects = new WireEffects(b.workerId, Collections.unmodifiableMap(senders));
   }
 
@@ -88,24 +98,33 @@ public final class Worker implements WorkerControl, AutoCloseable {
       throw new IllegalStateException("worker " + config.workerId + " was already started");
     }
     ChannelOptions o = config.channelOptions;
-    transport = new WorkerTransport(config.workerId, config.ioThreads, config.serverCredentials,
-        config.channelCredentials);
+    transport =
+        new WorkerTransport(
+            config.workerId, config.ioThreads, config.serverCredentials, config.channelCredentials);
     int bound;
     try {
-      bound = transport.listen(config.host, config.port,
-          ChannelService.definition(core, loop, effects, transport.certificatesRequired()),
-          o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10));
+      bound =
+          transport.listen(
+              config.host,
+              config.port,
+              ChannelService.definition(core, loop, effects, transport.certificatesRequired()),
+              o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10));
     } catch (IOException e) {
       transport.shutdownThreads();
-      throw new UncheckedIOException("worker " + config.workerId + " cannot listen on "
-          + config.host + ":" + config.port, e);
+      throw new UncheckedIOException(
+          "worker " + config.workerId + " cannot listen on " + config.host + ":" + config.port, e);
     }
     port = bound;
     loop.start();
     long sweep = Math.max(config.parkingLimits.maxAge().toNanos() / 4, 10_000_000L);
-    sweepTask = transport.timer().scheduleWithFixedDelay(
-        () -> loop.execute(() -> effects.apply(core.expireParked())), sweep, sweep,
-        java.util.concurrent.TimeUnit.NANOSECONDS);
+    sweepTask =
+        transport
+            .timer()
+            .scheduleWithFixedDelay(
+                () -> loop.execute(() -> effects.apply(core.expireParked())),
+                sweep,
+                sweep,
+                java.util.concurrent.TimeUnit.NANOSECONDS);
     for (ChannelSender s : senders.values()) {
       peers.addressOf(s.to()).ifPresent(s::connect);
     }
@@ -125,16 +144,25 @@ public final class Worker implements WorkerControl, AutoCloseable {
   public long send(String to, byte[] payload) {
     ChannelSender sender = senders.get(to);
     if (sender == null) {
-      throw new IllegalArgumentException("worker " + config.workerId + " has no channel to '" + to
-          + "'; its outgoing channels go to " + outgoing);
+      throw new IllegalArgumentException(
+          "worker "
+              + config.workerId
+              + " has no channel to '"
+              + to
+              + "'; its outgoing channels go to "
+              + outgoing);
     }
     if (payload.length > config.channelOptions.maxPayloadBytes()) {
-      throw new IllegalArgumentException("payload of " + payload.length + " bytes exceeds the limit of "
-          + config.channelOptions.maxPayloadBytes() + " bytes");
+      throw new IllegalArgumentException(
+          "payload of "
+              + payload.length
+              + " bytes exceeds the limit of "
+              + config.channelOptions.maxPayloadBytes()
+              + " bytes");
     }
     if (port < 0 || closed) {
-      throw new IllegalStateException("worker " + config.workerId + " is "
-          + (closed ? "closed" : "not started"));
+      throw new IllegalStateException(
+          "worker " + config.workerId + " is " + (closed ? "closed" : "not started"));
     }
     if (!loop.inLoop()) {
       return sender.claim(payload.clone()); // the event thread numbers it (claimsOf)
@@ -254,12 +282,13 @@ public final class Worker implements WorkerControl, AutoCloseable {
   public void updatePeers(Map<String, String> addressesByWorkerId) {
     peers.update(addressesByWorkerId);
     if (port >= 0 && !closed) {
-      addressesByWorkerId.forEach((peer, address) -> {
-        ChannelSender s = senders.get(peer);
-        if (s != null) {
-          s.connect(address);
-        }
-      });
+      addressesByWorkerId.forEach(
+          (peer, address) -> {
+            ChannelSender s = senders.get(peer);
+            if (s != null) {
+              s.connect(address);
+            }
+          });
     }
   }
 
@@ -279,8 +308,13 @@ public final class Worker implements WorkerControl, AutoCloseable {
   public void halt(long newEpoch) {
     running();
     if (newEpoch < core.epoch()) {
-      throw new IllegalArgumentException("worker " + config.workerId + " is in epoch "
-          + core.epoch() + "; cannot halt into older epoch " + newEpoch);
+      throw new IllegalArgumentException(
+          "worker "
+              + config.workerId
+              + " is in epoch "
+              + core.epoch()
+              + "; cannot halt into older epoch "
+              + newEpoch);
     }
     core.markHalted(newEpoch);
     senders.values().forEach(s -> s.setHalted(true));
@@ -318,15 +352,15 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
   private void running() {
     if (port < 0 || closed) {
-      throw new IllegalStateException("worker " + config.workerId + " is "
-          + (closed ? "closed" : "not started"));
+      throw new IllegalStateException(
+          "worker " + config.workerId + " is " + (closed ? "closed" : "not started"));
     }
   }
 
   /**
-   * Stops the worker: closes its streams, its channel server (freeing the port), its event
-   * thread and its transport threads, and waits for them. Messages not yet acknowledged are
-   * dropped. Safe to call twice.
+   * Stops the worker: closes its streams, its channel server (freeing the port), its event thread
+   * and its transport threads, and waits for them. Messages not yet acknowledged are dropped. Safe
+   * to call twice.
    */
   @Override
   public synchronized void close() {
@@ -412,7 +446,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private io.grpc.ServerCredentials serverCredentials;
     private io.grpc.ChannelCredentials channelCredentials;
 
-    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
+    private static final java.util.regex.Pattern ID =
+        java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
     private Builder(String workerId) {
       this.workerId = checkId(workerId, "worker id");
@@ -420,8 +455,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
     private static String checkId(String id, String what) {
       if (id == null || !ID.matcher(id).matches()) {
-        throw new IllegalArgumentException(what + " must be 1-128 characters of [A-Za-z0-9._-], got '"
-            + id + "'");
+        throw new IllegalArgumentException(
+            what + " must be 1-128 characters of [A-Za-z0-9._-], got '" + id + "'");
       }
       return id;
     }
@@ -468,7 +503,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
       for (String p : peers) {
         checkId(p, "peer id");
         if (p.equals(workerId)) {
-          throw new IllegalArgumentException("worker " + workerId + " cannot have a channel to itself");
+          throw new IllegalArgumentException(
+              "worker " + workerId + " cannot have a channel to itself");
         }
         into.add(p);
       }
@@ -518,16 +554,17 @@ public final class Worker implements WorkerControl, AutoCloseable {
     }
 
     /**
-     * Secures the worker-to-worker channels: {@code server} for this worker's channel server
-     * (e.g. {@code TlsServerCredentials}, with client certificates required for mutual TLS),
-     * {@code channel} for its connections to peers (e.g. {@code TlsChannelCredentials} trusting
-     * the CA that signed the peers' certificates, whose names must match the peers' advertised
-     * hosts). Every worker of a cluster must use the same scheme. Default: plaintext. When
-     * {@code server} is a {@code TlsServerCredentials} that requires client certificates (mutual
-     * TLS), a peer opening a channel must present a certificate naming the sender its header
-     * claims (SAN URI {@code cutpoint://worker/ID}); others are refused with PERMISSION_DENIED.
+     * Secures the worker-to-worker channels: {@code server} for this worker's channel server (e.g.
+     * {@code TlsServerCredentials}, with client certificates required for mutual TLS), {@code
+     * channel} for its connections to peers (e.g. {@code TlsChannelCredentials} trusting the CA
+     * that signed the peers' certificates, whose names must match the peers' advertised hosts).
+     * Every worker of a cluster must use the same scheme. Default: plaintext. When {@code server}
+     * is a {@code TlsServerCredentials} that requires client certificates (mutual TLS), a peer
+     * opening a channel must present a certificate naming the sender its header claims (SAN URI
+     * {@code cutpoint://worker/ID}); others are refused with PERMISSION_DENIED.
      */
-    public Builder transportCredentials(io.grpc.ServerCredentials server, io.grpc.ChannelCredentials channel) {
+    public Builder transportCredentials(
+        io.grpc.ServerCredentials server, io.grpc.ChannelCredentials channel) {
       this.serverCredentials = java.util.Objects.requireNonNull(server, "server");
       this.channelCredentials = java.util.Objects.requireNonNull(channel, "channel");
       return this;
@@ -556,8 +593,8 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
     public Worker build() {
       if (stateHandler == null || messageHandler == null) {
-        throw new IllegalStateException("worker " + workerId
-            + " needs a state handler and a message handler");
+        throw new IllegalStateException(
+            "worker " + workerId + " needs a state handler and a message handler");
       }
       return new Worker(this);
     }

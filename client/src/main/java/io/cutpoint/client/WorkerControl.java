@@ -7,8 +7,8 @@ import java.util.SortedSet;
 
 /**
  * What a coordinator session needs from a worker: its identity and declarations, and the commands
- * of DESIGN section 4. {@code Worker} implements it; the session client drives it. Every method
- * is safe to call from any thread.
+ * of DESIGN section 4. {@code Worker} implements it; the session client drives it. Every method is
+ * safe to call from any thread.
  */
 public interface WorkerControl {
 
@@ -30,10 +30,10 @@ public interface WorkerControl {
   /**
    * True while the worker's state is the application's initial state as far as any coordinator
    * knows: since the process started it has neither restored a snapshot nor been welcomed by a
-   * coordinator ({@link #markJoined}). Sent as {@code Join.fresh}; a coordinator with the
-   * automatic rollback policy rolls back when a worker a complete snapshot holds state for joins
-   * fresh. The default, false, never asks for a rollback: implementations that wrap a {@link
-   * Worker} forward it.
+   * coordinator ({@link #markJoined}). Sent as {@code Join.fresh}; a coordinator with the automatic
+   * rollback policy rolls back when a worker a complete snapshot holds state for joins fresh. The
+   * default, false, never asks for a rollback: implementations that wrap a {@link Worker} forward
+   * it.
    */
   default boolean fresh() {
     return false;

@@ -19,19 +19,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One worker's state machine below the wire: the snapshot engine, the receiving ends of its
- * channels (positions, epochs, parked frames, de-duplication by position, replay after a
- * restore), and the application's handlers. It takes domain events ({@link InboundFrame}s on
- * {@link InboundLink}s, commands, sends, the passing of time) and returns what the surroundings
- * must do as {@link WorkerEffect}s, in order. It does no I/O and reads time from the engine
- * options' clock, so the same class runs over gRPC and in the seeded simulator.
+ * channels (positions, epochs, parked frames, de-duplication by position, replay after a restore),
+ * and the application's handlers. It takes domain events ({@link InboundFrame}s on {@link
+ * InboundLink}s, commands, sends, the passing of time) and returns what the surroundings must do as
+ * {@link WorkerEffect}s, in order. It does no I/O and reads time from the engine options' clock, so
+ * the same class runs over gRPC and in the seeded simulator.
  *
- * <p><b>Threading.</b> Every method but those marked "any thread" is called by one thread at a
- * time (the worker's event loop). The handlers run inside those calls; a handler's {@link #send}
- * returns the effects produced so far, so that its caller applies them in order before it goes on.
+ * <p><b>Threading.</b> Every method but those marked "any thread" is called by one thread at a time
+ * (the worker's event loop). The handlers run inside those calls; a handler's {@link #send} returns
+ * the effects produced so far, so that its caller applies them in order before it goes on.
  */
 final class WorkerCore implements EngineOutput {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerCore.class);
+
   /** Refusals on one channel are logged at WARN at most this often, the others at DEBUG. */
   private static final long REFUSAL_LOG_INTERVAL_NANOS = 1_000_000_000L;
 
@@ -47,8 +48,10 @@ final class WorkerCore implements EngineOutput {
   private final LongSupplier clock;
   private List<WorkerEffect> effects = new ArrayList<>();
   private volatile long epoch;
+
   /** The newest epoch the coordinator announced (a halt): frames of later epochs are refused. */
   private volatile long announcedEpoch;
+
   private volatile boolean halted;
   private Broken broken = Broken.NONE;
 
@@ -66,9 +69,17 @@ final class WorkerCore implements EngineOutput {
     REPLAY_AFTER_NEW_TRAFFIC
   }
 
-  WorkerCore(String workerId, SortedSet<String> outgoing, SortedSet<String> incoming,
-      StateHandler stateHandler, MessageHandler messageHandler, WorkerMetrics metrics,
-      EngineOptions engineOptions, int framesAhead, ParkingLimits parking, long epoch) {
+  WorkerCore(
+      String workerId,
+      SortedSet<String> outgoing,
+      SortedSet<String> incoming,
+      StateHandler stateHandler,
+      MessageHandler messageHandler,
+      WorkerMetrics metrics,
+      EngineOptions engineOptions,
+      int framesAhead,
+      ParkingLimits parking,
+      long epoch) {
     this.workerId = workerId;
     this.incoming = Collections.unmodifiableSortedSet(incoming);
     for (String peer : incoming) {
@@ -82,8 +93,9 @@ final class WorkerCore implements EngineOutput {
     this.clock = engineOptions.nanoClock();
     this.epoch = epoch;
     this.announcedEpoch = epoch;
-    this.engine = new SnapshotEngine(workerId, outgoing, incoming, stateHandler::captureState,
-        this, engineOptions);
+    this.engine =
+        new SnapshotEngine(
+            workerId, outgoing, incoming, stateHandler::captureState, this, engineOptions);
   }
 
   /** Test only: makes this core a deliberately broken variant (see {@link Broken}). */
@@ -116,8 +128,8 @@ final class WorkerCore implements EngineOutput {
 
   /**
    * First step of a halt into {@code newEpoch}, which the coordinator just announced, on the
-   * caller's thread: from now on frames park, frames of {@code newEpoch} included. (The caller
-   * also stops its application sends; {@link #halt} follows on the core's thread.)
+   * caller's thread: from now on frames park, frames of {@code newEpoch} included. (The caller also
+   * stops its application sends; {@link #halt} follows on the core's thread.)
    */
   void markHalted(long newEpoch) {
     announcedEpoch = Math.max(announcedEpoch, newEpoch);
@@ -135,7 +147,9 @@ final class WorkerCore implements EngineOutput {
     return receivers.get(from);
   }
 
-  /** A message numbered {@code seq}, and the effects so far ({@link WorkerEffect.SendData} last). */
+  /**
+   * A message numbered {@code seq}, and the effects so far ({@link WorkerEffect.SendData} last).
+   */
   record Sent(long seq, List<WorkerEffect> effects) {}
 
   /**
@@ -154,8 +168,12 @@ final class WorkerCore implements EngineOutput {
     ChannelReceiver r = receivers.get(from);
     InboundLink old = r.stream();
     if (old != null && old != link) {
-      emit(new WorkerEffect.Refuse(old, new Refusal(Refusal.Kind.REPLACED,
-          "replaced by a newer stream of channel " + from + "->" + workerId)));
+      emit(
+          new WorkerEffect.Refuse(
+              old,
+              new Refusal(
+                  Refusal.Kind.REPLACED,
+                  "replaced by a newer stream of channel " + from + "->" + workerId)));
       r.dropParked(); // the new stream resends them from the position it is told
     }
     r.setStream(link);
@@ -189,9 +207,18 @@ final class WorkerCore implements EngineOutput {
     if (frameEpoch < epoch && broken != Broken.NO_EPOCH_FENCING) {
       emit(new WorkerEffect.Request(link, 1));
     } else if (frameEpoch > announcedEpoch) {
-      refuse(r, Refusal.Kind.EPOCH_NOT_ANNOUNCED, "channel " + from + "->" + workerId
-          + ": a frame of epoch " + frameEpoch + ", but the coordinator announced epoch "
-          + announcedEpoch + " at most; a future epoch is accepted once it is announced");
+      refuse(
+          r,
+          Refusal.Kind.EPOCH_NOT_ANNOUNCED,
+          "channel "
+              + from
+              + "->"
+              + workerId
+              + ": a frame of epoch "
+              + frameEpoch
+              + ", but the coordinator announced epoch "
+              + announcedEpoch
+              + " at most; a future epoch is accepted once it is announced");
     } else if (frameEpoch > epoch || halted || r.hasParked()) {
       park(r, frame);
     } else {
@@ -207,10 +234,23 @@ final class WorkerCore implements EngineOutput {
     }
     if (r.parkedFrames() >= parking.maxFrames()
         || r.parkedBytes() + frame.bytes() > parking.maxBytes()) {
-      refuse(r, Refusal.Kind.PARKING_FULL, "channel " + r.from() + "->" + workerId + ": "
-          + r.parkedFrames() + " frames (" + r.parkedBytes() + " bytes) wait for the worker"
-          + " to resume or to enter their epoch; at most " + parking.maxFrames() + " frames and "
-          + parking.maxBytes() + " bytes may wait");
+      refuse(
+          r,
+          Refusal.Kind.PARKING_FULL,
+          "channel "
+              + r.from()
+              + "->"
+              + workerId
+              + ": "
+              + r.parkedFrames()
+              + " frames ("
+              + r.parkedBytes()
+              + " bytes) wait for the worker"
+              + " to resume or to enter their epoch; at most "
+              + parking.maxFrames()
+              + " frames and "
+              + parking.maxBytes()
+              + " bytes may wait");
       return;
     }
     r.park(new ChannelReceiver.Parked(frame, now));
@@ -230,9 +270,17 @@ final class WorkerCore implements EngineOutput {
     if (oldest == null || now - oldest.parkedAtNanos() <= parking.maxAge().toNanos()) {
       return false;
     }
-    refuse(r, Refusal.Kind.PARKED_TOO_LONG, "channel " + r.from() + "->" + workerId
-        + ": frames parked for longer than " + parking.maxAge().toMillis() + " ms while the"
-        + " worker waited to resume or to enter their epoch");
+    refuse(
+        r,
+        Refusal.Kind.PARKED_TOO_LONG,
+        "channel "
+            + r.from()
+            + "->"
+            + workerId
+            + ": frames parked for longer than "
+            + parking.maxAge().toMillis()
+            + " ms while the"
+            + " worker waited to resume or to enter their epoch");
     return true;
   }
 
@@ -262,8 +310,18 @@ final class WorkerCore implements EngineOutput {
         continue; // a duplicate after a resend
       }
       if (position != r.delivered() + 1) {
-        refuse(r, Refusal.Kind.DATA_LOSS, "channel " + r.from() + "->" + workerId
-            + ": position " + position + " where " + (r.delivered() + 1) + " was expected");
+        refuse(
+            r,
+            Refusal.Kind.DATA_LOSS,
+            "channel "
+                + r.from()
+                + "->"
+                + workerId
+                + ": position "
+                + position
+                + " where "
+                + (r.delivered() + 1)
+                + " was expected");
         return;
       }
       Refusal bad = apply(r, item);
@@ -285,20 +343,30 @@ final class WorkerCore implements EngineOutput {
         engine.onData(r.from(), d.seq(), d.payload());
       } else if (item instanceof ChannelItem.Mark m) {
         if (m.sentCount() < 0) { // past 2^63: the engine would read it as "unknown"
-          return new Refusal(Refusal.Kind.MALFORMED, channel + ": the marker at position "
-              + m.position() + " carries sent count " + Long.toUnsignedString(m.sentCount())
-              + ", beyond any count a sender can reach");
+          return new Refusal(
+              Refusal.Kind.MALFORMED,
+              channel
+                  + ": the marker at position "
+                  + m.position()
+                  + " carries sent count "
+                  + Long.toUnsignedString(m.sentCount())
+                  + ", beyond any count a sender can reach");
         }
         engine.onMarker(r.from(), m.snapshotId(), m.sentCount());
         metrics.markerReceived();
       } else {
-        return new Refusal(Refusal.Kind.MALFORMED, channel + ": the item at position "
-            + item.position() + " carries neither data nor a marker");
+        return new Refusal(
+            Refusal.Kind.MALFORMED,
+            channel
+                + ": the item at position "
+                + item.position()
+                + " carries neither data nor a marker");
       }
       return null;
     } catch (ProtocolViolationException e) {
-      return new Refusal(Refusal.Kind.DATA_LOSS, channel + ": the item at position "
-          + item.position() + " is refused: " + e.getMessage());
+      return new Refusal(
+          Refusal.Kind.DATA_LOSS,
+          channel + ": the item at position " + item.position() + " is refused: " + e.getMessage());
     } catch (RuntimeException e) {
       // The engine took the item; what failed came after it (an output of the engine).
       log.error("{}: item at position {} failed", channel, item.position(), e);
@@ -335,11 +403,17 @@ final class WorkerCore implements EngineOutput {
     return drain();
   }
 
-  /** Second step of a halt (after {@link #markHalted}): drops recordings, enters {@code newEpoch}. */
+  /**
+   * Second step of a halt (after {@link #markHalted}): drops recordings, enters {@code newEpoch}.
+   */
   List<WorkerEffect> halt(long newEpoch) {
     if (newEpoch < epoch) {
-      throw new IllegalArgumentException(workerId + ": cannot halt into epoch " + newEpoch
-          + ", the worker is already in epoch " + epoch);
+      throw new IllegalArgumentException(
+          workerId
+              + ": cannot halt into epoch "
+              + newEpoch
+              + ", the worker is already in epoch "
+              + epoch);
     }
     markHalted(newEpoch);
     engine.abortAll();
@@ -359,17 +433,24 @@ final class WorkerCore implements EngineOutput {
       throw new IllegalStateException(workerId + ": restore needs a halted worker");
     }
     if (restoreEpoch != epoch) {
-      throw new IllegalArgumentException(workerId + ": restore for epoch " + restoreEpoch
-          + " but the worker was halted into epoch " + epoch);
+      throw new IllegalArgumentException(
+          workerId
+              + ": restore for epoch "
+              + restoreEpoch
+              + " but the worker was halted into epoch "
+              + epoch);
     }
     if (!workerId.equals(piece.workerId())) {
-      throw new IllegalArgumentException(workerId + ": cannot restore the piece of worker "
-          + piece.workerId());
+      throw new IllegalArgumentException(
+          workerId + ": cannot restore the piece of worker " + piece.workerId());
     }
     for (String peer : piece.recordings().keySet()) {
       if (!receivers.containsKey(peer)) {
-        throw new IllegalArgumentException(workerId + ": the piece records messages from "
-            + peer + ", which is not an incoming channel");
+        throw new IllegalArgumentException(
+            workerId
+                + ": the piece records messages from "
+                + peer
+                + ", which is not an incoming channel");
       }
     }
     engine.restore(piece.sent(), piece.received());
@@ -384,8 +465,8 @@ final class WorkerCore implements EngineOutput {
   /** Ends a rollback: replays the recorded messages, then what was parked, then new traffic. */
   List<WorkerEffect> resume(long resumeEpoch) {
     if (resumeEpoch != epoch) {
-      throw new IllegalArgumentException(workerId + ": resume in epoch " + resumeEpoch
-          + " but the worker is in epoch " + epoch);
+      throw new IllegalArgumentException(
+          workerId + ": resume in epoch " + resumeEpoch + " but the worker is in epoch " + epoch);
     }
     if (!halted) {
       return drain();

@@ -3,13 +3,14 @@ package io.cutpoint.client;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 
 /**
- * What the worker core asks its surroundings to do, in order. The transport carries out the
- * channel effects, the session the snapshot outcomes; the simulator does both over its own
- * network.
+ * What the worker core asks its surroundings to do, in order. The transport carries out the channel
+ * effects, the session the snapshot outcomes; the simulator does both over its own network.
  */
 sealed interface WorkerEffect {
 
-  /** Tell the sender on {@code link} that positions up to {@code position} of {@code epoch} arrived. */
+  /**
+   * Tell the sender on {@code link} that positions up to {@code position} of {@code epoch} arrived.
+   */
   record Ack(InboundLink link, long epoch, long position) implements WorkerEffect {}
 
   /** Let {@code frames} more frames come on {@code link} (inbound flow control). */

@@ -31,22 +31,48 @@ final class WorkerMetrics {
   private final Counter mSnapshotsFailed;
 
   WorkerMetrics(MeterRegistry registry) {
-    mMessagesSent = counter(registry, "cutpoint.worker.messages.sent", "Data messages the application sent");
-    mMessagesReceived = counter(registry, "cutpoint.worker.messages.received",
-        "Data messages delivered to the application, replayed ones included");
-    mMarkersSent = counter(registry, "cutpoint.worker.markers.sent", "Markers put on outgoing channels");
-    mMarkersReceived = counter(registry, "cutpoint.worker.markers.received", "Markers taken from incoming channels");
-    mFramesSent = counter(registry, "cutpoint.worker.frames.sent", "Frames written to channel streams");
-    mFramesResent = counter(registry, "cutpoint.worker.frames.resent", "Frames written again after a reconnect");
-    mReconnects = counter(registry, "cutpoint.worker.channel.reconnects", "Channel streams reopened after a failure");
-    mSnapshotsCompleted = registry == null ? null : Counter.builder("cutpoint.worker.local.snapshots")
-        .description("Local snapshots by outcome").tag("outcome", "completed").register(registry);
-    mSnapshotsFailed = registry == null ? null : Counter.builder("cutpoint.worker.local.snapshots")
-        .description("Local snapshots by outcome").tag("outcome", "failed").register(registry);
+    mMessagesSent =
+        counter(registry, "cutpoint.worker.messages.sent", "Data messages the application sent");
+    mMessagesReceived =
+        counter(
+            registry,
+            "cutpoint.worker.messages.received",
+            "Data messages delivered to the application, replayed ones included");
+    mMarkersSent =
+        counter(registry, "cutpoint.worker.markers.sent", "Markers put on outgoing channels");
+    mMarkersReceived =
+        counter(
+            registry, "cutpoint.worker.markers.received", "Markers taken from incoming channels");
+    mFramesSent =
+        counter(registry, "cutpoint.worker.frames.sent", "Frames written to channel streams");
+    mFramesResent =
+        counter(
+            registry, "cutpoint.worker.frames.resent", "Frames written again after a reconnect");
+    mReconnects =
+        counter(
+            registry,
+            "cutpoint.worker.channel.reconnects",
+            "Channel streams reopened after a failure");
+    mSnapshotsCompleted =
+        registry == null
+            ? null
+            : Counter.builder("cutpoint.worker.local.snapshots")
+                .description("Local snapshots by outcome")
+                .tag("outcome", "completed")
+                .register(registry);
+    mSnapshotsFailed =
+        registry == null
+            ? null
+            : Counter.builder("cutpoint.worker.local.snapshots")
+                .description("Local snapshots by outcome")
+                .tag("outcome", "failed")
+                .register(registry);
   }
 
   private static Counter counter(MeterRegistry registry, String name, String description) {
-    return registry == null ? null : Counter.builder(name).description(description).register(registry);
+    return registry == null
+        ? null
+        : Counter.builder(name).description(description).register(registry);
   }
 
   private static void add(LongAdder own, Counter published, long n) {
@@ -93,8 +119,14 @@ final class WorkerMetrics {
 
   WorkerCounters snapshot() {
     return new WorkerCounters(
-        messagesSent.sum(), messagesReceived.sum(), markersSent.sum(), markersReceived.sum(),
-        framesSent.sum(), framesResent.sum(), reconnects.sum(), snapshotsCompleted.sum(),
+        messagesSent.sum(),
+        messagesReceived.sum(),
+        markersSent.sum(),
+        markersReceived.sum(),
+        framesSent.sum(),
+        framesResent.sum(),
+        reconnects.sum(),
+        snapshotsCompleted.sum(),
         snapshotsFailed.sum());
   }
 }

@@ -22,10 +22,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A worker's gRPC plumbing: the process's shared Netty event loop group carries its channel
- * server and all its client connections (direct executors on both: the handlers only hand frames
- * to the event thread), and the process's shared timer its linger flushes and reconnects (see
- * {@link SharedThreads}). A worker built with more than one I/O thread gets a group of its own.
+ * A worker's gRPC plumbing: the process's shared Netty event loop group carries its channel server
+ * and all its client connections (direct executors on both: the handlers only hand frames to the
+ * event thread), and the process's shared timer its linger flushes and reconnects (see {@link
+ * SharedThreads}). A worker built with more than one I/O thread gets a group of its own.
  */
 final class WorkerTransport {
 
@@ -46,14 +46,25 @@ final class WorkerTransport {
     this(workerId, ioThreads, null, null);
   }
 
-  /** With TLS (or other) credentials for the channel server and the connections to peers; null = plaintext. */
-  WorkerTransport(String workerId, int ioThreads, ServerCredentials serverCredentials,
+  /**
+   * With TLS (or other) credentials for the channel server and the connections to peers; null =
+   * plaintext.
+   */
+  WorkerTransport(
+      String workerId,
+      int ioThreads,
+      ServerCredentials serverCredentials,
       ChannelCredentials channelCredentials) {
-    this.serverCredentials = serverCredentials == null ? InsecureServerCredentials.create() : serverCredentials;
-    this.channelCredentials = channelCredentials == null ? InsecureChannelCredentials.create() : channelCredentials;
+    this.serverCredentials =
+        serverCredentials == null ? InsecureServerCredentials.create() : serverCredentials;
+    this.channelCredentials =
+        channelCredentials == null ? InsecureChannelCredentials.create() : channelCredentials;
     shared = SharedThreads.acquire();
-    ownGroup = ioThreads == 1 ? null
-        : new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("cutpoint-" + workerId + "-io", true));
+    ownGroup =
+        ioThreads == 1
+            ? null
+            : new NioEventLoopGroup(
+                ioThreads, new DefaultThreadFactory("cutpoint-" + workerId + "-io", true));
     group = ownGroup == null ? shared.io() : ownGroup;
     timer = shared.timer();
   }
@@ -61,17 +72,18 @@ final class WorkerTransport {
   /** Binds the channel server and returns the port it listens on. */
   int listen(String host, int port, ServerServiceDefinition service, int maxInboundMessageBytes)
       throws IOException {
-    server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port), serverCredentials)
-        .bossEventLoopGroup(group)
-        .workerEventLoopGroup(group)
-        .channelType(NioServerSocketChannel.class)
-        .directExecutor()
-        .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
-        .maxInboundMessageSize(maxInboundMessageBytes)
-        .addService(service)
-        .intercept(new io.cutpoint.api.BoundedStatusDescriptions())
-        .build()
-        .start();
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress(host, port), serverCredentials)
+            .bossEventLoopGroup(group)
+            .workerEventLoopGroup(group)
+            .channelType(NioServerSocketChannel.class)
+            .directExecutor()
+            .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
+            .maxInboundMessageSize(maxInboundMessageBytes)
+            .addService(service)
+            .intercept(new io.cutpoint.api.BoundedStatusDescriptions())
+            .build()
+            .start();
     return server.getPort();
   }
 

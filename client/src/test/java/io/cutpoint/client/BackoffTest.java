@@ -64,6 +64,7 @@ class BackoffTest {
     assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofSeconds(1), () -> 0.5))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(1), () -> 0.5))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below initial");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("below initial");
   }
 }

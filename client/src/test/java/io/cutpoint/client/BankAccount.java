@@ -10,9 +10,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The classic bank of snapshot papers, as a test application: a worker holds a balance and sends
- * random amounts to its peers; every received amount triggers one more transfer until the budget
- * is spent. Messages carry an application sequence number per channel so the receiver can check
- * that nothing is lost, duplicated or reordered. Touched only on the worker's event thread.
+ * random amounts to its peers; every received amount triggers one more transfer until the budget is
+ * spent. Messages carry an application sequence number per channel so the receiver can check that
+ * nothing is lost, duplicated or reordered. Touched only on the worker's event thread.
  */
 final class BankAccount implements StateHandler, MessageHandler {
 
@@ -20,8 +20,10 @@ final class BankAccount implements StateHandler, MessageHandler {
   private final Random random;
   private final Map<String, Long> nextOut = new HashMap<>();
   private final Map<String, Long> lastIn = new HashMap<>();
+
   /** Problems seen by the receiver (gaps, duplicates, reordering); empty when all is well. */
   final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+
   private volatile long balance;
   private volatile long received;
   private long budget;
@@ -107,7 +109,8 @@ final class BankAccount implements StateHandler, MessageHandler {
 
   @Override
   public void restore(byte[] state) {
-    try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(state))) {
+    try (java.io.DataInputStream in =
+        new java.io.DataInputStream(new java.io.ByteArrayInputStream(state))) {
       balance = in.readLong();
       budget = in.readLong();
       for (Map<String, Long> m : List.of(nextOut, lastIn)) {

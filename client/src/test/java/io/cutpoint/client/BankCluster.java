@@ -33,38 +33,49 @@ final class BankCluster implements AutoCloseable {
    * @param outgoing peers each worker sends to (the key set is the set of workers)
    * @param tweak adjusts each worker's builder (options, limits)
    */
-  BankCluster(Map<String, List<String>> outgoing, long balance, long budget,
+  BankCluster(
+      Map<String, List<String>> outgoing,
+      long balance,
+      long budget,
       UnaryOperator<Worker.Builder> tweak) {
     Map<String, List<String>> incoming = new HashMap<>();
-    outgoing.forEach((from, tos) -> tos.forEach(to -> {
-      incoming.computeIfAbsent(to, k -> new ArrayList<>()).add(from);
-      channels.add(ChannelId.of(from, to));
-    }));
+    outgoing.forEach(
+        (from, tos) ->
+            tos.forEach(
+                to -> {
+                  incoming.computeIfAbsent(to, k -> new ArrayList<>()).add(from);
+                  channels.add(ChannelId.of(from, to));
+                }));
     long seed = 1;
     try {
       for (String id : new TreeSet<>(outgoing.keySet())) {
         BankAccount account = new BankAccount(balance, outgoing.get(id), seed++, budget);
-        Worker w = tweak.apply(Worker.builder(id)
-                .outgoing(outgoing.get(id))
-                .incoming(incoming.getOrDefault(id, List.of()))
-                .stateHandler(account)
-                .messageHandler(account))
-            .build();
+        Worker w =
+            tweak
+                .apply(
+                    Worker.builder(id)
+                        .outgoing(outgoing.get(id))
+                        .incoming(incoming.getOrDefault(id, List.of()))
+                        .stateHandler(account)
+                        .messageHandler(account))
+                .build();
         account.attach(w);
         workers.put(id, w);
         accounts.put(id, account);
-        w.setSnapshotListener(new WorkerControl.LocalSnapshotListener() {
-          @Override
-          public void completed(CompletedLocalSnapshot s) {
-            completed.computeIfAbsent(s.cut().snapshotId(), k -> new ConcurrentHashMap<>())
-                .put(id, s);
-          }
+        w.setSnapshotListener(
+            new WorkerControl.LocalSnapshotListener() {
+              @Override
+              public void completed(CompletedLocalSnapshot s) {
+                completed
+                    .computeIfAbsent(s.cut().snapshotId(), k -> new ConcurrentHashMap<>())
+                    .put(id, s);
+              }
 
-          @Override
-          public void failed(long snapshotId, String reason) {
-            failed.put(snapshotId, id + ": " + reason);
-          }
-        });
+              @Override
+              public void failed(long snapshotId, String reason) {
+                failed.put(snapshotId, id + ": " + reason);
+              }
+            });
         w.start();
       }
     } catch (RuntimeException e) {

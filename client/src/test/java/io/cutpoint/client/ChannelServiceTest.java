@@ -22,8 +22,13 @@ class ChannelServiceTest {
 
   @BeforeEach
   void start() {
-    b = Worker.builder("b").incoming("a").stateHandler(new NoState())
-        .messageHandler((from, seq, payload) -> delivered.add(from + seq)).build().start();
+    b =
+        Worker.builder("b")
+            .incoming("a")
+            .stateHandler(new NoState())
+            .messageHandler((from, seq, payload) -> delivered.add(from + seq))
+            .build()
+            .start();
     client = new ForgedClient(b.channelAddress());
   }
 
@@ -66,12 +71,14 @@ class ChannelServiceTest {
     Status longSender = refusal(header(huge, "b"));
     assertThat(longSender.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(longSender.getDescription())
-        .isEqualTo("the channel header's sender: worker id is 1048576 characters long; at most 128 are allowed");
+        .isEqualTo(
+            "the channel header's sender: worker id is 1048576 characters long; at most 128 are allowed");
 
     Status longReceiver = refusal(header("a", huge));
     assertThat(longReceiver.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(longReceiver.getDescription())
-        .isEqualTo("the channel header's receiver: worker id is 1048576 characters long; at most 128 are allowed");
+        .isEqualTo(
+            "the channel header's receiver: worker id is 1048576 characters long; at most 128 are allowed");
 
     Status controlCharacters = refusal(header("a\r\nb", "b"));
     assertThat(controlCharacters.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
@@ -80,14 +87,23 @@ class ChannelServiceTest {
 
   @Test
   void anUndeclaredSenderIsToldAFewOfTheDeclaredOnesAndHowManyThereAre() throws Exception {
-    List<String> many = java.util.stream.IntStream.range(0, 5000).mapToObj(i -> "peer-" + i).toList();
-    try (Worker wide = Worker.builder("wide").incoming(many.toArray(String[]::new))
-        .stateHandler(new NoState()).messageHandler((from, seq, payload) -> { }).build().start()) {
+    List<String> many =
+        java.util.stream.IntStream.range(0, 5000).mapToObj(i -> "peer-" + i).toList();
+    try (Worker wide =
+        Worker.builder("wide")
+            .incoming(many.toArray(String[]::new))
+            .stateHandler(new NoState())
+            .messageHandler((from, seq, payload) -> {})
+            .build()
+            .start()) {
       try (ForgedClient c = new ForgedClient(wide.channelAddress())) {
         Status undeclared = c.open("x", "wide").end.get(5, TimeUnit.SECONDS);
         assertThat(undeclared.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-        assertThat(undeclared.getDescription()).startsWith("channel 'x' -> 'wide' is not declared: "
-            + "worker 'wide' receives from 5000 workers (peer-0, peer-1, ").endsWith(", ...)")
+        assertThat(undeclared.getDescription())
+            .startsWith(
+                "channel 'x' -> 'wide' is not declared: "
+                    + "worker 'wide' receives from 5000 workers (peer-0, peer-1, ")
+            .endsWith(", ...)")
             .hasSizeLessThan(300);
       }
     }
@@ -103,7 +119,8 @@ class ChannelServiceTest {
     first.send(data(0, 2, 2)); // a duplicate
     await().until(() -> first.acks.stream().anyMatch(a -> a.getPosition() == 2));
 
-    ForgedClient.Stream second = client.open("a", "b"); // a reconnect: the new stream replaces the old one
+    ForgedClient.Stream second =
+        client.open("a", "b"); // a reconnect: the new stream replaces the old one
     await().until(() -> !second.acks.isEmpty());
     assertThat(second.acks.get(0).getEpoch()).isZero();
     assertThat(second.acks.get(0).getPosition()).as("resume after position 2").isEqualTo(2);

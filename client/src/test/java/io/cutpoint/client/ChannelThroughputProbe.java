@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Run by hand to tune the channels: prints messages per second on one channel {@code a -> b}
- * for 16-byte payloads, sent from a plain application thread and received by a counting
- * handler. Arguments: [messages per round] [rounds] [items per frame].
+ * Run by hand to tune the channels: prints messages per second on one channel {@code a -> b} for
+ * 16-byte payloads, sent from a plain application thread and received by a counting handler.
+ * Arguments: [messages per round] [rounds] [items per frame].
  */
 public final class ChannelThroughputProbe {
 
@@ -21,21 +21,33 @@ public final class ChannelThroughputProbe {
       options = options.withMaxItemsPerFrame(Integer.parseInt(args[2]));
     }
     AtomicLong received = new AtomicLong();
-    StateHandler noState = new StateHandler() {
-      @Override
-      public byte[] capture() {
-        return new byte[0];
-      }
+    StateHandler noState =
+        new StateHandler() {
+          @Override
+          public byte[] capture() {
+            return new byte[0];
+          }
 
-      @Override
-      public void restore(byte[] state) {}
-    };
-    try (Worker b = Worker.builder("b").incoming("a")
-            .stateHandler(noState).messageHandler((from, seq, p) -> received.lazySet(seq))
-            .channelOptions(options).build().start();
-        Worker a = Worker.builder("a").outgoing("b").stateHandler(noState)
-            .messageHandler((from, seq, p) -> {}).channelOptions(options)
-            .peers(Map.of("b", b.channelAddress())).build().start()) {
+          @Override
+          public void restore(byte[] state) {}
+        };
+    try (Worker b =
+            Worker.builder("b")
+                .incoming("a")
+                .stateHandler(noState)
+                .messageHandler((from, seq, p) -> received.lazySet(seq))
+                .channelOptions(options)
+                .build()
+                .start();
+        Worker a =
+            Worker.builder("a")
+                .outgoing("b")
+                .stateHandler(noState)
+                .messageHandler((from, seq, p) -> {})
+                .channelOptions(options)
+                .peers(Map.of("b", b.channelAddress()))
+                .build()
+                .start()) {
       byte[] payload = new byte[16];
       for (int round = 1; round <= rounds; round++) {
         long start = System.nanoTime();
@@ -47,7 +59,8 @@ public final class ChannelThroughputProbe {
           Thread.onSpinWait();
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf("round %d: %,d messages of 16 B in %.2f s = %,.0f messages/s (frames sent %,d)%n",
+        System.out.printf(
+            "round %d: %,d messages of 16 B in %.2f s = %,.0f messages/s (frames sent %,d)%n",
             round, perRound, seconds, perRound / seconds, a.counters().framesSent());
       }
       a.startSnapshot(1);

@@ -24,9 +24,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * Sends from several application threads at once, not from handlers, while snapshots run: cuts
- * stay consistent, and the state each worker captures (messages received per peer) matches the
- * counters recorded with it, so capture is atomic with respect to deliveries.
+ * Sends from several application threads at once, not from handlers, while snapshots run: cuts stay
+ * consistent, and the state each worker captures (messages received per peer) matches the counters
+ * recorded with it, so capture is atomic with respect to deliveries.
  */
 class ConcurrentSendersTest {
 
@@ -73,20 +73,30 @@ class ConcurrentSendersTest {
       for (String id : ids) {
         Counting app = new Counting();
         List<String> peers = ids.stream().filter(p -> !p.equals(id)).toList();
-        Worker w = Worker.builder(id).outgoing(peers).incoming(peers).stateHandler(app)
-            .channelOptions(ChannelOptions.defaults().withMaxUnacked(4_096, 1 << 20))
-            .messageHandler(app).build();
-        w.setSnapshotListener(new WorkerControl.LocalSnapshotListener() {
-          @Override
-          public void completed(CompletedLocalSnapshot s) {
-            pieces.computeIfAbsent(s.cut().snapshotId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(s);
-          }
+        Worker w =
+            Worker.builder(id)
+                .outgoing(peers)
+                .incoming(peers)
+                .stateHandler(app)
+                .channelOptions(ChannelOptions.defaults().withMaxUnacked(4_096, 1 << 20))
+                .messageHandler(app)
+                .build();
+        w.setSnapshotListener(
+            new WorkerControl.LocalSnapshotListener() {
+              @Override
+              public void completed(CompletedLocalSnapshot s) {
+                pieces
+                    .computeIfAbsent(
+                        s.cut().snapshotId(),
+                        k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(s);
+              }
 
-          @Override
-          public void failed(long snapshotId, String reason) {
-            failures.add(id + " failed snapshot " + snapshotId + ": " + reason);
-          }
-        });
+              @Override
+              public void failed(long snapshotId, String reason) {
+                failures.add(id + " failed snapshot " + snapshotId + ": " + reason);
+              }
+            });
         workers.put(id, w.start());
       }
       Map<String, String> addresses = new HashMap<>();
@@ -97,33 +107,51 @@ class ConcurrentSendersTest {
       for (String id : ids) {
         for (int t = 0; t < 2; t++) {
           int thread = t;
-          jobs.add(senders.submit(() -> {
-            Worker w = workers.get(id);
-            List<String> peers = new ArrayList<>(w.outgoing());
-            byte[] payload = new byte[24];
-            for (long i = 0; running.get() && i < 300_000; i++) {
-              w.send(peers.get((int) ((i + thread) % peers.size())), payload);
-            }
-          }));
+          jobs.add(
+              senders.submit(
+                  () -> {
+                    Worker w = workers.get(id);
+                    List<String> peers = new ArrayList<>(w.outgoing());
+                    byte[] payload = new byte[24];
+                    for (long i = 0; running.get() && i < 300_000; i++) {
+                      w.send(peers.get((int) ((i + thread) % peers.size())), payload);
+                    }
+                  }));
         }
       }
       Set<ChannelId> channels = new java.util.TreeSet<>();
-      ids.forEach(f -> ids.stream().filter(t -> !t.equals(f)).forEach(t -> channels.add(ChannelId.of(f, t))));
+      ids.forEach(
+          f ->
+              ids.stream()
+                  .filter(t -> !t.equals(f))
+                  .forEach(t -> channels.add(ChannelId.of(f, t))));
       for (long id = 1; id <= 10; id++) {
         long sid = id;
         workers.get(ids.get((int) (id % 3))).startSnapshot(id);
-        await().atMost(Duration.ofSeconds(20)).until(() -> pieces.getOrDefault(sid, List.of()).size() == 3);
-        List<LocalSnapshot> cutPieces = pieces.get(sid).stream().map(CompletedLocalSnapshot::cut).toList();
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> pieces.getOrDefault(sid, List.of()).size() == 3);
+        List<LocalSnapshot> cutPieces =
+            pieces.get(sid).stream().map(CompletedLocalSnapshot::cut).toList();
         assertThat(CutVerifier.verify(Cut.of(sid, Set.copyOf(ids), channels, cutPieces))).isEmpty();
         for (CompletedLocalSnapshot s : pieces.get(sid)) {
           Map<String, Long> state = Counting.decode(s.state().state());
-          s.cut().received().forEach((peer, n) ->
-              assertThat(state.getOrDefault(peer, 0L)).as("%s's state vs counter from %s in cut %d",
-                  s.cut().workerId(), peer, sid).isEqualTo(n));
+          s.cut()
+              .received()
+              .forEach(
+                  (peer, n) ->
+                      assertThat(state.getOrDefault(peer, 0L))
+                          .as(
+                              "%s's state vs counter from %s in cut %d",
+                              s.cut().workerId(), peer, sid)
+                          .isEqualTo(n));
         }
       }
-      long inFlight = pieces.values().stream().flatMap(List::stream)
-          .mapToLong(s -> s.cut().inFlightMessages()).sum();
+      long inFlight =
+          pieces.values().stream()
+              .flatMap(List::stream)
+              .mapToLong(s -> s.cut().inFlightMessages())
+              .sum();
       assertThat(inFlight).as("messages recorded in transit").isPositive();
       assertThat(failures).as("local snapshots that failed").isEmpty();
       running.set(false);

@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A loopback TCP proxy for tests that forwards bytes to a target and breaks connections at random
- * points of the byte stream: each connection is cut after a random number of forwarded bytes
- * (in either direction), until {@code maxCuts} cuts were made. Then it forwards faithfully.
+ * points of the byte stream: each connection is cut after a random number of forwarded bytes (in
+ * either direction), until {@code maxCuts} cuts were made. Then it forwards faithfully.
  */
 final class FaultyProxy implements AutoCloseable {
 
@@ -34,18 +34,23 @@ final class FaultyProxy implements AutoCloseable {
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean closed;
 
-  FaultyProxy(String targetAddress, long seed, int maxCuts, int maxBytesBeforeCut) throws IOException {
+  FaultyProxy(String targetAddress, long seed, int maxCuts, int maxBytesBeforeCut)
+      throws IOException {
     this.target = PeerAddress.parse(targetAddress);
     this.random = new Random(seed);
     this.maxCuts = maxCuts;
     this.maxBytesBeforeCut = maxBytesBeforeCut;
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     AtomicInteger n = new AtomicInteger();
-    this.threads = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "faulty-proxy-" + server.getLocalPort() + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.threads =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t =
+                  new Thread(
+                      r, "faulty-proxy-" + server.getLocalPort() + "-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     threads.execute(this::acceptLoop);
   }
 
@@ -105,7 +110,8 @@ final class FaultyProxy implements AutoCloseable {
 
     void pump(Socket from, Socket to) {
       byte[] buf = new byte[16 << 10];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+      try (InputStream in = from.getInputStream();
+          OutputStream out = to.getOutputStream()) {
         while (true) {
           int n = in.read(buf);
           if (n < 0) {

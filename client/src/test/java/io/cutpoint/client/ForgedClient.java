@@ -30,8 +30,10 @@ final class ForgedClient implements AutoCloseable {
 
   /** Dials with {@code credentials} (e.g. TLS with a client certificate of the test's choosing). */
   ForgedClient(String address, io.grpc.ChannelCredentials credentials) {
-    channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
-        .forAddress(PeerAddress.parse(address), credentials).build();
+    channel =
+        io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress(
+                PeerAddress.parse(address), credentials)
+            .build();
   }
 
   /** Opens a stream claiming the channel {@code from -> to}; its first ack arrives soon after. */
@@ -52,14 +54,27 @@ final class ForgedClient implements AutoCloseable {
   }
 
   static Frame data(long epoch, long position, long seq, int payloadBytes) {
-    return Frame.newBuilder().setEpoch(epoch).addItems(Item.newBuilder().setPosition(position)
-        .setData(DataMessage.newBuilder().setSeq(seq)
-            .setPayload(com.google.protobuf.ByteString.copyFrom(new byte[payloadBytes])))).build();
+    return Frame.newBuilder()
+        .setEpoch(epoch)
+        .addItems(
+            Item.newBuilder()
+                .setPosition(position)
+                .setData(
+                    DataMessage.newBuilder()
+                        .setSeq(seq)
+                        .setPayload(
+                            com.google.protobuf.ByteString.copyFrom(new byte[payloadBytes]))))
+        .build();
   }
 
   static Frame marker(long epoch, long position, long snapshotId, long sentCount) {
-    return Frame.newBuilder().setEpoch(epoch).addItems(Item.newBuilder().setPosition(position)
-        .setMarker(Marker.newBuilder().setSnapshotId(snapshotId).setSentCount(sentCount))).build();
+    return Frame.newBuilder()
+        .setEpoch(epoch)
+        .addItems(
+            Item.newBuilder()
+                .setPosition(position)
+                .setMarker(Marker.newBuilder().setSnapshotId(snapshotId).setSentCount(sentCount)))
+        .build();
   }
 
   @Override

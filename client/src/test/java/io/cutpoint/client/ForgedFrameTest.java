@@ -19,9 +19,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A client that is not the sender of a channel writes forged frames to a worker's channel port
- * over loopback gRPC. The worker refuses them with a status and leaves the channel as it was: the
- * real sender's messages are all delivered, once and in order, and snapshots still complete.
+ * A client that is not the sender of a channel writes forged frames to a worker's channel port over
+ * loopback gRPC. The worker refuses them with a status and leaves the channel as it was: the real
+ * sender's messages are all delivered, once and in order, and snapshots still complete.
  */
 class ForgedFrameTest {
 
@@ -29,29 +29,44 @@ class ForgedFrameTest {
 
   private final List<Long> seenByB = new CopyOnWriteArrayList<>();
   private final List<Long> completedByB = new CopyOnWriteArrayList<>();
+
   /** Accepts TCP connections and never answers: a real sender pointed here is cut off. */
   private ServerSocket nowhere;
+
   private Worker a;
   private Worker b;
 
   private void start(ParkingLimits limits) throws IOException {
     nowhere = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    b = Worker.builder("b").incoming("a").stateHandler(new NoState()).parkingLimits(limits)
-        .messageHandler((from, seq, payload) -> seenByB.add(seq)).build().start();
-    b.setSnapshotListener(new WorkerControl.LocalSnapshotListener() {
-      @Override
-      public void completed(CompletedLocalSnapshot snapshot) {
-        completedByB.add(snapshot.cut().snapshotId());
-      }
+    b =
+        Worker.builder("b")
+            .incoming("a")
+            .stateHandler(new NoState())
+            .parkingLimits(limits)
+            .messageHandler((from, seq, payload) -> seenByB.add(seq))
+            .build()
+            .start();
+    b.setSnapshotListener(
+        new WorkerControl.LocalSnapshotListener() {
+          @Override
+          public void completed(CompletedLocalSnapshot snapshot) {
+            completedByB.add(snapshot.cut().snapshotId());
+          }
 
-      @Override
-      public void failed(long snapshotId, String reason) {}
-    });
-    a = Worker.builder("a").outgoing("b").stateHandler(new NoState())
-        .messageHandler((from, seq, payload) -> {})
-        .channelOptions(ChannelOptions.defaults()
-            .withReconnect(Duration.ofMillis(10), Duration.ofMillis(100)))
-        .peers(Map.of("b", b.channelAddress())).build().start();
+          @Override
+          public void failed(long snapshotId, String reason) {}
+        });
+    a =
+        Worker.builder("a")
+            .outgoing("b")
+            .stateHandler(new NoState())
+            .messageHandler((from, seq, payload) -> {})
+            .channelOptions(
+                ChannelOptions.defaults()
+                    .withReconnect(Duration.ofMillis(10), Duration.ofMillis(100)))
+            .peers(Map.of("b", b.channelAddress()))
+            .build()
+            .start();
   }
 
   @AfterEach
@@ -86,8 +101,9 @@ class ForgedFrameTest {
     send(3);
     long sent = a.sentCount("b");
     await().atMost(WAIT).until(() -> seenByB.size() >= sent);
-    assertThat(seenByB).as("messages delivered to b").containsExactlyElementsOf(
-        LongStream.rangeClosed(1, sent).boxed().toList());
+    assertThat(seenByB)
+        .as("messages delivered to b")
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, sent).boxed().toList());
     a.startSnapshot(snapshotId);
     await().atMost(WAIT).until(() -> completedByB.contains(snapshotId));
     assertThat(b.receivedCount("a")).isEqualTo(sent);
@@ -227,8 +243,8 @@ class ForgedFrameTest {
     try (ForgedClient forger = new ForgedClient(b.channelAddress())) {
       ForgedClient.Stream empty = forge(forger);
       long position = empty.firstAckPosition() + 1;
-      empty.send(Frame.newBuilder().setEpoch(0)
-          .addItems(Item.newBuilder().setPosition(position)).build());
+      empty.send(
+          Frame.newBuilder().setEpoch(0).addItems(Item.newBuilder().setPosition(position)).build());
       Status refused = endOf(empty);
       assertThat(refused.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(refused.getDescription()).contains("neither data nor a marker");
@@ -247,8 +263,10 @@ class ForgedFrameTest {
 
   /** The worker handled the forged item: it either acknowledged it or ended the stream. */
   private static void awaitProcessed(ForgedClient.Stream s, long position) {
-    await().atMost(WAIT).until(() -> s.end.isDone()
-        || s.acks.stream().anyMatch(ack -> ack.getPosition() >= position));
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> s.end.isDone() || s.acks.stream().anyMatch(ack -> ack.getPosition() >= position));
   }
 
   private void rollBothTo(long epoch) {

@@ -22,16 +22,22 @@ class ForwardingWorkerControlTest {
   /**
    * Calls every method of WorkerControl (defaults included) on a ForwardingWorkerControl that
    * overrides nothing, over a delegate that records each call and answers with a value of its own:
-   * each call must reach the delegate once, with the same arguments, and return the delegate's answer.
+   * each call must reach the delegate once, with the same arguments, and return the delegate's
+   * answer.
    */
   @Test
   void everyMethodOfWorkerControlIsPassedOnWithItsArgumentsAndResult() throws Exception {
     List<Call> calls = new ArrayList<>();
-    WorkerControl delegate = (WorkerControl) Proxy.newProxyInstance(getClass().getClassLoader(),
-        new Class<?>[] {WorkerControl.class}, (proxy, method, args) -> {
-          calls.add(new Call(method.getName(), args == null ? List.of() : Arrays.asList(args)));
-          return answer(method);
-        });
+    WorkerControl delegate =
+        (WorkerControl)
+            Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {WorkerControl.class},
+                (proxy, method, args) -> {
+                  calls.add(
+                      new Call(method.getName(), args == null ? List.of() : Arrays.asList(args)));
+                  return answer(method);
+                });
     WorkerControl forwarding = new ForwardingWorkerControl(delegate) {};
 
     List<String> notForwarded = new ArrayList<>();
@@ -41,7 +47,8 @@ class ForwardingWorkerControlTest {
         continue;
       }
       calls.clear();
-      Object[] args = Arrays.stream(m.getParameterTypes()).map(ForwardingWorkerControlTest::argument).toArray();
+      Object[] args =
+          Arrays.stream(m.getParameterTypes()).map(ForwardingWorkerControlTest::argument).toArray();
       Object result = m.invoke(forwarding, args);
       checked++;
       if (!calls.equals(List.of(new Call(m.getName(), Arrays.asList(args))))) {
@@ -50,12 +57,20 @@ class ForwardingWorkerControlTest {
         notForwarded.add(m.getName() + " returned " + result + ", not the delegate's " + answer(m));
       }
     }
-    assertThat(checked).isEqualTo((int) Arrays.stream(WorkerControl.class.getMethods())
-        .filter(m -> !Modifier.isStatic(m.getModifiers())).count()).isGreaterThanOrEqualTo(14);
+    assertThat(checked)
+        .isEqualTo(
+            (int)
+                Arrays.stream(WorkerControl.class.getMethods())
+                    .filter(m -> !Modifier.isStatic(m.getModifiers()))
+                    .count())
+        .isGreaterThanOrEqualTo(14);
     assertThat(notForwarded).as("WorkerControl calls a wrapper would not pass on").isEmpty();
   }
 
-  /** A value no default or constant would produce, so that a result that did not come from the delegate shows. */
+  /**
+   * A value no default or constant would produce, so that a result that did not come from the
+   * delegate shows.
+   */
   private static Object answer(Method m) {
     Class<?> type = m.getReturnType();
     if (type == void.class) {

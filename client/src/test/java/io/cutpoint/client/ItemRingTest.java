@@ -17,7 +17,8 @@ class ItemRingTest {
 
   /** Any mix of appends and head drops leaves the ring equal to a plain deque. */
   @Property(tries = 200)
-  void behavesLikeADeque(@ForAll @Size(max = 200) List<@IntRange(min = -40, max = 60) Integer> ops) {
+  void behavesLikeADeque(
+      @ForAll @Size(max = 200) List<@IntRange(min = -40, max = 60) Integer> ops) {
     ItemRing ring = new ItemRing(4);
     ArrayDeque<Item> model = new ArrayDeque<>();
     long position = 0;

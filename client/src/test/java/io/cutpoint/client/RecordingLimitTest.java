@@ -10,27 +10,41 @@ import org.junit.jupiter.api.Test;
 class RecordingLimitTest {
 
   /**
-   * a -> b and c -> b; only a initiates, so c never sends a marker and b records c's channel
-   * until the limit set on b's builder makes its local snapshot fail.
+   * a -> b and c -> b; only a initiates, so c never sends a marker and b records c's channel until
+   * the limit set on b's builder makes its local snapshot fail.
    */
   @Test
   void aLocalSnapshotThatRecordsMoreThanTheLimitFailsWithAClearReason() {
     Map<Long, String> failures = new ConcurrentHashMap<>();
-    try (Worker b = Worker.builder("b").incoming("a", "c").stateHandler(new NoState())
-            .messageHandler((f, s, p) -> {}).maxRecordedBytesPerSnapshot(1_000).build();
-        Worker a = Worker.builder("a").outgoing("b").stateHandler(new NoState())
-            .messageHandler((f, s, p) -> {}).build();
-        Worker c = Worker.builder("c").outgoing("b").stateHandler(new NoState())
-            .messageHandler((f, s, p) -> {}).build()) {
-      b.setSnapshotListener(new WorkerControl.LocalSnapshotListener() {
-        @Override
-        public void completed(io.cutpoint.client.engine.CompletedLocalSnapshot snapshot) {}
+    try (Worker b =
+            Worker.builder("b")
+                .incoming("a", "c")
+                .stateHandler(new NoState())
+                .messageHandler((f, s, p) -> {})
+                .maxRecordedBytesPerSnapshot(1_000)
+                .build();
+        Worker a =
+            Worker.builder("a")
+                .outgoing("b")
+                .stateHandler(new NoState())
+                .messageHandler((f, s, p) -> {})
+                .build();
+        Worker c =
+            Worker.builder("c")
+                .outgoing("b")
+                .stateHandler(new NoState())
+                .messageHandler((f, s, p) -> {})
+                .build()) {
+      b.setSnapshotListener(
+          new WorkerControl.LocalSnapshotListener() {
+            @Override
+            public void completed(io.cutpoint.client.engine.CompletedLocalSnapshot snapshot) {}
 
-        @Override
-        public void failed(long snapshotId, String reason) {
-          failures.put(snapshotId, reason);
-        }
-      });
+            @Override
+            public void failed(long snapshotId, String reason) {
+              failures.put(snapshotId, reason);
+            }
+          });
       b.start();
       a.updatePeers(Map.of("b", b.channelAddress()));
       c.updatePeers(Map.of("b", b.channelAddress()));

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.client.testing.Parked;
 import io.cutpoint.cut.CutVerifier;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.client.testing.Parked;
 import io.cutpoint.cut.RecordedMessage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -27,45 +27,68 @@ class RollbackTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static LocalSnapshot piece(String worker, Map<String, Long> sent, Map<String, Long> received,
+  private static LocalSnapshot piece(
+      String worker,
+      Map<String, Long> sent,
+      Map<String, Long> received,
       Map<String, List<RecordedMessage>> recordings) {
-    return new LocalSnapshot(7, worker, new TreeMap<>(sent), new TreeMap<>(received),
-        new TreeMap<>(recordings), null);
+    return new LocalSnapshot(
+        7, worker, new TreeMap<>(sent), new TreeMap<>(received), new TreeMap<>(recordings), null);
   }
 
   @Test
-  void afterRestoreRecordedMessagesComeFirstInOrderThenNewTrafficAndCountersContinue() throws Exception {
+  void afterRestoreRecordedMessagesComeFirstInOrderThenNewTrafficAndCountersContinue()
+      throws Exception {
     List<String> seenByB = new CopyOnWriteArrayList<>();
     CountDownLatch stall = new CountDownLatch(1);
     CountDownLatch stalled = new CountDownLatch(1);
-    StateHandler bState = new StateHandler() {
-      @Override
-      public byte[] capture() {
-        return text("b");
-      }
+    StateHandler bState =
+        new StateHandler() {
+          @Override
+          public byte[] capture() {
+            return text("b");
+          }
 
-      @Override
-      public void restore(byte[] state) {
-        seenByB.clear(); // what b saw before the rollback no longer happened
-        seenByB.add("restored " + new String(state, StandardCharsets.UTF_8));
-      }
-    };
-    try (Worker b = Worker.builder("b").incoming("a", "c").stateHandler(bState)
-            .messageHandler((from, seq, payload) -> {
-              if (new String(payload, StandardCharsets.UTF_8).equals("stall")) {
-                try {
-                  stalled.countDown();
-                  stall.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              }
-              seenByB.add(from + seq + ":" + new String(payload, StandardCharsets.UTF_8));
-            }).build().start();
-        Worker a = Worker.builder("a").outgoing("b").stateHandler(new NoState())
-            .messageHandler((f, s, p) -> {}).peers(Map.of("b", b.channelAddress())).build().start();
-        Worker c = Worker.builder("c").outgoing("b").stateHandler(new NoState())
-            .messageHandler((f, s, p) -> {}).peers(Map.of("b", b.channelAddress())).build().start()) {
+          @Override
+          public void restore(byte[] state) {
+            seenByB.clear(); // what b saw before the rollback no longer happened
+            seenByB.add("restored " + new String(state, StandardCharsets.UTF_8));
+          }
+        };
+    try (Worker b =
+            Worker.builder("b")
+                .incoming("a", "c")
+                .stateHandler(bState)
+                .messageHandler(
+                    (from, seq, payload) -> {
+                      if (new String(payload, StandardCharsets.UTF_8).equals("stall")) {
+                        try {
+                          stalled.countDown();
+                          stall.await();
+                        } catch (InterruptedException e) {
+                          Thread.currentThread().interrupt();
+                        }
+                      }
+                      seenByB.add(from + seq + ":" + new String(payload, StandardCharsets.UTF_8));
+                    })
+                .build()
+                .start();
+        Worker a =
+            Worker.builder("a")
+                .outgoing("b")
+                .stateHandler(new NoState())
+                .messageHandler((f, s, p) -> {})
+                .peers(Map.of("b", b.channelAddress()))
+                .build()
+                .start();
+        Worker c =
+            Worker.builder("c")
+                .outgoing("b")
+                .stateHandler(new NoState())
+                .messageHandler((f, s, p) -> {})
+                .peers(Map.of("b", b.channelAddress()))
+                .build()
+                .start()) {
       for (int i = 1; i <= 5; i++) {
         a.send("b", text("old" + i));
       }
@@ -82,12 +105,16 @@ class RollbackTest {
       c.halt(1);
       CompletableFuture<Void> haltB = CompletableFuture.runAsync(() -> b.halt(1));
       AtomicReference<Thread> sender = new AtomicReference<>();
-      CompletableFuture<Long> sendWhileHalted = CompletableFuture.supplyAsync(() -> {
-        sender.set(Thread.currentThread());
-        return a.send("b", text("new-early"));
-      });
-      // The send waits in Worker.send through the halt: once its thread is parked there, it has not returned.
-      await().atMost(Duration.ofSeconds(10))
+      CompletableFuture<Long> sendWhileHalted =
+          CompletableFuture.supplyAsync(
+              () -> {
+                sender.set(Thread.currentThread());
+                return a.send("b", text("new-early"));
+              });
+      // The send waits in Worker.send through the halt: once its thread is parked there, it has not
+      // returned.
+      await()
+          .atMost(Duration.ofSeconds(10))
           .until(() -> sendWhileHalted.isDone() || Parked.in(sender.get(), Worker.class, "send"));
       assertThat(sendWhileHalted).as("a send while halted").isNotDone();
       stall.countDown();
@@ -96,9 +123,19 @@ class RollbackTest {
 
       a.restore(1, piece("a", Map.of("b", 8L), Map.of(), Map.of()), new byte[0]);
       c.restore(1, piece("c", Map.of("b", 3L), Map.of(), Map.of()), new byte[0]);
-      b.restore(1, piece("b", Map.of(), Map.of("a", 5L, "c", 3L), Map.of("a", List.of(
-          new RecordedMessage(6, text("rec6")), new RecordedMessage(7, text("rec7")),
-          new RecordedMessage(8, text("rec8"))))), text("state@7"));
+      b.restore(
+          1,
+          piece(
+              "b",
+              Map.of(),
+              Map.of("a", 5L, "c", 3L),
+              Map.of(
+                  "a",
+                  List.of(
+                      new RecordedMessage(6, text("rec6")),
+                      new RecordedMessage(7, text("rec7")),
+                      new RecordedMessage(8, text("rec8"))))),
+          text("state@7"));
 
       a.resume(1); // a's traffic of the new epoch reaches b before b resumes: b must hold it back
       c.resume(1);
@@ -110,7 +147,8 @@ class RollbackTest {
 
       await().atMost(Duration.ofSeconds(5)).until(() -> seenByB.size() == 7);
       List<String> fromA = seenByB.stream().filter(s -> s.startsWith("a")).toList();
-      assertThat(fromA).containsExactly("a6:rec6", "a7:rec7", "a8:rec8", "a9:new-early", "a10:new10");
+      assertThat(fromA)
+          .containsExactly("a6:rec6", "a7:rec7", "a8:rec8", "a9:new-early", "a10:new10");
       assertThat(seenByB).contains("c4:new-c");
       assertThat(b.receivedCount("a")).isEqualTo(10);
       assertThat(b.receivedCount("c")).isEqualTo(4);
@@ -121,16 +159,24 @@ class RollbackTest {
 
   @Test
   void restoreRefusesWrongEpochsAndForeignPieces() {
-    try (Worker a = Worker.builder("a").incoming("b").stateHandler(new NoState())
-        .messageHandler((f, s, p) -> {}).build().start()) {
+    try (Worker a =
+        Worker.builder("a")
+            .incoming("b")
+            .stateHandler(new NoState())
+            .messageHandler((f, s, p) -> {})
+            .build()
+            .start()) {
       assertThatThrownBy(() -> a.restore(0, piece("a", Map.of(), Map.of(), Map.of()), new byte[0]))
-          .isInstanceOf(IllegalStateException.class).hasMessageContaining("halted");
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("halted");
       a.halt(3);
       assertThatThrownBy(() -> a.halt(2)).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> a.restore(2, piece("a", Map.of(), Map.of(), Map.of()), new byte[0]))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("epoch");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("epoch");
       assertThatThrownBy(() -> a.restore(3, piece("z", Map.of(), Map.of(), Map.of()), new byte[0]))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("worker z");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("worker z");
       assertThatThrownBy(() -> a.resume(4)).isInstanceOf(IllegalArgumentException.class);
       a.resume(3);
       assertThat(a.epoch()).isEqualTo(3);
@@ -139,14 +185,19 @@ class RollbackTest {
 
   @Test
   void rollingTheBankBackToACutConservesMoneyAndLaterCutsStayConsistent() {
-    try (BankCluster bank = new BankCluster(BankCluster.complete("a", "b", "c"), 10_000, 1_000_000,
-        UnaryOperator.identity()).connectDirectly()) {
+    try (BankCluster bank =
+        new BankCluster(
+                BankCluster.complete("a", "b", "c"), 10_000, 1_000_000, UnaryOperator.identity())
+            .connectDirectly()) {
       bank.kickAll(16);
-      await().until(() -> bank.accounts.values().stream().mapToLong(BankAccount::received).sum() > 5_000);
+      await()
+          .until(
+              () -> bank.accounts.values().stream().mapToLong(BankAccount::received).sum() > 5_000);
       bank.workers.get("b").startSnapshot(1);
       await().atMost(Duration.ofSeconds(10)).until(() -> bank.complete(1));
       assertThat(CutVerifier.verify(bank.cut(1))).isEmpty();
-      long recorded = bank.cut(1).pieces().values().stream().mapToLong(LocalSnapshot::inFlightMessages).sum();
+      long recorded =
+          bank.cut(1).pieces().values().stream().mapToLong(LocalSnapshot::inFlightMessages).sum();
 
       bank.workers.values().forEach(w -> w.halt(1));
       for (Map.Entry<String, Worker> e : bank.workers.entrySet()) {
@@ -157,13 +208,19 @@ class RollbackTest {
       long receivedBefore = bank.accounts.values().stream().mapToLong(BankAccount::received).sum();
       bank.workers.values().forEach(w -> w.resume(1));
 
-      await().atMost(Duration.ofSeconds(10)).until(() ->
-          bank.accounts.values().stream().mapToLong(BankAccount::received).sum() > receivedBefore + recorded + 5_000);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  bank.accounts.values().stream().mapToLong(BankAccount::received).sum()
+                      > receivedBefore + recorded + 5_000);
       bank.workers.get("a").startSnapshot(2);
       await().atMost(Duration.ofSeconds(10)).until(() -> bank.complete(2));
       assertThat(CutVerifier.verify(bank.cut(2))).isEmpty();
       assertThat(bank.moneyIn(2)).isEqualTo(bank.initialTotal);
-      assertThat(bank.violations()).as("application sequence numbers continue across the rollback").isEmpty();
+      assertThat(bank.violations())
+          .as("application sequence numbers continue across the rollback")
+          .isEmpty();
       bank.workers.values().forEach(w -> assertThat(w.epoch()).isEqualTo(1));
     }
   }

@@ -18,14 +18,23 @@ class SharedThreadsTest {
   @Test
   void aWorkerThatCouldNotListenLetsGoOfTheSharedThreadsOnlyOnce() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Worker live = Worker.builder("live").stateHandler(new NoState()).messageHandler((f, s, p) -> {})
-            .build().start()) {
+        Worker live =
+            Worker.builder("live")
+                .stateHandler(new NoState())
+                .messageHandler((f, s, p) -> {})
+                .build()
+                .start()) {
       int before = SharedThreads.holders();
-      Worker late = Worker.builder("late").listenOn("127.0.0.1", taken.getLocalPort())
-          .stateHandler(new NoState()).messageHandler((f, s, p) -> {}).build();
+      Worker late =
+          Worker.builder("late")
+              .listenOn("127.0.0.1", taken.getLocalPort())
+              .stateHandler(new NoState())
+              .messageHandler((f, s, p) -> {})
+              .build();
       assertThatThrownBy(late::start).isInstanceOf(UncheckedIOException.class);
       late.close();
-      assertThat(SharedThreads.holders()).as("holders after the failed start and its close")
+      assertThat(SharedThreads.holders())
+          .as("holders after the failed start and its close")
           .isEqualTo(before);
       assertThat(live.channelAddress()).isNotEmpty();
     }

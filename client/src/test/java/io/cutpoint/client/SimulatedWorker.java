@@ -11,19 +11,19 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 
 /**
- * One incarnation of a worker in the seeded simulator: the production {@link WorkerCore} and a
- * thin simulated transport that does with each {@link WorkerEffect} what the gRPC transport does
- * ({@code WireEffects}, {@code ChannelSender}, {@code InboundStream}). Each outgoing channel keeps
- * its items of the current epoch until they are acknowledged, opens a stream with a header, waits
- * for the receiver's first ack and resends from there, and reopens a stream that ended after a
- * random delay. Each incoming stream hands frames to the core only as the core asks for them.
- * The transport decides nothing the core decides: epochs, parking, de-duplication, replay and
- * refusals are the core's.
+ * One incarnation of a worker in the seeded simulator: the production {@link WorkerCore} and a thin
+ * simulated transport that does with each {@link WorkerEffect} what the gRPC transport does ({@code
+ * WireEffects}, {@code ChannelSender}, {@code InboundStream}). Each outgoing channel keeps its
+ * items of the current epoch until they are acknowledged, opens a stream with a header, waits for
+ * the receiver's first ack and resends from there, and reopens a stream that ended after a random
+ * delay. Each incoming stream hands frames to the core only as the core asks for them. The
+ * transport decides nothing the core decides: epochs, parking, de-duplication, replay and refusals
+ * are the core's.
  *
- * <p>Beyond {@code ChannelSender}, a reconnecting sender may write its unacknowledged items at once,
- * before the receiver's first ack ({@link Options#resendBeforeAckPercent}): the receiver then sees
- * positions it already delivered and must drop them. Single-threaded: the simulator calls it from
- * its one event loop.
+ * <p>Beyond {@code ChannelSender}, a reconnecting sender may write its unacknowledged items at
+ * once, before the receiver's first ack ({@link Options#resendBeforeAckPercent}): the receiver then
+ * sees positions it already delivered and must drop them. Single-threaded: the simulator calls it
+ * from its one event loop.
  */
 public final class SimulatedWorker {
 
@@ -77,8 +77,8 @@ public final class SimulatedWorker {
    * @param resendBeforeAckPercent chance that a reconnecting sender resends before the first ack
    * @param broken the core's variant; {@link BrokenCore#NONE} in every correct schedule
    */
-  public record Options(int maxItemsPerFrame, int framesAhead, int resendBeforeAckPercent,
-      BrokenCore broken) {}
+  public record Options(
+      int maxItemsPerFrame, int framesAhead, int resendBeforeAckPercent, BrokenCore broken) {}
 
   private static final ParkingLimits PARKING = new ParkingLimits(64, 64L << 20, Duration.ofDays(1));
 
@@ -98,15 +98,32 @@ public final class SimulatedWorker {
   private long duplicateItems;
   private long oldEpochFrames;
 
-  public SimulatedWorker(String id, SortedSet<String> outgoing, SortedSet<String> incoming,
-      StateHandler state, MessageHandler messages, long epoch, Network net, Listener listener,
+  public SimulatedWorker(
+      String id,
+      SortedSet<String> outgoing,
+      SortedSet<String> incoming,
+      StateHandler state,
+      MessageHandler messages,
+      long epoch,
+      Network net,
+      Listener listener,
       Options options) {
     this.id = id;
     this.net = net;
     this.listener = listener;
     this.options = options;
-    this.core = new WorkerCore(id, outgoing, incoming, state, messages, new WorkerMetrics(null),
-        EngineOptions.defaults().withNanoClock(net::now), options.framesAhead(), PARKING, epoch);
+    this.core =
+        new WorkerCore(
+            id,
+            outgoing,
+            incoming,
+            state,
+            messages,
+            new WorkerMetrics(null),
+            EngineOptions.defaults().withNanoClock(net::now),
+            options.framesAhead(),
+            PARKING,
+            epoch);
     core.breakForTest(WorkerCore.Broken.valueOf(options.broken().name()));
     for (String peer : outgoing) {
       outs.put(peer, new Out(peer, epoch));
@@ -146,8 +163,8 @@ public final class SimulatedWorker {
   }
 
   /**
-   * The application sends {@code payload}; its sequence number, or 0 when the worker is halted
-   * (as {@code Worker.send} from a handler: the message is dropped).
+   * The application sends {@code payload}; its sequence number, or 0 when the worker is halted (as
+   * {@code Worker.send} from a handler: the message is dropped).
    */
   public long send(String to, byte[] payload) {
     if (dead) {
@@ -157,11 +174,12 @@ public final class SimulatedWorker {
       return 0;
     }
     long[] seq = new long[1];
-    event(() -> {
-      WorkerCore.Sent sent = core.send(to, payload);
-      apply(sent.effects());
-      seq[0] = sent.seq();
-    });
+    event(
+        () -> {
+          WorkerCore.Sent sent = core.send(to, payload);
+          apply(sent.effects());
+          seq[0] = sent.seq();
+        });
     return seq[0];
   }
 
@@ -175,10 +193,11 @@ public final class SimulatedWorker {
 
   /** Both steps of {@code Worker.halt}. */
   public void halt(long newEpoch) {
-    event(() -> {
-      core.markHalted(newEpoch);
-      apply(core.halt(newEpoch));
-    });
+    event(
+        () -> {
+          core.markHalted(newEpoch);
+          apply(core.halt(newEpoch));
+        });
   }
 
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
@@ -186,14 +205,15 @@ public final class SimulatedWorker {
   }
 
   public void resume(long epoch) {
-    event(() -> {
-      replaying = true;
-      try {
-        apply(core.resume(epoch));
-      } finally {
-        replaying = false;
-      }
-    });
+    event(
+        () -> {
+          replaying = true;
+          try {
+            apply(core.resume(epoch));
+          } finally {
+            replaying = false;
+          }
+        });
   }
 
   // ---- faults ------------------------------------------------------------------------------
@@ -247,7 +267,9 @@ public final class SimulatedWorker {
     return out;
   }
 
-  /** What keeps this worker from being quiet (halted, recordings, unacknowledged or parked items). */
+  /**
+   * What keeps this worker from being quiet (halted, recordings, unacknowledged or parked items).
+   */
   public List<String> notQuiet() {
     List<String> out = new ArrayList<>();
     if (core.halted()) {
@@ -256,12 +278,20 @@ public final class SimulatedWorker {
     if (core.engine().inFlightCount() > 0) {
       out.add(id + " still records snapshots " + core.engine().inFlight());
     }
-    outs.values().forEach(o -> {
-      if (o.ackedPos != o.lastPos) {
-        out.add("channel " + id + "->" + o.to + ": " + (o.lastPos - o.ackedPos)
-            + " items unacknowledged");
-      }
-    });
+    outs.values()
+        .forEach(
+            o -> {
+              if (o.ackedPos != o.lastPos) {
+                out.add(
+                    "channel "
+                        + id
+                        + "->"
+                        + o.to
+                        + ": "
+                        + (o.lastPos - o.ackedPos)
+                        + " items unacknowledged");
+              }
+            });
     for (String from : core.incoming()) {
       if (core.receiver(from).hasParked()) {
         out.add("channel " + from + "->" + id + ": frames parked");
@@ -322,9 +352,19 @@ public final class SimulatedWorker {
     }
     if (frame.epoch() < core.epoch()) {
       oldEpochFrames++;
-      trace(id + " in epoch " + core.epoch() + " gets a frame of epoch " + frame.epoch() + " on "
-          + l + " (" + frame.items().size() + " items from position "
-          + frame.items().get(0).position() + ")");
+      trace(
+          id
+              + " in epoch "
+              + core.epoch()
+              + " gets a frame of epoch "
+              + frame.epoch()
+              + " on "
+              + l
+              + " ("
+              + frame.items().size()
+              + " items from position "
+              + frame.items().get(0).position()
+              + ")");
     } else if (frame.epoch() == core.epoch()) {
       long delivered = core.receiver(l.from).delivered();
       for (ChannelItem item : frame.items()) {
@@ -341,15 +381,16 @@ public final class SimulatedWorker {
       endByReceiver(l); // the process is gone: the sender's stream fails
       return;
     }
-    event(() -> {
-      if (frame == null) {
-        inbound.add(l);
-        trace(id + " accepts " + l);
-        apply(core.attach(l.from, l));
-      } else {
-        l.inbox.add(frame);
-      }
-    });
+    event(
+        () -> {
+          if (frame == null) {
+            inbound.add(l);
+            trace(id + " accepts " + l);
+            apply(core.attach(l.from, l));
+          } else {
+            l.inbox.add(frame);
+          }
+        });
   }
 
   /** An ack of {@code l} arrived at this (sending) worker. */
@@ -415,7 +456,8 @@ public final class SimulatedWorker {
       listener.completed(this, c.snapshot());
     } else if (effect instanceof WorkerEffect.Failed f) {
       listener.failed(this, f.snapshotId(), f.reason());
-    } else if (!(effect instanceof WorkerEffect.Renumber || effect instanceof WorkerEffect.Resumed)) {
+    } else if (!(effect instanceof WorkerEffect.Renumber
+        || effect instanceof WorkerEffect.Resumed)) {
       // Renumber: every send is numbered at once here, no claimed send waits to be dropped.
       // Resumed: application sends ask halted() themselves.
       throw new IllegalArgumentException("unknown effect " + effect);
@@ -432,8 +474,10 @@ public final class SimulatedWorker {
   private final class Out {
     final String to;
     long epoch;
+
     /** Items of the current epoch from position ackedPos + 1 on. */
     final List<ChannelItem> ring = new ArrayList<>();
+
     long ackedPos;
     long sentPos;
     long lastPos;
@@ -450,10 +494,13 @@ public final class SimulatedWorker {
 
     void append(ChannelItem item) {
       long position = ++lastPos;
-      ring.add(item instanceof ChannelItem.Data d
-          ? new ChannelItem.Data(position, d.seq(), d.payload())
-          : new ChannelItem.Mark(position, ((ChannelItem.Mark) item).snapshotId(),
-              ((ChannelItem.Mark) item).sentCount()));
+      ring.add(
+          item instanceof ChannelItem.Data d
+              ? new ChannelItem.Data(position, d.seq(), d.payload())
+              : new ChannelItem.Mark(
+                  position,
+                  ((ChannelItem.Mark) item).snapshotId(),
+                  ((ChannelItem.Mark) item).sentCount()));
     }
 
     void startEpoch(long newEpoch) {
@@ -492,11 +539,13 @@ public final class SimulatedWorker {
     void reopenLater() {
       if (!reopening) {
         reopening = true;
-        net.at(net.now() + net.delay(), () -> {
-          if (!dead) {
-            event(this::open);
-          }
-        });
+        net.at(
+            net.now() + net.delay(),
+            () -> {
+              if (!dead) {
+                event(this::open);
+              }
+            });
       }
     }
 
@@ -544,8 +593,18 @@ public final class SimulatedWorker {
         return;
       }
       if (position > lastPos) {
-        listener.problem("channel " + id + "->" + to + ": the receiver acknowledged position "
-            + position + " of epoch " + epoch + " but only " + lastPos + " were sent");
+        listener.problem(
+            "channel "
+                + id
+                + "->"
+                + to
+                + ": the receiver acknowledged position "
+                + position
+                + " of epoch "
+                + epoch
+                + " but only "
+                + lastPos
+                + " were sent");
         position = lastPos;
       }
       ring.subList(0, (int) (position - ackedPos)).clear();

@@ -15,29 +15,42 @@ class SlowConsumerTest {
   private static final int LIMIT = 1_000;
 
   @Test
-  void aStalledReceiverMakesSendWaitThenTimeOutWithBufferedMessagesUnderTheBound() throws Exception {
+  void aStalledReceiverMakesSendWaitThenTimeOutWithBufferedMessagesUnderTheBound()
+      throws Exception {
     CountDownLatch unblock = new CountDownLatch(1);
     AtomicLong lastSeq = new AtomicLong();
     AtomicLong outOfOrder = new AtomicLong();
-    ChannelOptions options = ChannelOptions.defaults()
-        .withMaxUnacked(LIMIT, 1 << 20)
-        .withSendTimeout(Duration.ofMillis(300));
-    Worker b = Worker.builder("b").incoming("a").stateHandler(new NoState())
-        .messageHandler((from, seq, payload) -> {
-          try {
-            unblock.await(); // a consumer that stalls until the test lets it go
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          if (seq != lastSeq.get() + 1) {
-            outOfOrder.incrementAndGet();
-          }
-          lastSeq.set(seq);
-        })
-        .build().start();
-    try (Worker a = Worker.builder("a").outgoing("b").stateHandler(new NoState())
-        .messageHandler((from, seq, payload) -> {}).channelOptions(options)
-        .peers(Map.of("b", b.channelAddress())).build().start()) {
+    ChannelOptions options =
+        ChannelOptions.defaults()
+            .withMaxUnacked(LIMIT, 1 << 20)
+            .withSendTimeout(Duration.ofMillis(300));
+    Worker b =
+        Worker.builder("b")
+            .incoming("a")
+            .stateHandler(new NoState())
+            .messageHandler(
+                (from, seq, payload) -> {
+                  try {
+                    unblock.await(); // a consumer that stalls until the test lets it go
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  if (seq != lastSeq.get() + 1) {
+                    outOfOrder.incrementAndGet();
+                  }
+                  lastSeq.set(seq);
+                })
+            .build()
+            .start();
+    try (Worker a =
+        Worker.builder("a")
+            .outgoing("b")
+            .stateHandler(new NoState())
+            .messageHandler((from, seq, payload) -> {})
+            .channelOptions(options)
+            .peers(Map.of("b", b.channelAddress()))
+            .build()
+            .start()) {
       byte[] payload = new byte[100];
       long sent = 0;
       long started = System.nanoTime();
@@ -54,7 +67,9 @@ class SlowConsumerTest {
       assertThat(timeout).as("send gave up on the stalled receiver").isNotNull();
       assertThat(timeout).hasMessageContaining("unacknowledged").hasMessageContaining("a->b");
       assertThat(waitedMillis).as("send waited for the timeout").isGreaterThanOrEqualTo(300);
-      assertThat(a.maxBufferedMessages("b")).as("messages a ever held for b").isLessThanOrEqualTo(LIMIT);
+      assertThat(a.maxBufferedMessages("b"))
+          .as("messages a ever held for b")
+          .isLessThanOrEqualTo(LIMIT);
       assertThat(a.bufferedMessages("b")).isEqualTo(LIMIT);
       // What b took in before stalling is bounded by its few requested frames and HTTP/2's window.
       assertThat(sent).as("messages sent before the timeout").isLessThan(LIMIT + 60_000);
@@ -83,13 +98,20 @@ class SlowConsumerTest {
 
   @Test
   void payloadsLargerThanTheLimitAndUndeclaredPeersAreRefusedClearly() {
-    try (Worker a = Worker.builder("a").outgoing("b").stateHandler(new NoState())
-        .messageHandler((from, seq, payload) -> {})
-        .channelOptions(ChannelOptions.defaults().withMaxUnacked(10, 1_000)).build().start()) {
+    try (Worker a =
+        Worker.builder("a")
+            .outgoing("b")
+            .stateHandler(new NoState())
+            .messageHandler((from, seq, payload) -> {})
+            .channelOptions(ChannelOptions.defaults().withMaxUnacked(10, 1_000))
+            .build()
+            .start()) {
       assertThatThrownBy(() -> a.send("b", new byte[1_001]))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the limit");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("exceeds the limit");
       assertThatThrownBy(() -> a.send("c", new byte[1]))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no channel to 'c'");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("no channel to 'c'");
     }
   }
 }

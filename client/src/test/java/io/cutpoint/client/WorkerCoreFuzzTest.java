@@ -24,9 +24,9 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * The receiving side of a worker's channels fed arbitrary frames, streams, halts, resumes,
  * snapshots and the passing of time, as a client that is not the sender could send them. After
- * every step: the application saw each channel's messages contiguously, the engine counted
- * exactly what was delivered, parking stayed within its limits, and no refused stream heard from
- * the worker again. At the end the real sender reconnects and its next message must be delivered.
+ * every step: the application saw each channel's messages contiguously, the engine counted exactly
+ * what was delivered, parking stayed within its limits, and no refused stream heard from the worker
+ * again. At the end the real sender reconnects and its next message must be delivered.
  *
  * <p>Runs its committed inputs in {@code mvn verify}; {@code -Pfuzz} fuzzes it (see README).
  */
@@ -56,19 +56,37 @@ class WorkerCoreFuzzTest {
         lastSeq.put(peer, 0L);
       }
       WorkerMetrics metrics = new WorkerMetrics(null);
-      Map<String, ChannelSender> senders = Map.of("c",
-          new ChannelSender("b", "c", 0, ChannelOptions.defaults(), new OfflineHooks(metrics)));
+      Map<String, ChannelSender> senders =
+          Map.of(
+              "c",
+              new ChannelSender("b", "c", 0, ChannelOptions.defaults(), new OfflineHooks(metrics)));
       effects = new WireEffects("b", senders);
-      core = new WorkerCore("b", outgoing, incoming, new NoState(),
-          (from, seq, payload) -> {
-            long expected = lastSeq.get(from) + 1;
-            if (seq != expected) {
-              throw new AssertionError("message " + seq + " from " + from + " reached the"
-                  + " application where " + expected + " was due");
-            }
-            lastSeq.put(from, seq);
-          },
-          metrics, EngineOptions.defaults().withNanoClock(() -> now), 8, LIMITS, 0);
+      core =
+          new WorkerCore(
+              "b",
+              outgoing,
+              incoming,
+              new NoState(),
+              (from, seq, payload) -> {
+                long expected = lastSeq.get(from) + 1;
+                if (seq != expected) {
+                  throw new AssertionError(
+                      "message "
+                          + seq
+                          + " from "
+                          + from
+                          + " reached the"
+                          + " application where "
+                          + expected
+                          + " was due");
+                }
+                lastSeq.put(from, seq);
+              },
+              metrics,
+              EngineOptions.defaults().withNanoClock(() -> now),
+              8,
+              LIMITS,
+              0);
     }
 
     void drive(FuzzedDataProvider data) {
@@ -118,12 +136,13 @@ class WorkerCoreFuzzTest {
         s = attach(peer);
       }
       ChannelReceiver r = core.receiver(peer);
-      long epoch = switch (data.consumeInt(0, 3)) {
-        case 0 -> core.epoch();
-        case 1 -> core.epoch() + 1;
-        case 2 -> Math.max(0, core.epoch() - 1);
-        default -> data.consumeLong();
-      };
+      long epoch =
+          switch (data.consumeInt(0, 3)) {
+            case 0 -> core.epoch();
+            case 1 -> core.epoch() + 1;
+            case 2 -> Math.max(0, core.epoch() - 1);
+            default -> data.consumeLong();
+          };
       Frame.Builder frame = Frame.newBuilder().setEpoch(epoch);
       int items = data.consumeInt(0, 4);
       for (int i = 0; i < items; i++) {
@@ -131,12 +150,17 @@ class WorkerCoreFuzzTest {
         long received = core.engine().received(peer);
         Item.Builder item = Item.newBuilder().setPosition(position);
         switch (data.consumeInt(0, 2)) {
-          case 0 -> item.setData(DataMessage.newBuilder()
-              .setSeq(data.consumeBoolean() ? received + 1 + i : data.consumeLong())
-              .setPayload(ByteString.copyFrom(data.consumeBytes(data.consumeInt(0, 300)))));
-          case 1 -> item.setMarker(Marker.newBuilder().setSnapshotId(data.consumeLong(1, 6))
-              .setSentCount(data.consumeBoolean() ? received : data.consumeLong()));
-          default -> { } // neither data nor a marker
+          case 0 ->
+              item.setData(
+                  DataMessage.newBuilder()
+                      .setSeq(data.consumeBoolean() ? received + 1 + i : data.consumeLong())
+                      .setPayload(ByteString.copyFrom(data.consumeBytes(data.consumeInt(0, 300)))));
+          case 1 ->
+              item.setMarker(
+                  Marker.newBuilder()
+                      .setSnapshotId(data.consumeLong(1, 6))
+                      .setSentCount(data.consumeBoolean() ? received : data.consumeLong()));
+          default -> {} // neither data nor a marker
         }
         frame.addItems(item);
       }
@@ -146,7 +170,8 @@ class WorkerCoreFuzzTest {
     private void check() {
       for (String peer : PEERS) {
         ChannelReceiver r = core.receiver(peer);
-        assertThat(core.engine().received(peer)).as("engine count of %s->b", peer)
+        assertThat(core.engine().received(peer))
+            .as("engine count of %s->b", peer)
             .isEqualTo(lastSeq.get(peer));
         assertThat(r.parkedFrames()).isLessThanOrEqualTo(LIMITS.maxFrames());
         assertThat(r.parkedBytes()).isLessThanOrEqualTo(LIMITS.maxBytes());
@@ -170,22 +195,34 @@ class WorkerCoreFuzzTest {
         long resumeAt = s.lastAckedPosition();
         assertThat(resumeAt).isEqualTo(r.delivered());
         long seq = core.engine().received(peer) + 1;
-        effects.apply(core.onFrame(peer, streams.get(s), Frames.toDomain(
-            Frame.newBuilder().setEpoch(core.epoch())
-                .addItems(Item.newBuilder().setPosition(resumeAt + 1)
-                    .setData(DataMessage.newBuilder().setSeq(seq)))
-                .build())));
+        effects.apply(
+            core.onFrame(
+                peer,
+                streams.get(s),
+                Frames.toDomain(
+                    Frame.newBuilder()
+                        .setEpoch(core.epoch())
+                        .addItems(
+                            Item.newBuilder()
+                                .setPosition(resumeAt + 1)
+                                .setData(DataMessage.newBuilder().setSeq(seq)))
+                        .build())));
         assertThat(s.end).as("the real sender's stream of %s->b", peer).isNull();
-        assertThat(lastSeq.get(peer)).as("the real sender's message on %s->b", peer)
-            .isEqualTo(seq);
+        assertThat(lastSeq.get(peer)).as("the real sender's message on %s->b", peer).isEqualTo(seq);
         assertThat(s.lastAckedPosition()).isEqualTo(resumeAt + 1);
       }
       check();
       for (RecordingAckObserver s : all) {
         if (s.end != null) {
-          assertThat(s.end.getCode()).isIn(Status.Code.OK, Status.Code.ABORTED,
-              Status.Code.DATA_LOSS, Status.Code.INVALID_ARGUMENT, Status.Code.FAILED_PRECONDITION,
-              Status.Code.RESOURCE_EXHAUSTED, Status.Code.DEADLINE_EXCEEDED);
+          assertThat(s.end.getCode())
+              .isIn(
+                  Status.Code.OK,
+                  Status.Code.ABORTED,
+                  Status.Code.DATA_LOSS,
+                  Status.Code.INVALID_ARGUMENT,
+                  Status.Code.FAILED_PRECONDITION,
+                  Status.Code.RESOURCE_EXHAUSTED,
+                  Status.Code.DEADLINE_EXCEEDED);
         }
       }
     }

@@ -47,40 +47,43 @@ class WorkerExampleTest {
   void twoWorkersBounceMessagesAndTakeAConsistentSnapshot() {
     MeterRegistry registry = new SimpleMeterRegistry();
     List<CompletedLocalSnapshot> pieces = new CopyOnWriteArrayList<>();
-    WorkerControl.LocalSnapshotListener collect = new WorkerControl.LocalSnapshotListener() {
-      @Override
-      public void completed(CompletedLocalSnapshot snapshot) {
-        pieces.add(snapshot); // a coordinator session would upload it
-      }
+    WorkerControl.LocalSnapshotListener collect =
+        new WorkerControl.LocalSnapshotListener() {
+          @Override
+          public void completed(CompletedLocalSnapshot snapshot) {
+            pieces.add(snapshot); // a coordinator session would upload it
+          }
 
-      @Override
-      public void failed(long snapshotId, String reason) {
-        System.err.println("snapshot " + snapshotId + " failed: " + reason);
-      }
-    };
+          @Override
+          public void failed(long snapshotId, String reason) {
+            System.err.println("snapshot " + snapshotId + " failed: " + reason);
+          }
+        };
 
     Bouncer pingApp = new Bouncer();
     Bouncer pongApp = new Bouncer();
-    Worker pong = Worker.builder("pong")
-        .listenOn("127.0.0.1", 0) // any free port
-        .outgoing("ping")
-        .incoming("ping")
-        .stateHandler(pongApp)
-        .messageHandler(pongApp)
-        .meterRegistry(registry)
-        .build();
+    Worker pong =
+        Worker.builder("pong")
+            .listenOn("127.0.0.1", 0) // any free port
+            .outgoing("ping")
+            .incoming("ping")
+            .stateHandler(pongApp)
+            .messageHandler(pongApp)
+            .meterRegistry(registry)
+            .build();
     pongApp.worker = pong;
     try (pong) {
       pong.setSnapshotListener(collect);
       pong.start();
-      Worker ping = Worker.builder("ping")
-          .outgoing("pong")
-          .incoming("pong")
-          .stateHandler(pingApp)
-          .messageHandler(pingApp)
-          .peers(Map.of("pong", pong.channelAddress())) // static addresses for now
-          .meterRegistry(registry)
-          .build();
+      Worker ping =
+          Worker.builder("ping")
+              .outgoing("pong")
+              .incoming("pong")
+              .stateHandler(pingApp)
+              .messageHandler(pingApp)
+              .peers(Map.of("pong", pong.channelAddress())) // static addresses for now
+              .meterRegistry(registry)
+              .build();
       pingApp.worker = ping;
       try (ping) {
         ping.setSnapshotListener(collect);
@@ -94,14 +97,21 @@ class WorkerExampleTest {
         ping.startSnapshot(1);
         await().until(() -> pieces.size() == 2);
 
-        Cut cut = Cut.of(1, Set.of("ping", "pong"),
-            Set.of(ChannelId.of("ping", "pong"), ChannelId.of("pong", "ping")),
-            pieces.stream().map(CompletedLocalSnapshot::cut).toList());
+        Cut cut =
+            Cut.of(
+                1,
+                Set.of("ping", "pong"),
+                Set.of(ChannelId.of("ping", "pong"), ChannelId.of("pong", "ping")),
+                pieces.stream().map(CompletedLocalSnapshot::cut).toList());
         assertThat(CutVerifier.verify(cut)).isEmpty();
         // Each side bounces its first 999 receipts: ping gets 999, pong gets 10 + 999.
-        await().until(() -> ping.counters().messagesReceived() == 999
-            && pong.counters().messagesReceived() == 1_009);
-        assertThat(registry.get("cutpoint.worker.messages.received").counter().count()).isEqualTo(2_008);
+        await()
+            .until(
+                () ->
+                    ping.counters().messagesReceived() == 999
+                        && pong.counters().messagesReceived() == 1_009);
+        assertThat(registry.get("cutpoint.worker.messages.received").counter().count())
+            .isEqualTo(2_008);
         assertThat(registry.get("cutpoint.worker.markers.sent").counter().count()).isEqualTo(2);
       }
     }

@@ -11,8 +11,12 @@ import org.junit.jupiter.api.Test;
 class WorkerFreshTest {
 
   private static Worker worker() {
-    return Worker.builder("a").incoming("b").stateHandler(new NoState())
-        .messageHandler((f, s, p) -> {}).build().start();
+    return Worker.builder("a")
+        .incoming("b")
+        .stateHandler(new NoState())
+        .messageHandler((f, s, p) -> {})
+        .build()
+        .start();
   }
 
   private static LocalSnapshot piece(String worker) {

@@ -37,16 +37,27 @@ class WorkerShutdownTest {
   void closingWorkersUnderTrafficReleasesEveryPortAndThread() {
     Set<Thread> threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
     List<Integer> ports;
-    BankCluster bank = new BankCluster(BankCluster.complete("shut-a", "shut-b", "shut-c"), 10_000, 10_000_000,
-        UnaryOperator.identity()).connectDirectly();
+    BankCluster bank =
+        new BankCluster(
+                BankCluster.complete("shut-a", "shut-b", "shut-c"),
+                10_000,
+                10_000_000,
+                UnaryOperator.identity())
+            .connectDirectly();
     try {
       bank.kickAll(16);
-      await().until(() -> bank.accounts.values().stream().mapToLong(BankAccount::received).sum() > 2_000);
+      await()
+          .until(
+              () -> bank.accounts.values().stream().mapToLong(BankAccount::received).sum() > 2_000);
       bank.workers.get("shut-a").startSnapshot(1);
       await().until(() -> bank.complete(1));
-      ports = bank.workers.values().stream()
-          .map(w -> Integer.parseInt(w.channelAddress().substring(w.channelAddress().lastIndexOf(':') + 1)))
-          .toList();
+      ports =
+          bank.workers.values().stream()
+              .map(
+                  w ->
+                      Integer.parseInt(
+                          w.channelAddress().substring(w.channelAddress().lastIndexOf(':') + 1)))
+              .toList();
       assertThat(ports).noneMatch(WorkerShutdownTest::bindable);
       assertThat(workerThreads()).anyMatch(n -> n.startsWith("cutpoint-shut-a-events"));
     } finally {
@@ -55,11 +66,20 @@ class WorkerShutdownTest {
     bank.close(); // twice is harmless
     assertThat(ports).allMatch(WorkerShutdownTest::bindable);
     await().atMost(Duration.ofSeconds(30)).until(() -> workerThreads().isEmpty());
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
-        Thread.getAllStackTraces().keySet().stream()
-            .filter(t -> t.isAlive() && !threadsBefore.contains(t) && t != Thread.currentThread())
-            .map(Thread::getName))
-        .as("threads started during the test and still alive").isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Thread.getAllStackTraces().keySet().stream()
+                            .filter(
+                                t ->
+                                    t.isAlive()
+                                        && !threadsBefore.contains(t)
+                                        && t != Thread.currentThread())
+                            .map(Thread::getName))
+                    .as("threads started during the test and still alive")
+                    .isEmpty());
   }
 
   /** Live threads that Cutpoint started (all of its thread names begin with "cutpoint-"). */
@@ -74,8 +94,12 @@ class WorkerShutdownTest {
     // Compared by name, not with Thread.activeCount(): threads of the JVM, of gRPC and of earlier
     // test classes come and go on their own while this test runs.
     Set<Thread> before = cutpointThreads();
-    Worker w = Worker.builder("shut-idle").outgoing("x").stateHandler(new NoState())
-        .messageHandler((f, s, p) -> {}).build();
+    Worker w =
+        Worker.builder("shut-idle")
+            .outgoing("x")
+            .stateHandler(new NoState())
+            .messageHandler((f, s, p) -> {})
+            .build();
     assertThat(cutpointThreads()).as("Cutpoint threads after build()").isSubsetOf(before);
     w.close();
     assertThat(cutpointThreads()).as("Cutpoint threads after close()").isSubsetOf(before);
@@ -84,9 +108,14 @@ class WorkerShutdownTest {
   @Test
   void aPortInUseIsAClearErrorAndLeavesNoThreadBehind() throws IOException {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Worker w = Worker.builder("shut-late").listenOn("127.0.0.1", taken.getLocalPort())
-          .stateHandler(new NoState()).messageHandler((f, s, p) -> {}).build();
-      assertThatThrownBy(w::start).isInstanceOf(java.io.UncheckedIOException.class)
+      Worker w =
+          Worker.builder("shut-late")
+              .listenOn("127.0.0.1", taken.getLocalPort())
+              .stateHandler(new NoState())
+              .messageHandler((f, s, p) -> {})
+              .build();
+      assertThatThrownBy(w::start)
+          .isInstanceOf(java.io.UncheckedIOException.class)
           .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort());
       w.close();
     }

@@ -15,10 +15,10 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A worker application on the Cutpoint SDK, as a plain {@code main}: it joins a coordinator
- * ({@code cutpoint server}), sends a tick to its peer every 100 ms, and counts the ticks it sent
- * and received. The two counters are its state: every snapshot captures them and a rollback
- * restores them. Run two of them against one coordinator (worker-sdk.md, section 1):
+ * A worker application on the Cutpoint SDK, as a plain {@code main}: it joins a coordinator ({@code
+ * cutpoint server}), sends a tick to its peer every 100 ms, and counts the ticks it sent and
+ * received. The two counters are its state: every snapshot captures them and a rollback restores
+ * them. Run two of them against one coordinator (worker-sdk.md, section 1):
  *
  * <pre>
  * mvn -q -B -pl examples compile exec:java -Dexec.mainClass=io.cutpoint.examples.TickerWorker -Dexec.args='localhost:7070 left right'
@@ -39,11 +39,18 @@ public final class TickerWorker implements StateHandler, MessageHandler, AutoClo
   private long sent;
   private long received;
 
-  private TickerWorker(String coordinator, String id, String peer, long periodMillis,
-      SessionListener listener) {
+  private TickerWorker(
+      String coordinator, String id, String peer, long periodMillis, SessionListener listener) {
     this.peer = peer;
-    this.worker = Worker.builder(id).listenOn("127.0.0.1", 0).outgoing(peer).incoming(peer)
-        .stateHandler(this).messageHandler(this).build().start();
+    this.worker =
+        Worker.builder(id)
+            .listenOn("127.0.0.1", 0)
+            .outgoing(peer)
+            .incoming(peer)
+            .stateHandler(this)
+            .messageHandler(this)
+            .build()
+            .start();
     CoordinatorSession joining;
     try {
       joining = CoordinatorSession.connect(coordinator, worker, SessionOptions.defaults());
@@ -53,20 +60,24 @@ public final class TickerWorker implements StateHandler, MessageHandler, AutoClo
       throw e;
     }
     this.session = joining;
-    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "ticker-" + id);
-      t.setDaemon(true);
-      return t;
-    });
-    this.ticks = ticker.scheduleAtFixedRate(this::tickSoon, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    this.ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "ticker-" + id);
+              t.setDaemon(true);
+              return t;
+            });
+    this.ticks =
+        ticker.scheduleAtFixedRate(
+            this::tickSoon, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
   }
 
   /**
    * Starts the worker {@code id}, joins {@code coordinator} ({@code host:port}) and sends a tick to
    * {@code peer} every {@code periodMillis}; {@code listener} hears about the session.
    */
-  public static TickerWorker start(String coordinator, String id, String peer, long periodMillis,
-      SessionListener listener) {
+  public static TickerWorker start(
+      String coordinator, String id, String peer, long periodMillis, SessionListener listener) {
     return new TickerWorker(coordinator, id, peer, periodMillis, listener);
   }
 
@@ -84,10 +95,11 @@ public final class TickerWorker implements StateHandler, MessageHandler, AutoClo
 
   private void tickSoon() {
     // "count it, send it" on the event thread: atomic with respect to snapshots
-    worker.execute(() -> {
-      sent++;
-      worker.send(peer, ByteBuffer.allocate(8).putLong(sent).array());
-    });
+    worker.execute(
+        () -> {
+          sent++;
+          worker.send(peer, ByteBuffer.allocate(8).putLong(sent).array());
+        });
   }
 
   @Override
@@ -123,16 +135,27 @@ public final class TickerWorker implements StateHandler, MessageHandler, AutoClo
       System.exit(2);
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    TickerWorker w = start(args[0], args[1], args[2], 100, new SessionListener() {
-      @Override
-      public void uploaded(long snapshotId, long stateBytes) {
-        System.out.println(args[1] + ": snapshot " + snapshotId + " uploaded (" + stateBytes + " bytes)");
-      }
-    });
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      w.close();
-      stopped.countDown();
-    }, "ticker-shutdown"));
+    TickerWorker w =
+        start(
+            args[0],
+            args[1],
+            args[2],
+            100,
+            new SessionListener() {
+              @Override
+              public void uploaded(long snapshotId, long stateBytes) {
+                System.out.println(
+                    args[1] + ": snapshot " + snapshotId + " uploaded (" + stateBytes + " bytes)");
+              }
+            });
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  w.close();
+                  stopped.countDown();
+                },
+                "ticker-shutdown"));
     w.joined().join();
     System.out.println(args[1] + ": joined " + args[0] + ", ticking to " + args[2]);
     stopped.await();

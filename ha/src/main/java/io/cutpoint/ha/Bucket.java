@@ -30,13 +30,14 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 /**
  * The objects of an {@link S3SnapshotStore}: each one immutable once written, framed with
  * Cutpoint's CRC32C over its key and payload, and sent with S3's own CRC32C checksum (computed
- * here), which the server checks on upload and the SDK checks on download when the server
- * returns it. A framed
- * piece larger than the part size goes up as a multipart upload, each part with its own CRC32C.
+ * here), which the server checks on upload and the SDK checks on download when the server returns
+ * it. A framed piece larger than the part size goes up as a multipart upload, each part with its
+ * own CRC32C.
  */
 final class Bucket {
   /** S3 refuses parts smaller than this, except the last one. */
   static final int MIN_PART_SIZE = 5 << 20;
+
   private static final int DELETE_BATCH = 1000;
 
   private final S3Client s3;
@@ -46,8 +47,8 @@ final class Bucket {
 
   Bucket(S3Client s3, String bucket, int partSize, String store) {
     if (partSize < MIN_PART_SIZE) {
-      throw new IllegalArgumentException("part size must be at least " + MIN_PART_SIZE
-          + " bytes (S3's minimum), got " + partSize);
+      throw new IllegalArgumentException(
+          "part size must be at least " + MIN_PART_SIZE + " bytes (S3's minimum), got " + partSize);
     }
     this.s3 = s3;
     this.bucket = bucket;
@@ -60,7 +61,8 @@ final class Bucket {
     byte[] framed = StoreParts.frame(key.getBytes(StandardCharsets.UTF_8), payload);
     try {
       if (framed.length <= partSize) {
-        s3.putObject(b -> b.bucket(bucket).key(key).checksumCRC32C(crc32c(framed)),
+        s3.putObject(
+            b -> b.bucket(bucket).key(key).checksumCRC32C(crc32c(framed)),
             RequestBody.fromBytes(framed));
         return 1;
       }
@@ -71,20 +73,25 @@ final class Bucket {
   }
 
   private int putMultipart(String key, byte[] framed) {
-    String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)
-        .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)).uploadId();
+    String uploadId =
+        s3.createMultipartUpload(
+                b -> b.bucket(bucket).key(key).checksumAlgorithm(ChecksumAlgorithm.CRC32_C))
+            .uploadId();
     try {
       List<CompletedPart> parts = new ArrayList<>();
       for (int offset = 0, number = 1; offset < framed.length; offset += partSize, number++) {
-        byte[] part = Arrays.copyOfRange(framed, offset, Math.min(framed.length, offset + partSize));
+        byte[] part =
+            Arrays.copyOfRange(framed, offset, Math.min(framed.length, offset + partSize));
         int n = number;
         String crc = crc32c(part);
-        UploadPartResponse r = s3.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId)
-            .partNumber(n).checksumCRC32C(crc), RequestBody.fromBytes(part));
+        UploadPartResponse r =
+            s3.uploadPart(
+                b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(n).checksumCRC32C(crc),
+                RequestBody.fromBytes(part));
         parts.add(CompletedPart.builder().partNumber(n).eTag(r.eTag()).checksumCRC32C(crc).build());
       }
-      s3.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts)));
+      s3.completeMultipartUpload(
+          b -> b.bucket(bucket).key(key).uploadId(uploadId).multipartUpload(m -> m.parts(parts)));
       return parts.size();
     } catch (RuntimeException e) {
       try {
@@ -105,7 +112,8 @@ final class Bucket {
   Optional<byte[]> get(String key, Supplier<String> piece) {
     ResponseBytes<GetObjectResponse> bytes;
     try {
-      bytes = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key).checksumMode(ChecksumMode.ENABLED));
+      bytes =
+          s3.getObjectAsBytes(b -> b.bucket(bucket).key(key).checksumMode(ChecksumMode.ENABLED));
     } catch (NoSuchKeyException missing) {
       return Optional.empty();
     } catch (SdkClientException e) {
@@ -116,15 +124,16 @@ final class Bucket {
     } catch (SdkException e) {
       throw failure("read " + piece.get(), e);
     }
-    return Optional.of(StoreParts.unframe(key.getBytes(StandardCharsets.UTF_8),
-        bytes.asByteArray(), piece));
+    return Optional.of(
+        StoreParts.unframe(key.getBytes(StandardCharsets.UTF_8), bytes.asByteArray(), piece));
   }
 
   /** Every key under {@code prefix}, in key order. */
   List<String> keys(String prefix) {
     try {
       List<String> keys = new ArrayList<>();
-      for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+      for (S3Object o :
+          s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
         keys.add(o.key());
       }
       return keys;
@@ -137,8 +146,9 @@ final class Bucket {
   List<String> dirs(String prefix) {
     try {
       List<String> dirs = new ArrayList<>();
-      for (CommonPrefix p : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)
-          .delimiter("/")).commonPrefixes()) {
+      for (CommonPrefix p :
+          s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix).delimiter("/"))
+              .commonPrefixes()) {
         dirs.add(p.prefix());
       }
       return dirs;
@@ -151,7 +161,8 @@ final class Bucket {
   long bytes(String prefix) {
     try {
       long total = 0;
-      for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+      for (S3Object o :
+          s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
         total += o.size();
       }
       return total;
@@ -175,9 +186,18 @@ final class Bucket {
         var response = s3.deleteObjects(b -> b.bucket(bucket).delete(d -> d.objects(batch)));
         if (response.hasErrors() && !response.errors().isEmpty()) {
           var first = response.errors().get(0);
-          throw new StoreException(store + ": cannot " + operation + ": "
-              + response.errors().size() + " objects not deleted, e.g. " + first.key() + ": "
-              + first.code() + " " + first.message());
+          throw new StoreException(
+              store
+                  + ": cannot "
+                  + operation
+                  + ": "
+                  + response.errors().size()
+                  + " objects not deleted, e.g. "
+                  + first.key()
+                  + ": "
+                  + first.code()
+                  + " "
+                  + first.message());
         }
       }
       return keys.size();
@@ -195,8 +215,8 @@ final class Bucket {
   static String crc32c(byte[] data) {
     CRC32C crc = new CRC32C();
     crc.update(data);
-    return Base64.getEncoder().encodeToString(
-        ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    return Base64.getEncoder()
+        .encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
   }
 
   private StoreException failure(String operation, SdkException e) {

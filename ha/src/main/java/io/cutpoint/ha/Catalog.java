@@ -149,29 +149,33 @@ final class Catalog {
   }
 
   Versioned<Optional<RollbackIntent>> rollback() {
-    Versioned<byte[]> raw = read(ROLLBACK, "read rollback intent")
-        .orElseThrow(() -> new StoreException(store + ": catalog node " + ROLLBACK + " missing"));
-    byte[] payload = StoreParts.unframe(key(ROLLBACK), raw.value(),
-        () -> "store metadata 'rollback_intent'");
+    Versioned<byte[]> raw =
+        read(ROLLBACK, "read rollback intent")
+            .orElseThrow(
+                () -> new StoreException(store + ": catalog node " + ROLLBACK + " missing"));
+    byte[] payload =
+        StoreParts.unframe(key(ROLLBACK), raw.value(), () -> "store metadata 'rollback_intent'");
     if (payload.length == 0) {
       return new Versioned<>(Optional.empty(), raw.version());
     }
     if (payload.length != 16) {
-      throw new CorruptionException("store metadata 'rollback_intent': " + payload.length
-          + " bytes, expected 16");
+      throw new CorruptionException(
+          "store metadata 'rollback_intent': " + payload.length + " bytes, expected 16");
     }
     ByteBuffer b = ByteBuffer.wrap(payload);
-    return new Versioned<>(Optional.of(new RollbackIntent(b.getLong(), b.getLong())),
-        raw.version());
+    return new Versioned<>(
+        Optional.of(new RollbackIntent(b.getLong(), b.getLong())), raw.version());
   }
 
   private Versioned<Long> readLong(String path, String what) {
-    Versioned<byte[]> raw = read(path, "read " + what)
-        .orElseThrow(() -> new StoreException(store + ": catalog node " + path + " missing"));
-    byte[] payload = StoreParts.unframe(key(path), raw.value(), () -> "store metadata '" + what + "'");
+    Versioned<byte[]> raw =
+        read(path, "read " + what)
+            .orElseThrow(() -> new StoreException(store + ": catalog node " + path + " missing"));
+    byte[] payload =
+        StoreParts.unframe(key(path), raw.value(), () -> "store metadata '" + what + "'");
     if (payload.length != 8) {
-      throw new CorruptionException("store metadata '" + what + "': " + payload.length
-          + " bytes, expected 8");
+      throw new CorruptionException(
+          "store metadata '" + what + "': " + payload.length + " bytes, expected 8");
     }
     return new Versioned<>(ByteBuffer.wrap(payload).getLong(), raw.version());
   }
@@ -191,23 +195,30 @@ final class Catalog {
   // ---- operations of a write ----
 
   CuratorOp createManifest(SnapshotManifest m) {
-    return op(() -> zk.transactionOp().create()
-        .forPath(base + snapshotPath(m.getSnapshotId()), manifestData(m)));
+    return op(
+        () ->
+            zk.transactionOp()
+                .create()
+                .forPath(base + snapshotPath(m.getSnapshotId()), manifestData(m)));
   }
 
   CuratorOp setManifest(SnapshotManifest m, int version) {
-    return op(() -> zk.transactionOp().setData().withVersion(version)
-        .forPath(base + snapshotPath(m.getSnapshotId()), manifestData(m)));
+    return op(
+        () ->
+            zk.transactionOp()
+                .setData()
+                .withVersion(version)
+                .forPath(base + snapshotPath(m.getSnapshotId()), manifestData(m)));
   }
 
   CuratorOp checkManifest(long id, int version) {
-    return op(() -> zk.transactionOp().check().withVersion(version)
-        .forPath(base + snapshotPath(id)));
+    return op(
+        () -> zk.transactionOp().check().withVersion(version).forPath(base + snapshotPath(id)));
   }
 
   CuratorOp deleteManifest(long id, int version) {
-    return op(() -> zk.transactionOp().delete().withVersion(version)
-        .forPath(base + snapshotPath(id)));
+    return op(
+        () -> zk.transactionOp().delete().withVersion(version).forPath(base + snapshotPath(id)));
   }
 
   CuratorOp setEpoch(long epoch, int version) {
@@ -219,15 +230,25 @@ final class Catalog {
   }
 
   CuratorOp setRollback(Optional<RollbackIntent> intent, int version) {
-    byte[] payload = intent.map(r -> ByteBuffer.allocate(16).putLong(r.epoch())
-        .putLong(r.snapshotId()).array()).orElse(new byte[0]);
-    return op(() -> zk.transactionOp().setData().withVersion(version)
-        .forPath(base + ROLLBACK, StoreParts.frame(key(ROLLBACK), payload)));
+    byte[] payload =
+        intent
+            .map(r -> ByteBuffer.allocate(16).putLong(r.epoch()).putLong(r.snapshotId()).array())
+            .orElse(new byte[0]);
+    return op(
+        () ->
+            zk.transactionOp()
+                .setData()
+                .withVersion(version)
+                .forPath(base + ROLLBACK, StoreParts.frame(key(ROLLBACK), payload)));
   }
 
   private CuratorOp setLong(String path, long value, int version) {
-    return op(() -> zk.transactionOp().setData().withVersion(version)
-        .forPath(base + path, StoreParts.frame(key(path), longPayload(value))));
+    return op(
+        () ->
+            zk.transactionOp()
+                .setData()
+                .withVersion(version)
+                .forPath(base + path, StoreParts.frame(key(path), longPayload(value))));
   }
 
   private byte[] manifestData(SnapshotManifest m) {
@@ -263,8 +284,10 @@ final class Catalog {
           if (i == 0) {
             throw fenced(operation, readLong(TERM, "leader term"));
           }
-          throw new Conflict(store + ": cannot " + operation + ": " + code + " on "
-              + describe(all.get(i)), i - 1, code);
+          throw new Conflict(
+              store + ": cannot " + operation + ": " + code + " on " + describe(all.get(i)),
+              i - 1,
+              code);
         }
       }
       throw zkFailure(store, operation, e);
@@ -274,9 +297,18 @@ final class Catalog {
   }
 
   private FencedException fenced(String operation, Versioned<Long> now) {
-    return new FencedException(store + ": fenced: cannot " + operation + " under leader " + term
-        + ", the current leader term is " + now.value() + " (term node version "
-        + now.version() + ")", term);
+    return new FencedException(
+        store
+            + ": fenced: cannot "
+            + operation
+            + " under leader "
+            + term
+            + ", the current leader term is "
+            + now.value()
+            + " (term node version "
+            + now.version()
+            + ")",
+        term);
   }
 
   private String describe(CuratorOp op) {

@@ -13,15 +13,14 @@ import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 /**
  * Elects one leader among the coordinators that share a ZooKeeper path, with Curator's {@link
  * LeaderLatch} under {@code {base}/leader}. On winning, it takes the next {@link LeaderTerm} (one
- * transaction that also checks that this participant's latch node still exists) and hands it to
- * the {@link Listener}; the leader opens its {@link S3SnapshotStore} under that term. On losing
- * leadership (connection suspended, session expired, closed) the listener hears it at once: it
- * must stop acting as the leader, and its store is fenced anyway as soon as another participant
- * takes a newer term.
+ * transaction that also checks that this participant's latch node still exists) and hands it to the
+ * {@link Listener}; the leader opens its {@link S3SnapshotStore} under that term. On losing
+ * leadership (connection suspended, session expired, closed) the listener hears it at once: it must
+ * stop acting as the leader, and its store is fenced anyway as soon as another participant takes a
+ * newer term.
  *
- * <p>The listener is called on this election's own thread ("cutpoint-election"), one call at a
- * time and in order, never on Curator's threads: a coordinator's event loop posts the calls to
- * itself.
+ * <p>The listener is called on this election's own thread ("cutpoint-election"), one call at a time
+ * and in order, never on Curator's threads: a coordinator's event loop posts the calls to itself.
  */
 public final class LeaderElection implements AutoCloseable {
   private static final org.slf4j.Logger log =
@@ -46,28 +45,30 @@ public final class LeaderElection implements AutoCloseable {
   private LeaderTerm current;
   private volatile LeaderTerm leading;
 
-  private LeaderElection(CuratorFramework zk, String base, String participantId,
-      Listener listener) {
+  private LeaderElection(
+      CuratorFramework zk, String base, String participantId, Listener listener) {
     this.zk = zk;
     this.base = base;
     this.participantId = participantId;
     this.listener = listener;
-    this.events = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "cutpoint-election-" + participantId);
-      t.setDaemon(true);
-      return t;
-    });
+    this.events =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "cutpoint-election-" + participantId);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
-   * Joins the election under {@code base} (a ZooKeeper path such as {@code /cutpoint}, the same
-   * as the store's catalog path).
+   * Joins the election under {@code base} (a ZooKeeper path such as {@code /cutpoint}, the same as
+   * the store's catalog path).
    *
    * @throws io.cutpoint.storage.StoreException if the catalog's nodes cannot be created (no
    *     ZooKeeper)
    */
-  public static LeaderElection start(CuratorFramework zk, String base, String participantId,
-      Listener listener) {
+  public static LeaderElection start(
+      CuratorFramework zk, String base, String participantId, Listener listener) {
     Catalog.ensure(zk, base); // here, so that an unreachable ZooKeeper fails the caller
     LeaderElection election = new LeaderElection(zk, base, participantId, listener);
     election.onEvents(election::join);
@@ -84,19 +85,22 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   private void join() {
-    LeaderLatch l = new LeaderLatch(zk, base + Catalog.LEADER, participantId,
-        LeaderLatch.CloseMode.NOTIFY_LEADER);
-    l.addListener(new LeaderLatchListener() {
-      @Override
-      public void isLeader() {
-        onElected(l);
-      }
+    LeaderLatch l =
+        new LeaderLatch(
+            zk, base + Catalog.LEADER, participantId, LeaderLatch.CloseMode.NOTIFY_LEADER);
+    l.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            onElected(l);
+          }
 
-      @Override
-      public void notLeader() {
-        revoke("leadership lost (connection suspended, session expired or latch closed)");
-      }
-    }, events);
+          @Override
+          public void notLeader() {
+            revoke("leadership lost (connection suspended, session expired or latch closed)");
+          }
+        },
+        events);
     latch = l;
     try {
       l.start();
@@ -114,8 +118,10 @@ public final class LeaderElection implements AutoCloseable {
       String ourPath = l.getOurPath();
       term = Terms.take(zk, base, List.of(zk.transactionOp().check().forPath(ourPath)));
     } catch (Exception e) {
-      log.warn("{} won the election but could not take a leader term; joining again: {}",
-          participantId, e.toString());
+      log.warn(
+          "{} won the election but could not take a leader term; joining again: {}",
+          participantId,
+          e.toString());
       rejoin();
       return;
     }
@@ -148,30 +154,32 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   private void onEvents(Runnable r) {
-    events.execute(() -> {
-      try {
-        r.run();
-      } catch (RuntimeException e) {
-        log.error("{}: election event failed", participantId, e);
-      }
-    });
+    events.execute(
+        () -> {
+          try {
+            r.run();
+          } catch (RuntimeException e) {
+            log.error("{}: election event failed", participantId, e);
+          }
+        });
   }
 
   /** Leaves the election; a leader's listener hears {@code revoked} before this returns. */
   @Override
   public void close() {
-    onEvents(() -> {
-      revoke("the election was closed");
-      LeaderLatch l = latch;
-      latch = null;
-      if (l != null) {
-        try {
-          l.close(LeaderLatch.CloseMode.SILENT);
-        } catch (IOException e) {
-          log.warn("{}: closing the latch failed: {}", participantId, e.toString());
-        }
-      }
-    });
+    onEvents(
+        () -> {
+          revoke("the election was closed");
+          LeaderLatch l = latch;
+          latch = null;
+          if (l != null) {
+            try {
+              l.close(LeaderLatch.CloseMode.SILENT);
+            } catch (IOException e) {
+              log.warn("{}: closing the latch failed: {}", participantId, e.toString());
+            }
+          }
+        });
     events.shutdown();
     try {
       if (!events.awaitTermination(30, TimeUnit.SECONDS)) {

@@ -13,8 +13,8 @@ import java.util.Set;
 /**
  * What an earlier leader left behind: PENDING snapshots, which no one can complete any more (the
  * workers' uploads and the record of what arrived are gone), and the objects of snapshots that
- * never committed. Opening the store aborts the first and removes the second; retention removes
- * the second again (a fenced leader may have written pieces after the open).
+ * never committed. Opening the store aborts the first and removes the second; retention removes the
+ * second again (a fenced leader may have written pieces after the open).
  */
 final class Leftovers {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Leftovers.class);
@@ -29,11 +29,11 @@ final class Leftovers {
   private final String name;
 
   /**
-   * @param damaged the store's map of damaged snapshots: a manifest found unreadable is added,
-   *     and the objects of a damaged snapshot are never removed
+   * @param damaged the store's map of damaged snapshots: a manifest found unreadable is added, and
+   *     the objects of a damaged snapshot are never removed
    */
-  Leftovers(Catalog catalog, Bucket bucket, ObjectKeys keys, Map<Long, String> damaged,
-      String name) {
+  Leftovers(
+      Catalog catalog, Bucket bucket, ObjectKeys keys, Map<Long, String> damaged, String name) {
     this.catalog = catalog;
     this.bucket = bucket;
     this.keys = keys;
@@ -42,8 +42,8 @@ final class Leftovers {
   }
 
   /**
-   * Turns every PENDING manifest into ABORTED ({@value #RESTARTED}), one fenced catalog write
-   * each, stamped with {@code clock}.
+   * Turns every PENDING manifest into ABORTED ({@value #RESTARTED}), one fenced catalog write each,
+   * stamped with {@code clock}.
    *
    * @return the ids aborted
    */
@@ -52,26 +52,34 @@ final class Leftovers {
     for (long id : ids) {
       try {
         Optional<Catalog.Versioned<SnapshotManifest>> m = catalog.manifest(id);
-        if (m.isPresent() && m.get().value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-          SnapshotManifest abortedManifest = m.get().value().toBuilder()
-              .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-              .setReason(RESTARTED)
-              .clearPieces()
-              .setFinishedAtUnixMs(clock.millis())
-              .build();
-          catalog.write("abort pending snapshot " + id + " on open",
+        if (m.isPresent()
+            && m.get().value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+          SnapshotManifest abortedManifest =
+              m.get().value().toBuilder()
+                  .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+                  .setReason(RESTARTED)
+                  .clearPieces()
+                  .setFinishedAtUnixMs(clock.millis())
+                  .build();
+          catalog.write(
+              "abort pending snapshot " + id + " on open",
               List.of(catalog.setManifest(abortedManifest, m.get().version())));
           aborted.add(id);
         }
       } catch (CorruptionException e) {
         damaged.putIfAbsent(id, "manifest unreadable: " + e.getMessage());
-        log.error("Snapshot {} has a damaged manifest in the catalog; its objects are kept: {}",
-            id, e.getMessage());
+        log.error(
+            "Snapshot {} has a damaged manifest in the catalog; its objects are kept: {}",
+            id,
+            e.getMessage());
       }
     }
     if (!aborted.isEmpty()) {
-      log.warn("{}: snapshots {} were pending under an earlier leader and are now ABORTED ({})",
-          name, aborted, RESTARTED);
+      log.warn(
+          "{}: snapshots {} were pending under an earlier leader and are now ABORTED ({})",
+          name,
+          aborted,
+          RESTARTED);
     }
     return List.copyOf(aborted);
   }

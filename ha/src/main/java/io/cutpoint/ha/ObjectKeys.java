@@ -15,13 +15,15 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * <p>Ids and sequence numbers are zero-padded to 19 digits and chunk indices to 10, so listing
- * order is numeric order. Worker ids are URL-encoded, so a worker id never contains a {@code /}
- * and the keys of worker {@code a} are never a prefix of those of worker {@code ab}.
+ * order is numeric order. Worker ids are URL-encoded, so a worker id never contains a {@code /} and
+ * the keys of worker {@code a} are never a prefix of those of worker {@code ab}.
  */
 final class ObjectKeys {
   private final String root;
 
-  /** @param prefix the key prefix of this store, without a trailing slash (may be empty) */
+  /**
+   * @param prefix the key prefix of this store, without a trailing slash (may be empty)
+   */
   ObjectKeys(String prefix) {
     this.root = (prefix.isEmpty() ? "" : prefix + "/") + "snapshots/";
   }

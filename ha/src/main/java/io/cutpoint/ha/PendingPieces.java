@@ -38,9 +38,11 @@ final class PendingPieces {
   private final BooleanSupplier fenced;
   private final String name;
 
-  /** @param fenced whether the store knows it is fenced: then pieces are refused too */
-  PendingPieces(Bucket bucket, ObjectKeys keys, Catalog catalog, BooleanSupplier fenced,
-      String name) {
+  /**
+   * @param fenced whether the store knows it is fenced: then pieces are refused too
+   */
+  PendingPieces(
+      Bucket bucket, ObjectKeys keys, Catalog catalog, BooleanSupplier fenced, String name) {
     this.bucket = bucket;
     this.keys = keys;
     this.catalog = catalog;
@@ -70,11 +72,16 @@ final class PendingPieces {
       throw new IllegalArgumentException(piece + ": negative index");
     }
     if (Crc32c.of(data) != crc32c) {
-      throw new IllegalArgumentException(String.format(
-          "%s: CRC32C mismatch on arrival (sent %08x, data gives %08x)",
-          piece, crc32c, Crc32c.of(data)));
+      throw new IllegalArgumentException(
+          String.format(
+              "%s: CRC32C mismatch on arrival (sent %08x, data gives %08x)",
+              piece, crc32c, Crc32c.of(data)));
     }
-    write(snapshotId, "store " + piece, keys.stateChunk(snapshotId, workerId, index), data,
+    write(
+        snapshotId,
+        "store " + piece,
+        keys.stateChunk(snapshotId, workerId, index),
+        data,
         p -> p.chunk(workerId, index, data));
   }
 
@@ -86,15 +93,28 @@ final class PendingPieces {
     long previous = 0;
     for (RecordedMessage m : messages) {
       if (m.seq() <= previous) {
-        throw new IllegalArgumentException("snapshot " + snapshotId + ", channel " + channel
-            + ": message #" + m.seq() + " after #" + previous + " (recordings are in sequence order)");
+        throw new IllegalArgumentException(
+            "snapshot "
+                + snapshotId
+                + ", channel "
+                + channel
+                + ": message #"
+                + m.seq()
+                + " after #"
+                + previous
+                + " (recordings are in sequence order)");
       }
       previous = m.seq();
-      batch.addMessages(io.cutpoint.api.v1.RecordedMessage.newBuilder().setSeq(m.seq())
-          .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
+      batch.addMessages(
+          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+              .setSeq(m.seq())
+              .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
     }
-    write(snapshotId, "store recording of snapshot " + snapshotId + ", channel " + channel,
-        keys.batch(snapshotId, channel, messages.get(0).seq()), batch.build().toByteArray(),
+    write(
+        snapshotId,
+        "store recording of snapshot " + snapshotId + ", channel " + channel,
+        keys.batch(snapshotId, channel, messages.get(0).seq()),
+        batch.build().toByteArray(),
         p -> p.recording(channel, messages));
   }
 
@@ -107,8 +127,11 @@ final class PendingPieces {
           "metadata of snapshot " + meta.getSnapshotId() + " stored under " + snapshotId);
     }
     LocalSnapshotMeta stored = meta.toBuilder().setSnapshotId(snapshotId).build();
-    write(snapshotId, "store metadata of snapshot " + snapshotId + ", worker "
-        + meta.getWorkerId(), keys.meta(snapshotId, meta.getWorkerId()), stored.toByteArray(),
+    write(
+        snapshotId,
+        "store metadata of snapshot " + snapshotId + ", worker " + meta.getWorkerId(),
+        keys.meta(snapshotId, meta.getWorkerId()),
+        stored.toByteArray(),
         p -> p.meta(stored));
   }
 
@@ -163,8 +186,14 @@ final class PendingPieces {
         throw notPending(id, operation);
       }
       if (fenced.getAsBoolean()) {
-        throw new FencedException(name + ": fenced: cannot " + operation + " under leader "
-            + catalog.term() + ": a newer term was taken", catalog.term());
+        throw new FencedException(
+            name
+                + ": fenced: cannot "
+                + operation
+                + " under leader "
+                + catalog.term()
+                + ": a newer term was taken",
+            catalog.term());
       }
       bucket.put(key, payload, operation);
       record.apply(p);

@@ -18,9 +18,9 @@ import java.util.zip.CRC32C;
 
 /**
  * Every read of a snapshot's objects, with the same checks as the RocksDB store's reader: each
- * object's frame before its payload is used; for a COMPLETE snapshot the committed chunk count,
- * the whole-state size and CRC32C, the committed number of recorded messages, and no gap between
- * the batches of a channel. A failure is a {@link CorruptionException} naming the piece.
+ * object's frame before its payload is used; for a COMPLETE snapshot the committed chunk count, the
+ * whole-state size and CRC32C, the committed number of recorded messages, and no gap between the
+ * batches of a channel. A failure is a {@link CorruptionException} naming the piece.
  */
 final class PieceReader {
   private final Bucket bucket;
@@ -33,13 +33,16 @@ final class PieceReader {
 
   Optional<LocalSnapshotMeta> workerMeta(long id, String workerId) {
     String piece = "snapshot " + id + ", worker " + workerId + ", metadata";
-    return bucket.get(keys.meta(id, workerId), () -> piece).map(payload -> {
-      try {
-        return LocalSnapshotMeta.parseFrom(payload);
-      } catch (InvalidProtocolBufferException e) {
-        throw new CorruptionException(piece + ": unreadable: " + e.getMessage());
-      }
-    });
+    return bucket
+        .get(keys.meta(id, workerId), () -> piece)
+        .map(
+            payload -> {
+              try {
+                return LocalSnapshotMeta.parseFrom(payload);
+              } catch (InvalidProtocolBufferException e) {
+                throw new CorruptionException(piece + ": unreadable: " + e.getMessage());
+              }
+            });
   }
 
   /**
@@ -48,15 +51,17 @@ final class PieceReader {
    * it), then size and CRC32C are checked against the metadata; otherwise the stored chunks are
    * listed and must have no gap.
    */
-  int readState(Optional<SnapshotManifest> manifest, long id, String workerId,
-      Consumer<byte[]> sink) {
+  int readState(
+      Optional<SnapshotManifest> manifest, long id, String workerId, Consumer<byte[]> sink) {
     String who = "snapshot " + id + ", worker " + workerId;
-    boolean complete = manifest
-        .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
-    Optional<WorkerPiece> committed = complete
-        ? manifest.get().getPiecesList().stream()
-            .filter(p -> p.getWorkerId().equals(workerId)).findFirst()
-        : Optional.empty();
+    boolean complete =
+        manifest.map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
+    Optional<WorkerPiece> committed =
+        complete
+            ? manifest.get().getPiecesList().stream()
+                .filter(p -> p.getWorkerId().equals(workerId))
+                .findFirst()
+            : Optional.empty();
     if (committed.isEmpty()) {
       List<String> stored = bucket.keys(keys.stateDir(id, workerId));
       for (int n = 0; n < stored.size(); n++) {
@@ -68,23 +73,34 @@ final class PieceReader {
       }
       return stored.size();
     }
-    LocalSnapshotMeta meta = workerMeta(id, workerId)
-        .orElseThrow(() -> new CorruptionException(who + ", metadata: missing"));
+    LocalSnapshotMeta meta =
+        workerMeta(id, workerId)
+            .orElseThrow(() -> new CorruptionException(who + ", metadata: missing"));
     int count = committed.get().getStateChunks();
     CRC32C crc = new CRC32C();
     long bytes = 0;
     for (int index = 0; index < count; index++) {
       int i = index;
-      byte[] data = chunk(id, workerId, index, who).orElseThrow(() -> new CorruptionException(
-          who + ", state chunk " + i + ": missing (" + count + " chunks committed)"));
+      byte[] data =
+          chunk(id, workerId, index, who)
+              .orElseThrow(
+                  () ->
+                      new CorruptionException(
+                          who
+                              + ", state chunk "
+                              + i
+                              + ": missing ("
+                              + count
+                              + " chunks committed)"));
       crc.update(data);
       bytes += data.length;
       sink.accept(data);
     }
     if (bytes != meta.getStateBytes() || (int) crc.getValue() != meta.getStateCrc32C()) {
-      throw new CorruptionException(String.format(
-          "%s, state: %d bytes with CRC32C %08x read, %d bytes with %08x committed",
-          who, bytes, (int) crc.getValue(), meta.getStateBytes(), meta.getStateCrc32C()));
+      throw new CorruptionException(
+          String.format(
+              "%s, state: %d bytes with CRC32C %08x read, %d bytes with %08x committed",
+              who, bytes, (int) crc.getValue(), meta.getStateBytes(), meta.getStateCrc32C()));
     }
     return count;
   }
@@ -116,8 +132,10 @@ final class PieceReader {
   private int appendBatch(String what, String key, boolean contiguous, List<RecordedMessage> out) {
     long first = keys.batchSeqOf(key);
     String piece = what + ", batch from #" + first;
-    byte[] payload = bucket.get(key, () -> piece)
-        .orElseThrow(() -> new CorruptionException(piece + ": missing (listed, then gone)"));
+    byte[] payload =
+        bucket
+            .get(key, () -> piece)
+            .orElseThrow(() -> new CorruptionException(piece + ": missing (listed, then gone)"));
     ChannelRecording batch;
     try {
       batch = ChannelRecording.parseFrom(payload);
@@ -125,8 +143,13 @@ final class PieceReader {
       throw new CorruptionException(piece + ": unreadable: " + e.getMessage());
     }
     if (contiguous && !out.isEmpty() && out.get(out.size() - 1).seq() + 1 != first) {
-      throw new CorruptionException(what + ": messages #" + (out.get(out.size() - 1).seq() + 1)
-          + " to #" + (first - 1) + " missing");
+      throw new CorruptionException(
+          what
+              + ": messages #"
+              + (out.get(out.size() - 1).seq() + 1)
+              + " to #"
+              + (first - 1)
+              + " missing");
     }
     for (io.cutpoint.api.v1.RecordedMessage m : batch.getMessagesList()) {
       out.add(new RecordedMessage(m.getSeq(), m.getPayload().toByteArray()));
@@ -149,14 +172,22 @@ final class PieceReader {
     for (WorkerPiece piece : manifest.getPiecesList()) {
       String worker = piece.getWorkerId();
       if (workerMeta(id, worker).isEmpty()) {
-        throw new CorruptionException("snapshot " + id + ", worker " + worker + ", metadata: missing");
+        throw new CorruptionException(
+            "snapshot " + id + ", worker " + worker + ", metadata: missing");
       }
       readState(Optional.of(manifest), id, worker, chunk -> {});
       long messages = countIncoming(id, worker);
       if (messages != piece.getInFlightMessages()) {
-        throw new CorruptionException("snapshot " + id + ", worker " + worker
-            + ", incoming channels: " + messages + " recorded messages stored, "
-            + piece.getInFlightMessages() + " committed");
+        throw new CorruptionException(
+            "snapshot "
+                + id
+                + ", worker "
+                + worker
+                + ", incoming channels: "
+                + messages
+                + " recorded messages stored, "
+                + piece.getInFlightMessages()
+                + " committed");
       }
     }
     for (WorkerDecl decl : manifest.getTopology().getWorkersList()) {

@@ -34,13 +34,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * its catalog (manifests, epoch, rollback intent, snapshot ids) in ZooKeeper ({@link Catalog}).
  * Every catalog write is one ZooKeeper transaction that checks the store's {@link LeaderTerm}
  * first, so a store opened under a term that a newer leader superseded can never create, commit,
- * finish, delete or roll back anything: it gets a {@link FencedException}. The layout, the
- * failures and what is not wired yet are in {@code storage.md}, "Object storage and ZooKeeper".
+ * finish, delete or roll back anything: it gets a {@link FencedException}. The layout, the failures
+ * and what is not wired yet are in {@code storage.md}, "Object storage and ZooKeeper".
  *
- * <p>Thread-safe, like {@code RocksSnapshotStore}: pieces of one snapshot are written
- * concurrently; commit and finish wait for the pieces in progress and refuse later ones. The
- * caller owns the {@link S3Client} and the {@link CuratorFramework}; {@link #close()} does not
- * close them.
+ * <p>Thread-safe, like {@code RocksSnapshotStore}: pieces of one snapshot are written concurrently;
+ * commit and finish wait for the pieces in progress and refuse later ones. The caller owns the
+ * {@link S3Client} and the {@link CuratorFramework}; {@link #close()} does not close them.
  */
 public final class S3SnapshotStore implements SnapshotStore {
   private static final org.slf4j.Logger log =
@@ -106,8 +105,8 @@ public final class S3SnapshotStore implements SnapshotStore {
   private volatile boolean fenced;
   private boolean closed;
 
-  private S3SnapshotStore(S3Client s3, CuratorFramework zk, Location where, LeaderTerm term,
-      Options options) {
+  private S3SnapshotStore(
+      S3Client s3, CuratorFramework zk, Location where, LeaderTerm term, Options options) {
     this.name = "snapshot store " + where;
     this.options = options;
     this.keys = new ObjectKeys(where.prefix());
@@ -124,8 +123,8 @@ public final class S3SnapshotStore implements SnapshotStore {
    *
    * @throws FencedException if {@code term} is no longer the current term
    */
-  public static S3SnapshotStore open(S3Client s3, CuratorFramework zk, Location where,
-      LeaderTerm term, Options options) {
+  public static S3SnapshotStore open(
+      S3Client s3, CuratorFramework zk, Location where, LeaderTerm term, Options options) {
     Catalog.ensure(zk, where.catalogPath());
     S3SnapshotStore store = new S3SnapshotStore(s3, zk, where, term, options);
     store.recover();
@@ -161,19 +160,21 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   @Override
   public long allocateSnapshotId() {
-    return guarded("allocate snapshot id", () -> {
-      synchronized (idLock) {
-        if (nextId >= idLimit) {
-          Catalog.Versioned<Long> mark = catalog.nextId();
-          long start = Math.max(mark.value(), nextId);
-          long limit = start + options.idBlock();
-          write("reserve snapshot ids", List.of(catalog.setNextId(limit, mark.version())));
-          nextId = start;
-          idLimit = limit;
-        }
-        return nextId++;
-      }
-    });
+    return guarded(
+        "allocate snapshot id",
+        () -> {
+          synchronized (idLock) {
+            if (nextId >= idLimit) {
+              Catalog.Versioned<Long> mark = catalog.nextId();
+              long start = Math.max(mark.value(), nextId);
+              long limit = start + options.idBlock();
+              write("reserve snapshot ids", List.of(catalog.setNextId(limit, mark.version())));
+              nextId = start;
+              idLimit = limit;
+            }
+            return nextId++;
+          }
+        });
   }
 
   @Override
@@ -183,27 +184,34 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   @Override
   public void beginRollback(long newEpoch, long snapshotId) {
-    run("begin rollback", () -> {
-      synchronized (manifestWrites) {
-        Catalog.Versioned<SnapshotManifest> target = existing(snapshotId, "begin rollback");
-        if (target.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-          throw new NotPendingException(snapshotId, target.value().getStatus(),
-              "roll back (needs COMPLETE)");
-        }
-        Catalog.Versioned<Long> epoch = catalog.epoch();
-        if (newEpoch <= epoch.value()) {
-          throw new IllegalArgumentException("a rollback needs a new epoch above the current "
-              + epoch.value() + ", got " + newEpoch);
-        }
-        int intentVersion = catalog.rollback().version();
-        // the target's version is checked too: it cannot be deleted or changed meanwhile
-        write("begin rollback to snapshot " + snapshotId, List.of(
-            catalog.checkManifest(snapshotId, target.version()),
-            catalog.setEpoch(newEpoch, epoch.version()),
-            catalog.setRollback(Optional.of(new RollbackIntent(newEpoch, snapshotId)),
-                intentVersion)));
-      }
-    });
+    run(
+        "begin rollback",
+        () -> {
+          synchronized (manifestWrites) {
+            Catalog.Versioned<SnapshotManifest> target = existing(snapshotId, "begin rollback");
+            if (target.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+              throw new NotPendingException(
+                  snapshotId, target.value().getStatus(), "roll back (needs COMPLETE)");
+            }
+            Catalog.Versioned<Long> epoch = catalog.epoch();
+            if (newEpoch <= epoch.value()) {
+              throw new IllegalArgumentException(
+                  "a rollback needs a new epoch above the current "
+                      + epoch.value()
+                      + ", got "
+                      + newEpoch);
+            }
+            int intentVersion = catalog.rollback().version();
+            // the target's version is checked too: it cannot be deleted or changed meanwhile
+            write(
+                "begin rollback to snapshot " + snapshotId,
+                List.of(
+                    catalog.checkManifest(snapshotId, target.version()),
+                    catalog.setEpoch(newEpoch, epoch.version()),
+                    catalog.setRollback(
+                        Optional.of(new RollbackIntent(newEpoch, snapshotId)), intentVersion)));
+          }
+        });
   }
 
   @Override
@@ -213,20 +221,26 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   @Override
   public void finishRollback(long epoch) {
-    run("finish rollback", () -> {
-      synchronized (manifestWrites) {
-        Catalog.Versioned<Optional<RollbackIntent>> intent = catalog.rollback();
-        if (intent.value().isEmpty()) {
-          return;
-        }
-        if (intent.value().get().epoch() != epoch) {
-          throw new IllegalStateException("the rollback in progress is to epoch "
-              + intent.value().get().epoch() + ", not " + epoch);
-        }
-        write("finish rollback to epoch " + epoch,
-            List.of(catalog.setRollback(Optional.empty(), intent.version())));
-      }
-    });
+    run(
+        "finish rollback",
+        () -> {
+          synchronized (manifestWrites) {
+            Catalog.Versioned<Optional<RollbackIntent>> intent = catalog.rollback();
+            if (intent.value().isEmpty()) {
+              return;
+            }
+            if (intent.value().get().epoch() != epoch) {
+              throw new IllegalStateException(
+                  "the rollback in progress is to epoch "
+                      + intent.value().get().epoch()
+                      + ", not "
+                      + epoch);
+            }
+            write(
+                "finish rollback to epoch " + epoch,
+                List.of(catalog.setRollback(Optional.empty(), intent.version())));
+          }
+        });
   }
 
   @Override
@@ -240,32 +254,36 @@ public final class S3SnapshotStore implements SnapshotStore {
           "createPending needs a PENDING manifest, got " + manifest.getStatus());
     }
     String operation = "create pending snapshot " + id;
-    run(operation, () -> {
-      synchronized (manifestWrites) {
-        try {
-          write(operation, List.of(catalog.createManifest(manifest)));
-        } catch (Catalog.Conflict e) {
-          if (e.code == KeeperException.Code.NODEEXISTS) {
-            throw new NotPendingException(id, existing(id, operation).value().getStatus(),
-                "create pending snapshot");
+    run(
+        operation,
+        () -> {
+          synchronized (manifestWrites) {
+            try {
+              write(operation, List.of(catalog.createManifest(manifest)));
+            } catch (Catalog.Conflict e) {
+              if (e.code == KeeperException.Code.NODEEXISTS) {
+                throw new NotPendingException(
+                    id, existing(id, operation).value().getStatus(), "create pending snapshot");
+              }
+              throw e;
+            }
+            pieces.begin(id);
           }
-          throw e;
-        }
-        pieces.begin(id);
-      }
-    });
+        });
   }
 
   @Override
   public void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c) {
-    run("store a state chunk of snapshot " + snapshotId,
+    run(
+        "store a state chunk of snapshot " + snapshotId,
         () -> pieces.putStateChunk(snapshotId, workerId, index, data, crc32c));
   }
 
   @Override
-  public void putChannelRecording(long snapshotId, ChannelId channel,
-      List<RecordedMessage> messages) {
-    run("store a recording of snapshot " + snapshotId,
+  public void putChannelRecording(
+      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+    run(
+        "store a recording of snapshot " + snapshotId,
         () -> pieces.putChannelRecording(snapshotId, channel, messages));
   }
 
@@ -282,28 +300,36 @@ public final class S3SnapshotStore implements SnapshotStore {
   @Override
   public void commit(SnapshotManifest complete) {
     if (complete.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-      throw new IllegalArgumentException("commit needs a COMPLETE manifest, got "
-          + complete.getStatus());
+      throw new IllegalArgumentException(
+          "commit needs a COMPLETE manifest, got " + complete.getStatus());
     }
     long id = complete.getSnapshotId();
     String operation = "commit snapshot " + id;
-    run(operation, () -> pieces.end(id, "commit", manifestWrites, p -> {
-      SnapshotManifest filled = p.completed(complete);
-      Catalog.Versioned<SnapshotManifest> current = existing(id, operation);
-      if (current.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-        // a newer leader aborted it: say that this store is fenced, the more useful answer
-        fenceCheck(operation);
-        throw new NotPendingException(id, current.value().getStatus(), "commit");
-      }
-      try {
-        write(operation, List.of(catalog.setManifest(filled, current.version())));
-      } catch (Catalog.Conflict e) {
-        // A retried transaction whose first try went through finds its own result.
-        if (!catalog.manifest(id).map(v -> v.value().equals(filled)).orElse(false)) {
-          throw e;
-        }
-      }
-    }));
+    run(
+        operation,
+        () ->
+            pieces.end(
+                id,
+                "commit",
+                manifestWrites,
+                p -> {
+                  SnapshotManifest filled = p.completed(complete);
+                  Catalog.Versioned<SnapshotManifest> current = existing(id, operation);
+                  if (current.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+                    // a newer leader aborted it: say that this store is fenced, the more useful
+                    // answer
+                    fenceCheck(operation);
+                    throw new NotPendingException(id, current.value().getStatus(), "commit");
+                  }
+                  try {
+                    write(operation, List.of(catalog.setManifest(filled, current.version())));
+                  } catch (Catalog.Conflict e) {
+                    // A retried transaction whose first try went through finds its own result.
+                    if (!catalog.manifest(id).map(v -> v.value().equals(filled)).orElse(false)) {
+                      throw e;
+                    }
+                  }
+                }));
   }
 
   @Override
@@ -311,30 +337,39 @@ public final class S3SnapshotStore implements SnapshotStore {
     SnapshotStatus status = abortedOrFailed.getStatus();
     if (status != SnapshotStatus.SNAPSHOT_STATUS_ABORTED
         && status != SnapshotStatus.SNAPSHOT_STATUS_FAILED) {
-      throw new IllegalArgumentException("finish needs an ABORTED or FAILED manifest, got "
-          + status);
+      throw new IllegalArgumentException(
+          "finish needs an ABORTED or FAILED manifest, got " + status);
     }
     long id = abortedOrFailed.getSnapshotId();
     SnapshotManifest kept = abortedOrFailed.toBuilder().clearPieces().build();
     String operation = "finish snapshot " + id;
-    run(operation, () -> {
-      synchronized (manifestWrites) {
-        if (!pieces.contains(id) && catalog.manifest(id).isEmpty()) {
-          // Never created: keep the manifest anyway so operators can see why it ended.
-          write(operation, List.of(catalog.createManifest(kept)));
-          return;
-        }
-      }
-      pieces.end(id, "finish", manifestWrites, p -> write(operation,
-          List.of(catalog.setManifest(kept, existing(id, operation).version()))));
-      bucket.deleteAll(keys.snapshot(id), "delete pieces of finished snapshot " + id);
-    });
+    run(
+        operation,
+        () -> {
+          synchronized (manifestWrites) {
+            if (!pieces.contains(id) && catalog.manifest(id).isEmpty()) {
+              // Never created: keep the manifest anyway so operators can see why it ended.
+              write(operation, List.of(catalog.createManifest(kept)));
+              return;
+            }
+          }
+          pieces.end(
+              id,
+              "finish",
+              manifestWrites,
+              p ->
+                  write(
+                      operation,
+                      List.of(catalog.setManifest(kept, existing(id, operation).version()))));
+          bucket.deleteAll(keys.snapshot(id), "delete pieces of finished snapshot " + id);
+        });
   }
 
   @Override
   public Optional<SnapshotManifest> manifest(long snapshotId) {
-    return guarded("read manifest", () -> marking(snapshotId,
-        () -> catalog.manifest(snapshotId).map(v -> mark(v.value()))));
+    return guarded(
+        "read manifest",
+        () -> marking(snapshotId, () -> catalog.manifest(snapshotId).map(v -> mark(v.value()))));
   }
 
   @Override
@@ -344,12 +379,15 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   @Override
   public Optional<SnapshotManifest> latestComplete() {
-    return guarded("find latest complete snapshot", () -> newestFirst(
-        Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1, false).stream().findFirst());
+    return guarded(
+        "find latest complete snapshot",
+        () ->
+            newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1, false).stream()
+                .findFirst());
   }
 
-  private List<SnapshotManifest> newestFirst(Set<SnapshotStatus> statuses, int limit,
-      boolean withDamaged) {
+  private List<SnapshotManifest> newestFirst(
+      Set<SnapshotStatus> statuses, int limit, boolean withDamaged) {
     List<Long> ids = catalog.ids();
     List<SnapshotManifest> out = new ArrayList<>();
     for (int i = ids.size() - 1; i >= 0 && out.size() < limit; i--) {
@@ -375,14 +413,24 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   @Override
   public Optional<LocalSnapshotMeta> workerMeta(long snapshotId, String workerId) {
-    return guarded("read worker metadata",
+    return guarded(
+        "read worker metadata",
         () -> marking(snapshotId, () -> reader.workerMeta(snapshotId, workerId)));
   }
 
   @Override
   public int readState(long snapshotId, String workerId, Consumer<byte[]> sink) {
-    return guarded("read state", () -> marking(snapshotId, () -> reader.readState(
-        catalog.manifest(snapshotId).map(Catalog.Versioned::value), snapshotId, workerId, sink)));
+    return guarded(
+        "read state",
+        () ->
+            marking(
+                snapshotId,
+                () ->
+                    reader.readState(
+                        catalog.manifest(snapshotId).map(Catalog.Versioned::value),
+                        snapshotId,
+                        workerId,
+                        sink)));
   }
 
   @Override
@@ -391,98 +439,122 @@ public final class S3SnapshotStore implements SnapshotStore {
   }
 
   @Override
-  public SortedMap<ChannelId, List<RecordedMessage>> readChannels(long snapshotId,
-      Collection<ChannelId> channels) {
-    return guarded("read channels", () -> marking(snapshotId, () -> {
-      boolean complete = catalog.manifest(snapshotId).map(v -> v.value().getStatus()
-          == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
-      SortedMap<ChannelId, List<RecordedMessage>> out = new TreeMap<>();
-      for (ChannelId channel : channels) {
-        out.put(channel, reader.readChannel(snapshotId, channel, complete));
-      }
-      return out;
-    }));
+  public SortedMap<ChannelId, List<RecordedMessage>> readChannels(
+      long snapshotId, Collection<ChannelId> channels) {
+    return guarded(
+        "read channels",
+        () ->
+            marking(
+                snapshotId,
+                () -> {
+                  boolean complete =
+                      catalog
+                          .manifest(snapshotId)
+                          .map(
+                              v -> v.value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                          .orElse(false);
+                  SortedMap<ChannelId, List<RecordedMessage>> out = new TreeMap<>();
+                  for (ChannelId channel : channels) {
+                    out.put(channel, reader.readChannel(snapshotId, channel, complete));
+                  }
+                  return out;
+                }));
   }
 
   @Override
   public void verifyIntegrity(long snapshotId) {
-    run("verify snapshot " + snapshotId, () -> marking(snapshotId, () -> {
-      reader.verify(existing(snapshotId, "verify").value());
-      return null;
-    }));
+    run(
+        "verify snapshot " + snapshotId,
+        () ->
+            marking(
+                snapshotId,
+                () -> {
+                  reader.verify(existing(snapshotId, "verify").value());
+                  return null;
+                }));
   }
 
   @Override
   public SnapshotManifest setPinned(long snapshotId, boolean pinned) {
-    return guarded("pin snapshot " + snapshotId, () -> {
-      synchronized (manifestWrites) {
-        Catalog.Versioned<SnapshotManifest> m = existing(snapshotId, "pin");
-        if (m.value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-          throw new NotPendingException(snapshotId, m.value().getStatus(),
-              "pin (needs a finished one)");
-        }
-        SnapshotManifest updated = m.value().toBuilder().setPinned(pinned).build();
-        write("pin snapshot " + snapshotId, List.of(catalog.setManifest(updated, m.version())));
-        return updated;
-      }
-    });
+    return guarded(
+        "pin snapshot " + snapshotId,
+        () -> {
+          synchronized (manifestWrites) {
+            Catalog.Versioned<SnapshotManifest> m = existing(snapshotId, "pin");
+            if (m.value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+              throw new NotPendingException(
+                  snapshotId, m.value().getStatus(), "pin (needs a finished one)");
+            }
+            SnapshotManifest updated = m.value().toBuilder().setPinned(pinned).build();
+            write("pin snapshot " + snapshotId, List.of(catalog.setManifest(updated, m.version())));
+            return updated;
+          }
+        });
   }
 
   @Override
   public boolean delete(long snapshotId) {
     String operation = "delete snapshot " + snapshotId;
-    return guarded(operation, () -> {
-      synchronized (manifestWrites) {
-        Optional<Catalog.Versioned<SnapshotManifest>> m = catalog.manifest(snapshotId);
-        if (m.isEmpty()) {
-          return false;
-        }
-        refuseDeletion(m.get().value());
-        write(operation, List.of(catalog.deleteManifest(snapshotId, m.get().version())));
-      }
-      bucket.deleteAll(keys.snapshot(snapshotId), operation);
-      return true;
-    });
+    return guarded(
+        operation,
+        () -> {
+          synchronized (manifestWrites) {
+            Optional<Catalog.Versioned<SnapshotManifest>> m = catalog.manifest(snapshotId);
+            if (m.isEmpty()) {
+              return false;
+            }
+            refuseDeletion(m.get().value());
+            write(operation, List.of(catalog.deleteManifest(snapshotId, m.get().version())));
+          }
+          bucket.deleteAll(keys.snapshot(snapshotId), operation);
+          return true;
+        });
   }
 
   @Override
   public List<Long> applyRetention(int keepComplete) {
-    return guarded("apply retention", () -> {
-      List<Long> deleted;
-      synchronized (manifestWrites) {
-        List<StoreParts.RetentionEntry> entries = new ArrayList<>();
-        List<CuratorOp> ops = new ArrayList<>();
-        java.util.Map<Long, Integer> versions = new java.util.HashMap<>();
-        List<Long> ids = catalog.ids();
-        for (int i = ids.size() - 1; i >= 0; i--) {
-          long id = ids.get(i);
-          try {
-            catalog.manifest(id).ifPresent(v -> {
-              entries.add(new StoreParts.RetentionEntry(id, v.value().getStatus(),
-                  v.value().getPinned()));
-              versions.put(id, v.version());
-            });
-          } catch (CorruptionException e) {
-            damaged.putIfAbsent(id, "manifest unreadable: " + e.getMessage());
-            log.error("Retention skips a damaged manifest: {}", e.getMessage());
+    return guarded(
+        "apply retention",
+        () -> {
+          List<Long> deleted;
+          synchronized (manifestWrites) {
+            List<StoreParts.RetentionEntry> entries = new ArrayList<>();
+            List<CuratorOp> ops = new ArrayList<>();
+            java.util.Map<Long, Integer> versions = new java.util.HashMap<>();
+            List<Long> ids = catalog.ids();
+            for (int i = ids.size() - 1; i >= 0; i--) {
+              long id = ids.get(i);
+              try {
+                catalog
+                    .manifest(id)
+                    .ifPresent(
+                        v -> {
+                          entries.add(
+                              new StoreParts.RetentionEntry(
+                                  id, v.value().getStatus(), v.value().getPinned()));
+                          versions.put(id, v.version());
+                        });
+              } catch (CorruptionException e) {
+                damaged.putIfAbsent(id, "manifest unreadable: " + e.getMessage());
+                log.error("Retention skips a damaged manifest: {}", e.getMessage());
+              }
+            }
+            Set<Long> protectedIds =
+                catalog.rollback().value().map(r -> Set.of(r.snapshotId())).orElse(Set.of());
+            deleted = StoreParts.toDelete(entries, keepComplete, protectedIds);
+            for (long id : deleted) {
+              ops.add(catalog.deleteManifest(id, versions.get(id)));
+            }
+            if (!ops.isEmpty()) {
+              write("retention: delete snapshots " + deleted, ops);
+            }
           }
-        }
-        Set<Long> protectedIds = catalog.rollback().value()
-            .map(r -> Set.of(r.snapshotId())).orElse(Set.of());
-        deleted = StoreParts.toDelete(entries, keepComplete, protectedIds);
-        for (long id : deleted) {
-          ops.add(catalog.deleteManifest(id, versions.get(id)));
-        }
-        if (!ops.isEmpty()) {
-          write("retention: delete snapshots " + deleted, ops);
-        }
-      }
-      for (long id : deleted) {
-        bucket.deleteAll(keys.snapshot(id), "retention: delete snapshot " + id);
-      }
-      leftovers.sweep(pieces.ids());
-      return deleted;
-    });
+          for (long id : deleted) {
+            bucket.deleteAll(keys.snapshot(id), "retention: delete snapshot " + id);
+          }
+          leftovers.sweep(pieces.ids());
+          return deleted;
+        });
   }
 
   @Override
@@ -500,7 +572,8 @@ public final class S3SnapshotStore implements SnapshotStore {
     Lock lock = guard.readLock();
     lock.lock();
     try {
-      return closed ? Optional.of("closed")
+      return closed
+          ? Optional.of("closed")
           : fenced ? Optional.of("fenced: a newer leader term was taken") : Optional.empty();
     } finally {
       lock.unlock();
@@ -576,17 +649,29 @@ public final class S3SnapshotStore implements SnapshotStore {
     if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
       throw new NotPendingException(id, m.getStatus(), "delete (finish it first)");
     }
-    catalog.rollback().value().filter(r -> r.snapshotId() == id).ifPresent(r -> {
-      throw new StoreException("delete: snapshot " + id + " is the target of the rollback to"
-          + " epoch " + r.epoch() + " in progress");
-    });
+    catalog
+        .rollback()
+        .value()
+        .filter(r -> r.snapshotId() == id)
+        .ifPresent(
+            r -> {
+              throw new StoreException(
+                  "delete: snapshot "
+                      + id
+                      + " is the target of the rollback to"
+                      + " epoch "
+                      + r.epoch()
+                      + " in progress");
+            });
   }
 
   private void run(String operation, Runnable body) {
-    guarded(operation, () -> {
-      body.run();
-      return null;
-    });
+    guarded(
+        operation,
+        () -> {
+          body.run();
+          return null;
+        });
   }
 
   private <T> T guarded(String operation, Supplier<T> body) {

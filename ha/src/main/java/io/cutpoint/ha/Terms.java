@@ -13,9 +13,9 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * Leader terms in ZooKeeper: the node {@code {base}/term} holds the current term number, and its
- * version is the fencing token that every catalog write checks. Taking a term increments the
- * number in one transaction conditioned on the version that was read, so two takers can never get
- * the same term.
+ * version is the fencing token that every catalog write checks. Taking a term increments the number
+ * in one transaction conditioned on the version that was read, so two takers can never get the same
+ * term.
  */
 public final class Terms {
   /** Concurrent takers retry this often before giving up. */
@@ -24,16 +24,16 @@ public final class Terms {
   private Terms() {}
 
   /**
-   * Takes the next term unconditionally: whatever was opened under an older term is fenced from
-   * now on. {@link LeaderElection} does this when it wins; an operator's tool may do it by hand.
+   * Takes the next term unconditionally: whatever was opened under an older term is fenced from now
+   * on. {@link LeaderElection} does this when it wins; an operator's tool may do it by hand.
    */
   public static LeaderTerm take(CuratorFramework zk, String base) {
     return take(zk, base, List.of());
   }
 
   /**
-   * Takes the next term in a transaction that also runs {@code conditions} (e.g. a check that
-   * this process's leader latch node still exists).
+   * Takes the next term in a transaction that also runs {@code conditions} (e.g. a check that this
+   * process's leader latch node still exists).
    *
    * @throws StoreException if a condition fails or ZooKeeper cannot be reached
    */
@@ -47,8 +47,12 @@ public final class Terms {
         byte[] payload = StoreParts.unframe(Catalog.key(Catalog.TERM), data, () -> "leader term");
         long next = ByteBuffer.wrap(payload).getLong() + 1;
         List<CuratorOp> ops = new ArrayList<>(conditions);
-        ops.add(zk.transactionOp().setData().withVersion(stat.getVersion())
-            .forPath(path, StoreParts.frame(Catalog.key(Catalog.TERM), Catalog.longPayload(next))));
+        ops.add(
+            zk.transactionOp()
+                .setData()
+                .withVersion(stat.getVersion())
+                .forPath(
+                    path, StoreParts.frame(Catalog.key(Catalog.TERM), Catalog.longPayload(next))));
         List<CuratorTransactionResult> results = zk.transaction().forOperations(ops);
         Stat after = results.get(results.size() - 1).getResultStat();
         return new LeaderTerm(next, after.getVersion());
@@ -63,8 +67,12 @@ public final class Terms {
         throw Catalog.zkFailure("ZooKeeper " + base, "take a leader term", e);
       }
     }
-    throw new StoreException("ZooKeeper " + base + ": cannot take a leader term: "
-        + ATTEMPTS + " attempts raced with other takers");
+    throw new StoreException(
+        "ZooKeeper "
+            + base
+            + ": cannot take a leader term: "
+            + ATTEMPTS
+            + " attempts raced with other takers");
   }
 
   /** The current term, as a store opened now would be fenced against. */

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A store opened under an older leader term can no longer write the catalog once a newer term
- * was taken: not create, commit, finish, delete, pin, roll back, apply retention or reserve ids.
- * The store of the newer term can, and sees nothing of what the fenced one tried.
+ * A store opened under an older leader term can no longer write the catalog once a newer term was
+ * taken: not create, commit, finish, delete, pin, roll back, apply retention or reserve ids. The
+ * store of the newer term can, and sees nothing of what the fenced one tried.
  */
 class FencingTest {
   private static HaTestbed bed;
@@ -41,8 +41,10 @@ class FencingTest {
   }
 
   private static SnapshotManifest aborted(SnapshotFixture snap) {
-    return snap.pending().toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-        .setReason("timeout").build();
+    return snap.pending().toBuilder()
+        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+        .setReason("timeout")
+        .build();
   }
 
   @Test
@@ -62,8 +64,8 @@ class FencingTest {
 
     assertThatThrownBy(() -> old.commit(inFlight.complete()))
         .isInstanceOf(FencedException.class)
-        .hasMessageContaining("fenced: cannot commit snapshot " + inFlight.id + " under leader "
-            + first)
+        .hasMessageContaining(
+            "fenced: cannot commit snapshot " + inFlight.id + " under leader " + first)
         .hasMessageContaining("the current leader term is " + second.number());
     SnapshotFixture later = new SnapshotFixture(inFlight.id + 10, 300, 128);
     assertThatThrownBy(() -> old.createPending(later.pending()))
@@ -73,7 +75,8 @@ class FencingTest {
     assertThatThrownBy(() -> old.setPinned(done.id, true)).isInstanceOf(FencedException.class);
     assertThatThrownBy(() -> old.beginRollback(5, done.id)).isInstanceOf(FencedException.class);
     assertThatThrownBy(() -> inFlight.writeWorker(old, "a"))
-        .as("once fenced, pieces are refused too").isInstanceOf(FencedException.class);
+        .as("once fenced, pieces are refused too")
+        .isInstanceOf(FencedException.class);
     assertThat(old.unavailable()).hasValueSatisfying(why -> assertThat(why).contains("fenced"));
 
     // Nothing of it reached the catalog: the snapshot stays PENDING for the new leader to abort.
@@ -94,7 +97,8 @@ class FencingTest {
     current.finishRollback(5);
     assertThat(current.latestComplete().orElseThrow().getSnapshotId()).isEqualTo(next.id);
     assertThat(old.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)))
-        .as("the fenced store still reads").extracting(SnapshotManifest::getSnapshotId)
+        .as("the fenced store still reads")
+        .extracting(SnapshotManifest::getSnapshotId)
         .containsExactly(next.id);
   }
 
@@ -151,7 +155,8 @@ class FencingTest {
   @Test
   void takersRacingEachOtherEachGetADistinctTerm() throws Exception {
     bed.take(where); // the catalog nodes exist before the race
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
     try {
       List<java.util.concurrent.Future<LeaderTerm>> taken = new java.util.ArrayList<>();
       for (int i = 0; i < 12; i++) {

@@ -14,9 +14,9 @@ import org.apache.curator.test.TestingServer;
 
 /**
  * A ZooKeeper server ({@code curator-test}'s {@link TestingServer}, ephemeral port, temporary
- * directory) and an S3 server ({@link S3Server}) in the test JVM, a Curator client, and the
- * stores opened on them; {@link #close()} frees all of it. Each {@link #fresh()} location has its
- * own key prefix and catalog path, so tests sharing a testbed do not see each other.
+ * directory) and an S3 server ({@link S3Server}) in the test JVM, a Curator client, and the stores
+ * opened on them; {@link #close()} frees all of it. Each {@link #fresh()} location has its own key
+ * prefix and catalog path, so tests sharing a testbed do not see each other.
  */
 final class HaTestbed implements AutoCloseable {
   static final String BUCKET = "cutpoint-snapshots";
@@ -30,8 +30,9 @@ final class HaTestbed implements AutoCloseable {
 
   HaTestbed() throws Exception {
     zkServer = new TestingServer(true);
-    zk = CuratorFrameworkFactory.newClient(zkServer.getConnectString(),
-        new ExponentialBackoffRetry(100, 3));
+    zk =
+        CuratorFrameworkFactory.newClient(
+            zkServer.getConnectString(), new ExponentialBackoffRetry(100, 3));
     zk.start();
     if (!zk.blockUntilConnected(60, TimeUnit.SECONDS)) {
       throw new IllegalStateException("ZooKeeper test server did not answer");
@@ -59,8 +60,8 @@ final class HaTestbed implements AutoCloseable {
     return open(where, term, OPTIONS);
   }
 
-  S3SnapshotStore open(S3SnapshotStore.Location where, LeaderTerm term,
-      S3SnapshotStore.Options options) {
+  S3SnapshotStore open(
+      S3SnapshotStore.Location where, LeaderTerm term, S3SnapshotStore.Options options) {
     S3SnapshotStore store = S3SnapshotStore.open(s3.client(), zk, where, term, options);
     stores.add(store);
     return store;
@@ -70,10 +71,13 @@ final class HaTestbed implements AutoCloseable {
   void putRaw(String key, byte[] bytes) {
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
     crc.update(bytes);
-    String s3Crc = java.util.Base64.getEncoder().encodeToString(
-        java.nio.ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
-    s3.client().putObject(b -> b.bucket(BUCKET).key(key).checksumCRC32C(s3Crc),
-        software.amazon.awssdk.core.sync.RequestBody.fromBytes(bytes));
+    String s3Crc =
+        java.util.Base64.getEncoder()
+            .encodeToString(java.nio.ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    s3.client()
+        .putObject(
+            b -> b.bucket(BUCKET).key(key).checksumCRC32C(s3Crc),
+            software.amazon.awssdk.core.sync.RequestBody.fromBytes(bytes));
   }
 
   byte[] getRaw(String key) {
@@ -92,8 +96,10 @@ final class HaTestbed implements AutoCloseable {
   /** Every object key under a location, in key order. */
   List<String> objects(S3SnapshotStore.Location where) {
     List<String> keys = new ArrayList<>();
-    s3.client().listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(where.prefix() + "/"))
-        .contents().forEach(o -> keys.add(o.key()));
+    s3.client()
+        .listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(where.prefix() + "/"))
+        .contents()
+        .forEach(o -> keys.add(o.key()));
     return keys;
   }
 

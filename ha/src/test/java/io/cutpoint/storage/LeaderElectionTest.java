@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link LeaderElection} on real ZooKeeper servers: one leader among three participants, each
- * leader with a newer term than the one before, a lost session or a suspended connection revoked
- * at once, and the store of a revoked leader fenced as soon as the next one takes its term.
+ * leader with a newer term than the one before, a lost session or a suspended connection revoked at
+ * once, and the store of a revoked leader fenced as soon as the next one takes its term.
  */
 class LeaderElectionTest {
   private static final Duration WAIT = Duration.ofSeconds(90);
@@ -50,9 +50,13 @@ class LeaderElectionTest {
   }
 
   private static CuratorFramework client(String connect) throws InterruptedException {
-    CuratorFramework zk = CuratorFrameworkFactory.builder().connectString(connect)
-        .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000)
-        .retryPolicy(new ExponentialBackoffRetry(100, 5)).build();
+    CuratorFramework zk =
+        CuratorFrameworkFactory.builder()
+            .connectString(connect)
+            .sessionTimeoutMs(10_000)
+            .connectionTimeoutMs(5_000)
+            .retryPolicy(new ExponentialBackoffRetry(100, 5))
+            .build();
     zk.start();
     if (!zk.blockUntilConnected(60, TimeUnit.SECONDS)) {
       throw new IllegalStateException("no ZooKeeper at " + connect);
@@ -92,8 +96,9 @@ class LeaderElectionTest {
       int first = leaderOf(heard);
       LeaderTerm firstTerm = heard.get(first).leading;
       assertThat(elections.get(first).term()).contains(firstTerm);
-      S3SnapshotStore firstStore = S3SnapshotStore.open(s3.client(), clients.get(first), where,
-          firstTerm, HaTestbed.OPTIONS);
+      S3SnapshotStore firstStore =
+          S3SnapshotStore.open(
+              s3.client(), clients.get(first), where, firstTerm, HaTestbed.OPTIONS);
       SnapshotFixture snap = new SnapshotFixture(firstStore.allocateSnapshotId(), 300, 128);
       snap.store(firstStore);
       SnapshotFixture unfinished = new SnapshotFixture(firstStore.allocateSnapshotId(), 300, 128);
@@ -102,10 +107,15 @@ class LeaderElectionTest {
 
       KillSession.kill(clients.get(first).getZookeeperClient().getZooKeeper());
 
-      await().atMost(WAIT).until(() -> heard.get(first).events.contains(
-          "revoked " + firstTerm.number()));
-      await().atMost(WAIT).until(() -> leaderOf(heard) >= 0
-          && heard.get(leaderOf(heard)).leading.number() > firstTerm.number());
+      await()
+          .atMost(WAIT)
+          .until(() -> heard.get(first).events.contains("revoked " + firstTerm.number()));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  leaderOf(heard) >= 0
+                      && heard.get(leaderOf(heard)).leading.number() > firstTerm.number());
       int second = leaderOf(heard);
       LeaderTerm secondTerm = heard.get(second).leading;
       assertThat(secondTerm.number()).isEqualTo(firstTerm.number() + 1);
@@ -115,8 +125,9 @@ class LeaderElectionTest {
       await().atMost(WAIT).until(() -> clients.get(first).getZookeeperClient().isConnected());
       assertThatThrownBy(() -> firstStore.commit(unfinished.complete()))
           .isInstanceOf(FencedException.class);
-      S3SnapshotStore secondStore = S3SnapshotStore.open(s3.client(), clients.get(second), where,
-          secondTerm, HaTestbed.OPTIONS);
+      S3SnapshotStore secondStore =
+          S3SnapshotStore.open(
+              s3.client(), clients.get(second), where, secondTerm, HaTestbed.OPTIONS);
       assertThat(secondStore.abortedOnOpen()).containsExactly(unfinished.id);
       S3SnapshotStoreTest.assertReadsBack(secondStore, snap);
       firstStore.close();
@@ -124,7 +135,8 @@ class LeaderElectionTest {
 
       // Every term was handed to one participant only.
       List<String> elected = new ArrayList<>();
-      heard.forEach(h -> h.events.stream().filter(e -> e.startsWith("elected")).forEach(elected::add));
+      heard.forEach(
+          h -> h.events.stream().filter(e -> e.startsWith("elected")).forEach(elected::add));
       assertThat(elected).doesNotHaveDuplicates();
     } finally {
       elections.forEach(LeaderElection::close);
@@ -147,11 +159,14 @@ class LeaderElectionTest {
         await().atMost(WAIT).until(() -> heard.events.contains("revoked " + first.number()));
         assertThat(election.term()).isEmpty();
         server.restart();
-        await().atMost(WAIT).until(() -> heard.leading != null
-            && heard.leading.number() > first.number());
-        assertThat(heard.events).containsSubsequence(
-            "elected " + first.number(), "revoked " + first.number(),
-            "elected " + (first.number() + 1));
+        await()
+            .atMost(WAIT)
+            .until(() -> heard.leading != null && heard.leading.number() > first.number());
+        assertThat(heard.events)
+            .containsSubsequence(
+                "elected " + first.number(),
+                "revoked " + first.number(),
+                "elected " + (first.number() + 1));
       } finally {
         election.close();
         zk.close();

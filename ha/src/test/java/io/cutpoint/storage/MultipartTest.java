@@ -23,17 +23,28 @@ class MultipartTest {
     try (HaTestbed bed = new HaTestbed()) {
       S3SnapshotStore.Location where = bed.fresh();
       S3SnapshotStore store =
-          bed.open(where, bed.take(where), new S3SnapshotStore.Options(100, PART, Clock.systemUTC()));
+          bed.open(
+              where, bed.take(where), new S3SnapshotStore.Options(100, PART, Clock.systemUTC()));
       long id = store.allocateSnapshotId();
       byte[] state = new byte[12 << 20];
       new Random(id).nextBytes(state);
-      SnapshotManifest pending = SnapshotManifest.newBuilder().setSnapshotId(id)
-          .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING).setEpoch(1)
-          .setTopology(Topology.newBuilder().addWorkers(WorkerDecl.newBuilder().setWorkerId("big")))
-          .build();
+      SnapshotManifest pending =
+          SnapshotManifest.newBuilder()
+              .setSnapshotId(id)
+              .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+              .setEpoch(1)
+              .setTopology(
+                  Topology.newBuilder().addWorkers(WorkerDecl.newBuilder().setWorkerId("big")))
+              .build();
       store.createPending(pending);
-      store.putWorkerMeta(id, LocalSnapshotMeta.newBuilder().setWorkerId("big").setEpoch(1)
-          .setStateBytes(state.length).setStateCrc32C(SnapshotFixture.crc(state)).build());
+      store.putWorkerMeta(
+          id,
+          LocalSnapshotMeta.newBuilder()
+              .setWorkerId("big")
+              .setEpoch(1)
+              .setStateBytes(state.length)
+              .setStateCrc32C(SnapshotFixture.crc(state))
+              .build());
       store.putStateChunk(id, "big", 0, state, SnapshotFixture.crc(state));
       store.commit(pending.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).build());
 

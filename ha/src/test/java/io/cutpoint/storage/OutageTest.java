@@ -8,9 +8,9 @@ import io.cutpoint.ha.S3SnapshotStore;
 import org.junit.jupiter.api.Test;
 
 /**
- * ZooKeeper or S3 out of reach: calls fail with a {@link StoreException} that names the store,
- * the operation and the system, a snapshot whose commit failed stays PENDING, and the store works
- * again once the server is back.
+ * ZooKeeper or S3 out of reach: calls fail with a {@link StoreException} that names the store, the
+ * operation and the system, a snapshot whose commit failed stays PENDING, and the store works again
+ * once the server is back.
  */
 class OutageTest {
   @Test

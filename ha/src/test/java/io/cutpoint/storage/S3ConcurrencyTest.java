@@ -40,7 +40,11 @@ class S3ConcurrencyTest {
   }
 
   private final ExecutorService pool = Executors.newFixedThreadPool(3);
-  /** Every wait of these tests is bounded: a lost wake-up fails the test instead of hanging the build. */
+
+  /**
+   * Every wait of these tests is bounded: a lost wake-up fails the test instead of hanging the
+   * build.
+   */
   private static final long WAIT_SECONDS = 60;
 
   @AfterEach
@@ -81,19 +85,21 @@ class S3ConcurrencyTest {
       List<RecordedMessage> accepted = new ArrayList<>();
       AtomicReference<Throwable> refusal = new AtomicReference<>();
       CountDownLatch started = new CountDownLatch(1);
-      Future<?> writer = pool.submit(() -> {
-        for (long seq = 1; ; seq++) {
-          RecordedMessage m = new RecordedMessage(seq, new byte[] {(byte) seq});
-          try {
-            store.putChannelRecording(snap.id, extra, List.of(m));
-          } catch (StoreException e) {
-            refusal.set(e);
-            return;
-          }
-          accepted.add(m);
-          started.countDown();
-        }
-      });
+      Future<?> writer =
+          pool.submit(
+              () -> {
+                for (long seq = 1; ; seq++) {
+                  RecordedMessage m = new RecordedMessage(seq, new byte[] {(byte) seq});
+                  try {
+                    store.putChannelRecording(snap.id, extra, List.of(m));
+                  } catch (StoreException e) {
+                    refusal.set(e);
+                    return;
+                  }
+                  accepted.add(m);
+                  started.countDown();
+                }
+              });
       assertThat(started.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the writer got going").isTrue();
       store.commit(snap.complete());
       writer.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -101,9 +107,13 @@ class S3ConcurrencyTest {
       assertThat(refusal.get()).isInstanceOf(NotPendingException.class);
       assertThat(store.readChannel(snap.id, extra)).isEqualTo(accepted);
       long expected = (long) accepted.size() + snap.recordings.get(ChannelId.of("c", "a")).size();
-      assertThat(store.manifest(snap.id).orElseThrow().getPiecesList().stream()
-          .filter(p -> p.getWorkerId().equals("a")).findFirst().orElseThrow()
-          .getInFlightMessages()).isEqualTo(expected);
+      assertThat(
+              store.manifest(snap.id).orElseThrow().getPiecesList().stream()
+                  .filter(p -> p.getWorkerId().equals("a"))
+                  .findFirst()
+                  .orElseThrow()
+                  .getInFlightMessages())
+          .isEqualTo(expected);
       store.verifyIntegrity(snap.id);
     }
   }
@@ -115,25 +125,38 @@ class S3ConcurrencyTest {
     snap.store(store);
     CountDownLatch inSink = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Future<Integer> read = pool.submit(() -> store.readState(snap.id, "a", chunk -> {
-      inSink.countDown();
-      try {
-        release.await(WAIT_SECONDS, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }));
-    assertThat(inSink.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the read reached its sink").isTrue();
+    Future<Integer> read =
+        pool.submit(
+            () ->
+                store.readState(
+                    snap.id,
+                    "a",
+                    chunk -> {
+                      inSink.countDown();
+                      try {
+                        release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }));
+    assertThat(inSink.await(WAIT_SECONDS, TimeUnit.SECONDS))
+        .as("the read reached its sink")
+        .isTrue();
     AtomicReference<Thread> closer = new AtomicReference<>();
-    CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
-      closer.set(Thread.currentThread());
-      store.close();
-    }, pool);
-    await().atMost(Duration.ofSeconds(10)).until(
-        () -> closer.get() != null && closer.get().getState() == Thread.State.WAITING);
+    CompletableFuture<Void> closed =
+        CompletableFuture.runAsync(
+            () -> {
+              closer.set(Thread.currentThread());
+              store.close();
+            },
+            pool);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> closer.get() != null && closer.get().getState() == Thread.State.WAITING);
     assertThat(closed).isNotDone();
     release.countDown();
-    assertThat(read.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo((snap.states.get("a").length + 1023) / 1024);
+    assertThat(read.get(WAIT_SECONDS, TimeUnit.SECONDS))
+        .isEqualTo((snap.states.get("a").length + 1023) / 1024);
     closed.get(WAIT_SECONDS, TimeUnit.SECONDS);
     assertThatThrownBy(() -> store.manifest(snap.id)).hasMessageContaining("is closed");
   }

@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Damage to the objects and to the catalog of an {@link S3SnapshotStore}, made through the S3 API
- * and ZooKeeper behind the store's back: every read path throws {@link CorruptionException}
- * naming the piece, no damaged byte reaches a consumer, and the snapshot is reported damaged.
+ * and ZooKeeper behind the store's back: every read path throws {@link CorruptionException} naming
+ * the piece, no damaged byte reaches a consumer, and the snapshot is reported damaged.
  */
 class S3CorruptionTest {
   private static HaTestbed bed;
@@ -64,7 +64,8 @@ class S3CorruptionTest {
     assertThatThrownBy(() -> store.readState(snap.id, "b", received::add))
         .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("snapshot " + snap.id + ", worker b, state chunk 1");
-    assertThat(received).as("only the chunk before the damaged one reached the consumer")
+    assertThat(received)
+        .as("only the chunk before the damaged one reached the consumer")
         .hasSize(1);
     assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
         .isInstanceOf(CorruptionException.class)
@@ -122,8 +123,8 @@ class S3CorruptionTest {
     bed.deleteRaw(chunk("a", chunks - 1));
     assertThatThrownBy(() -> store.readState(snap.id, "a", chunk -> {}))
         .isInstanceOf(CorruptionException.class)
-        .hasMessageContaining("state chunk " + (chunks - 1) + ": missing (" + chunks
-            + " chunks committed)");
+        .hasMessageContaining(
+            "state chunk " + (chunks - 1) + ": missing (" + chunks + " chunks committed)");
     assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
         .isInstanceOf(CorruptionException.class);
   }
@@ -160,9 +161,14 @@ class S3CorruptionTest {
     assertThatThrownBy(() -> store.readState(newer.id, "a", chunk -> {}))
         .isInstanceOf(CorruptionException.class);
     assertThat(store.latestComplete().orElseThrow().getSnapshotId())
-        .as("a damaged manifest does not hide the older snapshot").isEqualTo(snap.id);
-    assertThat(store.list(Set.of())).filteredOn(m -> m.getSnapshotId() == newer.id)
-        .singleElement().extracting(SnapshotManifest::getDamage).asString().contains("CRC32C");
+        .as("a damaged manifest does not hide the older snapshot")
+        .isEqualTo(snap.id);
+    assertThat(store.list(Set.of()))
+        .filteredOn(m -> m.getSnapshotId() == newer.id)
+        .singleElement()
+        .extracting(SnapshotManifest::getDamage)
+        .asString()
+        .contains("CRC32C");
     store.close();
 
     S3SnapshotStore reopened = bed.open(where);

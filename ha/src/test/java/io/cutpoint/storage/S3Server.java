@@ -25,16 +25,18 @@ final class S3Server implements AutoCloseable {
   private final S3Client client;
 
   S3Server() throws Exception {
-    context = ContextBuilder.newBuilder("transient")
-        .credentials("identity", "credential")
-        .overrides(new Properties())
-        .build(BlobStoreContext.class);
-    proxy = S3Proxy.builder()
-        .blobStore(context.getBlobStore())
-        .endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
-        .ignoreUnknownHeaders(true)
-        .build();
+    context =
+        ContextBuilder.newBuilder("transient")
+            .credentials("identity", "credential")
+            .overrides(new Properties())
+            .build(BlobStoreContext.class);
+    proxy =
+        S3Proxy.builder()
+            .blobStore(context.getBlobStore())
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+            .ignoreUnknownHeaders(true)
+            .build();
     proxy.start();
     client = newClient();
   }

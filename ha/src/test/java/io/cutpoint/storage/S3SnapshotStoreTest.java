@@ -60,14 +60,19 @@ class S3SnapshotStoreTest {
   static void assertReadsBack(SnapshotStore store, SnapshotFixture snap) {
     SnapshotManifest m = store.manifest(snap.id).orElseThrow();
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
-    assertThat(m.getPiecesList()).extracting(WorkerPiece::getWorkerId).containsExactly("a", "b", "c");
+    assertThat(m.getPiecesList())
+        .extracting(WorkerPiece::getWorkerId)
+        .containsExactly("a", "b", "c");
     long stateBytes = 0;
     for (String w : SnapshotFixture.WORKERS) {
       assertThat(snap.readState(store, w)).isEqualTo(snap.states.get(w));
       assertThat(store.workerMeta(snap.id, w)).contains(snap.meta(w));
       stateBytes += snap.states.get(w).length;
-      WorkerPiece piece = m.getPiecesList().stream()
-          .filter(p -> p.getWorkerId().equals(w)).findFirst().orElseThrow();
+      WorkerPiece piece =
+          m.getPiecesList().stream()
+              .filter(p -> p.getWorkerId().equals(w))
+              .findFirst()
+              .orElseThrow();
       assertThat(piece.getStateChunks())
           .isEqualTo((snap.states.get(w).length + snap.chunkSize - 1) / snap.chunkSize);
     }
@@ -108,10 +113,14 @@ class S3SnapshotStoreTest {
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
     store.createPending(snap.pending());
     snap.writePieces(store);
-    io.cutpoint.api.v1.LocalSnapshotMeta verified = snap.meta("b").toBuilder()
-        .addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer("c").setCount(12)).build();
-    SnapshotManifest declaring = snap.complete().toBuilder()
-        .addPieces(WorkerPiece.newBuilder().setWorkerId("b").setMeta(verified)).build();
+    io.cutpoint.api.v1.LocalSnapshotMeta verified =
+        snap.meta("b").toBuilder()
+            .addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer("c").setCount(12))
+            .build();
+    SnapshotManifest declaring =
+        snap.complete().toBuilder()
+            .addPieces(WorkerPiece.newBuilder().setWorkerId("b").setMeta(verified))
+            .build();
 
     assertThatThrownBy(() -> store.commit(declaring))
         .isInstanceOf(StoreException.class)
@@ -156,8 +165,8 @@ class S3SnapshotStoreTest {
         .hasMessageContaining("snapshot " + second.id + " is COMPLETE");
     assertThatThrownBy(() -> store.commit(second.complete()))
         .isInstanceOf(NotPendingException.class);
-    assertThatThrownBy(() -> store.putWorkerMeta(777, first.meta("a").toBuilder()
-            .setSnapshotId(777).build()))
+    assertThatThrownBy(
+            () -> store.putWorkerMeta(777, first.meta("a").toBuilder().setSnapshotId(777).build()))
         .isInstanceOf(NoSuchSnapshotException.class);
     assertThatThrownBy(() -> store.createPending(first.pending()))
         .isInstanceOf(NotPendingException.class)
@@ -181,8 +190,11 @@ class S3SnapshotStoreTest {
     store.createPending(snap.pending());
     snap.writePieces(store);
     assertThat(bed.objects(where, snap.id)).isNotEmpty();
-    store.finish(snap.pending().toBuilder()
-        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_FAILED).setReason("channel a->b: gap").build());
+    store.finish(
+        snap.pending().toBuilder()
+            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_FAILED)
+            .setReason("channel a->b: gap")
+            .build());
 
     SnapshotManifest m = store.manifest(snap.id).orElseThrow();
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_FAILED);
@@ -284,7 +296,8 @@ class S3SnapshotStoreTest {
   @Test
   void rollbackNeedsACompleteTarget() {
     S3SnapshotStore store = open();
-    assertThatThrownBy(() -> store.beginRollback(1, 42)).isInstanceOf(NoSuchSnapshotException.class);
+    assertThatThrownBy(() -> store.beginRollback(1, 42))
+        .isInstanceOf(NoSuchSnapshotException.class);
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 100, 64);
     store.createPending(snap.pending());
     assertThatThrownBy(() -> store.beginRollback(1, snap.id))
@@ -314,19 +327,25 @@ class S3SnapshotStoreTest {
       ids.add(snap.id);
       if (i == 2) {
         store.createPending(snap.pending());
-        store.finish(snap.pending().toBuilder()
-            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).setReason("timeout").build());
+        store.finish(
+            snap.pending().toBuilder()
+                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+                .setReason("timeout")
+                .build());
       } else {
         snap.store(store);
       }
     }
-    assertThat(store.list(Set.of())).extracting(SnapshotManifest::getSnapshotId)
+    assertThat(store.list(Set.of()))
+        .extracting(SnapshotManifest::getSnapshotId)
         .containsExactly(ids.get(3), ids.get(2), ids.get(1), ids.get(0));
     assertThat(store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)))
-        .extracting(SnapshotManifest::getSnapshotId).containsExactly(ids.get(2));
+        .extracting(SnapshotManifest::getSnapshotId)
+        .containsExactly(ids.get(2));
     assertThat(store.setPinned(ids.get(0), true).getPinned()).isTrue();
     assertThat(store.manifest(ids.get(0)).orElseThrow().getPinned()).isTrue();
-    assertThatThrownBy(() -> store.setPinned(999, true)).isInstanceOf(NoSuchSnapshotException.class);
+    assertThatThrownBy(() -> store.setPinned(999, true))
+        .isInstanceOf(NoSuchSnapshotException.class);
   }
 
   @Test
@@ -377,8 +396,11 @@ class S3SnapshotStoreTest {
       SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 200, 64);
       if (i % 2 == 1) {
         store.createPending(snap.pending());
-        store.finish(snap.pending().toBuilder()
-            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).setReason("timeout").build());
+        store.finish(
+            snap.pending().toBuilder()
+                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+                .setReason("timeout")
+                .build());
         failed.add(snap.id);
       } else {
         snap.store(store);
@@ -393,7 +415,8 @@ class S3SnapshotStoreTest {
     List<Long> deleted = store.applyRetention(1);
 
     assertThat(deleted).containsExactlyInAnyOrder(complete.get(1), failed.get(0), failed.get(1));
-    assertThat(store.list(Set.of())).extracting(SnapshotManifest::getSnapshotId)
+    assertThat(store.list(Set.of()))
+        .extracting(SnapshotManifest::getSnapshotId)
         .containsExactly(open.id, failed.get(2), complete.get(2), complete.get(0));
     assertThat(bed.objects(where, complete.get(1))).isEmpty();
     assertThat(bed.objects(where, complete.get(2))).isNotEmpty();

@@ -20,11 +20,11 @@ import java.util.stream.Stream;
 
 /**
  * Times a small snapshot's write path on both stores in one run: create pending, one 1 KiB state
- * chunk and the metadata of each of 8 workers, commit. RocksDB with its production options
- * (synced commit) in a temporary directory; S3 and ZooKeeper as the tests run them (S3Proxy in
- * memory, one ZooKeeper server, both on loopback). Prints the median and the 90th percentile of N
- * runs, with the pieces written one after another and from 8 threads, after a warm-up of N runs
- * of each; and, for scale, one plain S3 PUT and one ZooKeeper write. No assertion: a probe.
+ * chunk and the metadata of each of 8 workers, commit. RocksDB with its production options (synced
+ * commit) in a temporary directory; S3 and ZooKeeper as the tests run them (S3Proxy in memory, one
+ * ZooKeeper server, both on loopback). Prints the median and the 90th percentile of N runs, with
+ * the pieces written one after another and from 8 threads, after a warm-up of N runs of each; and,
+ * for scale, one plain S3 PUT and one ZooKeeper write. No assertion: a probe.
  *
  * <pre>java -cp ... io.cutpoint.storage.WritePathProbe [runs, default 50]</pre>
  */
@@ -70,21 +70,32 @@ public final class WritePathProbe {
         random.nextBytes(states[w]);
         topology.addWorkers(WorkerDecl.newBuilder().setWorkerId("w" + w));
       }
-      SnapshotManifest pending = SnapshotManifest.newBuilder().setSnapshotId(id)
-          .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING).setEpoch(1).setTopology(topology)
-          .build();
+      SnapshotManifest pending =
+          SnapshotManifest.newBuilder()
+              .setSnapshotId(id)
+              .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+              .setEpoch(1)
+              .setTopology(topology)
+              .build();
       long start = System.nanoTime();
       store.createPending(pending);
       List<Future<?>> writes = new ArrayList<>();
       for (int w = 0; w < WORKERS; w++) {
         String worker = "w" + w;
         byte[] state = states[w];
-        Runnable piece = () -> {
-          int crc = SnapshotFixture.crc(state);
-          store.putStateChunk(id, worker, 0, state, crc);
-          store.putWorkerMeta(id, LocalSnapshotMeta.newBuilder().setWorkerId(worker).setEpoch(1)
-              .setStateBytes(state.length).setStateCrc32C(crc).build());
-        };
+        Runnable piece =
+            () -> {
+              int crc = SnapshotFixture.crc(state);
+              store.putStateChunk(id, worker, 0, state, crc);
+              store.putWorkerMeta(
+                  id,
+                  LocalSnapshotMeta.newBuilder()
+                      .setWorkerId(worker)
+                      .setEpoch(1)
+                      .setStateBytes(state.length)
+                      .setStateCrc32C(crc)
+                      .build());
+            };
         if (pool == null) {
           piece.run();
         } else {
@@ -129,7 +140,11 @@ public final class WritePathProbe {
   static void report(String what, long[] nanos) {
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
-    System.out.printf("%-45s runs %d  median %7.2f ms  p90 %7.2f ms%n", what, sorted.length,
-        sorted[sorted.length / 2] / 1e6, sorted[(int) (sorted.length * 0.9)] / 1e6);
+    System.out.printf(
+        "%-45s runs %d  median %7.2f ms  p90 %7.2f ms%n",
+        what,
+        sorted.length,
+        sorted[sorted.length / 2] / 1e6,
+        sorted[(int) (sorted.length * 0.9)] / 1e6);
   }
 }

@@ -1,8 +1,8 @@
 package io.cutpoint.ops;
 
 /**
- * An operation that failed in a way the user should read about: the message is printed as one
- * line {@code cutpoint: <message>} on stderr and the command exits with {@link #exitCode()}.
+ * An operation that failed in a way the user should read about: the message is printed as one line
+ * {@code cutpoint: <message>} on stderr and the command exits with {@link #exitCode()}.
  */
 public final class CliFailure extends RuntimeException {
   private static final long serialVersionUID = 1L;

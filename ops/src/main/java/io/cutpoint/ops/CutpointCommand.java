@@ -30,8 +30,8 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code cutpoint} command: runs a coordinator ({@code server}), administers one
- * ({@code snapshot}, {@code list}, {@code show}, ...), and runs the bank-transfer {@code demo}.
+ * The {@code cutpoint} command: runs a coordinator ({@code server}), administers one ({@code
+ * snapshot}, {@code list}, {@code show}, ...), and runs the bank-transfer {@code demo}.
  *
  * <p>Exit codes: 0 success, 1 a failed operation, 2 bad usage. Every error is one line on stderr.
  */
@@ -39,8 +39,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
     name = "cutpoint",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
-    description = "Checkpoint and recovery for message-passing systems: Chandy-Lamport snapshots, "
-        + "verified and stored in RocksDB, with rollback and channel replay.",
+    description =
+        "Checkpoint and recovery for message-passing systems: Chandy-Lamport snapshots, "
+            + "verified and stored in RocksDB, with rollback and channel replay.",
     subcommands = {
       ServerCommand.class,
       SnapshotCommand.class,
@@ -60,8 +61,11 @@ import picocli.CommandLine.UnmatchedArgumentException;
       PlaygroundCommand.class,
       CommandLine.HelpCommand.class
     },
-    footer = {"", "Exit codes: 0 success, 1 failed operation, 2 bad usage.",
-        "Run 'cutpoint COMMAND --help' for a command's flags."})
+    footer = {
+      "",
+      "Exit codes: 0 success, 1 failed operation, 2 bad usage.",
+      "Run 'cutpoint COMMAND --help' for a command's flags."
+    })
 public final class CutpointCommand implements Callable<Integer> {
 
   /** The benchmark command, registered when the build contains it. */
@@ -112,7 +116,8 @@ public final class CutpointCommand implements Callable<Integer> {
     if (e.getCause() instanceof ConfigException c) { // a server setting's value, file or default
       return failure(c, where);
     }
-    err.println("cutpoint: " + oneLine(e.getMessage()) + suggestions(e) + " (see '" + name + " --help')");
+    err.println(
+        "cutpoint: " + oneLine(e.getMessage()) + suggestions(e) + " (see '" + name + " --help')");
     err.flush();
     return ExitCodes.USAGE;
   }

@@ -6,9 +6,9 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
- * Where the {@code cutpoint} command's log goes. gRPC and Netty log through
- * {@code java.util.logging}; that is routed to SLF4J, so {@code logback.xml} decides what is
- * printed (stderr, one line each).
+ * Where the {@code cutpoint} command's log goes. gRPC and Netty log through {@code
+ * java.util.logging}; that is routed to SLF4J, so {@code logback.xml} decides what is printed
+ * (stderr, one line each).
  */
 public final class Logging {
 

@@ -10,7 +10,8 @@ public final class VersionProvider implements CommandLine.IVersionProvider {
 
   /** The project version, or {@code unknown} when run from classes without the build's resource. */
   public static String version() {
-    try (InputStream in = VersionProvider.class.getResourceAsStream("/cutpoint-version.properties")) {
+    try (InputStream in =
+        VersionProvider.class.getResourceAsStream("/cutpoint-version.properties")) {
       if (in == null) {
         return "unknown";
       }

@@ -23,8 +23,20 @@ class CutpointCommandTest {
   void helpAndVersionExitZero() {
     Cli.Result help = Cli.run("--help");
     assertThat(help.code()).isEqualTo(0);
-    assertThat(help.out()).contains("server", "snapshot", "list", "show", "rollback", "delete", "pin",
-        "unpin", "cluster", "watch", "analyze", "demo");
+    assertThat(help.out())
+        .contains(
+            "server",
+            "snapshot",
+            "list",
+            "show",
+            "rollback",
+            "delete",
+            "pin",
+            "unpin",
+            "cluster",
+            "watch",
+            "analyze",
+            "demo");
     Cli.Result version = Cli.run("--version");
     assertThat(version.code()).isEqualTo(0);
     assertThat(version.out()).startsWith("cutpoint ");
@@ -32,8 +44,21 @@ class CutpointCommandTest {
 
   @Test
   void everySubcommandHasHelp() {
-    for (String sub : new String[] {"server", "snapshot", "list", "show", "rollback", "delete", "pin",
-        "unpin", "cluster", "watch", "analyze", "demo"}) {
+    for (String sub :
+        new String[] {
+          "server",
+          "snapshot",
+          "list",
+          "show",
+          "rollback",
+          "delete",
+          "pin",
+          "unpin",
+          "cluster",
+          "watch",
+          "analyze",
+          "demo"
+        }) {
       Cli.Result r = Cli.run(sub, "--help");
       assertThat(r.code()).as(sub).isEqualTo(0);
       assertThat(r.out()).as(sub).startsWith("Usage: cutpoint " + sub);
@@ -49,7 +74,8 @@ class CutpointCommandTest {
     } catch (ClassNotFoundException e) {
       present = false;
     }
-    assertThat(CutpointCommand.commandLine().getSubcommands().containsKey("bench")).isEqualTo(present);
+    assertThat(CutpointCommand.commandLine().getSubcommands().containsKey("bench"))
+        .isEqualTo(present);
     if (present) {
       assertThat(Cli.run("bench", "--help").code()).isZero();
     }
@@ -68,7 +94,9 @@ class CutpointCommandTest {
   void missingCommandAndUnknownCommandAreUsageErrors() {
     Cli.Result none = Cli.run();
     assertThat(none.code()).isEqualTo(ExitCodes.USAGE);
-    assertThat(none.err()).as("cutpoint alone prints its usage").startsWith("Usage: cutpoint")
+    assertThat(none.err())
+        .as("cutpoint alone prints its usage")
+        .startsWith("Usage: cutpoint")
         .contains("server", "snapshot", "Exit codes");
     assertThat(none.out()).isEmpty();
     Cli.Result unknown = Cli.run("snapshott");
@@ -96,21 +124,37 @@ class CutpointCommandTest {
   void badServerAddressIsUsageError() {
     Cli.Result r = Cli.run("list", "--server", "nowhere");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
-    assertThat(r.err()).isEqualTo(
-        "cutpoint: --server must be HOST:PORT with a port 1-65535, got 'nowhere' (see 'cutpoint list --help')\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "cutpoint: --server must be HOST:PORT with a port 1-65535, got 'nowhere' (see 'cutpoint list --help')\n");
   }
 
   @Test
   void unreachableServerIsAFailedOperationWithAClearLine() throws IOException {
     int port = closedPort();
-    for (String[] args : new String[][] {{"list"}, {"show", "3"}, {"snapshot", "--wait"}, {"cluster"},
-        {"rollback", "2"}, {"analyze", "2"}, {"watch"}, {"delete", "1"}, {"pin", "1"}}) {
-      String[] full = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
-          java.util.stream.Stream.of("--server", "127.0.0.1:" + port)).toArray(String[]::new);
+    for (String[] args :
+        new String[][] {
+          {"list"},
+          {"show", "3"},
+          {"snapshot", "--wait"},
+          {"cluster"},
+          {"rollback", "2"},
+          {"analyze", "2"},
+          {"watch"},
+          {"delete", "1"},
+          {"pin", "1"}
+        }) {
+      String[] full =
+          java.util.stream.Stream.concat(
+                  java.util.Arrays.stream(args),
+                  java.util.stream.Stream.of("--server", "127.0.0.1:" + port))
+              .toArray(String[]::new);
       Cli.Result r = Cli.run(full);
       assertThat(r.code()).as(args[0]).isEqualTo(ExitCodes.FAILED);
-      assertThat(r.err()).as(args[0])
-          .isEqualTo("cutpoint: cannot reach coordinator at 127.0.0.1:" + port + ": connection refused\n");
+      assertThat(r.err())
+          .as(args[0])
+          .isEqualTo(
+              "cutpoint: cannot reach coordinator at 127.0.0.1:" + port + ": connection refused\n");
     }
   }
 
@@ -118,44 +162,62 @@ class CutpointCommandTest {
   void serverRejectsBadSettingsAsUsageErrorNamingTheSource() {
     Cli.Result r = Cli.run("server", "--interval", "often", "--print-config");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
-    assertThat(r.err()).isEqualTo(
-        "cutpoint: bad value for interval (flag --interval): 'often' is not a duration "
-            + "(e.g. 250ms, 1.5s, 1m30s, 2h, PT10S)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "cutpoint: bad value for interval (flag --interval): 'often' is not a duration "
+                + "(e.g. 250ms, 1.5s, 1m30s, 2h, PT10S)\n");
   }
 
   @Test
   void durationsThatWouldOverflowAreUsageErrorsAndHumanFormsAreRead() {
     Cli.Result huge = Cli.run("server", "--interval", "9999999999999999s", "--print-config");
     assertThat(huge.code()).isEqualTo(ExitCodes.USAGE);
-    assertThat(huge.err()).isEqualTo("cutpoint: bad value for interval (flag --interval): "
-        + "'9999999999999999s' is too long (at most about 292 years)\n");
-    Cli.Result human = Cli.run("server", "--interval", "1m30s", "--timeout", "PT1.5S",
-        "--heartbeat-interval", "250ms", "--print-config");
+    assertThat(huge.err())
+        .isEqualTo(
+            "cutpoint: bad value for interval (flag --interval): "
+                + "'9999999999999999s' is too long (at most about 292 years)\n");
+    Cli.Result human =
+        Cli.run(
+            "server",
+            "--interval",
+            "1m30s",
+            "--timeout",
+            "PT1.5S",
+            "--heartbeat-interval",
+            "250ms",
+            "--print-config");
     assertThat(human.code()).as(human.err()).isZero();
-    assertThat(human.out()).containsPattern("interval\\s+1m30s\\s+# flag --interval")
+    assertThat(human.out())
+        .containsPattern("interval\\s+1m30s\\s+# flag --interval")
         .containsPattern("timeout\\s+1.5s\\s+# flag --timeout")
-        .containsPattern("heartbeat-interval\\s+250ms\\s+# flag").doesNotContain("PT");
+        .containsPattern("heartbeat-interval\\s+250ms\\s+# flag")
+        .doesNotContain("PT");
     Cli.Result demo = Cli.run("demo", "--interval", "9999999999999999s");
     assertThat(demo.code()).isEqualTo(ExitCodes.USAGE);
     assertOneLine(demo.err());
   }
 
   @Test
-  void serverPrintConfigShowsFlagFileAndDefaultSources(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-      throws IOException {
+  void serverPrintConfigShowsFlagFileAndDefaultSources(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
     java.nio.file.Path file = dir.resolve("cutpoint.properties");
     java.nio.file.Files.writeString(file, "# a comment\ninterval = 5s\nretain=7\n");
-    Cli.Result r = Cli.run("server", "--config", file.toString(), "--retain", "2", "--print-config");
+    Cli.Result r =
+        Cli.run("server", "--config", file.toString(), "--retain", "2", "--print-config");
     assertThat(r.code()).isEqualTo(0);
-    assertThat(r.out()).containsPattern("interval\\s+5s\\s+# file " + java.util.regex.Pattern.quote(file.toString()));
+    assertThat(r.out())
+        .containsPattern(
+            "interval\\s+5s\\s+# file " + java.util.regex.Pattern.quote(file.toString()));
     assertThat(r.out()).containsPattern("retain\\s+2\\s+# flag --retain");
     assertThat(r.out()).containsPattern("port\\s+7070\\s+# default");
   }
 
   @Test
   void missingConfigFileIsUsageError() {
-    Cli.Result r = Cli.run("server", "--config", "/nonexistent/cutpoint.properties", "--print-config");
+    Cli.Result r =
+        Cli.run("server", "--config", "/nonexistent/cutpoint.properties", "--print-config");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
-    assertThat(r.err()).isEqualTo("cutpoint: config file /nonexistent/cutpoint.properties does not exist\n");
+    assertThat(r.err())
+        .isEqualTo("cutpoint: config file /nonexistent/cutpoint.properties does not exist\n");
   }
 }

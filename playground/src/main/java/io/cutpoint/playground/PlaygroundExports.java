@@ -7,9 +7,9 @@ import java.util.List;
 import org.teavm.jso.JSExport;
 
 /**
- * What the page calls: TeaVM exports these static methods as global functions of {@code
- * engine.js}. Each one is a thin call into {@link Simulation}; a refused call returns its reason
- * (a command) or {@code {"error": ...}} (the state), never throws into the page.
+ * What the page calls: TeaVM exports these static methods as global functions of {@code engine.js}.
+ * Each one is a thin call into {@link Simulation}; a refused call returns its reason (a command) or
+ * {@code {"error": ...}} (the state), never throws into the page.
  */
 public final class PlaygroundExports {
 
@@ -19,14 +19,17 @@ public final class PlaygroundExports {
 
   /**
    * Builds a new system. {@code topology} is ring, mesh, line, random, or drawn (then {@code links}
-   * lists its links, {@code "1-2,2-3"}). Returns "" or why the system was refused (the previous
-   * one then keeps running).
+   * lists its links, {@code "1-2,2-3"}). Returns "" or why the system was refused (the previous one
+   * then keeps running).
    */
   @JSExport
-  public static String cpReset(String topology, int size, String links, int seed, int delayMs,
-      double rate, int fifo) {
+  public static String cpReset(
+      String topology, int size, String links, int seed, int delayMs, double rate, int fifo) {
     try {
-      Topology t = topology.equals("drawn") ? Topology.drawn(size, links) : Topology.named(topology, size, seed);
+      Topology t =
+          topology.equals("drawn")
+              ? Topology.drawn(size, links)
+              : Topology.named(topology, size, seed);
       Simulation s = new Simulation(t, seed, delayMs);
       s.setRate(rate);
       s.setFifo(fifo != 0);
@@ -67,7 +70,8 @@ public final class PlaygroundExports {
 
   /** Starts one snapshot at the comma-separated initiators; returns its id, or why not. */
   @JSExport
-  @SuppressWarnings("StringSplitter") // empty parts are skipped; Guava's Splitter is not in the browser
+  @SuppressWarnings(
+      "StringSplitter") // empty parts are skipped; Guava's Splitter is not in the browser
   public static String cpSnapshot(String initiators) {
     List<String> list = new ArrayList<>();
     for (String p : initiators.split(",")) {

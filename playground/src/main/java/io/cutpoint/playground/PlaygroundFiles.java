@@ -9,7 +9,8 @@ public final class PlaygroundFiles {
   public static final String FOLDER = "cutpoint-web/play";
 
   /** Every file of the page; {@code engine.js} is the TeaVM output. */
-  public static final List<String> FILES = List.of("index.html", "play.css", "play.js", "engine.js");
+  public static final List<String> FILES =
+      List.of("index.html", "play.css", "play.js", "engine.js");
 
   private PlaygroundFiles() {}
 }

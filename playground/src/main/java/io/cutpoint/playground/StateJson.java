@@ -25,17 +25,32 @@ final class StateJson {
     Json j = new Json().open('{');
     j.key("now").value(sim.now()).key("fifo").value(sim.fifo()).key("rate").value(sim.rate());
     j.key("money").value(sim.money()).key("moneyNow").value(sim.moneyNow());
-    j.key("consistent").value(sim.consistentCount()).key("inconsistent").value(sim.inconsistentCount());
+    j.key("consistent")
+        .value(sim.consistentCount())
+        .key("inconsistent")
+        .value(sim.inconsistentCount());
     j.key("failed").value(sim.failedCount()).key("error").value(sim.lastError());
     j.key("processes").open('[');
     for (String p : sim.processes()) {
-      j.open('{').key("id").value(p).key("balance").value(sim.balance(p))
-          .key("recording").value(sim.recording(p)).close('}');
+      j.open('{')
+          .key("id")
+          .value(p)
+          .key("balance")
+          .value(sim.balance(p))
+          .key("recording")
+          .value(sim.recording(p))
+          .close('}');
     }
     j.close(']').key("channels").open('[');
     for (Map.Entry<ChannelId, Long> c : sim.delays().entrySet()) {
-      j.open('{').key("from").value(c.getKey().from()).key("to").value(c.getKey().to())
-          .key("delay").value(c.getValue()).close('}');
+      j.open('{')
+          .key("from")
+          .value(c.getKey().from())
+          .key("to")
+          .value(c.getKey().to())
+          .key("delay")
+          .value(c.getValue())
+          .close('}');
     }
     j.close(']').key("transit").open('[');
     for (Transit t : sim.inTransit()) {
@@ -50,7 +65,14 @@ final class StateJson {
     j.close(']').key("captures").open('[');
     for (History.Capture c : sim.history().captures()) {
       if (c.at() >= since) {
-        j.open('{').key("p").value(c.process()).key("snap").value(c.snapshotId()).key("at").value(c.at()).close('}');
+        j.open('{')
+            .key("p")
+            .value(c.process())
+            .key("snap")
+            .value(c.snapshotId())
+            .key("at")
+            .value(c.at())
+            .close('}');
       }
     }
     j.close(']').key("rollbacks").open('[');
@@ -69,16 +91,42 @@ final class StateJson {
   }
 
   private static void transit(Json j, Transit t, long arrived) {
-    j.open('{').key("from").value(t.from()).key("to").value(t.to()).key("marker").value(t.marker())
-        .key("seq").value(t.seq()).key("amount").value(t.amount()).key("snap").value(t.snapshotId())
-        .key("sent").value(t.sentAt()).key("arrive").value(arrived >= 0 ? arrived : t.arriveAt())
-        .key("replay").value(t.replay()).close('}');
+    j.open('{')
+        .key("from")
+        .value(t.from())
+        .key("to")
+        .value(t.to())
+        .key("marker")
+        .value(t.marker())
+        .key("seq")
+        .value(t.seq())
+        .key("amount")
+        .value(t.amount())
+        .key("snap")
+        .value(t.snapshotId())
+        .key("sent")
+        .value(t.sentAt())
+        .key("arrive")
+        .value(arrived >= 0 ? arrived : t.arriveAt())
+        .key("replay")
+        .value(t.replay())
+        .close('}');
   }
 
   private static void run(Json j, SnapshotRun r) {
-    j.open('{').key("id").value(r.id).key("status").value(r.status().name())
-        .key("started").value(r.startedAt).key("finished").value(r.finishedAt())
-        .key("moneyInCut").value(r.moneyInCut()).key("initiators").open('[');
+    j.open('{')
+        .key("id")
+        .value(r.id)
+        .key("status")
+        .value(r.status().name())
+        .key("started")
+        .value(r.startedAt)
+        .key("finished")
+        .value(r.finishedAt())
+        .key("moneyInCut")
+        .value(r.moneyInCut())
+        .key("initiators")
+        .open('[');
     for (String p : r.initiators) {
       j.value(p);
     }
@@ -88,16 +136,31 @@ final class StateJson {
     }
     j.close(']').key("pieces").open('[');
     for (CompletedLocalSnapshot piece : r.pieces().values()) {
-      j.open('{').key("p").value(piece.cut().workerId())
-          .key("balance").value(Money.decode(piece.state().state()))
-          .key("first").value(piece.cut().firstMarkerFrom() == null ? "" : piece.cut().firstMarkerFrom())
-          .key("recorded").open('[');
-      piece.cut().recordings().forEach((from, msgs) -> {
-        for (RecordedMessage m : msgs) {
-          j.open('{').key("from").value(from).key("seq").value(m.seq())
-              .key("amount").value(Money.decode(m.payload())).close('}');
-        }
-      });
+      j.open('{')
+          .key("p")
+          .value(piece.cut().workerId())
+          .key("balance")
+          .value(Money.decode(piece.state().state()))
+          .key("first")
+          .value(piece.cut().firstMarkerFrom() == null ? "" : piece.cut().firstMarkerFrom())
+          .key("recorded")
+          .open('[');
+      piece
+          .cut()
+          .recordings()
+          .forEach(
+              (from, msgs) -> {
+                for (RecordedMessage m : msgs) {
+                  j.open('{')
+                      .key("from")
+                      .value(from)
+                      .key("seq")
+                      .value(m.seq())
+                      .key("amount")
+                      .value(Money.decode(m.payload()))
+                      .close('}');
+                }
+              });
       j.close(']').close('}');
     }
     j.close(']').close('}');

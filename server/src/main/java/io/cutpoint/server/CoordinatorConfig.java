@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Settings of a coordinator. Every setting and its default is described in
- * {@code src/site/markdown/operations.md}.
+ * Settings of a coordinator. Every setting and its default is described in {@code
+ * src/site/markdown/operations.md}.
  *
  * @param port gRPC port (0 = ephemeral)
  * @param dataDir where the snapshot store lives
@@ -29,11 +29,11 @@ import java.util.Objects;
  * @param rollbackPolicy what to do by itself when a worker is lost (see {@code recovery.md})
  * @param rollbackDeadline a rollback not finished after this long fails (waiting for lost workers
  *     to rejoin counts)
- * @param adminToken the token callers of the Admin service must present; null = no check, which
- *     is only for a coordinator reachable from loopback or a trusted network (development)
+ * @param adminToken the token callers of the Admin service must present; null = no check, which is
+ *     only for a coordinator reachable from loopback or a trusted network (development)
  * @param tls the files to serve TLS with on the gRPC port; null = plaintext
- * @param host the address the gRPC port binds; null = {@link #bindHost()} decides (loopback
- *     unless a worker token or TLS is set)
+ * @param host the address the gRPC port binds; null = {@link #bindHost()} decides (loopback unless
+ *     a worker token or TLS is set)
  * @param workerToken the token workers must present ({@code authorization: Bearer}) on every call
  *     of the worker-facing service; null = no check
  * @param limits how much one worker, and all of them, may declare
@@ -75,10 +75,13 @@ public record CoordinatorConfig(
   public static final RollbackPolicy DEFAULT_ROLLBACK_POLICY = RollbackPolicy.NONE;
   public static final Duration DEFAULT_ROLLBACK_DEADLINE = Duration.ofSeconds(60);
   public static final Duration DEFAULT_DOWNLOAD_TIMEOUT = Duration.ofSeconds(60);
+
   /** Lost workers are never forgotten by default. */
   public static final Duration DEFAULT_FORGET_LOST_AFTER = Duration.ZERO;
+
   /** The address bound when neither a worker token nor TLS protects the worker-facing service. */
   public static final String LOOPBACK = "127.0.0.1";
+
   /** The address bound by default when workers must authenticate: every interface. */
   public static final String ANY = "0.0.0.0";
 
@@ -97,7 +100,8 @@ public record CoordinatorConfig(
         throw new IllegalArgumentException("maxWorkers must be >= 1, got " + maxWorkers);
       }
       if (maxChannelsPerWorker < 0) {
-        throw new IllegalArgumentException("maxChannelsPerWorker must be >= 0, got " + maxChannelsPerWorker);
+        throw new IllegalArgumentException(
+            "maxChannelsPerWorker must be >= 0, got " + maxChannelsPerWorker);
       }
       if (maxIdLength < 1 || maxIdLength > 128) {
         throw new IllegalArgumentException("maxIdLength must be 1..128, got " + maxIdLength);
@@ -116,18 +120,24 @@ public record CoordinatorConfig(
     positive("heartbeatInterval", heartbeatInterval);
     positive("heartbeatTimeout", heartbeatTimeout);
     if (heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
-      throw new IllegalArgumentException("heartbeatTimeout (" + heartbeatTimeout
-          + ") must be longer than heartbeatInterval (" + heartbeatInterval + ")");
+      throw new IllegalArgumentException(
+          "heartbeatTimeout ("
+              + heartbeatTimeout
+              + ") must be longer than heartbeatInterval ("
+              + heartbeatInterval
+              + ")");
     }
     if (maxConcurrentSnapshots < 1) {
-      throw new IllegalArgumentException("maxConcurrentSnapshots must be >= 1, got " + maxConcurrentSnapshots);
+      throw new IllegalArgumentException(
+          "maxConcurrentSnapshots must be >= 1, got " + maxConcurrentSnapshots);
     }
     if (tolerableConsecutiveFailures < 0) {
       throw new IllegalArgumentException(
           "tolerableConsecutiveFailures must be >= 0, got " + tolerableConsecutiveFailures);
     }
     if (retainCompleteSnapshots < 1) {
-      throw new IllegalArgumentException("retainCompleteSnapshots must be >= 1, got " + retainCompleteSnapshots);
+      throw new IllegalArgumentException(
+          "retainCompleteSnapshots must be >= 1, got " + retainCompleteSnapshots);
     }
     if (maxRecordedBytesPerSnapshot < 0) {
       throw new IllegalArgumentException(
@@ -146,28 +156,87 @@ public record CoordinatorConfig(
   }
 
   /** The settings without forget-lost-after (off). */
-  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
-      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
-      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
-      long maxRecordedBytesPerSnapshot, RollbackPolicy rollbackPolicy, Duration rollbackDeadline,
-      AdminToken adminToken, TlsFiles tls, String host, AdminToken workerToken, WorkerLimits limits,
+  public CoordinatorConfig(
+      int port,
+      Path dataDir,
+      Duration snapshotInterval,
+      Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots,
+      int maxConcurrentSnapshots,
+      int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots,
+      Duration heartbeatInterval,
+      Duration heartbeatTimeout,
+      long maxRecordedBytesPerSnapshot,
+      RollbackPolicy rollbackPolicy,
+      Duration rollbackDeadline,
+      AdminToken adminToken,
+      TlsFiles tls,
+      String host,
+      AdminToken workerToken,
+      WorkerLimits limits,
       Duration downloadTimeout) {
-    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
-        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
-        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, rollbackPolicy,
-        rollbackDeadline, adminToken, tls, host, workerToken, limits, downloadTimeout, Duration.ZERO);
+    this(
+        port,
+        dataDir,
+        snapshotInterval,
+        snapshotTimeout,
+        minPauseBetweenSnapshots,
+        maxConcurrentSnapshots,
+        tolerableConsecutiveFailures,
+        retainCompleteSnapshots,
+        heartbeatInterval,
+        heartbeatTimeout,
+        maxRecordedBytesPerSnapshot,
+        rollbackPolicy,
+        rollbackDeadline,
+        adminToken,
+        tls,
+        host,
+        workerToken,
+        limits,
+        downloadTimeout,
+        Duration.ZERO);
   }
 
   /** The settings without the ones for binding, worker authentication and limits (defaults). */
-  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
-      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
-      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
-      long maxRecordedBytesPerSnapshot, RollbackPolicy rollbackPolicy, Duration rollbackDeadline,
-      AdminToken adminToken, TlsFiles tls) {
-    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
-        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
-        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, rollbackPolicy,
-        rollbackDeadline, adminToken, tls, null, null, null, null, null);
+  public CoordinatorConfig(
+      int port,
+      Path dataDir,
+      Duration snapshotInterval,
+      Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots,
+      int maxConcurrentSnapshots,
+      int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots,
+      Duration heartbeatInterval,
+      Duration heartbeatTimeout,
+      long maxRecordedBytesPerSnapshot,
+      RollbackPolicy rollbackPolicy,
+      Duration rollbackDeadline,
+      AdminToken adminToken,
+      TlsFiles tls) {
+    this(
+        port,
+        dataDir,
+        snapshotInterval,
+        snapshotTimeout,
+        minPauseBetweenSnapshots,
+        maxConcurrentSnapshots,
+        tolerableConsecutiveFailures,
+        retainCompleteSnapshots,
+        heartbeatInterval,
+        heartbeatTimeout,
+        maxRecordedBytesPerSnapshot,
+        rollbackPolicy,
+        rollbackDeadline,
+        adminToken,
+        tls,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   /**
@@ -182,24 +251,64 @@ public record CoordinatorConfig(
   }
 
   /** The settings without the security ones: no admin token, plaintext. */
-  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
-      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
-      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
-      long maxRecordedBytesPerSnapshot, RollbackPolicy rollbackPolicy, Duration rollbackDeadline) {
-    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
-        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
-        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, rollbackPolicy,
-        rollbackDeadline, null, null);
+  public CoordinatorConfig(
+      int port,
+      Path dataDir,
+      Duration snapshotInterval,
+      Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots,
+      int maxConcurrentSnapshots,
+      int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots,
+      Duration heartbeatInterval,
+      Duration heartbeatTimeout,
+      long maxRecordedBytesPerSnapshot,
+      RollbackPolicy rollbackPolicy,
+      Duration rollbackDeadline) {
+    this(
+        port,
+        dataDir,
+        snapshotInterval,
+        snapshotTimeout,
+        minPauseBetweenSnapshots,
+        maxConcurrentSnapshots,
+        tolerableConsecutiveFailures,
+        retainCompleteSnapshots,
+        heartbeatInterval,
+        heartbeatTimeout,
+        maxRecordedBytesPerSnapshot,
+        rollbackPolicy,
+        rollbackDeadline,
+        null,
+        null);
   }
 
   /** The settings without the rollback ones, which keep their defaults. */
-  public CoordinatorConfig(int port, Path dataDir, Duration snapshotInterval, Duration snapshotTimeout,
-      Duration minPauseBetweenSnapshots, int maxConcurrentSnapshots, int tolerableConsecutiveFailures,
-      int retainCompleteSnapshots, Duration heartbeatInterval, Duration heartbeatTimeout,
+  public CoordinatorConfig(
+      int port,
+      Path dataDir,
+      Duration snapshotInterval,
+      Duration snapshotTimeout,
+      Duration minPauseBetweenSnapshots,
+      int maxConcurrentSnapshots,
+      int tolerableConsecutiveFailures,
+      int retainCompleteSnapshots,
+      Duration heartbeatInterval,
+      Duration heartbeatTimeout,
       long maxRecordedBytesPerSnapshot) {
-    this(port, dataDir, snapshotInterval, snapshotTimeout, minPauseBetweenSnapshots,
-        maxConcurrentSnapshots, tolerableConsecutiveFailures, retainCompleteSnapshots,
-        heartbeatInterval, heartbeatTimeout, maxRecordedBytesPerSnapshot, DEFAULT_ROLLBACK_POLICY,
+    this(
+        port,
+        dataDir,
+        snapshotInterval,
+        snapshotTimeout,
+        minPauseBetweenSnapshots,
+        maxConcurrentSnapshots,
+        tolerableConsecutiveFailures,
+        retainCompleteSnapshots,
+        heartbeatInterval,
+        heartbeatTimeout,
+        maxRecordedBytesPerSnapshot,
+        DEFAULT_ROLLBACK_POLICY,
         DEFAULT_ROLLBACK_DEADLINE);
   }
 
@@ -272,36 +381,134 @@ public record CoordinatorConfig(
 
     private Builder() {}
 
-    public Builder port(int v) { port = v; return this; }
-    public Builder dataDir(Path v) { dataDir = v; return this; }
-    public Builder snapshotInterval(Duration v) { snapshotInterval = v; return this; }
-    public Builder snapshotTimeout(Duration v) { snapshotTimeout = v; return this; }
-    public Builder minPauseBetweenSnapshots(Duration v) { minPause = v; return this; }
-    public Builder maxConcurrentSnapshots(int v) { maxConcurrent = v; return this; }
-    public Builder tolerableConsecutiveFailures(int v) { tolerableFailures = v; return this; }
-    public Builder retainCompleteSnapshots(int v) { retain = v; return this; }
-    public Builder heartbeatInterval(Duration v) { heartbeatInterval = v; return this; }
-    public Builder heartbeatTimeout(Duration v) { heartbeatTimeout = v; return this; }
-    public Builder maxRecordedBytesPerSnapshot(long v) { maxRecordedBytes = v; return this; }
-    public Builder rollbackPolicy(RollbackPolicy v) { rollbackPolicy = v; return this; }
-    public Builder rollbackDeadline(Duration v) { rollbackDeadline = v; return this; }
+    public Builder port(int v) {
+      port = v;
+      return this;
+    }
+
+    public Builder dataDir(Path v) {
+      dataDir = v;
+      return this;
+    }
+
+    public Builder snapshotInterval(Duration v) {
+      snapshotInterval = v;
+      return this;
+    }
+
+    public Builder snapshotTimeout(Duration v) {
+      snapshotTimeout = v;
+      return this;
+    }
+
+    public Builder minPauseBetweenSnapshots(Duration v) {
+      minPause = v;
+      return this;
+    }
+
+    public Builder maxConcurrentSnapshots(int v) {
+      maxConcurrent = v;
+      return this;
+    }
+
+    public Builder tolerableConsecutiveFailures(int v) {
+      tolerableFailures = v;
+      return this;
+    }
+
+    public Builder retainCompleteSnapshots(int v) {
+      retain = v;
+      return this;
+    }
+
+    public Builder heartbeatInterval(Duration v) {
+      heartbeatInterval = v;
+      return this;
+    }
+
+    public Builder heartbeatTimeout(Duration v) {
+      heartbeatTimeout = v;
+      return this;
+    }
+
+    public Builder maxRecordedBytesPerSnapshot(long v) {
+      maxRecordedBytes = v;
+      return this;
+    }
+
+    public Builder rollbackPolicy(RollbackPolicy v) {
+      rollbackPolicy = v;
+      return this;
+    }
+
+    public Builder rollbackDeadline(Duration v) {
+      rollbackDeadline = v;
+      return this;
+    }
+
     /** Requires this token on the Admin service (null = no check: loopback/development only). */
-    public Builder adminToken(AdminToken v) { adminToken = v; return this; }
+    public Builder adminToken(AdminToken v) {
+      adminToken = v;
+      return this;
+    }
+
     /** Serves TLS (mutual TLS when {@link TlsFiles#clientCa()} is set); null = plaintext. */
-    public Builder tls(TlsFiles v) { tls = v; return this; }
-    /** The address to bind (null = loopback unless workers authenticate; see {@link #bindHost()}). */
-    public Builder host(String v) { host = v; return this; }
+    public Builder tls(TlsFiles v) {
+      tls = v;
+      return this;
+    }
+
+    /**
+     * The address to bind (null = loopback unless workers authenticate; see {@link #bindHost()}).
+     */
+    public Builder host(String v) {
+      host = v;
+      return this;
+    }
+
     /** Requires this token of workers on the worker-facing service (null = no check). */
-    public Builder workerToken(AdminToken v) { workerToken = v; return this; }
-    public Builder limits(WorkerLimits v) { limits = v; return this; }
-    public Builder downloadTimeout(Duration v) { downloadTimeout = v; return this; }
+    public Builder workerToken(AdminToken v) {
+      workerToken = v;
+      return this;
+    }
+
+    public Builder limits(WorkerLimits v) {
+      limits = v;
+      return this;
+    }
+
+    public Builder downloadTimeout(Duration v) {
+      downloadTimeout = v;
+      return this;
+    }
+
     /** Removes workers lost for this long (zero = never). */
-    public Builder forgetLostAfter(Duration v) { forgetLostAfter = v; return this; }
+    public Builder forgetLostAfter(Duration v) {
+      forgetLostAfter = v;
+      return this;
+    }
 
     public CoordinatorConfig build() {
-      return new CoordinatorConfig(port, dataDir, snapshotInterval, snapshotTimeout, minPause,
-          maxConcurrent, tolerableFailures, retain, heartbeatInterval, heartbeatTimeout, maxRecordedBytes,
-          rollbackPolicy, rollbackDeadline, adminToken, tls, host, workerToken, limits, downloadTimeout,
+      return new CoordinatorConfig(
+          port,
+          dataDir,
+          snapshotInterval,
+          snapshotTimeout,
+          minPause,
+          maxConcurrent,
+          tolerableFailures,
+          retain,
+          heartbeatInterval,
+          heartbeatTimeout,
+          maxRecordedBytes,
+          rollbackPolicy,
+          rollbackDeadline,
+          adminToken,
+          tls,
+          host,
+          workerToken,
+          limits,
+          downloadTimeout,
           forgetLostAfter);
     }
   }

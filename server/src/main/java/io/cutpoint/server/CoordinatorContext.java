@@ -22,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The parts of a running coordinator, built in dependency order, and the membership operations
- * that tie them together (a worker joins, a worker is lost). Handed to the gRPC services.
+ * The parts of a running coordinator, built in dependency order, and the membership operations that
+ * tie them together (a worker joins, a worker is lost). Handed to the gRPC services.
  *
  * <p>Threads: membership, lifecycle, rollback and schedule belong to the coordinator loop ({@link
  * #loop()}, the {@code cutpoint-coordinator} thread); gRPC handlers and timers post events to it.
@@ -36,9 +36,19 @@ public final class CoordinatorContext {
   private static final String OWNER = "CoordinatorContext";
 
   /** The parts; every one is built before the context. */
-  record Parts(CoordinatorConfig config, Clock clock, Scheduler loop, SnapshotStore store, StoreExecutor storeIo,
-      Membership membership, SessionRegistry sessions, EventHub events, CoordinatorMetrics metrics,
-      java.util.concurrent.Executor transfers, SnapshotLifecycle lifecycle, RollbackService rollback,
+  record Parts(
+      CoordinatorConfig config,
+      Clock clock,
+      Scheduler loop,
+      SnapshotStore store,
+      StoreExecutor storeIo,
+      Membership membership,
+      SessionRegistry sessions,
+      EventHub events,
+      CoordinatorMetrics metrics,
+      java.util.concurrent.Executor transfers,
+      SnapshotLifecycle lifecycle,
+      RollbackService rollback,
       SnapshotSchedule schedule) {}
 
   private final CoordinatorConfig config;
@@ -71,28 +81,66 @@ public final class CoordinatorContext {
     this.schedule = p.schedule();
   }
 
-  public CoordinatorConfig config() { return config; }
-  public Clock clock() { return clock; }
+  public CoordinatorConfig config() {
+    return config;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
   /** The coordinator loop: post events here ({@code execute}, {@code call}). */
-  public Scheduler loop() { return loop; }
-  public SnapshotStore store() { return store; }
+  public Scheduler loop() {
+    return loop;
+  }
+
+  public SnapshotStore store() {
+    return store;
+  }
 
   /** The cluster's epoch; any thread, never waits for the store's writes. */
   public long epoch() {
     long e = rollback.epoch();
     return e >= 0 ? e : store.epoch();
   }
+
   /** The store executor ({@code cutpoint-store}). */
-  public StoreExecutor storeIo() { return storeIo; }
-  public Membership membership() { return membership; }
-  public SessionRegistry sessions() { return sessions; }
-  public EventHub events() { return events; }
-  public CoordinatorMetrics metrics() { return metrics; }
-  public SnapshotLifecycle lifecycle() { return lifecycle; }
-  public RollbackService rollback() { return rollback; }
-  public SnapshotSchedule schedule() { return schedule; }
+  public StoreExecutor storeIo() {
+    return storeIo;
+  }
+
+  public Membership membership() {
+    return membership;
+  }
+
+  public SessionRegistry sessions() {
+    return sessions;
+  }
+
+  public EventHub events() {
+    return events;
+  }
+
+  public CoordinatorMetrics metrics() {
+    return metrics;
+  }
+
+  public SnapshotLifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  public RollbackService rollback() {
+    return rollback;
+  }
+
+  public SnapshotSchedule schedule() {
+    return schedule;
+  }
+
   /** Where downloads run: they wait for the receiver, so never on a transport thread. */
-  public java.util.concurrent.Executor transfers() { return transfers; }
+  public java.util.concurrent.Executor transfers() {
+    return transfers;
+  }
 
   /** The outcome of a join: the registered session, or the refusal. */
   public record Joined(Membership.JoinOutcome outcome, LiveSession session) {}
@@ -117,19 +165,34 @@ public final class CoordinatorContext {
    */
   public void joined(Declaration decl, Membership.Accepted accepted, boolean fresh) {
     loop.checkInLoop(OWNER);
-    PeerAddress address = PeerAddress.newBuilder()
-        .setWorkerId(decl.workerId()).setChannelAddress(decl.channelAddress()).build();
+    PeerAddress address =
+        PeerAddress.newBuilder()
+            .setWorkerId(decl.workerId())
+            .setChannelAddress(decl.channelAddress())
+            .build();
     for (String peer : accepted.peerUpdates()) {
-      sessions.send(peer, CoordinatorMessage.newBuilder()
-          .setPeers(PeerUpdate.newBuilder().addPeers(address)).build());
+      sessions.send(
+          peer,
+          CoordinatorMessage.newBuilder()
+              .setPeers(PeerUpdate.newBuilder().addPeers(address))
+              .build());
     }
     if (accepted.channelsChanged()) {
       lifecycle.topologyChanged(decl.workerId());
     }
-    log.info("worker {} joined from {} (out {}, in {}){}", decl.workerId(), decl.channelAddress(),
-        decl.outgoing(), decl.incoming(), fresh ? " with a fresh state" : "");
-    events.publish(EventType.EVENT_TYPE_WORKER_JOINED, 0, decl.workerId(),
-        "joined from " + decl.channelAddress(), 0);
+    log.info(
+        "worker {} joined from {} (out {}, in {}){}",
+        decl.workerId(),
+        decl.channelAddress(),
+        decl.outgoing(),
+        decl.incoming(),
+        fresh ? " with a fresh state" : "");
+    events.publish(
+        EventType.EVENT_TYPE_WORKER_JOINED,
+        0,
+        decl.workerId(),
+        "joined from " + decl.channelAddress(),
+        0);
     rollback.onWorkerJoined(decl.workerId());
     if (fresh) {
       rollback.onFreshWorkerJoined(decl.workerId());
@@ -161,11 +224,20 @@ public final class CoordinatorContext {
   public void checkHeartbeats() {
     loop.checkInLoop(OWNER);
     long timeout = config.heartbeatTimeout().toMillis();
-    membership.expired(clock.millis(), timeout).forEach((id, token) -> lost(id, token,
-        Status.UNAVAILABLE.withDescription("no heartbeat for more than " + timeout + " ms")));
+    membership
+        .expired(clock.millis(), timeout)
+        .forEach(
+            (id, token) ->
+                lost(
+                    id,
+                    token,
+                    Status.UNAVAILABLE.withDescription(
+                        "no heartbeat for more than " + timeout + " ms")));
     if (!config.forgetLostAfter().isZero()) {
-      for (String id : membership.lostLongerThan(clock.millis(), config.forgetLostAfter().toMillis())) {
-        removeWorker(id, "lost for longer than forget-lost-after (" + config.forgetLostAfter() + ")");
+      for (String id :
+          membership.lostLongerThan(clock.millis(), config.forgetLostAfter().toMillis())) {
+        removeWorker(
+            id, "lost for longer than forget-lost-after (" + config.forgetLostAfter() + ")");
       }
     }
   }
@@ -180,17 +252,22 @@ public final class CoordinatorContext {
     loop.checkInLoop(OWNER);
     java.util.Optional<String> needed = rollback.needs(workerId);
     if (needed.isPresent()) {
-      return new WorkerRemoval(WorkerRemoval.Outcome.NEEDED, "worker " + workerId + " is not removed: "
-          + needed.get());
+      return new WorkerRemoval(
+          WorkerRemoval.Outcome.NEEDED, "worker " + workerId + " is not removed: " + needed.get());
     }
     Membership.Removal removal = membership.remove(workerId);
     return switch (removal) {
       case UNKNOWN -> new WorkerRemoval(WorkerRemoval.Outcome.UNKNOWN, "no worker " + workerId);
-      case LIVE -> new WorkerRemoval(WorkerRemoval.Outcome.LIVE, "worker " + workerId
-          + " has a live session; only a lost worker is removed (stop it first)");
+      case LIVE ->
+          new WorkerRemoval(
+              WorkerRemoval.Outcome.LIVE,
+              "worker "
+                  + workerId
+                  + " has a live session; only a lost worker is removed (stop it first)");
       case REMOVED -> {
         log.info("worker {} removed ({})", workerId, why);
-        events.publish(EventType.EVENT_TYPE_WORKER_REMOVED, 0, workerId, "removed (" + why + ")", 0);
+        events.publish(
+            EventType.EVENT_TYPE_WORKER_REMOVED, 0, workerId, "removed (" + why + ")", 0);
         yield new WorkerRemoval(WorkerRemoval.Outcome.REMOVED, "worker " + workerId + " removed");
       }
     };

@@ -19,23 +19,23 @@ import io.cutpoint.server.lifecycle.SnapshotListener;
 import io.cutpoint.server.lifecycle.StoreExecutor;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
+import io.cutpoint.server.security.AdminTokenInterceptor;
+import io.cutpoint.server.security.WorkerIdentity;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
-import io.cutpoint.server.security.AdminTokenInterceptor;
-import io.cutpoint.server.security.WorkerIdentity;
+import io.grpc.Channel;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
-import io.grpc.Channel;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -60,17 +60,18 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: the coordinator loop ({@code cutpoint-coordinator}) owns membership, the snapshot
  * lifecycle, the rollback and the schedule, and runs the timers; the store executor ({@code
  * cutpoint-store}) performs their store writes in order; {@code cutpoint-maintenance} watches the
- * store and analyses snapshots; {@code cutpoint-transfer-N} serve downloads; gRPC's own threads
- * run the handlers, which post to the loop.
+ * store and analyses snapshots; {@code cutpoint-transfer-N} serve downloads; gRPC's own threads run
+ * the handlers, which post to the loop.
  */
 public final class CoordinatorServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(CoordinatorServer.class);
+
   /**
-   * Largest inbound message (16 MiB); a bigger one fails with RESOURCE_EXHAUSTED before any
-   * service sees it. A state chunk is at most 1 MiB, but a channel recording part carries at
-   * least one whole recorded message, and a worker's payloads may be 4 MiB by default
-   * ({@code ChannelOptions.maxPayloadBytes}), so 16 MiB leaves room for larger configured payloads.
+   * Largest inbound message (16 MiB); a bigger one fails with RESOURCE_EXHAUSTED before any service
+   * sees it. A state chunk is at most 1 MiB, but a channel recording part carries at least one
+   * whole recorded message, and a worker's payloads may be 4 MiB by default ({@code
+   * ChannelOptions.maxPayloadBytes}), so 16 MiB leaves room for larger configured payloads.
    */
   static final int MAX_INBOUND_MESSAGE_BYTES = 16 << 20;
 
@@ -82,17 +83,28 @@ public final class CoordinatorServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final java.util.concurrent.ExecutorService transfers;
   private final StoreWatch storeWatch;
+
   /**
    * Downloads served at once; one more is refused with RESOURCE_EXHAUSTED. Each has a thread of its
    * own (a stalled receiver holds only its own, until the download timeout ends it).
    */
   public static final int MAX_DOWNLOADS = 256;
-  /** The Admin service again, token check included, for callers inside this process (the HTTP API). */
+
+  /**
+   * The Admin service again, token check included, for callers inside this process (the HTTP API).
+   */
   private final Server local;
+
   private final ManagedChannel localChannel;
 
-  private CoordinatorServer(CoordinatorContext ctx, Server server, Server local, String localName,
-      HealthStatusManager health, ExecutorScheduler scheduler, ExecutorScheduler maintenance,
+  private CoordinatorServer(
+      CoordinatorContext ctx,
+      Server server,
+      Server local,
+      String localName,
+      HealthStatusManager health,
+      ExecutorScheduler scheduler,
+      ExecutorScheduler maintenance,
       java.util.concurrent.ExecutorService transfers) {
     this.transfers = transfers;
     this.local = local;
@@ -102,24 +114,41 @@ public final class CoordinatorServer implements AutoCloseable {
     this.health = health;
     this.scheduler = scheduler;
     this.maintenance = maintenance;
-    this.storeWatch = new StoreWatch(ctx.store(), health, reason -> ctx.loop().execute(() ->
-        ctx.lifecycle().abortAll(FailureReason.STORE_ERROR, reason)));
+    this.storeWatch =
+        new StoreWatch(
+            ctx.store(),
+            health,
+            reason ->
+                ctx.loop()
+                    .execute(() -> ctx.lifecycle().abortAll(FailureReason.STORE_ERROR, reason)));
   }
 
   /**
    * Starts on Netty at {@code config.port()} (0 = ephemeral) over a RocksDB store in the data dir;
    * with TLS (and mutual TLS) when {@link CoordinatorConfig#tls()} is set.
    */
-  public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry) throws IOException {
-    ServerCredentials credentials = config.tls() == null
-        ? InsecureServerCredentials.create() : config.tls().serverCredentials();
+  public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry)
+      throws IOException {
+    ServerCredentials credentials =
+        config.tls() == null
+            ? InsecureServerCredentials.create()
+            : config.tls().serverCredentials();
     NettyServerBuilder netty;
     try {
-      netty = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()), credentials);
+      netty =
+          NettyServerBuilder.forAddress(
+              new InetSocketAddress(config.bindHost(), config.port()), credentials);
     } catch (IllegalArgumentException e) {
-      throw new io.cutpoint.server.security.TlsSetupException("cannot serve TLS with certificate chain " + config.tls().certChain()
-          + ", private key " + config.tls().privateKey() + " and client CA " + config.tls().clientCa()
-          + " (PEM certificates and a PKCS#8 PEM key expected): " + e.getMessage(), e);
+      throw new io.cutpoint.server.security.TlsSetupException(
+          "cannot serve TLS with certificate chain "
+              + config.tls().certChain()
+              + ", private key "
+              + config.tls().privateKey()
+              + " and client CA "
+              + config.tls().clientCa()
+              + " (PEM certificates and a PKCS#8 PEM key expected): "
+              + e.getMessage(),
+          e);
     }
     Files.createDirectories(config.dataDir());
     SnapshotStore store = RocksSnapshotStore.open(config.dataDir());
@@ -135,49 +164,109 @@ public final class CoordinatorServer implements AutoCloseable {
   }
 
   /** Starts on {@code serverBuilder} (tests pass an in-process builder) over {@code store}. */
-  public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry,
-      ServerBuilder<?> serverBuilder, SnapshotStore store) {
-    return start(config, registry, serverBuilder, store, io.cutpoint.server.rollback.RollbackCoordinator.factory());
+  public static CoordinatorServer start(
+      CoordinatorConfig config,
+      MeterRegistry registry,
+      ServerBuilder<?> serverBuilder,
+      SnapshotStore store) {
+    return start(
+        config,
+        registry,
+        serverBuilder,
+        store,
+        io.cutpoint.server.rollback.RollbackCoordinator.factory());
   }
 
-  /** As {@link #start(CoordinatorConfig, MeterRegistry, ServerBuilder, SnapshotStore)}, with rollback. */
-  public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry,
-      ServerBuilder<?> serverBuilder, SnapshotStore store, RollbackService.Factory rollbackFactory) {
+  /**
+   * As {@link #start(CoordinatorConfig, MeterRegistry, ServerBuilder, SnapshotStore)}, with
+   * rollback.
+   */
+  public static CoordinatorServer start(
+      CoordinatorConfig config,
+      MeterRegistry registry,
+      ServerBuilder<?> serverBuilder,
+      SnapshotStore store,
+      RollbackService.Factory rollbackFactory) {
     Clock clock = Clock.systemUTC();
-    ExecutorScheduler scheduler = new ExecutorScheduler("cutpoint-coordinator"); // the coordinator loop
+    ExecutorScheduler scheduler =
+        new ExecutorScheduler("cutpoint-coordinator"); // the coordinator loop
     ExecutorScheduler maintenance = new ExecutorScheduler("cutpoint-maintenance");
     StoreExecutor storeIo = new StoreExecutor(store, scheduler);
     Membership membership = new Membership(config.limits().maxWorkers());
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
     CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock, membership::count);
-    java.util.concurrent.ExecutorService transfers = new java.util.concurrent.ThreadPoolExecutor(0,
-        MAX_DOWNLOADS, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), daemon("cutpoint-transfer"));
+    java.util.concurrent.ExecutorService transfers =
+        new java.util.concurrent.ThreadPoolExecutor(
+            0,
+            MAX_DOWNLOADS,
+            30,
+            TimeUnit.SECONDS,
+            new java.util.concurrent.SynchronousQueue<>(),
+            daemon("cutpoint-transfer"));
     SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
-    ContinuousAnalysis analysis = new ContinuousAnalysis(analyzer, r -> maintenance.execute(r), analysisEvents(events));
-    SnapshotListener afterCommit = new SnapshotListener() {
-      @Override
-      public void completed(CompletedSnapshot snapshot) {
-        storeIo.execute("retention", s -> retain(s, config.retainCompleteSnapshots(), events, metrics));
-        analysis.snapshotCommitted(snapshot.id());
-      }
+    ContinuousAnalysis analysis =
+        new ContinuousAnalysis(analyzer, r -> maintenance.execute(r), analysisEvents(events));
+    SnapshotListener afterCommit =
+        new SnapshotListener() {
+          @Override
+          public void completed(CompletedSnapshot snapshot) {
+            storeIo.execute(
+                "retention", s -> retain(s, config.retainCompleteSnapshots(), events, metrics));
+            analysis.snapshotCommitted(snapshot.id());
+          }
 
-      @Override
-      public void ended(SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
-        storeIo.execute("measuring the store", s -> metrics.storeSize(safeSize(s)));
-      }
-    };
-    SnapshotLifecycle lifecycle = new SnapshotLifecycle(
-        new SnapshotLifecycle.Settings(config.snapshotTimeout(), config.minPauseBetweenSnapshots(),
-            config.maxConcurrentSnapshots(), config.tolerableConsecutiveFailures()),
-        clock, scheduler, storeIo, membership::view, sessions,
-        new Listeners(List.of(metrics, new SnapshotEvents(events), afterCommit)));
-    RollbackService rollback = rollbackFactory.create(new RollbackService.Parts(config, clock, scheduler, storeIo,
-        store, membership, sessions, lifecycle, events, metrics));
-    SnapshotSchedule schedule = new SnapshotSchedule(config.snapshotInterval(), scheduler, lifecycle,
-        store::unavailable, events, metrics);
-    CoordinatorContext ctx = new CoordinatorContext(new CoordinatorContext.Parts(config, clock, scheduler, store,
-        storeIo, membership, sessions, events, metrics, transfers, lifecycle, rollback, schedule));
+          @Override
+          public void ended(
+              SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
+            storeIo.execute("measuring the store", s -> metrics.storeSize(safeSize(s)));
+          }
+        };
+    SnapshotLifecycle lifecycle =
+        new SnapshotLifecycle(
+            new SnapshotLifecycle.Settings(
+                config.snapshotTimeout(),
+                config.minPauseBetweenSnapshots(),
+                config.maxConcurrentSnapshots(),
+                config.tolerableConsecutiveFailures()),
+            clock,
+            scheduler,
+            storeIo,
+            membership::view,
+            sessions,
+            new Listeners(List.of(metrics, new SnapshotEvents(events), afterCommit)));
+    RollbackService rollback =
+        rollbackFactory.create(
+            new RollbackService.Parts(
+                config,
+                clock,
+                scheduler,
+                storeIo,
+                store,
+                membership,
+                sessions,
+                lifecycle,
+                events,
+                metrics));
+    SnapshotSchedule schedule =
+        new SnapshotSchedule(
+            config.snapshotInterval(), scheduler, lifecycle, store::unavailable, events, metrics);
+    CoordinatorContext ctx =
+        new CoordinatorContext(
+            new CoordinatorContext.Parts(
+                config,
+                clock,
+                scheduler,
+                store,
+                storeIo,
+                membership,
+                sessions,
+                events,
+                metrics,
+                transfers,
+                lifecycle,
+                rollback,
+                schedule));
 
     cleanUpPending(store);
     store.latestComplete().ifPresent(m -> metrics.latestComplete(m.getFinishedAtUnixMs()));
@@ -186,24 +275,34 @@ public final class CoordinatorServer implements AutoCloseable {
     HealthStatusManager health = new HealthStatusManager();
     ServerServiceDefinition admin =
         adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER));
-    String localName = "cutpoint-admin-local-" + ProcessHandle.current().pid() + "-"
-        + LOCAL_NAMES.incrementAndGet();
-    Server local = InProcessServerBuilder.forName(localName).addService(admin)
-        .intercept(new BoundedStatusDescriptions()).build();
+    String localName =
+        "cutpoint-admin-local-"
+            + ProcessHandle.current().pid()
+            + "-"
+            + LOCAL_NAMES.incrementAndGet();
+    Server local =
+        InProcessServerBuilder.forName(localName)
+            .addService(admin)
+            .intercept(new BoundedStatusDescriptions())
+            .build();
     Server server;
     try {
       local.start();
-      server = serverBuilder
-          .addService(ServerInterceptors.intercept(new CoordinatorService(ctx), new WorkerIdentity(
-              config.workerToken(), config.tls() != null && config.tls().mutual())))
-          .addService(admin)
-          .addService(health.getHealthService())
-          .addService(ProtoReflectionServiceV1.newInstance())
-          .addService(reflectionV1Alpha())
-          .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
-          .intercept(new BoundedStatusDescriptions())
-          .build()
-          .start();
+      server =
+          serverBuilder
+              .addService(
+                  ServerInterceptors.intercept(
+                      new CoordinatorService(ctx),
+                      new WorkerIdentity(
+                          config.workerToken(), config.tls() != null && config.tls().mutual())))
+              .addService(admin)
+              .addService(health.getHealthService())
+              .addService(ProtoReflectionServiceV1.newInstance())
+              .addService(reflectionV1Alpha())
+              .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+              .intercept(new BoundedStatusDescriptions())
+              .build()
+              .start();
     } catch (IOException e) {
       local.shutdownNow();
       scheduler.close();
@@ -213,7 +312,9 @@ public final class CoordinatorServer implements AutoCloseable {
       throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
     }
     StoreWatch.setAll(health, ServingStatus.SERVING);
-    CoordinatorServer cs = new CoordinatorServer(ctx, server, local, localName, health, scheduler, maintenance, transfers);
+    CoordinatorServer cs =
+        new CoordinatorServer(
+            ctx, server, local, localName, health, scheduler, maintenance, transfers);
     scheduler.execute(rollback::start);
     cs.scheduleHeartbeatCheck();
     cs.maintenance.execute(cs.storeWatch::scrub);
@@ -221,12 +322,19 @@ public final class CoordinatorServer implements AutoCloseable {
     if (!config.snapshotInterval().isZero()) {
       cs.schedulePeriodic();
     }
-    log.info("coordinator listening on {} (epoch {}, data {}, snapshot interval {}, {}, {}, {})",
-        describeBind(config.bindHost(), server.getPort()), store.epoch(), config.dataDir(), config.snapshotInterval(),
+    log.info(
+        "coordinator listening on {} (epoch {}, data {}, snapshot interval {}, {}, {}, {})",
+        describeBind(config.bindHost(), server.getPort()),
+        store.epoch(),
+        config.dataDir(),
+        config.snapshotInterval(),
         config.tls() == null ? "plaintext" : config.tls().mutual() ? "mutual TLS" : "TLS",
         config.adminToken() == null ? "admin service open" : "admin token required",
-        config.workerToken() != null ? "worker token required"
-            : config.tls() != null && config.tls().mutual() ? "worker certificates required" : "workers not authenticated");
+        config.workerToken() != null
+            ? "worker token required"
+            : config.tls() != null && config.tls().mutual()
+                ? "worker certificates required"
+                : "workers not authenticated");
     return cs;
   }
 
@@ -241,7 +349,8 @@ public final class CoordinatorServer implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicLong();
 
   /** The Admin service behind the admin-token check when a token is configured. */
-  private static ServerServiceDefinition adminService(CoordinatorConfig config, AdminService admin) {
+  private static ServerServiceDefinition adminService(
+      CoordinatorConfig config, AdminService admin) {
     if (config.adminToken() == null) {
       return admin.bindService();
     }
@@ -261,14 +370,23 @@ public final class CoordinatorServer implements AutoCloseable {
     return new ContinuousAnalysis.Listener() {
       @Override
       public void deadlockDetected(long snapshotId, io.cutpoint.server.analysis.Deadlock deadlock) {
-        events.publish(EventType.EVENT_TYPE_DEADLOCK_DETECTED, snapshotId, null,
-            "deadlocked workers " + deadlock.workers() + ", cycle " + deadlock.cycle(), 0);
+        events.publish(
+            EventType.EVENT_TYPE_DEADLOCK_DETECTED,
+            snapshotId,
+            null,
+            "deadlocked workers " + deadlock.workers() + ", cycle " + deadlock.cycle(),
+            0);
       }
 
       @Override
-      public void terminationDetected(long snapshotId, io.cutpoint.server.analysis.TerminationVerdict verdict) {
-        events.publish(EventType.EVENT_TYPE_TERMINATION_DETECTED, snapshotId, null,
-            "every worker passive and every channel empty", 0);
+      public void terminationDetected(
+          long snapshotId, io.cutpoint.server.analysis.TerminationVerdict verdict) {
+        events.publish(
+            EventType.EVENT_TYPE_TERMINATION_DETECTED,
+            snapshotId,
+            null,
+            "every worker passive and every channel empty",
+            0);
       }
     };
   }
@@ -276,14 +394,19 @@ public final class CoordinatorServer implements AutoCloseable {
   /** Ends what PENDING snapshots of an earlier run left behind (the store may have done it). */
   private static void cleanUpPending(SnapshotStore store) {
     for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_PENDING))) {
-      log.warn("snapshot {} was pending when the coordinator stopped; aborting it", m.getSnapshotId());
-      store.finish(m.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-          .setReason("the coordinator restarted while it was pending").build());
+      log.warn(
+          "snapshot {} was pending when the coordinator stopped; aborting it", m.getSnapshotId());
+      store.finish(
+          m.toBuilder()
+              .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+              .setReason("the coordinator restarted while it was pending")
+              .build());
     }
   }
 
   /** Applies retention (on the store executor). */
-  private static void retain(SnapshotStore store, int keep, EventHub events, CoordinatorMetrics metrics) {
+  private static void retain(
+      SnapshotStore store, int keep, EventHub events, CoordinatorMetrics metrics) {
     for (long id : store.applyRetention(keep)) {
       events.publish(EventType.EVENT_TYPE_SNAPSHOT_DELETED, id, null, "deleted by retention", 0);
     }
@@ -307,21 +430,25 @@ public final class CoordinatorServer implements AutoCloseable {
   }
 
   private void scheduleHeartbeatCheck() {
-    scheduler.schedule(() -> {
-      if (!closed.get()) {
-        ctx.checkHeartbeats();
-        scheduleHeartbeatCheck();
-      }
-    }, ctx.config().heartbeatInterval());
+    scheduler.schedule(
+        () -> {
+          if (!closed.get()) {
+            ctx.checkHeartbeats();
+            scheduleHeartbeatCheck();
+          }
+        },
+        ctx.config().heartbeatInterval());
   }
 
   private void scheduleStoreWatch() {
-    maintenance.schedule(() -> {
-      if (!closed.get()) {
-        storeWatch.check();
-        scheduleStoreWatch();
-      }
-    }, ctx.config().heartbeatInterval());
+    maintenance.schedule(
+        () -> {
+          if (!closed.get()) {
+            storeWatch.check();
+            scheduleStoreWatch();
+          }
+        },
+        ctx.config().heartbeatInterval());
   }
 
   /** Why the store cannot write (health is NOT_SERVING meanwhile), or empty. */
@@ -330,13 +457,15 @@ public final class CoordinatorServer implements AutoCloseable {
   }
 
   private void schedulePeriodic() {
-    scheduler.schedule(() -> {
-      if (closed.get()) {
-        return;
-      }
-      var unused = ctx.schedule().attempt(); // it reports its own outcome
-      schedulePeriodic();
-    }, ctx.config().snapshotInterval());
+    scheduler.schedule(
+        () -> {
+          if (closed.get()) {
+            return;
+          }
+          var unused = ctx.schedule().attempt(); // it reports its own outcome
+          schedulePeriodic();
+        },
+        ctx.config().snapshotInterval());
   }
 
   /** The coordinator's parts (for tests and for the rollback). */
@@ -363,7 +492,10 @@ public final class CoordinatorServer implements AutoCloseable {
     return server.getPort();
   }
 
-  /** Where a client on this machine reaches it: the bound host (localhost for every interface) and port. */
+  /**
+   * Where a client on this machine reaches it: the bound host (localhost for every interface) and
+   * port.
+   */
   public String target() {
     String host = ctx.config().bindHost();
     if (host.equals(CoordinatorConfig.ANY) || host.equals("::") || host.equals("0:0:0:0:0:0:0:0")) {
@@ -381,7 +513,10 @@ public final class CoordinatorServer implements AutoCloseable {
     String where;
     try {
       java.net.InetAddress a = java.net.InetAddress.getByName(host);
-      where = a.isAnyLocalAddress() ? "every interface" : a.isLoopbackAddress() ? "loopback only" : "one interface";
+      where =
+          a.isAnyLocalAddress()
+              ? "every interface"
+              : a.isLoopbackAddress() ? "loopback only" : "one interface";
     } catch (java.net.UnknownHostException e) {
       where = "unresolved";
     }
@@ -407,10 +542,14 @@ public final class CoordinatorServer implements AutoCloseable {
     server.shutdown();
     local.shutdown();
     try {
-      ctx.loop().call(() -> {
-        ctx.lifecycle().abortAll(FailureReason.COORDINATOR, "the coordinator is shutting down");
-        return null;
-      }).get(5, TimeUnit.SECONDS);
+      ctx.loop()
+          .call(
+              () -> {
+                ctx.lifecycle()
+                    .abortAll(FailureReason.COORDINATOR, "the coordinator is shutting down");
+                return null;
+              })
+          .get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {

@@ -17,18 +17,18 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The seam where rollback plugs into the coordinator. The admin service delegates
- * {@code Admin.Rollback} to {@link #rollback}; the session streams pass the workers' rollback
- * messages ({@code halted}, {@code restored}) and membership changes to it. Every method runs on
- * the coordinator loop, except the readers {@link #inProgress}, {@link #holdsWorkers}, {@link
- * #status} and {@link #uses}, which read what the last event published and run on any thread, and
- * {@link #close}. Until an implementation is plugged in, {@link #unimplemented()} refuses.
+ * The seam where rollback plugs into the coordinator. The admin service delegates {@code
+ * Admin.Rollback} to {@link #rollback}; the session streams pass the workers' rollback messages
+ * ({@code halted}, {@code restored}) and membership changes to it. Every method runs on the
+ * coordinator loop, except the readers {@link #inProgress}, {@link #holdsWorkers}, {@link #status}
+ * and {@link #uses}, which read what the last event published and run on any thread, and {@link
+ * #close}. Until an implementation is plugged in, {@link #unimplemented()} refuses.
  */
 public interface RollbackService extends AutoCloseable {
 
   /**
-   * Rolls back as {@code request} asks. Completes with the response, or exceptionally with a
-   * {@link RollbackRefused} saying why not.
+   * Rolls back as {@code request} asks. Completes with the response, or exceptionally with a {@link
+   * RollbackRefused} saying why not.
    */
   CompletableFuture<RollbackResponse> rollback(RollbackRequest request);
 
@@ -38,16 +38,16 @@ public interface RollbackService extends AutoCloseable {
   }
 
   /**
-   * True while the workers are held halted: a rollback is prepared, runs, or failed and was
-   * neither retried nor cancelled. A joining worker is welcomed halted meanwhile. Any thread.
+   * True while the workers are held halted: a rollback is prepared, runs, or failed and was neither
+   * retried nor cancelled. A joining worker is welcomed halted meanwhile. Any thread.
    */
   default boolean holdsWorkers() {
     return inProgress();
   }
 
   /**
-   * The cluster's epoch as the rollback last set it, or -1 when this service does not keep it
-   * (the store's is current then). Any thread.
+   * The cluster's epoch as the rollback last set it, or -1 when this service does not keep it (the
+   * store's is current then). Any thread.
    */
   default long epoch() {
     return -1;
@@ -86,9 +86,9 @@ public interface RollbackService extends AutoCloseable {
   default void onWorkerJoined(String workerId) {}
 
   /**
-   * A worker joined with {@code Join.fresh}: its state is the application's initial one, not
-   * what it ran before (it died and restarted, maybe while no coordinator watched). Called after
-   * {@link #onWorkerJoined}.
+   * A worker joined with {@code Join.fresh}: its state is the application's initial one, not what
+   * it ran before (it died and restarted, maybe while no coordinator watched). Called after {@link
+   * #onWorkerJoined}.
    */
   default void onFreshWorkerJoined(String workerId) {}
 
@@ -109,9 +109,17 @@ public interface RollbackService extends AutoCloseable {
    * @param storeIo the store executor: the rollback's store reads and writes run there
    * @param store the store, for what the rollback reads when the coordinator starts
    */
-  record Parts(CoordinatorConfig config, Clock clock, Scheduler loop, StoreExecutor storeIo,
-      SnapshotStore store, Membership membership, SessionRegistry sessions, SnapshotLifecycle lifecycle,
-      EventHub events, CoordinatorMetrics metrics) {}
+  record Parts(
+      CoordinatorConfig config,
+      Clock clock,
+      Scheduler loop,
+      StoreExecutor storeIo,
+      SnapshotStore store,
+      Membership membership,
+      SessionRegistry sessions,
+      SnapshotLifecycle lifecycle,
+      EventHub events,
+      CoordinatorMetrics metrics) {}
 
   /** Creates the rollback service of a coordinator. */
   @FunctionalInterface
@@ -121,7 +129,10 @@ public interface RollbackService extends AutoCloseable {
 
   /** A rollback service that refuses every rollback. */
   static RollbackService unimplemented() {
-    return request -> CompletableFuture.failedFuture(new RollbackRefused(RollbackRefused.Kind.NOT_SUPPORTED,
-        "rollback is not available in this coordinator build yet"));
+    return request ->
+        CompletableFuture.failedFuture(
+            new RollbackRefused(
+                RollbackRefused.Kind.NOT_SUPPORTED,
+                "rollback is not available in this coordinator build yet"));
   }
 }

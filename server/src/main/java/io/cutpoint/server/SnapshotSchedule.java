@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The periodic snapshots: whether an operator paused them, and one attempt per period. An attempt
- * that cannot start because of the state of the cluster is reported once per change of reason:
- * one WARN line, one {@code SNAPSHOTS_BLOCKED} event and the {@code cutpoint.snapshots.blocked}
- * gauge; when attempts start again, one INFO line and one {@code SNAPSHOTS_UNBLOCKED} event.
- * Confined to the coordinator loop, except the readers {@link #paused()} and {@link #blocked()},
- * which read what the last event published.
+ * that cannot start because of the state of the cluster is reported once per change of reason: one
+ * WARN line, one {@code SNAPSHOTS_BLOCKED} event and the {@code cutpoint.snapshots.blocked} gauge;
+ * when attempts start again, one INFO line and one {@code SNAPSHOTS_UNBLOCKED} event. Confined to
+ * the coordinator loop, except the readers {@link #paused()} and {@link #blocked()}, which read
+ * what the last event published.
  */
 public final class SnapshotSchedule {
 
@@ -36,8 +36,13 @@ public final class SnapshotSchedule {
   private final BlockedSnapshots blocked = new BlockedSnapshots();
   private volatile boolean paused;
 
-  SnapshotSchedule(Duration interval, io.cutpoint.server.lifecycle.Scheduler loop, SnapshotLifecycle lifecycle,
-      Supplier<Optional<String>> storeUnavailable, EventHub events, CoordinatorMetrics metrics) {
+  SnapshotSchedule(
+      Duration interval,
+      io.cutpoint.server.lifecycle.Scheduler loop,
+      SnapshotLifecycle lifecycle,
+      Supplier<Optional<String>> storeUnavailable,
+      EventHub events,
+      CoordinatorMetrics metrics) {
     this.interval = interval;
     this.loop = loop;
     this.lifecycle = lifecycle;
@@ -62,7 +67,10 @@ public final class SnapshotSchedule {
       return false;
     }
     paused = pause;
-    String what = pause ? "periodic snapshots paused (" + by + ")" : "periodic snapshots resumed (" + by + ")";
+    String what =
+        pause
+            ? "periodic snapshots paused (" + by + ")"
+            : "periodic snapshots resumed (" + by + ")";
     log.info(what);
     events.publish(EventType.EVENT_TYPE_SCHEDULE_CHANGED, 0, null, what, 0);
     return true;
@@ -85,20 +93,28 @@ public final class SnapshotSchedule {
   private CompletableFuture<Void> attemptOnLoop() {
     Optional<String> store = storeUnavailable.get();
     if (paused) {
-      observe(SnapshotBlock.of(SnapshotBlock.Reason.PAUSED, "an operator paused the periodic snapshots"));
+      observe(
+          SnapshotBlock.of(
+              SnapshotBlock.Reason.PAUSED, "an operator paused the periodic snapshots"));
       return CompletableFuture.completedFuture(null);
     }
     if (store.isPresent()) {
-      observe(SnapshotBlock.of(SnapshotBlock.Reason.STORE_UNAVAILABLE, "the store cannot write: " + store.get()));
+      observe(
+          SnapshotBlock.of(
+              SnapshotBlock.Reason.STORE_UNAVAILABLE, "the store cannot write: " + store.get()));
       return CompletableFuture.completedFuture(null);
     }
-    return lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).thenAccept(r -> {
-      SnapshotBlock block = r instanceof TriggerResult.Refused refused ? refused.block() : null;
-      if (r instanceof TriggerResult.Refused refused && block == null) {
-        log.debug("periodic snapshot skipped: {}", refused.message());
-      }
-      observe(block);
-    });
+    return lifecycle
+        .trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null)
+        .thenAccept(
+            r -> {
+              SnapshotBlock block =
+                  r instanceof TriggerResult.Refused refused ? refused.block() : null;
+              if (r instanceof TriggerResult.Refused refused && block == null) {
+                log.debug("periodic snapshot skipped: {}", refused.message());
+              }
+              observe(block);
+            });
   }
 
   private void observe(SnapshotBlock block) {
@@ -110,12 +126,16 @@ public final class SnapshotSchedule {
     metrics.snapshotsBlocked(now == null ? null : now.reason());
     if (now == null) {
       log.info("periodic snapshots start again (they were blocked: {})", change.before().message());
-      events.publish(EventType.EVENT_TYPE_SNAPSHOTS_UNBLOCKED, 0, null,
-          "periodic snapshots start again", 0);
+      events.publish(
+          EventType.EVENT_TYPE_SNAPSHOTS_UNBLOCKED, 0, null, "periodic snapshots start again", 0);
       return;
     }
     log.warn("periodic snapshots cannot start ({}): {}", now.reason().tag(), now.message());
-    events.publish(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED, 0, null,
-        "periodic snapshots cannot start (" + now.reason().tag() + "): " + now.message(), 0);
+    events.publish(
+        EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED,
+        0,
+        null,
+        "periodic snapshots cannot start (" + now.reason().tag() + "): " + now.message(),
+        0);
   }
 }

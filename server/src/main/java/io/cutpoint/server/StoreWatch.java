@@ -14,12 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the health status true to the store. While the store cannot write (an I/O error such as
- * a full disk), health is NOT_SERVING, the reason is logged, the pending snapshots are aborted (they
- * could not be committed) and every later check tries {@link SnapshotStore#resume()}; once the store
- * writes again, health is SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that the
- * damaged ones are known (listed as damaged, skipped by an automatic rollback) soon after start.
- * Runs on the maintenance executor, one call at a time.
+ * Keeps the health status true to the store. While the store cannot write (an I/O error such as a
+ * full disk), health is NOT_SERVING, the reason is logged, the pending snapshots are aborted (they
+ * could not be committed) and every later check tries {@link SnapshotStore#resume()}; once the
+ * store writes again, health is SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that
+ * the damaged ones are known (listed as damaged, skipped by an automatic rollback) soon after
+ * start. Runs on the maintenance executor, one call at a time.
  */
 final class StoreWatch {
   private static final Logger log = LoggerFactory.getLogger(StoreWatch.class);
@@ -30,10 +30,11 @@ final class StoreWatch {
   private volatile String unavailable;
 
   /** The health names that follow the store: the whole server ({@code ""}) and each service. */
-  static final java.util.List<String> HEALTH_NAMES = java.util.List.of(
-      HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
-      io.cutpoint.api.v1.CoordinatorGrpc.SERVICE_NAME,
-      io.cutpoint.api.v1.AdminGrpc.SERVICE_NAME);
+  static final java.util.List<String> HEALTH_NAMES =
+      java.util.List.of(
+          HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
+          io.cutpoint.api.v1.CoordinatorGrpc.SERVICE_NAME,
+          io.cutpoint.api.v1.AdminGrpc.SERVICE_NAME);
 
   /** Sets every name of {@link #HEALTH_NAMES} to {@code status}. */
   static void setAll(HealthStatusManager health, ServingStatus status) {
@@ -84,7 +85,9 @@ final class StoreWatch {
           store.verifyIntegrity(m.getSnapshotId());
         } catch (CorruptionException e) {
           damaged++;
-          log.error("snapshot {} is damaged and cannot be restored: {}", m.getSnapshotId(),
+          log.error(
+              "snapshot {} is damaged and cannot be restored: {}",
+              m.getSnapshotId(),
               e.getMessage());
         }
       }
@@ -92,8 +95,11 @@ final class StoreWatch {
       log.error("verifying the stored snapshots failed", e);
     }
     if (damaged > 0) {
-      log.error("{} of {} complete snapshots are damaged; run `cutpoint store check` with the"
-          + " coordinator stopped for the details", damaged, checked);
+      log.error(
+          "{} of {} complete snapshots are damaged; run `cutpoint store check` with the"
+              + " coordinator stopped for the details",
+          damaged,
+          checked);
     }
   }
 }

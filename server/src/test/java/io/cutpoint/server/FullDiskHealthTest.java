@@ -37,49 +37,67 @@ class FullDiskHealthTest {
   @TempDir Path dir;
 
   private static ServingStatus health(InProcessCoordinator c) {
-    return HealthGrpc.newBlockingStub(c.channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .check(HealthCheckRequest.getDefaultInstance()).getStatus();
+    return HealthGrpc.newBlockingStub(c.channel)
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .check(HealthCheckRequest.getDefaultInstance())
+        .getStatus();
   }
 
   private static SnapshotStatus status(InProcessCoordinator c, long id) {
-    return c.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest().getStatus();
+    return c.admin()
+        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+        .getManifest()
+        .getStatus();
   }
 
   /** The piece of {@code worker} (channels to and from {@code peer}, nothing sent or received). */
   private static List<UploadPart> piece(long id, String worker, String peer, byte[] state) {
-    return RawWorker.upload(meta(id, worker).addSent(counter(peer, 0)).addReceived(counter(peer, 0)),
-        state, 64 << 10, List.of(ChannelRecording.newBuilder().setFrom(peer).build()));
+    return RawWorker.upload(
+        meta(id, worker).addSent(counter(peer, 0)).addReceived(counter(peer, 0)),
+        state,
+        64 << 10,
+        List.of(ChannelRecording.newBuilder().setFrom(peer).build()));
   }
 
   @Test
   void healthIsNotServingWhileTheDiskIsFullAndServingAgainOnceSpaceIsBack() throws Exception {
     try (SmallDisk disk = SmallDisk.mount(dir, 8);
-        InProcessCoordinator c = new InProcessCoordinator(InProcessCoordinator.config(disk.root.resolve("data"))
-            .heartbeatInterval(Duration.ofMillis(100)).heartbeatTimeout(Duration.ofMinutes(10)).build());
+        InProcessCoordinator c =
+            new InProcessCoordinator(
+                InProcessCoordinator.config(disk.root.resolve("data"))
+                    .heartbeatInterval(Duration.ofMillis(100))
+                    .heartbeatTimeout(Duration.ofMinutes(10))
+                    .build());
         RawWorker a = new RawWorker(c.async(), "a").join(List.of("b"), List.of("b"));
         RawWorker b = new RawWorker(c.async(), "b").join(List.of("a"), List.of("a"))) {
       a.await(CoordinatorMessage::hasWelcome);
       b.await(CoordinatorMessage::hasWelcome);
       assertThat(health(c)).isEqualTo(ServingStatus.SERVING);
-      long during = c.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+      long during =
+          c.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
 
       disk.fill();
       try {
-        RawWorker.send(c.async(), piece(during, "a", "b", new byte[2 << 20])).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        RawWorker.send(c.async(), piece(during, "a", "b", new byte[2 << 20]))
+            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
       } catch (ExecutionException refused) {
         // the store could not write the piece: what matters is what the coordinator does next
       }
       await().atMost(WAIT).until(() -> health(c) == ServingStatus.NOT_SERVING);
-      assertThat(c.server.storeUnavailable()).hasValueSatisfying(why -> assertThat(why).contains("No space left"));
+      assertThat(c.server.storeUnavailable())
+          .hasValueSatisfying(why -> assertThat(why).contains("No space left"));
 
       disk.free();
       await().atMost(WAIT).until(() -> health(c) == ServingStatus.SERVING);
       assertThat(c.server.storeUnavailable()).isEmpty();
       await().atMost(WAIT).until(() -> status(c, during) == SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
 
-      long after = c.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
-      RawWorker.send(c.async(), piece(after, "a", "b", new byte[4096])).get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      RawWorker.send(c.async(), piece(after, "b", "a", new byte[4096])).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      long after =
+          c.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+      RawWorker.send(c.async(), piece(after, "a", "b", new byte[4096]))
+          .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      RawWorker.send(c.async(), piece(after, "b", "a", new byte[4096]))
+          .get(WAIT.toSeconds(), TimeUnit.SECONDS);
       await().atMost(WAIT).until(() -> status(c, after) == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     }
   }

@@ -42,34 +42,62 @@ class InboundSizeLimitTest {
   }
 
   @Test
-  void aMessageOverTheLimitIsResourceExhaustedAndOneJustUnderItReachesTheService() throws Exception {
-    server = CoordinatorServer.start(CoordinatorConfig.builder().port(0).dataDir(dir)
-        .snapshotInterval(Duration.ZERO).build(), new SimpleMeterRegistry());
+  void aMessageOverTheLimitIsResourceExhaustedAndOneJustUnderItReachesTheService()
+      throws Exception {
+    server =
+        CoordinatorServer.start(
+            CoordinatorConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .snapshotInterval(Duration.ZERO)
+                .build(),
+            new SimpleMeterRegistry());
     channel = NettyChannelBuilder.forTarget(server.target()).usePlaintext().build();
-    AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+    AdminGrpc.AdminBlockingStub admin =
+        AdminGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
 
-    assertThatThrownBy(() -> admin.listSnapshots(withTokenOf(CoordinatorServer.MAX_INBOUND_MESSAGE_BYTES + 1)))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-          assertThat(e.getStatus().getDescription()).contains(String.valueOf(CoordinatorServer.MAX_INBOUND_MESSAGE_BYTES));
-        });
+    assertThatThrownBy(
+            () -> admin.listSnapshots(withTokenOf(CoordinatorServer.MAX_INBOUND_MESSAGE_BYTES + 1)))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+              assertThat(e.getStatus().getDescription())
+                  .contains(String.valueOf(CoordinatorServer.MAX_INBOUND_MESSAGE_BYTES));
+            });
     // The same request under the limit gets past the transport: the service rejects the token
     // itself, with a description short enough to travel back (it names the token's length).
     int under = CoordinatorServer.MAX_INBOUND_MESSAGE_BYTES - 64;
     assertThatThrownBy(() -> admin.listSnapshots(withTokenOf(under)))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).isEqualTo("page_token '" + "9".repeat(40) + "...' ("
-              + under + " characters) is not one this server issued");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .isEqualTo(
+                      "page_token '"
+                          + "9".repeat(40)
+                          + "...' ("
+                          + under
+                          + " characters) is not one this server issued");
+            });
     // Any description that echoes input is cut short.
     String hugeId = "w".repeat(8 << 20);
-    assertThatThrownBy(() -> admin.getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(1)
-        .setChannel(ChannelRef.newBuilder().setFrom(hugeId).setTo("b")).build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).startsWith("channel needs valid from and to worker ids, got 'www")
-              .endsWith("characters)").hasSizeLessThan(1100);
-        });
+    assertThatThrownBy(
+            () ->
+                admin.getChannelState(
+                    GetChannelStateRequest.newBuilder()
+                        .setSnapshotId(1)
+                        .setChannel(ChannelRef.newBuilder().setFrom(hugeId).setTo("b"))
+                        .build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .startsWith("channel needs valid from and to worker ids, got 'www")
+                  .endsWith("characters)")
+                  .hasSizeLessThan(1100);
+            });
   }
 }

@@ -9,8 +9,8 @@ import org.rocksdb.WriteBatch;
 /**
  * The store-wide values in the {@code metadata} column family: the cluster epoch, the high-water
  * mark of snapshot ids and the rollback in progress. Each is framed and CRC-checked like every
- * other value, kept in memory after open, and written with a synced write before the new value
- * is visible to callers.
+ * other value, kept in memory after open, and written with a synced write before the new value is
+ * visible to callers.
  */
 final class ClusterMetadata {
   private static final org.slf4j.Logger log =
@@ -27,8 +27,8 @@ final class ClusterMetadata {
   private RollbackIntent rollback;
 
   /**
-   * Ids skipped when the high-water mark cannot be read: an id may have been handed out and left
-   * no trace in any manifest, so the next one starts well above the highest one seen.
+   * Ids skipped when the high-water mark cannot be read: an id may have been handed out and left no
+   * trace in any manifest, so the next one starts well above the highest one seen.
    */
   static final long IDS_SKIPPED_AFTER_DAMAGE = 10_000;
 
@@ -50,8 +50,11 @@ final class ClusterMetadata {
     this.idBlock = idBlock;
     Optional<ByteBuffer> intent = readChecked(ROLLBACK_INTENT);
     if (intent == null) {
-      lost(damage, ROLLBACK_INTENT, "a rollback that was in progress, if any, is not resumed;"
-          + " roll back again if the workers are halted");
+      lost(
+          damage,
+          ROLLBACK_INTENT,
+          "a rollback that was in progress, if any, is not resumed;"
+              + " roll back again if the workers are halted");
       delete(ROLLBACK_INTENT);
       this.rollback = null;
     } else {
@@ -61,8 +64,14 @@ final class ClusterMetadata {
     if (storedEpoch == null) {
       long known = Math.max(highestEpoch, rollback == null ? 0 : rollback.epoch());
       this.epoch = known + EPOCHS_SKIPPED_AFTER_DAMAGE;
-      lost(damage, EPOCH, "the epoch is now " + epoch + ", " + EPOCHS_SKIPPED_AFTER_DAMAGE
-          + " above the highest in any manifest or rollback intent");
+      lost(
+          damage,
+          EPOCH,
+          "the epoch is now "
+              + epoch
+              + ", "
+              + EPOCHS_SKIPPED_AFTER_DAMAGE
+              + " above the highest in any manifest or rollback intent");
       write(EPOCH, epoch);
     } else {
       this.epoch = storedEpoch.map(ByteBuffer::getLong).orElse(0L);
@@ -71,8 +80,14 @@ final class ClusterMetadata {
     long fresh = Math.max(lowestFreeId, 1);
     if (storedMark == null) {
       this.highWater = fresh + IDS_SKIPPED_AFTER_DAMAGE;
-      lost(damage, ID_HIGH_WATER, "ids restart at " + highWater + ", " + IDS_SKIPPED_AFTER_DAMAGE
-          + " above the highest one stored");
+      lost(
+          damage,
+          ID_HIGH_WATER,
+          "ids restart at "
+              + highWater
+              + ", "
+              + IDS_SKIPPED_AFTER_DAMAGE
+              + " above the highest one stored");
       write(ID_HIGH_WATER, highWater);
     } else {
       this.highWater = storedMark.map(ByteBuffer::getLong).orElse(1L);
@@ -113,10 +128,13 @@ final class ClusterMetadata {
   private Optional<ByteBuffer> readChecked(String name) {
     try {
       Optional<ByteBuffer> value = read(name);
-      if (value.isEmpty() && rocks.setAside.stream()
-          .anyMatch(s -> s.now() && s.family().equals(RocksHandles.METADATA))) {
-        log.error("Store {}: store metadata '{}' is missing; it was in a table file set aside",
-            rocks.dir, name);
+      if (value.isEmpty()
+          && rocks.setAside.stream()
+              .anyMatch(s -> s.now() && s.family().equals(RocksHandles.METADATA))) {
+        log.error(
+            "Store {}: store metadata '{}' is missing; it was in a table file set aside",
+            rocks.dir,
+            name);
         return null;
       }
       return value;
@@ -155,8 +173,7 @@ final class ClusterMetadata {
     }
     try (WriteBatch batch = new WriteBatch()) {
       batch.put(rocks.metadata, key(EPOCH), value(EPOCH, newEpoch));
-      batch.put(
-          rocks.metadata, key(ROLLBACK_INTENT), value(ROLLBACK_INTENT, newEpoch, snapshotId));
+      batch.put(rocks.metadata, key(ROLLBACK_INTENT), value(ROLLBACK_INTENT, newEpoch, snapshotId));
       rocks.db.write(rocks.durable, batch);
     } catch (RocksDBException e) {
       throw rocks.fail("persist rollback to snapshot " + snapshotId, e);

@@ -10,9 +10,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What the store knows to be damaged since it was opened: snapshots with a piece that failed its
- * checks (found at open, by a read, or by a verification), snapshots whose manifest cannot be
- * read, and what of the catalog was lost. Kept in memory only: the damage itself stays on disk,
- * and the next open or verification finds it again. Thread-safe.
+ * checks (found at open, by a read, or by a verification), snapshots whose manifest cannot be read,
+ * and what of the catalog was lost. Kept in memory only: the damage itself stays on disk, and the
+ * next open or verification finds it again. Thread-safe.
  */
 final class Damage {
   /** A reason is cut to this many characters: it is shown in lists, not a log. */

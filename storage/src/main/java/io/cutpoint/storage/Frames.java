@@ -6,9 +6,9 @@ import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 
 /**
- * The framing of every stored value: one format byte ({@value #FORMAT}), then the CRC32C (4
- * bytes, big-endian) of the key followed by the payload, then the payload. Covering the key too
- * means a value that ends up under another key fails its check as surely as a flipped bit.
+ * The framing of every stored value: one format byte ({@value #FORMAT}), then the CRC32C (4 bytes,
+ * big-endian) of the key followed by the payload, then the payload. Covering the key too means a
+ * value that ends up under another key fails its check as surely as a flipped bit.
  */
 final class Frames {
   static final byte FORMAT = 1;

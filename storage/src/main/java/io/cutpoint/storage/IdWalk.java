@@ -9,15 +9,15 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
 /**
- * Walks the snapshot ids that have keys in one column family (every key starts with the 8-byte
- * id), one seek per id, and steps over data blocks that fail RocksDB's block checksum instead of
- * giving up.
+ * Walks the snapshot ids that have keys in one column family (every key starts with the 8-byte id),
+ * one seek per id, and steps over data blocks that fail RocksDB's block checksum instead of giving
+ * up.
  *
  * <p>A seek to id {@code x} reads the one block that holds the first key at or after {@code x}. So
  * when a block is damaged, seeks land on it exactly for the ids between the last key of the block
  * before it and its own last key; past that, seeks read the next block again. The walk finds the
- * first readable id after a damaged block by doubling the step and then bisecting, and reports
- * the id range it could not read as a {@link Gap}: at most 128 seeks per damaged block.
+ * first readable id after a damaged block by doubling the step and then bisecting, and reports the
+ * id range it could not read as a {@link Gap}: at most 128 seeks per damaged block.
  */
 final class IdWalk {
 
@@ -29,8 +29,9 @@ final class IdWalk {
 
     @Override
     public String toString() {
-      return last == Long.MAX_VALUE ? "ids from " + first : first == last ? "id " + first
-          : "ids " + first + ".." + last;
+      return last == Long.MAX_VALUE
+          ? "ids from " + first
+          : first == last ? "id " + first : "ids " + first + ".." + last;
     }
   }
 
@@ -79,8 +80,8 @@ final class IdWalk {
   }
 
   /**
-   * Passes every readable entry to {@code visitor} in key order, stepping over damaged blocks;
-   * a gap starts at the snapshot whose keys were being read when the damage was met.
+   * Passes every readable entry to {@code visitor} in key order, stepping over damaged blocks; a
+   * gap starts at the snapshot whose keys were being read when the damage was met.
    */
   List<Gap> entries(EntryVisitor visitor) {
     List<Gap> gaps = new ArrayList<>();
@@ -104,8 +105,11 @@ final class IdWalk {
           return gaps;
         }
         long next = probe(start) != DAMAGED ? start : firstReadableAfter(start);
-        gaps.add(new Gap(lastId < 0 ? start : lastId, next == END ? Long.MAX_VALUE : next - 1,
-            e.getMessage()));
+        gaps.add(
+            new Gap(
+                lastId < 0 ? start : lastId,
+                next == END ? Long.MAX_VALUE : next - 1,
+                e.getMessage()));
         if (next == END) {
           return gaps;
         }

@@ -5,8 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Key layouts. Every snapshot key starts with the snapshot id as 8 big-endian bytes, so keys of
- * one snapshot are contiguous and iteration runs in id order. Strings are written as a 2-byte
+ * Key layouts. Every snapshot key starts with the snapshot id as 8 big-endian bytes, so keys of one
+ * snapshot are contiguous and iteration runs in id order. Strings are written as a 2-byte
  * big-endian length then their UTF-8 bytes, so a worker's prefix never matches another worker.
  *
  * <pre>

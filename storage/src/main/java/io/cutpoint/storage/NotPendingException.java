@@ -4,8 +4,8 @@ import io.cutpoint.api.v1.SnapshotStatus;
 
 /**
  * The operation needs a PENDING snapshot (or one that is not pending) and the snapshot is in
- * another state: a late piece of an aborted snapshot, a second commit, deleting a snapshot that
- * is still being written. Normal in a distributed system; the caller decides whether it matters.
+ * another state: a late piece of an aborted snapshot, a second commit, deleting a snapshot that is
+ * still being written. Normal in a distributed system; the caller decides whether it matters.
  */
 public class NotPendingException extends StoreException {
   private static final long serialVersionUID = 1L;

@@ -17,12 +17,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.zip.CRC32C;
 
 /**
- * What the store knows about one PENDING snapshot while its pieces arrive: which chunks,
- * recordings and metadata were stored, so that {@link RocksSnapshotStore#commit} can refuse an
- * incomplete snapshot, or one whose stored counters are not the ones the caller verified, and fill
- * in the sizes of the manifest. Pieces take the read lock (many at
- * once); commit, finish and delete take the write lock and close the snapshot, after which
- * pieces are refused. Lives only in memory: a PENDING snapshot does not survive a restart.
+ * What the store knows about one PENDING snapshot while its pieces arrive: which chunks, recordings
+ * and metadata were stored, so that {@link RocksSnapshotStore#commit} can refuse an incomplete
+ * snapshot, or one whose stored counters are not the ones the caller verified, and fill in the
+ * sizes of the manifest. Pieces take the read lock (many at once); commit, finish and delete take
+ * the write lock and close the snapshot, after which pieces are refused. Lives only in memory: a
+ * PENDING snapshot does not survive a restart.
  */
 final class PendingSnapshot {
   final long id;
@@ -69,8 +69,8 @@ final class PendingSnapshot {
 
   /**
    * Checks that every piece of {@code complete} arrived and returns the manifest with the pieces
-   * and totals filled in. A non-zero count or size that the caller put in the manifest must
-   * match what was stored.
+   * and totals filled in. A non-zero count or size that the caller put in the manifest must match
+   * what was stored.
    *
    * @throws StoreException naming what is missing or does not match
    */
@@ -93,7 +93,10 @@ final class PendingSnapshot {
       if (declared != null) {
         if (declared.hasMeta() && !declared.getMeta().equals(piece.getMeta())) {
           throw new StoreException(
-              "commit of snapshot " + id + " refused: the counters of worker " + workerId
+              "commit of snapshot "
+                  + id
+                  + " refused: the counters of worker "
+                  + workerId
                   + " that were verified are not the ones stored");
         }
         same(workerId + " state chunks", declared.getStateChunks(), piece.getStateChunks());
@@ -123,8 +126,15 @@ final class PendingSnapshot {
   private void same(String what, long declared, long stored) {
     if (declared != 0 && declared != stored) {
       throw new StoreException(
-          "commit of snapshot " + id + " refused: " + what + " declared " + declared
-              + " but " + stored + " stored");
+          "commit of snapshot "
+              + id
+              + " refused: "
+              + what
+              + " declared "
+              + declared
+              + " but "
+              + stored
+              + " stored");
     }
   }
 
@@ -157,13 +167,21 @@ final class PendingSnapshot {
       }
       if (!chunkSizes.isEmpty() && chunkSizes.lastKey() != chunkSizes.size() - 1) {
         throw new StoreException(
-            who + " has " + chunkSizes.size() + " state chunks but the last index is "
-                + chunkSizes.lastKey() + " (chunks missing)");
+            who
+                + " has "
+                + chunkSizes.size()
+                + " state chunks but the last index is "
+                + chunkSizes.lastKey()
+                + " (chunks missing)");
       }
       long bytes = chunkSizes.values().stream().mapToLong(Integer::longValue).sum();
       if (bytes != meta.getStateBytes()) {
         throw new StoreException(
-            who + " declared " + meta.getStateBytes() + " state bytes but " + bytes
+            who
+                + " declared "
+                + meta.getStateBytes()
+                + " state bytes but "
+                + bytes
                 + " are stored");
       }
       if (inOrder && (int) runningCrc.getValue() != meta.getStateCrc32C()) {

@@ -16,11 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What opening the store does after a crash or a plain stop. A PENDING snapshot cannot be
- * finished by a coordinator that restarted, so its manifest becomes ABORTED with the reason
- * {@value #REASON} and its pieces are deleted; pieces whose snapshot is not COMPLETE (or has no
- * manifest) are deleted too. All of it in one synced write batch, then the freed ranges are
- * compacted.
+ * What opening the store does after a crash or a plain stop. A PENDING snapshot cannot be finished
+ * by a coordinator that restarted, so its manifest becomes ABORTED with the reason {@value #REASON}
+ * and its pieces are deleted; pieces whose snapshot is not COMPLETE (or has no manifest) are
+ * deleted too. All of it in one synced write batch, then the freed ranges are compacted.
  *
  * <p>Damage does not stop it: the scans step over blocks that fail their checksums ({@link
  * IdWalk}). A snapshot whose manifest or pieces cannot be read is left as it is and recorded in
@@ -46,44 +45,59 @@ final class Recovery {
     long[] maxId = {0};
     long[] maxEpoch = {0};
     // Manifests in a table file set aside are gone, or an older version of them is back.
-    List<IdWalk.Gap> setAside = rocks.setAside.stream()
-        .filter(s -> s.family().equals(RocksHandles.MANIFESTS))
-        .map(s -> new IdWalk.Gap(s.firstId(), s.lastId(), s.describe(rocks.dir))).toList();
-    List<IdWalk.Gap> manifestGaps = new ArrayList<>(new IdWalk(rocks, rocks.manifests).walk(id -> {
-      maxId[0] = Math.max(maxId[0], id);
-      SnapshotManifest m;
-      try {
-        m = reader.manifest(id).orElse(null);
-      } catch (CorruptionException e) {
-        // Keep it and its pieces: an operator decides; reads of it keep failing loudly.
-        log.error("Leaving snapshot {} as it is: {}", id, e.getMessage());
-        damage.lostManifest(id, e.getMessage());
-        manifests.put(id, SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED);
-        return;
-      }
-      if (m == null) {
-        return;
-      }
-      manifests.put(id, m.getStatus());
-      maxEpoch[0] = Math.max(maxEpoch[0], m.getEpoch());
-      boolean outOfDate = setAside.stream().anyMatch(g -> g.contains(id));
-      if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING && outOfDate) {
-        // It may have been committed in the file set aside: keep it and its pieces.
-        log.error("Leaving snapshot {} as it is: its manifest reads PENDING, and a newer one may"
-            + " have been in a table file set aside", id);
-        damage.snapshot(id, "its manifest reads PENDING and may be out of date: "
-            + setAside.stream().filter(g -> g.contains(id)).findFirst().orElseThrow().error());
-        manifests.put(id, SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED);
-      } else if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-        aborted.add(
-            m.toBuilder()
-                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-                .setReason(reason)
-                .setFinishedAtUnixMs(clock.millis())
-                .clearPieces()
-                .build());
-      }
-    }));
+    List<IdWalk.Gap> setAside =
+        rocks.setAside.stream()
+            .filter(s -> s.family().equals(RocksHandles.MANIFESTS))
+            .map(s -> new IdWalk.Gap(s.firstId(), s.lastId(), s.describe(rocks.dir)))
+            .toList();
+    List<IdWalk.Gap> manifestGaps =
+        new ArrayList<>(
+            new IdWalk(rocks, rocks.manifests)
+                .walk(
+                    id -> {
+                      maxId[0] = Math.max(maxId[0], id);
+                      SnapshotManifest m;
+                      try {
+                        m = reader.manifest(id).orElse(null);
+                      } catch (CorruptionException e) {
+                        // Keep it and its pieces: an operator decides; reads of it keep failing
+                        // loudly.
+                        log.error("Leaving snapshot {} as it is: {}", id, e.getMessage());
+                        damage.lostManifest(id, e.getMessage());
+                        manifests.put(id, SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED);
+                        return;
+                      }
+                      if (m == null) {
+                        return;
+                      }
+                      manifests.put(id, m.getStatus());
+                      maxEpoch[0] = Math.max(maxEpoch[0], m.getEpoch());
+                      boolean outOfDate = setAside.stream().anyMatch(g -> g.contains(id));
+                      if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING && outOfDate) {
+                        // It may have been committed in the file set aside: keep it and its pieces.
+                        log.error(
+                            "Leaving snapshot {} as it is: its manifest reads PENDING, and a newer one may"
+                                + " have been in a table file set aside",
+                            id);
+                        damage.snapshot(
+                            id,
+                            "its manifest reads PENDING and may be out of date: "
+                                + setAside.stream()
+                                    .filter(g -> g.contains(id))
+                                    .findFirst()
+                                    .orElseThrow()
+                                    .error());
+                        manifests.put(id, SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED);
+                      } else if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+                        aborted.add(
+                            m.toBuilder()
+                                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+                                .setReason(reason)
+                                .setFinishedAtUnixMs(clock.millis())
+                                .clearPieces()
+                                .build());
+                      }
+                    }));
     manifestGaps.addAll(setAside);
     TreeSet<Long> withPieces = new TreeSet<>();
     for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
@@ -93,22 +107,30 @@ final class Recovery {
       }
     }
     for (IdWalk.Gap gap : manifestGaps) {
-      List<Long> lost = withPieces.stream()
-          .filter(id -> gap.contains(id) && !manifests.containsKey(id)).toList();
-      String what = "manifests of snapshot " + gap + " cannot be read (" + gap.error() + ")"
-          + (lost.isEmpty() ? "; no snapshot with pieces is among them"
-              : "; snapshots " + lost + " have pieces but no readable manifest")
-          + "; ABORTED or FAILED manifests in that range are lost";
+      List<Long> lost =
+          withPieces.stream().filter(id -> gap.contains(id) && !manifests.containsKey(id)).toList();
+      String what =
+          "manifests of snapshot "
+              + gap
+              + " cannot be read ("
+              + gap.error()
+              + ")"
+              + (lost.isEmpty()
+                  ? "; no snapshot with pieces is among them"
+                  : "; snapshots " + lost + " have pieces but no readable manifest")
+              + "; ABORTED or FAILED manifests in that range are lost";
       log.error("Store {}: {}", rocks.dir, what);
       damage.catalog(what);
-      lost.forEach(id -> damage.lostManifest(id, "its manifest is in a damaged block ("
-          + gap.error() + ")"));
+      lost.forEach(
+          id ->
+              damage.lostManifest(id, "its manifest is in a damaged block (" + gap.error() + ")"));
     }
     TreeSet<Long> orphans = new TreeSet<>();
     for (long id : withPieces) {
       SnapshotStatus status = manifests.get(id);
       boolean inGap = manifestGaps.stream().anyMatch(g -> g.contains(id));
-      if (!inGap && status != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE
+      if (!inGap
+          && status != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE
           && status != SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED) {
         orphans.add(id);
       }
@@ -137,7 +159,9 @@ final class Recovery {
       log.warn(
           "Store {} opened after an unfinished run: aborted pending snapshots {}, deleted pieces"
               + " of {}",
-          rocks.dir, abortedIds, orphans);
+          rocks.dir,
+          abortedIds,
+          orphans);
     }
     if (!withPieces.isEmpty()) {
       maxId[0] = Math.max(maxId[0], withPieces.last());
@@ -155,8 +179,12 @@ final class Recovery {
    * the snapshot just before it: reads each such snapshot's key range in that family and marks
    * those that fail.
    */
-  private static void checkSnapshotsAround(IdWalk.Gap gap, ColumnFamilyHandle family,
-      Map<Long, SnapshotStatus> manifests, StoreReader reader, Damage damage) {
+  private static void checkSnapshotsAround(
+      IdWalk.Gap gap,
+      ColumnFamilyHandle family,
+      Map<Long, SnapshotStatus> manifests,
+      StoreReader reader,
+      Damage damage) {
     Set<Long> candidates = new TreeSet<>();
     manifests.keySet().stream()
         .filter(id -> gap.contains(id) || id == gap.first() - 1)
@@ -177,8 +205,11 @@ final class Recovery {
       try {
         rocks.db.compactRange(family, Keys.snapshot(id), Keys.snapshotEnd(id), rocks.compaction);
       } catch (RocksDBException e) {
-        log.warn("Store {}: compacting the deleted pieces of snapshot {} failed: {}", rocks.dir,
-            id, e.getMessage());
+        log.warn(
+            "Store {}: compacting the deleted pieces of snapshot {} failed: {}",
+            rocks.dir,
+            id,
+            e.getMessage());
       }
     }
   }

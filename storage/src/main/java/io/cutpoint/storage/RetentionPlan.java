@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Which snapshots retention deletes; pure logic. Keeps the newest {@code keep} COMPLETE
- * snapshots, every pinned one, every PENDING one, the protected ones (the target of a rollback
- * in progress), and the newest {@code keep} ABORTED or FAILED manifests as a history of what went
- * wrong. Everything else goes.
+ * Which snapshots retention deletes; pure logic. Keeps the newest {@code keep} COMPLETE snapshots,
+ * every pinned one, every PENDING one, the protected ones (the target of a rollback in progress),
+ * and the newest {@code keep} ABORTED or FAILED manifests as a history of what went wrong.
+ * Everything else goes.
  */
 final class RetentionPlan {
   /** What retention needs to know about one stored manifest. */

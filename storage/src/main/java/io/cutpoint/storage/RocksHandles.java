@@ -24,11 +24,11 @@ import org.rocksdb.Status;
 import org.rocksdb.WriteOptions;
 
 /**
- * The native side of the store: the database, its column families and the option objects they
- * were opened with. Opening lists the existing column families, opens all of them and creates
- * the missing ones; closing releases everything in the order RocksJava documents (column family
- * handles, then the database, then the options). Not thread-safe: {@link RocksSnapshotStore}
- * guards it.
+ * The native side of the store: the database, its column families and the option objects they were
+ * opened with. Opening lists the existing column families, opens all of them and creates the
+ * missing ones; closing releases everything in the order RocksJava documents (column family
+ * handles, then the database, then the options). Not thread-safe: {@link RocksSnapshotStore} guards
+ * it.
  */
 final class RocksHandles implements AutoCloseable {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RocksHandles.class);
@@ -47,17 +47,22 @@ final class RocksHandles implements AutoCloseable {
   final ColumnFamilyHandle channelStates;
   final ColumnFamilyHandle workerMeta;
   final ColumnFamilyHandle metadata;
+
   /** Unused by the layout; holds only the short-lived key of {@link #probeWrite()}. */
   final ColumnFamilyHandle defaultFamily;
+
   /** Synced when the options ask for it: commits, metadata, finishes, deletions. */
   final WriteOptions durable;
+
   /** Pieces: into the WAL, not synced (the commit's sync covers them). */
   final WriteOptions pieces;
+
   final CompactRangeOptions compaction;
   private final List<ColumnFamilyHandle> allHandles;
   private final DBOptions dbOptions;
   private final ColumnFamilyOptions cfOptions;
   private volatile String ioError;
+
   /** The table files set aside because they could not be read, on this open and earlier ones. */
   final List<TableQuarantine.SetAside> setAside;
 
@@ -115,10 +120,12 @@ final class RocksHandles implements AutoCloseable {
     // block never reads it: a damaged block at the start of a newer file does not fail the reads
     // of older snapshots that RocksDB merges with that file. Automatic compactions start once
     // the table files that cannot be read are set aside (TableQuarantine).
-    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions().setTableFormatConfig(
-        new org.rocksdb.BlockBasedTableConfig()
-            .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey))
-        .setDisableAutoCompactions(true);
+    ColumnFamilyOptions cfOptions =
+        new ColumnFamilyOptions()
+            .setTableFormatConfig(
+                new org.rocksdb.BlockBasedTableConfig()
+                    .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey))
+            .setDisableAutoCompactions(true);
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db = null;
     try {
@@ -160,8 +167,12 @@ final class RocksHandles implements AutoCloseable {
       }
       throw isLockError(rocksError)
           ? new StoreException(
-              "data directory " + dir + " is in use by another process (or is already open in"
-                  + " this one): " + e.getMessage(), e)
+              "data directory "
+                  + dir
+                  + " is in use by another process (or is already open in"
+                  + " this one): "
+                  + e.getMessage(),
+              e)
           : fail(dir, "open", rocksError);
     }
   }
@@ -237,8 +248,11 @@ final class RocksHandles implements AutoCloseable {
       db.syncWal();
     } catch (RocksDBException e) {
       // Closing anyway; whatever was synced before stays durable, but say that the rest may not be.
-      log.warn("snapshot store {}: syncing the WAL on close failed ({}); writes since the last "
-          + "synced one may be lost if the machine crashes", dir, e.getMessage());
+      log.warn(
+          "snapshot store {}: syncing the WAL on close failed ({}); writes since the last "
+              + "synced one may be lost if the machine crashes",
+          dir,
+          e.getMessage());
     }
     db.close();
     compaction.close();

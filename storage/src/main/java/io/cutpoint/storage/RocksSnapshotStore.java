@@ -27,10 +27,10 @@ import org.rocksdb.RocksDBException;
  * {@link SnapshotStore} on an embedded RocksDB. The layout, what is synced, what opening after a
  * crash does, retention and corruption reports are described in {@code storage.md}.
  *
- * <p>Thread-safe. Every call holds a read lock on the store, {@link #close()} the write lock, so
- * no call ever touches a released native handle: after close, calls throw {@link
- * StoreException}. Pieces of one snapshot are written concurrently; commit and finish wait for
- * the pieces in progress and refuse later ones with {@link NotPendingException}.
+ * <p>Thread-safe. Every call holds a read lock on the store, {@link #close()} the write lock, so no
+ * call ever touches a released native handle: after close, calls throw {@link StoreException}.
+ * Pieces of one snapshot are written concurrently; commit and finish wait for the pieces in
+ * progress and refuse later ones with {@link NotPendingException}.
  */
 public final class RocksSnapshotStore implements SnapshotStore {
   private static final org.slf4j.Logger log =
@@ -40,8 +40,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
   static final long COMPACT_AFTER_RETENTION_BYTES = 1L << 20;
 
   /**
-   * @param syncWrites whether commits, finishes, deletions and metadata are fsync'ed (turn off
-   *     only in tests: a process crash loses nothing either way, a machine crash would)
+   * @param syncWrites whether commits, finishes, deletions and metadata are fsync'ed (turn off only
+   *     in tests: a process crash loses nothing either way, a machine crash would)
    * @param idBlock snapshot ids reserved by one synced write of the high-water mark; at most this
    *     many ids are skipped after a restart
    * @param clock stamps the manifests that opening aborts
@@ -71,8 +71,10 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private StoreReader reader;
   private StoreWriter writer;
   private ClusterMetadata metadata;
+
   /** Set while the database could not be reopened after an I/O error; rocks is then closed. */
   private String unopenable;
+
   private final List<Long> abortedOnOpen;
   private final ReentrantReadWriteLock guard = new ReentrantReadWriteLock();
   private final Object manifestWrites = new Object();
@@ -91,8 +93,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
     Recovery.Result recovered = Recovery.run(opened, options.clock(), newReader, damage, reason);
     TableQuarantine.markDamaged(opened, newReader, damage);
     ClusterMetadata newMetadata =
-        new ClusterMetadata(opened, recovered.maxId() + 1, options.idBlock(), damage,
-            recovered.maxEpoch());
+        new ClusterMetadata(
+            opened, recovered.maxId() + 1, options.idBlock(), damage, recovered.maxEpoch());
     this.rocks = opened;
     this.reader = newReader;
     this.writer = new StoreWriter(opened);
@@ -142,16 +144,18 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   @Override
   public void beginRollback(long newEpoch, long snapshotId) {
-    run("begin rollback", () -> {
-      synchronized (manifestWrites) { // so that the target cannot be deleted meanwhile
-        SnapshotManifest target = existing(snapshotId, "begin rollback");
-        if (target.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-          throw new NotPendingException(snapshotId, target.getStatus(),
-              "roll back (needs COMPLETE)");
-        }
-        metadata.beginRollback(newEpoch, snapshotId);
-      }
-    });
+    run(
+        "begin rollback",
+        () -> {
+          synchronized (manifestWrites) { // so that the target cannot be deleted meanwhile
+            SnapshotManifest target = existing(snapshotId, "begin rollback");
+            if (target.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+              throw new NotPendingException(
+                  snapshotId, target.getStatus(), "roll back (needs COMPLETE)");
+            }
+            metadata.beginRollback(newEpoch, snapshotId);
+          }
+        });
   }
 
   @Override
@@ -174,16 +178,18 @@ public final class RocksSnapshotStore implements SnapshotStore {
       throw new IllegalArgumentException(
           "createPending needs a PENDING manifest, got " + manifest.getStatus());
     }
-    run("create pending snapshot " + id, () -> {
-      synchronized (manifestWrites) {
-        Optional<SnapshotManifest> old = reader.manifest(id);
-        if (old.isPresent()) {
-          throw new NotPendingException(id, old.get().getStatus(), "create pending snapshot");
-        }
-        writer.putManifest(manifest, rocks.pieces, "create pending snapshot " + id);
-        pending.put(id, new PendingSnapshot(id));
-      }
-    });
+    run(
+        "create pending snapshot " + id,
+        () -> {
+          synchronized (manifestWrites) {
+            Optional<SnapshotManifest> old = reader.manifest(id);
+            if (old.isPresent()) {
+              throw new NotPendingException(id, old.get().getStatus(), "create pending snapshot");
+            }
+            writer.putManifest(manifest, rocks.pieces, "create pending snapshot " + id);
+            pending.put(id, new PendingSnapshot(id));
+          }
+        });
   }
 
   @Override
@@ -199,7 +205,12 @@ public final class RocksSnapshotStore implements SnapshotStore {
               piece, crc32c, Crc32c.of(data)));
     }
     byte[] key = Keys.stateChunk(snapshotId, workerId, index);
-    writePiece(snapshotId, "store " + piece, rocks.stateChunks, key, data,
+    writePiece(
+        snapshotId,
+        "store " + piece,
+        rocks.stateChunks,
+        key,
+        data,
         p -> p.chunk(workerId, index, data));
   }
 
@@ -214,8 +225,15 @@ public final class RocksSnapshotStore implements SnapshotStore {
     for (RecordedMessage m : messages) {
       if (m.seq() <= previous) {
         throw new IllegalArgumentException(
-            "snapshot " + snapshotId + ", channel " + channel + ": message #" + m.seq()
-                + " after #" + previous + " (recordings are in sequence order)");
+            "snapshot "
+                + snapshotId
+                + ", channel "
+                + channel
+                + ": message #"
+                + m.seq()
+                + " after #"
+                + previous
+                + " (recordings are in sequence order)");
       }
       previous = m.seq();
       batch.addMessages(
@@ -224,8 +242,12 @@ public final class RocksSnapshotStore implements SnapshotStore {
               .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
     }
     byte[] key = Keys.channelBatch(snapshotId, channel, messages.get(0).seq());
-    writePiece(snapshotId, "store recording of snapshot " + snapshotId + ", channel " + channel,
-        rocks.channelStates, key, batch.build().toByteArray(),
+    writePiece(
+        snapshotId,
+        "store recording of snapshot " + snapshotId + ", channel " + channel,
+        rocks.channelStates,
+        key,
+        batch.build().toByteArray(),
         p -> p.recording(channel, messages));
   }
 
@@ -240,40 +262,53 @@ public final class RocksSnapshotStore implements SnapshotStore {
     }
     LocalSnapshotMeta stored = meta.toBuilder().setSnapshotId(snapshotId).build();
     byte[] key = Keys.worker(snapshotId, meta.getWorkerId());
-    writePiece(snapshotId, "store metadata of snapshot " + snapshotId + ", worker "
-        + meta.getWorkerId(), rocks.workerMeta, key, stored.toByteArray(), p -> p.meta(stored));
+    writePiece(
+        snapshotId,
+        "store metadata of snapshot " + snapshotId + ", worker " + meta.getWorkerId(),
+        rocks.workerMeta,
+        key,
+        stored.toByteArray(),
+        p -> p.meta(stored));
   }
 
   @Override
   public void discardPieces(long snapshotId, String workerId) {
     String operation = "discard pieces of snapshot " + snapshotId + ", worker " + workerId;
-    run(operation, () -> {
-      PendingSnapshot p = pendingOrThrow(snapshotId, operation);
-      Lock lock = p.lock.writeLock();
-      lock.lock();
-      try {
-        if (p.isClosed()) {
-          throw notPending(snapshotId, operation);
-        }
-        writer.deleteWorker(snapshotId, workerId, operation);
-        p.forget(workerId);
-      } finally {
-        lock.unlock();
-      }
-    });
+    run(
+        operation,
+        () -> {
+          PendingSnapshot p = pendingOrThrow(snapshotId, operation);
+          Lock lock = p.lock.writeLock();
+          lock.lock();
+          try {
+            if (p.isClosed()) {
+              throw notPending(snapshotId, operation);
+            }
+            writer.deleteWorker(snapshotId, workerId, operation);
+            p.forget(workerId);
+          } finally {
+            lock.unlock();
+          }
+        });
   }
 
   @Override
   public void commit(SnapshotManifest complete) {
     if (complete.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-      throw new IllegalArgumentException("commit needs a COMPLETE manifest, got "
-          + complete.getStatus());
+      throw new IllegalArgumentException(
+          "commit needs a COMPLETE manifest, got " + complete.getStatus());
     }
     long id = complete.getSnapshotId();
-    run("commit snapshot " + id, () -> closePending(id, "commit", p -> {
-      SnapshotManifest filled = p.completed(complete);
-      writer.putManifest(filled, rocks.durable, "commit snapshot " + id);
-    }));
+    run(
+        "commit snapshot " + id,
+        () ->
+            closePending(
+                id,
+                "commit",
+                p -> {
+                  SnapshotManifest filled = p.completed(complete);
+                  writer.putManifest(filled, rocks.durable, "commit snapshot " + id);
+                }));
   }
 
   @Override
@@ -281,173 +316,215 @@ public final class RocksSnapshotStore implements SnapshotStore {
     SnapshotStatus status = abortedOrFailed.getStatus();
     if (status != SnapshotStatus.SNAPSHOT_STATUS_ABORTED
         && status != SnapshotStatus.SNAPSHOT_STATUS_FAILED) {
-      throw new IllegalArgumentException("finish needs an ABORTED or FAILED manifest, got "
-          + status);
+      throw new IllegalArgumentException(
+          "finish needs an ABORTED or FAILED manifest, got " + status);
     }
     long id = abortedOrFailed.getSnapshotId();
     SnapshotManifest kept = abortedOrFailed.toBuilder().clearPieces().build();
-    run("finish snapshot " + id, () -> {
-      synchronized (manifestWrites) {
-        if (!pending.containsKey(id) && reader.manifest(id).isEmpty()) {
-          // Never created: keep the manifest anyway so operators can see why it ended.
-          writer.putManifest(kept, rocks.durable, "finish snapshot " + id);
-          return;
-        }
-      }
-      closePending(id, "finish", p -> writer.deleteSnapshot(id, kept, "finish snapshot " + id));
-      writer.compact(id);
-    });
+    run(
+        "finish snapshot " + id,
+        () -> {
+          synchronized (manifestWrites) {
+            if (!pending.containsKey(id) && reader.manifest(id).isEmpty()) {
+              // Never created: keep the manifest anyway so operators can see why it ended.
+              writer.putManifest(kept, rocks.durable, "finish snapshot " + id);
+              return;
+            }
+          }
+          closePending(id, "finish", p -> writer.deleteSnapshot(id, kept, "finish snapshot " + id));
+          writer.compact(id);
+        });
   }
 
   @Override
   public Optional<SnapshotManifest> manifest(long snapshotId) {
-    return guarded("read manifest", () -> {
-      try {
-        return readManifest(snapshotId).map(damage::mark);
-      } catch (CorruptionException e) {
-        damage.lostManifest(snapshotId, e.getMessage());
-        throw e;
-      }
-    });
+    return guarded(
+        "read manifest",
+        () -> {
+          try {
+            return readManifest(snapshotId).map(damage::mark);
+          } catch (CorruptionException e) {
+            damage.lostManifest(snapshotId, e.getMessage());
+            throw e;
+          }
+        });
   }
 
   @Override
   public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) {
-    return guarded("list snapshots", () -> reader.newestFirst(statuses, Integer.MAX_VALUE, true, damage));
+    return guarded(
+        "list snapshots", () -> reader.newestFirst(statuses, Integer.MAX_VALUE, true, damage));
   }
 
   @Override
   public Optional<SnapshotManifest> latestComplete() {
-    return guarded("find latest complete snapshot",
-        () -> reader.newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1, false, damage)
-            .stream()
-            .findFirst());
+    return guarded(
+        "find latest complete snapshot",
+        () ->
+            reader
+                .newestFirst(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE), 1, false, damage)
+                .stream()
+                .findFirst());
   }
 
   @Override
   public Optional<LocalSnapshotMeta> workerMeta(long snapshotId, String workerId) {
-    return guarded("read worker metadata",
+    return guarded(
+        "read worker metadata",
         () -> marking(snapshotId, () -> reader.workerMeta(snapshotId, workerId)));
   }
 
   @Override
   public int readState(long snapshotId, String workerId, Consumer<byte[]> sink) {
-    return guarded("read state",
+    return guarded(
+        "read state",
         () -> marking(snapshotId, () -> reader.readState(snapshotId, workerId, sink)));
   }
 
   @Override
   public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
-    return guarded("read channel", () -> marking(snapshotId, () -> {
-      boolean complete = reader.manifest(snapshotId)
-          .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
-      return reader.readChannel(snapshotId, channel, complete);
-    }));
+    return guarded(
+        "read channel",
+        () ->
+            marking(
+                snapshotId,
+                () -> {
+                  boolean complete =
+                      reader
+                          .manifest(snapshotId)
+                          .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                          .orElse(false);
+                  return reader.readChannel(snapshotId, channel, complete);
+                }));
   }
 
   @Override
   public java.util.SortedMap<ChannelId, List<RecordedMessage>> readChannels(
       long snapshotId, java.util.Collection<ChannelId> channels) {
-    return guarded("read channels", () -> marking(snapshotId, () -> {
-      // one manifest parse for all channels: at 32 workers a full mesh has 992 of them
-      boolean complete = reader.manifest(snapshotId)
-          .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
-      java.util.SortedMap<ChannelId, List<RecordedMessage>> out = new java.util.TreeMap<>();
-      for (ChannelId channel : channels) {
-        out.put(channel, reader.readChannel(snapshotId, channel, complete));
-      }
-      return out;
-    }));
+    return guarded(
+        "read channels",
+        () ->
+            marking(
+                snapshotId,
+                () -> {
+                  // one manifest parse for all channels: at 32 workers a full mesh has 992 of them
+                  boolean complete =
+                      reader
+                          .manifest(snapshotId)
+                          .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                          .orElse(false);
+                  java.util.SortedMap<ChannelId, List<RecordedMessage>> out =
+                      new java.util.TreeMap<>();
+                  for (ChannelId channel : channels) {
+                    out.put(channel, reader.readChannel(snapshotId, channel, complete));
+                  }
+                  return out;
+                }));
   }
 
   @Override
   public void verifyIntegrity(long snapshotId) {
-    run("verify snapshot " + snapshotId, () -> marking(snapshotId, () -> {
-      new Verification(reader, rocks).verify(existing(snapshotId, "verify"));
-      return null;
-    }));
+    run(
+        "verify snapshot " + snapshotId,
+        () ->
+            marking(
+                snapshotId,
+                () -> {
+                  new Verification(reader, rocks).verify(existing(snapshotId, "verify"));
+                  return null;
+                }));
   }
 
   @Override
   public SnapshotManifest setPinned(long snapshotId, boolean pinned) {
-    return guarded("pin snapshot " + snapshotId, () -> {
-      synchronized (manifestWrites) {
-        SnapshotManifest m = existing(snapshotId, "pin");
-        if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-          throw new NotPendingException(snapshotId, m.getStatus(), "pin (needs a finished one)");
-        }
-        SnapshotManifest updated = m.toBuilder().setPinned(pinned).build();
-        writer.putManifest(updated, rocks.durable, "pin snapshot " + snapshotId);
-        return updated;
-      }
-    });
+    return guarded(
+        "pin snapshot " + snapshotId,
+        () -> {
+          synchronized (manifestWrites) {
+            SnapshotManifest m = existing(snapshotId, "pin");
+            if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+              throw new NotPendingException(
+                  snapshotId, m.getStatus(), "pin (needs a finished one)");
+            }
+            SnapshotManifest updated = m.toBuilder().setPinned(pinned).build();
+            writer.putManifest(updated, rocks.durable, "pin snapshot " + snapshotId);
+            return updated;
+          }
+        });
   }
 
   @Override
   public boolean delete(long snapshotId) {
-    return guarded("delete snapshot " + snapshotId, () -> {
-      synchronized (manifestWrites) {
-        Optional<SnapshotManifest> m = reader.manifest(snapshotId);
-        if (m.isEmpty()) {
-          return false;
-        }
-        refuseDeletion(m.get());
-        writer.deleteSnapshot(snapshotId, null, "delete snapshot " + snapshotId);
-      }
-      writer.compact(snapshotId);
-      return true;
-    });
+    return guarded(
+        "delete snapshot " + snapshotId,
+        () -> {
+          synchronized (manifestWrites) {
+            Optional<SnapshotManifest> m = reader.manifest(snapshotId);
+            if (m.isEmpty()) {
+              return false;
+            }
+            refuseDeletion(m.get());
+            writer.deleteSnapshot(snapshotId, null, "delete snapshot " + snapshotId);
+          }
+          writer.compact(snapshotId);
+          return true;
+        });
   }
 
   @Override
   public List<Long> applyRetention(int keepComplete) {
-    return guarded("apply retention", () -> {
-      List<Long> deleted;
-      Map<Long, Long> bytes = new HashMap<>();
-      synchronized (manifestWrites) {
-        List<RetentionPlan.Entry> entries = new ArrayList<>();
-        for (SnapshotManifest m : reader.newestFirst(Set.of(), Integer.MAX_VALUE, false, damage)) {
-          entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
-          bytes.put(m.getSnapshotId(), m.getTotalStateBytes() + m.getTotalChannelBytes());
-        }
-        Set<Long> protectedIds = metadata.rollback()
-            .map(r -> Set.of(r.snapshotId())).orElse(Set.of());
-        deleted = RetentionPlan.toDelete(entries, keepComplete, protectedIds);
-        // Not synced under the lock: trigger (createPending) and commit wait for this lock, and
-        // would wait for the fsync too. Each batch is atomic; the WAL sync below makes them
-        // durable before this returns, as a synced write would.
-        for (long id : deleted) {
-          writer.deleteSnapshot(id, null, rocks.pieces, "retention: delete snapshot " + id);
-        }
-      }
-      if (!deleted.isEmpty() && rocks.durable.sync()) {
-        try {
-          rocks.db.syncWal();
-        } catch (RocksDBException e) {
-          throw rocks.fail("retention: sync the deletions", e);
-        }
-      }
-      for (long id : deleted) {
-        // A forced compaction flushes the memtable (an SST write and its fsyncs) and runs after
-        // every commit: worth it for large pieces, not for a few KiB that RocksDB's own
-        // compactions drop with the range tombstone.
-        if (bytes.getOrDefault(id, 0L) >= COMPACT_AFTER_RETENTION_BYTES) {
-          writer.compact(id);
-        }
-      }
-      return deleted;
-    });
+    return guarded(
+        "apply retention",
+        () -> {
+          List<Long> deleted;
+          Map<Long, Long> bytes = new HashMap<>();
+          synchronized (manifestWrites) {
+            List<RetentionPlan.Entry> entries = new ArrayList<>();
+            for (SnapshotManifest m :
+                reader.newestFirst(Set.of(), Integer.MAX_VALUE, false, damage)) {
+              entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
+              bytes.put(m.getSnapshotId(), m.getTotalStateBytes() + m.getTotalChannelBytes());
+            }
+            Set<Long> protectedIds =
+                metadata.rollback().map(r -> Set.of(r.snapshotId())).orElse(Set.of());
+            deleted = RetentionPlan.toDelete(entries, keepComplete, protectedIds);
+            // Not synced under the lock: trigger (createPending) and commit wait for this lock, and
+            // would wait for the fsync too. Each batch is atomic; the WAL sync below makes them
+            // durable before this returns, as a synced write would.
+            for (long id : deleted) {
+              writer.deleteSnapshot(id, null, rocks.pieces, "retention: delete snapshot " + id);
+            }
+          }
+          if (!deleted.isEmpty() && rocks.durable.sync()) {
+            try {
+              rocks.db.syncWal();
+            } catch (RocksDBException e) {
+              throw rocks.fail("retention: sync the deletions", e);
+            }
+          }
+          for (long id : deleted) {
+            // A forced compaction flushes the memtable (an SST write and its fsyncs) and runs after
+            // every commit: worth it for large pieces, not for a few KiB that RocksDB's own
+            // compactions drop with the range tombstone.
+            if (bytes.getOrDefault(id, 0L) >= COMPACT_AFTER_RETENTION_BYTES) {
+              writer.compact(id);
+            }
+          }
+          return deleted;
+        });
   }
 
   @Override
   public long sizeBytes() {
-    return guarded("measure size", () -> {
-      try {
-        return rocks.sizeBytes();
-      } catch (RocksDBException e) {
-        throw rocks.fail("measure size", e);
-      }
-    });
+    return guarded(
+        "measure size",
+        () -> {
+          try {
+            return rocks.sizeBytes();
+          } catch (RocksDBException e) {
+            throw rocks.fail("measure size", e);
+          }
+        });
   }
 
   @Override
@@ -474,11 +551,12 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   /**
-   * The table files that could not be read and were set aside (on this open or an earlier one),
-   * or could not be set aside; one line each.
+   * The table files that could not be read and were set aside (on this open or an earlier one), or
+   * could not be set aside; one line each.
    */
   public List<String> setAsideFiles() {
-    return guarded("list table files set aside",
+    return guarded(
+        "list table files set aside",
         () -> rocks.setAside.stream().map(s -> s.describe(dir)).toList());
   }
 
@@ -492,7 +570,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
     Lock lock = guard.readLock();
     lock.lock();
     try {
-      return closed ? Optional.of("closed")
+      return closed
+          ? Optional.of("closed")
           : unopenable != null ? Optional.of(unopenable) : Optional.ofNullable(rocks.ioError());
     } finally {
       lock.unlock();
@@ -568,24 +647,31 @@ public final class RocksSnapshotStore implements SnapshotStore {
     void apply(PendingSnapshot p);
   }
 
-  private void writePiece(long id, String operation, ColumnFamilyHandle family, byte[] key,
-      byte[] payload, PendingAction record) {
-    run(operation, () -> {
-      PendingSnapshot p = pendingOrThrow(id, operation);
-      Lock lock = p.lock.readLock();
-      lock.lock();
-      try {
-        if (p.isClosed()) {
-          throw notPending(id, operation);
-        }
-        rocks.db.put(family, rocks.pieces, key, Frames.wrap(key, payload));
-        record.apply(p);
-      } catch (RocksDBException e) {
-        throw rocks.fail(operation, e);
-      } finally {
-        lock.unlock();
-      }
-    });
+  private void writePiece(
+      long id,
+      String operation,
+      ColumnFamilyHandle family,
+      byte[] key,
+      byte[] payload,
+      PendingAction record) {
+    run(
+        operation,
+        () -> {
+          PendingSnapshot p = pendingOrThrow(id, operation);
+          Lock lock = p.lock.readLock();
+          lock.lock();
+          try {
+            if (p.isClosed()) {
+              throw notPending(id, operation);
+            }
+            rocks.db.put(family, rocks.pieces, key, Frames.wrap(key, payload));
+            record.apply(p);
+          } catch (RocksDBException e) {
+            throw rocks.fail(operation, e);
+          } finally {
+            lock.unlock();
+          }
+        });
   }
 
   /** Runs {@code end} with the snapshot's write lock, then forgets the snapshot as pending. */
@@ -641,17 +727,28 @@ public final class RocksSnapshotStore implements SnapshotStore {
     if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
       throw new NotPendingException(id, m.getStatus(), "delete (finish it first)");
     }
-    metadata.rollback().filter(r -> r.snapshotId() == id).ifPresent(r -> {
-      throw new StoreException("delete: snapshot " + id + " is the target of the rollback to"
-          + " epoch " + r.epoch() + " in progress");
-    });
+    metadata
+        .rollback()
+        .filter(r -> r.snapshotId() == id)
+        .ifPresent(
+            r -> {
+              throw new StoreException(
+                  "delete: snapshot "
+                      + id
+                      + " is the target of the rollback to"
+                      + " epoch "
+                      + r.epoch()
+                      + " in progress");
+            });
   }
 
   private void run(String operation, Runnable body) {
-    guarded(operation, () -> {
-      body.run();
-      return null;
-    });
+    guarded(
+        operation,
+        () -> {
+          body.run();
+          return null;
+        });
   }
 
   private <T> T guarded(String operation, Supplier<T> body) {
@@ -662,8 +759,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
         throw new StoreException("snapshot store " + dir + " is closed: cannot " + operation);
       }
       if (unopenable != null) {
-        throw new StoreException("snapshot store " + dir + " is unavailable: cannot " + operation
-            + ": " + unopenable);
+        throw new StoreException(
+            "snapshot store " + dir + " is unavailable: cannot " + operation + ": " + unopenable);
       }
       return body.get();
     } finally {

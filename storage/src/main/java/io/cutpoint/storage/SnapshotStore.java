@@ -13,9 +13,9 @@ import java.util.function.Consumer;
  * Durable home of snapshots, of the snapshot-id sequence and of the cluster epoch.
  *
  * <p>A snapshot is written in pieces as they arrive ({@link #createPending}, then state chunks,
- * channel recordings and worker metadata), and becomes COMPLETE only through {@link #commit},
- * which flips the manifest in one synced write. Every stored piece carries a CRC32C that is
- * checked on every read: a mismatch throws {@link CorruptionException}, never returns data.
+ * channel recordings and worker metadata), and becomes COMPLETE only through {@link #commit}, which
+ * flips the manifest in one synced write. Every stored piece carries a CRC32C that is checked on
+ * every read: a mismatch throws {@link CorruptionException}, never returns data.
  *
  * <p>Implementations are thread-safe. Every method may throw {@link StoreException} when the
  * underlying storage fails; it names the store and the operation.
@@ -29,8 +29,8 @@ public interface SnapshotStore extends AutoCloseable {
   long epoch();
 
   /**
-   * Persists the start of a rollback (synced) before anything else happens: the new epoch and
-   * the target snapshot. {@link #rollbackInProgress()} reports it until {@link #finishRollback}.
+   * Persists the start of a rollback (synced) before anything else happens: the new epoch and the
+   * target snapshot. {@link #rollbackInProgress()} reports it until {@link #finishRollback}.
    */
   void beginRollback(long newEpoch, long snapshotId);
 
@@ -73,8 +73,8 @@ public interface SnapshotStore extends AutoCloseable {
    *
    * @throws NotPendingException if it is not pending (e.g. committed twice)
    * @throws NoSuchSnapshotException if it does not exist
-   * @throws StoreException if a piece is missing or does not match the manifest (it stays
-   *     PENDING) or the write fails
+   * @throws StoreException if a piece is missing or does not match the manifest (it stays PENDING)
+   *     or the write fails
    */
   void commit(SnapshotManifest complete);
 
@@ -109,8 +109,8 @@ public interface SnapshotStore extends AutoCloseable {
 
   /**
    * The recorded messages of several channels of one snapshot, by channel, each in order and
-   * checked as {@link #readChannel} does. Implementations may look the snapshot up once rather
-   * than once per channel; the default simply calls {@link #readChannel} for each.
+   * checked as {@link #readChannel} does. Implementations may look the snapshot up once rather than
+   * once per channel; the default simply calls {@link #readChannel} for each.
    */
   default java.util.SortedMap<ChannelId, List<RecordedMessage>> readChannels(
       long snapshotId, java.util.Collection<ChannelId> channels) {
@@ -144,9 +144,8 @@ public interface SnapshotStore extends AutoCloseable {
   long sizeBytes();
 
   /**
-   * Snapshots found damaged since the store was opened (a piece or the manifest fails its
-   * checks), by id, with what is damaged. Such a snapshot cannot be restored. The default knows
-   * of none.
+   * Snapshots found damaged since the store was opened (a piece or the manifest fails its checks),
+   * by id, with what is damaged. Such a snapshot cannot be restored. The default knows of none.
    */
   default java.util.SortedMap<Long, String> damaged() {
     return java.util.Collections.emptySortedMap();

@@ -22,9 +22,9 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 
 /**
- * Every read path of the store. Each value is checked against its CRC32C before anything is
- * done with it; on a mismatch a {@link CorruptionException} names the snapshot, the worker or
- * channel and the piece. The caller holds the store's read lock.
+ * Every read path of the store. Each value is checked against its CRC32C before anything is done
+ * with it; on a mismatch a {@link CorruptionException} names the snapshot, the worker or channel
+ * and the piece. The caller holds the store's read lock.
  */
 final class StoreReader {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StoreReader.class);
@@ -116,7 +116,10 @@ final class StoreReader {
         throw new CorruptionException(
             String.format(
                 "%s, state: %d bytes with CRC32C %08x read, %d bytes with %08x committed",
-                who, bytes[0], (int) crc.getValue(), meta.get().getStateBytes(),
+                who,
+                bytes[0],
+                (int) crc.getValue(),
+                meta.get().getStateBytes(),
                 meta.get().getStateCrc32C()));
       }
     }
@@ -171,7 +174,11 @@ final class StoreReader {
     }
     if (contiguous && !out.isEmpty() && out.get(out.size() - 1).seq() + 1 != first) {
       throw new CorruptionException(
-          what + ": messages #" + (out.get(out.size() - 1).seq() + 1) + " to #" + (first - 1)
+          what
+              + ": messages #"
+              + (out.get(out.size() - 1).seq() + 1)
+              + " to #"
+              + (first - 1)
               + " missing");
     }
     for (io.cutpoint.api.v1.RecordedMessage m : batch.getMessagesList()) {
@@ -188,10 +195,20 @@ final class StoreReader {
   private static String describe(long id, String kind, byte[] key) {
     try {
       return switch (kind) {
-        case "state" -> "snapshot " + id + ", worker " + Keys.workerOf(key)
-            + ", state chunk " + Keys.chunkIndexOf(key);
-        case "channel" -> "snapshot " + id + ", channel " + describeChannel(key)
-            + ", batch from #" + Keys.batchSeqOf(key);
+        case "state" ->
+            "snapshot "
+                + id
+                + ", worker "
+                + Keys.workerOf(key)
+                + ", state chunk "
+                + Keys.chunkIndexOf(key);
+        case "channel" ->
+            "snapshot "
+                + id
+                + ", channel "
+                + describeChannel(key)
+                + ", batch from #"
+                + Keys.batchSeqOf(key);
         default -> "snapshot " + id + ", worker " + Keys.workerOf(key) + ", metadata";
       };
     } catch (RuntimeException badKey) {
@@ -237,15 +254,16 @@ final class StoreReader {
 
   /** What {@link #checkAll} calls the pieces of {@code family}. */
   String kindOf(ColumnFamilyHandle family) {
-    return family == rocks.stateChunks ? "state" : family == rocks.channelStates ? "channel"
-        : "metadata";
+    return family == rocks.stateChunks
+        ? "state"
+        : family == rocks.channelStates ? "channel" : "metadata";
   }
 
   /**
    * Manifests, newest first, of the given statuses (all if empty), at most {@code limit}. A
    * manifest that cannot be read is recorded in {@code damage}; with {@code withDamaged} (and no
-   * status filter) it is listed as a manifest with only its id and {@code damage} set, otherwise
-   * it is skipped. A damaged block in the column family is stepped over ({@link IdWalk}).
+   * status filter) it is listed as a manifest with only its id and {@code damage} set, otherwise it
+   * is skipped. A damaged block in the column family is stepped over ({@link IdWalk}).
    */
   List<SnapshotManifest> newestFirst(
       Set<SnapshotStatus> statuses, int limit, boolean withDamaged, Damage damage) {
@@ -255,8 +273,13 @@ final class StoreReader {
     if (damage.lostManifests().isEmpty()) {
       try (RocksIterator it = rocks.db.newIterator(rocks.manifests)) {
         for (it.seekToLast(); it.isValid() && out.size() < limit; it.prev()) {
-          add(Keys.snapshotIdOf(it.key()), () -> parseManifest(it.key(), it.value()), statuses,
-              withDamaged, damage, out);
+          add(
+              Keys.snapshotIdOf(it.key()),
+              () -> parseManifest(it.key(), it.value()),
+              statuses,
+              withDamaged,
+              damage,
+              out);
         }
         it.status();
         return out;
@@ -275,15 +298,28 @@ final class StoreReader {
       if (out.size() >= limit) {
         break;
       }
-      add(id, () -> manifest(id).orElseThrow(() -> new CorruptionException(
-          "snapshot " + id + ", manifest: " + damage.lostManifests().get(id))), statuses,
-          withDamaged, damage, out);
+      add(
+          id,
+          () ->
+              manifest(id)
+                  .orElseThrow(
+                      () ->
+                          new CorruptionException(
+                              "snapshot " + id + ", manifest: " + damage.lostManifests().get(id))),
+          statuses,
+          withDamaged,
+          damage,
+          out);
     }
     return out;
   }
 
-  private static void add(long id, java.util.function.Supplier<SnapshotManifest> read,
-      Set<SnapshotStatus> statuses, boolean withDamaged, Damage damage,
+  private static void add(
+      long id,
+      java.util.function.Supplier<SnapshotManifest> read,
+      Set<SnapshotStatus> statuses,
+      boolean withDamaged,
+      Damage damage,
       List<SnapshotManifest> out) {
     SnapshotManifest m;
     try {

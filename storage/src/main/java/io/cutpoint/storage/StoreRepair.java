@@ -15,14 +15,14 @@ import org.rocksdb.RocksDBException;
 
 /**
  * The offline store commands: {@link #check} opens a store and verifies every snapshot; {@link
- * #repair} rebuilds the database from every value that still reads, then checks it. The
- * coordinator must be stopped (the store's directory lock enforces it).
+ * #repair} rebuilds the database from every value that still reads, then checks it. The coordinator
+ * must be stopped (the store's directory lock enforces it).
  *
  * <p>RocksJava offers no {@code RepairDB}, so the repair is a salvage copy: it opens the damaged
  * database (paranoid checks off: files that fail their checks do not stop it), copies every entry
  * of every column family that reads, stepping over damaged blocks ({@link IdWalk}), into a new
- * database, and swaps the directories. The damaged directory is kept next to it, renamed
- * {@code <dir>.damaged-<time>}, until the operator deletes it.
+ * database, and swaps the directories. The damaged directory is kept next to it, renamed {@code
+ * <dir>.damaged-<time>}, until the operator deletes it.
  */
 public final class StoreRepair {
 
@@ -60,9 +60,16 @@ public final class StoreRepair {
       for (Map.Entry<Long, String> d : store.damaged().entrySet()) {
         lines.add("snapshot " + d.getKey() + ": DAMAGED: " + d.getValue());
       }
-      lines.add(all.size() + " snapshots, " + verified + " verified, " + store.damaged().size()
-          + " damaged" + (store.catalogDamage().isEmpty() ? ""
-              : ", " + store.catalogDamage().size() + " catalog losses"));
+      lines.add(
+          all.size()
+              + " snapshots, "
+              + verified
+              + " verified, "
+              + store.damaged().size()
+              + " damaged"
+              + (store.catalogDamage().isEmpty()
+                  ? ""
+                  : ", " + store.catalogDamage().size() + " catalog losses"));
       return new Report(lines, !store.damaged().isEmpty() || !store.catalogDamage().isEmpty());
     }
   }
@@ -77,8 +84,9 @@ public final class StoreRepair {
     if (!Files.exists(absolute.resolve("CURRENT"))) {
       throw new StoreException("no snapshot store in " + absolute);
     }
-    String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-        .format(clock.instant().atZone(java.time.ZoneOffset.UTC));
+    String stamp =
+        DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+            .format(clock.instant().atZone(java.time.ZoneOffset.UTC));
     Path fresh = absolute.resolveSibling(absolute.getFileName() + ".repairing-" + stamp);
     Path kept = absolute.resolveSibling(absolute.getFileName() + ".damaged-" + stamp);
     List<String> lines = new ArrayList<>();
@@ -87,11 +95,14 @@ public final class StoreRepair {
         RocksHandles to = RocksHandles.open(fresh, true)) {
       copied += copy(from, to, from.manifests, to.manifests, RocksHandles.MANIFESTS, lines);
       copied += copy(from, to, from.stateChunks, to.stateChunks, RocksHandles.STATE_CHUNKS, lines);
-      copied += copy(from, to, from.channelStates, to.channelStates, RocksHandles.CHANNEL_STATES,
-          lines);
+      copied +=
+          copy(from, to, from.channelStates, to.channelStates, RocksHandles.CHANNEL_STATES, lines);
       copied += copy(from, to, from.workerMeta, to.workerMeta, RocksHandles.WORKER_META, lines);
-      for (String name : List.of(ClusterMetadata.EPOCH, ClusterMetadata.ID_HIGH_WATER,
-          ClusterMetadata.ROLLBACK_INTENT)) {
+      for (String name :
+          List.of(
+              ClusterMetadata.EPOCH,
+              ClusterMetadata.ID_HIGH_WATER,
+              ClusterMetadata.ROLLBACK_INTENT)) {
         try {
           byte[] value = from.db.get(from.metadata, Keys.metadata(name));
           if (value != null) {
@@ -110,8 +121,17 @@ public final class StoreRepair {
       Files.move(absolute, kept);
       Files.move(fresh, absolute);
     } catch (IOException e) {
-      throw new StoreException("repair: swapping " + fresh + " in for " + absolute + " failed: "
-          + e + " (the copy is in " + fresh + ")", e);
+      throw new StoreException(
+          "repair: swapping "
+              + fresh
+              + " in for "
+              + absolute
+              + " failed: "
+              + e
+              + " (the copy is in "
+              + fresh
+              + ")",
+          e);
     }
     lines.add("copied " + copied + " values; the damaged store is kept in " + kept);
     Report checked = check(absolute);
@@ -119,16 +139,24 @@ public final class StoreRepair {
     return new Report(lines, checked.damaged());
   }
 
-  private static long copy(RocksHandles from, RocksHandles to, ColumnFamilyHandle source,
-      ColumnFamilyHandle target, String name, List<String> lines) {
+  private static long copy(
+      RocksHandles from,
+      RocksHandles to,
+      ColumnFamilyHandle source,
+      ColumnFamilyHandle target,
+      String name,
+      List<String> lines) {
     long[] n = {0};
-    List<IdWalk.Gap> gaps = new IdWalk(from, source).entries((key, value) -> {
-      to.db.put(target, to.pieces, key, value);
-      n[0]++;
-    });
+    List<IdWalk.Gap> gaps =
+        new IdWalk(from, source)
+            .entries(
+                (key, value) -> {
+                  to.db.put(target, to.pieces, key, value);
+                  n[0]++;
+                });
     for (IdWalk.Gap gap : gaps) {
-      lines.add(name + ": values of snapshot " + gap + " unreadable, dropped (" + gap.error()
-          + ")");
+      lines.add(
+          name + ": values of snapshot " + gap + " unreadable, dropped (" + gap.error() + ")");
     }
     return n[0];
   }

@@ -19,14 +19,14 @@ import org.rocksdb.SstFileReader;
 /**
  * Table files that RocksDB cannot open (a damaged footer, index, metaindex or properties block).
  * RocksDB opens the database anyway (paranoid checks are off) but then fails every read of the
- * column family that consults such a file, which for a file in level 0 is every read of the
- * family. So opening checks that each live table file opens; one that does not is set aside: a
- * hard link to it is kept in {@value #FOLDER}/ inside the data directory (never deleted), and the
- * file is taken out of the database (level 0 files are first moved down with {@code PromoteL0},
- * then {@code DeleteFilesInRanges} drops the file's key range). The remaining files of the family
- * read again. Each file set aside is recorded, one line each, in {@value #FOLDER}/{@value
- * #RECORDS}; the store uses the records, on this open and on every later one, to mark the
- * snapshots that lost pieces with it.
+ * column family that consults such a file, which for a file in level 0 is every read of the family.
+ * So opening checks that each live table file opens; one that does not is set aside: a hard link to
+ * it is kept in {@value #FOLDER}/ inside the data directory (never deleted), and the file is taken
+ * out of the database (level 0 files are first moved down with {@code PromoteL0}, then {@code
+ * DeleteFilesInRanges} drops the file's key range). The remaining files of the family read again.
+ * Each file set aside is recorded, one line each, in {@value #FOLDER}/{@value #RECORDS}; the store
+ * uses the records, on this open and on every later one, to mark the snapshots that lost pieces
+ * with it.
  *
  * <p>RocksJava has no {@code DeleteFile}; {@code PromoteL0} needs the level 0 files to have
  * disjoint key ranges and level 1 to be empty (true for a small store: levels are filled from the
@@ -47,30 +47,60 @@ final class TableQuarantine {
    * @param removed whether it is out of the database; if not, every read of its family fails
    * @param now whether this open found it (rather than an earlier one)
    */
-  record SetAside(String family, String file, long firstId, long lastId, boolean removed,
-      String error, boolean now) {
+  record SetAside(
+      String family,
+      String file,
+      long firstId,
+      long lastId,
+      boolean removed,
+      String error,
+      boolean now) {
     boolean contains(long id) {
       return id >= firstId && id <= lastId;
     }
 
     /** What a damaged snapshot's reason and the store check say about it. */
     String describe(Path dir) {
-      String ids = RocksHandles.METADATA.equals(family) ? "store metadata"
-          : firstId == lastId ? "snapshot id " + firstId : "snapshot ids " + firstId + ".." + lastId;
-      return "table file " + file + " (" + family + ", " + ids + ") could not be read ("
-          + error + ")" + (removed ? " and is set aside in " + dir.resolve(FOLDER)
+      String ids =
+          RocksHandles.METADATA.equals(family)
+              ? "store metadata"
+              : firstId == lastId
+                  ? "snapshot id " + firstId
+                  : "snapshot ids " + firstId + ".." + lastId;
+      return "table file "
+          + file
+          + " ("
+          + family
+          + ", "
+          + ids
+          + ") could not be read ("
+          + error
+          + ")"
+          + (removed
+              ? " and is set aside in " + dir.resolve(FOLDER)
               : " and could not be set aside");
     }
 
     String line() {
-      return String.join("\t", family, file, Long.toString(firstId), Long.toString(lastId),
+      return String.join(
+          "\t",
+          family,
+          file,
+          Long.toString(firstId),
+          Long.toString(lastId),
           error.replaceAll("[\t\r\n]", " "));
     }
 
     static SetAside parse(String line) {
       String[] f = line.split("\t", 5);
-      return new SetAside(f[0], f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), true,
-          f.length > 4 ? f[4] : "", false);
+      return new SetAside(
+          f[0],
+          f[1],
+          Long.parseLong(f[2]),
+          Long.parseLong(f[3]),
+          true,
+          f.length > 4 ? f[4] : "",
+          false);
     }
   }
 
@@ -99,57 +129,77 @@ final class TableQuarantine {
     try {
       Files.createDirectories(dir.resolve(FOLDER));
     } catch (IOException e) {
-      throw new StoreException("cannot create " + dir.resolve(FOLDER) + " to set damaged table"
-          + " files aside: " + e, e);
+      throw new StoreException(
+          "cannot create " + dir.resolve(FOLDER) + " to set damaged table" + " files aside: " + e,
+          e);
     }
     for (int i = 0; i < unreadable.size(); i++) {
       LiveFileMetaData f = unreadable.get(i);
       String family = new String(f.columnFamilyName(), StandardCharsets.UTF_8);
       ColumnFamilyHandle handle = families.get(family);
       String refused = handle == null ? "column family not opened" : takeOut(db, dir, handle, f);
-      SetAside s = new SetAside(family, name(f), idOf(family, f.smallestKey()),
-          idOf(family, f.largestKey()), refused == null, errors.get(i)
-              + (refused == null ? "" : "; " + refused), true);
+      SetAside s =
+          new SetAside(
+              family,
+              name(f),
+              idOf(family, f.smallestKey()),
+              idOf(family, f.largestKey()),
+              refused == null,
+              errors.get(i) + (refused == null ? "" : "; " + refused),
+              true);
       all.add(s);
       if (s.removed()) {
-        log.error("Store {}: {}; the snapshots that had pieces in it are marked damaged", dir,
+        log.error(
+            "Store {}: {}; the snapshots that had pieces in it are marked damaged",
+            dir,
             s.describe(dir));
         record(dir, s);
       } else {
-        log.error("Store {}: {}; every read of {} fails until `cutpoint store repair`", dir,
-            s.describe(dir), family);
+        log.error(
+            "Store {}: {}; every read of {} fails until `cutpoint store repair`",
+            dir,
+            s.describe(dir),
+            family);
       }
     }
     return all;
   }
 
   /**
-   * Verifies the COMPLETE snapshots whose ids lie in the range of a table file set aside, and
-   * marks the ones that fail (they had pieces in it, or a deletion in it came undone) damaged,
-   * naming the file. Manifests and store metadata in such a file are handled by {@link Recovery}
-   * and {@link ClusterMetadata}.
+   * Verifies the COMPLETE snapshots whose ids lie in the range of a table file set aside, and marks
+   * the ones that fail (they had pieces in it, or a deletion in it came undone) damaged, naming the
+   * file. Manifests and store metadata in such a file are handled by {@link Recovery} and {@link
+   * ClusterMetadata}.
    */
   static void markDamaged(RocksHandles rocks, StoreReader reader, Damage damage) {
     for (SetAside s : rocks.setAside) {
       if (!s.removed()) {
-        damage.catalog(s.describe(rocks.dir) + "; every read of " + s.family()
-            + " fails until `cutpoint store repair`");
+        damage.catalog(
+            s.describe(rocks.dir)
+                + "; every read of "
+                + s.family()
+                + " fails until `cutpoint store repair`");
       }
     }
-    List<SetAside> ranges = rocks.setAside.stream()
-        .filter(s -> !s.family().equals(RocksHandles.METADATA)).toList();
+    List<SetAside> ranges =
+        rocks.setAside.stream().filter(s -> !s.family().equals(RocksHandles.METADATA)).toList();
     if (ranges.isEmpty()) {
       return;
     }
     Verification verification = new Verification(reader, rocks);
     List<io.cutpoint.api.v1.SnapshotManifest> complete;
     try {
-      complete = reader.newestFirst(
-          java.util.Set.of(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE),
-          Integer.MAX_VALUE, false, damage);
+      complete =
+          reader.newestFirst(
+              java.util.Set.of(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE),
+              Integer.MAX_VALUE,
+              false,
+              damage);
     } catch (StoreException e) {
-      log.error("Store {}: cannot list the snapshots to check after setting table files aside:"
-          + " {}", rocks.dir, e.getMessage());
+      log.error(
+          "Store {}: cannot list the snapshots to check after setting table files aside:" + " {}",
+          rocks.dir,
+          e.getMessage());
       return;
     }
     for (io.cutpoint.api.v1.SnapshotManifest m : complete) {
@@ -173,7 +223,8 @@ final class TableQuarantine {
 
   /** Why the table file cannot be opened, or null if it can. */
   static String openError(Path file) {
-    try (Options options = new Options(); SstFileReader reader = new SstFileReader(options)) {
+    try (Options options = new Options();
+        SstFileReader reader = new SstFileReader(options)) {
       reader.open(file.toString());
       return null;
     } catch (RocksDBException e) {
@@ -182,8 +233,8 @@ final class TableQuarantine {
   }
 
   /** Links the file into the folder, then drops it from the database; null, or why not. */
-  private static String takeOut(RocksDB db, Path dir, ColumnFamilyHandle handle,
-      LiveFileMetaData f) {
+  private static String takeOut(
+      RocksDB db, Path dir, ColumnFamilyHandle handle, LiveFileMetaData f) {
     try {
       if (f.level() == 0) {
         int target = emptyLevelsBelowZero(db, handle);
@@ -194,8 +245,9 @@ final class TableQuarantine {
       }
       // Files of other levels that lie wholly inside the range go too: keep them as well.
       for (LiveFileMetaData other : db.getLiveFilesMetaData()) {
-        if (other.level() > 0 && java.util.Arrays.equals(other.columnFamilyName(),
-            f.columnFamilyName()) && within(other, f)) {
+        if (other.level() > 0
+            && java.util.Arrays.equals(other.columnFamilyName(), f.columnFamilyName())
+            && within(other, f)) {
           keep(dir, dir.resolve(name(other)));
         }
       }
@@ -245,8 +297,12 @@ final class TableQuarantine {
 
   private static void record(Path dir, SetAside s) {
     try {
-      Files.writeString(dir.resolve(FOLDER).resolve(RECORDS), s.line() + "\n",
-          StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND,
+      Files.writeString(
+          dir.resolve(FOLDER).resolve(RECORDS),
+          s.line() + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND,
           StandardOpenOption.SYNC);
     } catch (IOException e) {
       log.warn("Store {}: could not record the table file set aside: {}", dir, e.toString());

@@ -32,14 +32,22 @@ final class Verification {
     for (WorkerPiece piece : manifest.getPiecesList()) {
       String worker = piece.getWorkerId();
       if (reader.workerMeta(id, worker).isEmpty()) {
-        throw new CorruptionException("snapshot " + id + ", worker " + worker + ", metadata: missing");
+        throw new CorruptionException(
+            "snapshot " + id + ", worker " + worker + ", metadata: missing");
       }
       reader.readState(id, worker, chunk -> {});
       long messages = reader.countIncoming(id, worker);
       if (messages != piece.getInFlightMessages()) {
         throw new CorruptionException(
-            "snapshot " + id + ", worker " + worker + ", incoming channels: " + messages
-                + " recorded messages stored, " + piece.getInFlightMessages() + " committed");
+            "snapshot "
+                + id
+                + ", worker "
+                + worker
+                + ", incoming channels: "
+                + messages
+                + " recorded messages stored, "
+                + piece.getInFlightMessages()
+                + " committed");
       }
     }
     for (WorkerDecl decl : manifest.getTopology().getWorkersList()) {

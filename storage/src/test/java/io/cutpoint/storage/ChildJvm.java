@@ -18,8 +18,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class ChildJvm implements AutoCloseable {
   private static final String END = "\u0000end";
-  /** How long a killed child may take to be gone (the kernel reaps it at once; a loaded machine is slow). */
+
+  /**
+   * How long a killed child may take to be gone (the kernel reaps it at once; a loaded machine is
+   * slow).
+   */
   private static final Duration KILLED = Duration.ofSeconds(30);
+
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final Thread pump;
@@ -32,17 +37,16 @@ final class ChildJvm implements AutoCloseable {
     command.add(System.getProperty("java.class.path"));
     command.add(main.getName());
     command.addAll(List.of(args));
-    process = new ProcessBuilder(command)
-        .redirectError(stderr.toFile())
-        .start();
+    process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
     pump = new Thread(this::pump, "child-stdout-" + main.getSimpleName());
     pump.setDaemon(true);
     pump.start();
   }
 
   private void pump() {
-    try (BufferedReader in = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = in.readLine()) != null; ) {
         lines.add(line);
       }
@@ -69,12 +73,16 @@ final class ChildJvm implements AutoCloseable {
     return waitFor(KILLED);
   }
 
-  /** Waits for the child to exit on its own; one that is still running after {@code timeout} is killed and fails the test. */
+  /**
+   * Waits for the child to exit on its own; one that is still running after {@code timeout} is
+   * killed and fails the test.
+   */
   int waitFor(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
       process.waitFor(KILLED.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("child JVM " + process.pid() + " still running after " + timeout + "; killed it");
+      throw new AssertionError(
+          "child JVM " + process.pid() + " still running after " + timeout + "; killed it");
     }
     int code = process.exitValue();
     pump.join(KILLED.toMillis());

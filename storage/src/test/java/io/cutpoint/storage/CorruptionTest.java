@@ -40,10 +40,11 @@ class CorruptionTest {
   @ParameterizedTest
   @ValueSource(ints = {0, 2, 5, -1})
   void aFlippedByteInAStateChunkFailsReadStateAndVerify(int offset) throws Exception {
-    damage(raw -> {
-      byte[] key = raw.keys("state_chunks", snap.id).get(bChunk(1));
-      raw.flipByte("state_chunks", key, offset < 0 ? 1029 - 1 : offset);
-    });
+    damage(
+        raw -> {
+          byte[] key = raw.keys("state_chunks", snap.id).get(bChunk(1));
+          raw.flipByte("state_chunks", key, offset < 0 ? 1029 - 1 : offset);
+        });
     try (RocksSnapshotStore store = reopen()) {
       List<byte[]> passedOn = new ArrayList<>();
       assertThatThrownBy(() -> store.readState(snap.id, "b", passedOn::add))
@@ -65,11 +66,14 @@ class CorruptionTest {
       long second = snap.recordings.get(B_TO_C).get(2).seq();
       String piece = where + "channel b->c, batch from #" + second + ": CRC32C mismatch";
       assertThatThrownBy(() -> store.readChannel(snap.id, B_TO_C))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.readChannels(snap.id, List.of(ChannelId.of("a", "b"), B_TO_C)))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       assertThat(store.readChannel(snap.id, ChannelId.of("a", "b")))
           .isEqualTo(snap.recordings.get(ChannelId.of("a", "b")));
     }
@@ -81,11 +85,14 @@ class CorruptionTest {
     try (RocksSnapshotStore store = reopen()) {
       String piece = where + "worker c, metadata: CRC32C mismatch";
       assertThatThrownBy(() -> store.workerMeta(snap.id, "c"))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.readState(snap.id, "c", chunk -> {}))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
     }
   }
 
@@ -95,19 +102,25 @@ class CorruptionTest {
     try (RocksSnapshotStore store = reopen()) {
       String piece = where + "manifest: CRC32C mismatch";
       assertThatThrownBy(() -> store.manifest(snap.id))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       // Listed as damaged: its id and what is wrong, nothing read from the bad value.
-      assertThat(store.list(Set.of())).singleElement().satisfies(m -> {
-        assertThat(m.getSnapshotId()).isEqualTo(snap.id);
-        assertThat(m.getDamage()).contains(piece);
-        assertThat(m.getTopology().getWorkersCount()).isZero();
-      });
+      assertThat(store.list(Set.of()))
+          .singleElement()
+          .satisfies(
+              m -> {
+                assertThat(m.getSnapshotId()).isEqualTo(snap.id);
+                assertThat(m.getDamage()).contains(piece);
+                assertThat(m.getTopology().getWorkersCount()).isZero();
+              });
       assertThat(store.list(Set.of(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)))
           .isEmpty();
       assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       assertThatThrownBy(() -> store.readState(snap.id, "a", chunk -> {}))
-          .isInstanceOf(CorruptionException.class).hasMessageStartingWith(piece);
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(piece);
       // Finding the newest restorable snapshot and retention skip it (and leave it alone).
       assertThat(store.latestComplete()).isEmpty();
       assertThat(store.applyRetention(1)).isEmpty();
@@ -117,10 +130,11 @@ class CorruptionTest {
 
   @Test
   void aValueCopiedUnderAnotherKeyFailsItsCheck() throws Exception {
-    damage(raw -> {
-      List<byte[]> keys = raw.keys("state_chunks", snap.id);
-      raw.copyValue("state_chunks", keys.get(bChunk(0)), keys.get(bChunk(1)));
-    });
+    damage(
+        raw -> {
+          List<byte[]> keys = raw.keys("state_chunks", snap.id);
+          raw.copyValue("state_chunks", keys.get(bChunk(0)), keys.get(bChunk(1)));
+        });
     try (RocksSnapshotStore store = reopen()) {
       assertThatThrownBy(() -> store.readState(snap.id, "b", chunk -> {}))
           .isInstanceOf(CorruptionException.class)
@@ -145,13 +159,19 @@ class CorruptionTest {
   @Test
   void aMissingLastChunkIsReported() throws Exception {
     int chunks = (snap.states.get("b").length + 1023) / 1024;
-    damage(raw -> raw.delete("state_chunks",
-        raw.keys("state_chunks", snap.id).get(bChunk(chunks - 1))));
+    damage(
+        raw ->
+            raw.delete("state_chunks", raw.keys("state_chunks", snap.id).get(bChunk(chunks - 1))));
     try (RocksSnapshotStore store = reopen()) {
       assertThatThrownBy(() -> store.readState(snap.id, "b", chunk -> {}))
           .isInstanceOf(CorruptionException.class)
-          .hasMessage(where + "worker b, state chunk " + (chunks - 1) + ": missing ("
-              + chunks + " chunks committed)");
+          .hasMessage(
+              where
+                  + "worker b, state chunk "
+                  + (chunks - 1)
+                  + ": missing ("
+                  + chunks
+                  + " chunks committed)");
     }
   }
 
@@ -161,8 +181,8 @@ class CorruptionTest {
     try (RocksSnapshotStore store = reopen()) {
       assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
           .isInstanceOf(CorruptionException.class)
-          .hasMessage(where + "worker c, incoming channels: 2 recorded messages stored, 4"
-              + " committed");
+          .hasMessage(
+              where + "worker c, incoming channels: 2 recorded messages stored, 4" + " committed");
     }
   }
 
@@ -174,7 +194,9 @@ class CorruptionTest {
     damage(raw -> raw.flipByte("metadata", "epoch".getBytes(), 7));
     try (RocksSnapshotStore store = reopen()) {
       assertThat(store.epoch()).isEqualTo(2 + ClusterMetadata.EPOCHS_SKIPPED_AFTER_DAMAGE);
-      assertThat(store.catalogDamage()).singleElement().asString()
+      assertThat(store.catalogDamage())
+          .singleElement()
+          .asString()
           .startsWith("store metadata 'epoch' cannot be read: the epoch is now 1002");
       assertThat(store.rollbackInProgress()).contains(new SnapshotStore.RollbackIntent(2, snap.id));
       store.verifyIntegrity(snap.id);
@@ -196,7 +218,9 @@ class CorruptionTest {
     try (RocksSnapshotStore store = reopen()) {
       assertThat(store.allocateSnapshotId())
           .isGreaterThan(next + ClusterMetadata.IDS_SKIPPED_AFTER_DAMAGE - 100);
-      assertThat(store.catalogDamage()).singleElement().asString()
+      assertThat(store.catalogDamage())
+          .singleElement()
+          .asString()
           .startsWith("store metadata 'id_high_water' cannot be read");
     }
   }

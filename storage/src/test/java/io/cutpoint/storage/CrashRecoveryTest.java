@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A child JVM writes snapshots into the store and is killed with SIGKILL at different points:
- * while writing pieces, right as it starts a commit. Each time the store must reopen with every
- * COMPLETE snapshot intact and verifying, and nothing PENDING left.
+ * A child JVM writes snapshots into the store and is killed with SIGKILL at different points: while
+ * writing pieces, right as it starts a commit. Each time the store must reopen with every COMPLETE
+ * snapshot intact and verifying, and nothing PENDING left.
  */
 class CrashRecoveryTest {
   private static final Duration LINE_TIMEOUT = Duration.ofMinutes(2);
@@ -34,16 +34,21 @@ class CrashRecoveryTest {
     Path db = tmp.resolve("db");
     Set<Long> committed = new TreeSet<>();
     long highestSeen = 0;
-    List<KillPoint> kills = List.of(new KillPoint(3, "WROTE"), new KillPoint(2, "COMMITTING"),
-        new KillPoint(1, "COMMITTED"), new KillPoint(0, "WROTE"), new KillPoint(4, "COMMITTING"),
-        new KillPoint(2, "WROTE"));
+    List<KillPoint> kills =
+        List.of(
+            new KillPoint(3, "WROTE"),
+            new KillPoint(2, "COMMITTING"),
+            new KillPoint(1, "COMMITTED"),
+            new KillPoint(0, "WROTE"),
+            new KillPoint(4, "COMMITTING"),
+            new KillPoint(2, "WROTE"));
     int abortedLeftovers = 0;
     for (int round = 0; round < kills.size(); round++) {
       KillPoint kill = kills.get(round);
       Path stderr = tmp.resolve("child-" + round + ".err");
       List<Long> thisRound = new ArrayList<>();
-      try (ChildJvm child = new ChildJvm(CrashingWriter.class, List.of("-Xmx256m"), stderr,
-          db.toString())) {
+      try (ChildJvm child =
+          new ChildJvm(CrashingWriter.class, List.of("-Xmx256m"), stderr, db.toString())) {
         assertThat(child.nextLine(LINE_TIMEOUT)).as(stderrOf(stderr)).isEqualTo("OPEN");
         if (round == 0) {
           assertThatThrownBy(() -> RocksSnapshotStore.open(db))

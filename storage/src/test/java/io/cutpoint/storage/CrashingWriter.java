@@ -4,9 +4,9 @@ import java.nio.file.Path;
 
 /**
  * Run in a child JVM that the test kills with SIGKILL: opens the store (synced commits, the
- * production options) and writes snapshots without end, printing "OPEN", then per snapshot
- * "WROTE id worker" after each worker's state, "COMMITTING id" just before the commit and
- * "COMMITTED id" once it returned.
+ * production options) and writes snapshots without end, printing "OPEN", then per snapshot "WROTE
+ * id worker" after each worker's state, "COMMITTING id" just before the commit and "COMMITTED id"
+ * once it returned.
  */
 public final class CrashingWriter {
   private CrashingWriter() {}

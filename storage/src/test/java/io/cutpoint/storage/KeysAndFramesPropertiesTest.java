@@ -16,9 +16,12 @@ class KeysAndFramesPropertiesTest {
 
   @Property
   void keysOrderBySnapshotIdFirst(
-      @ForAll @LongRange(min = 1) long a, @ForAll @LongRange(min = 1) long b,
-      @ForAll @StringLength(max = 20) String w1, @ForAll @StringLength(max = 20) String w2,
-      @ForAll @IntRange(min = 0) int i1, @ForAll @IntRange(min = 0) int i2) {
+      @ForAll @LongRange(min = 1) long a,
+      @ForAll @LongRange(min = 1) long b,
+      @ForAll @StringLength(max = 20) String w1,
+      @ForAll @StringLength(max = 20) String w2,
+      @ForAll @IntRange(min = 0) int i1,
+      @ForAll @IntRange(min = 0) int i2) {
     int byKey = Arrays.compareUnsigned(Keys.stateChunk(a, w1, i1), Keys.stateChunk(b, w2, i2));
     if (a != b) {
       assertThat(Integer.signum(byKey)).isEqualTo(Long.signum(Long.compare(a, b)));
@@ -27,9 +30,11 @@ class KeysAndFramesPropertiesTest {
 
   @Property
   void chunksOfAWorkerOrderByIndexAndStayInsideItsPrefix(
-      @ForAll @LongRange(min = 1) long id, @ForAll @StringLength(max = 20) String w,
+      @ForAll @LongRange(min = 1) long id,
+      @ForAll @StringLength(max = 20) String w,
       @ForAll @StringLength(max = 20) String other,
-      @ForAll @IntRange(min = 0) int i1, @ForAll @IntRange(min = 0) int i2) {
+      @ForAll @IntRange(min = 0) int i1,
+      @ForAll @IntRange(min = 0) int i2) {
     byte[] prefix = Keys.worker(id, w);
     byte[] end = Keys.prefixEnd(prefix);
     byte[] k1 = Keys.stateChunk(id, w, i1);
@@ -41,16 +46,18 @@ class KeysAndFramesPropertiesTest {
     assertThat(Keys.workerOf(k1)).isEqualTo(w);
     if (!other.equals(w)) {
       byte[] foreign = Keys.stateChunk(id, other, i2);
-      boolean inside = Arrays.compareUnsigned(foreign, prefix) >= 0
-          && Arrays.compareUnsigned(foreign, end) < 0;
+      boolean inside =
+          Arrays.compareUnsigned(foreign, prefix) >= 0 && Arrays.compareUnsigned(foreign, end) < 0;
       assertThat(inside).as("chunk of %s inside the range of %s", other, w).isFalse();
     }
   }
 
   @Property
   void channelKeysDecodeToTheirChannel(
-      @ForAll @LongRange(min = 1) long id, @ForAll @StringLength(min = 1, max = 20) String from,
-      @ForAll @StringLength(min = 1, max = 20) String to, @ForAll @LongRange(min = 1) long seq) {
+      @ForAll @LongRange(min = 1) long id,
+      @ForAll @StringLength(min = 1, max = 20) String from,
+      @ForAll @StringLength(min = 1, max = 20) String to,
+      @ForAll @LongRange(min = 1) long seq) {
     byte[] key = Keys.channelBatch(id, ChannelId.of(from, to), seq);
     assertThat(Keys.snapshotIdOf(key)).isEqualTo(id);
     assertThat(Keys.channelOf(key)).isEqualTo(ChannelId.of(from, to));
@@ -59,14 +66,17 @@ class KeysAndFramesPropertiesTest {
   }
 
   @Property
-  void framesRoundTrip(@ForAll @Size(max = 200) byte[] key, @ForAll @Size(max = 500) byte[] payload) {
+  void framesRoundTrip(
+      @ForAll @Size(max = 200) byte[] key, @ForAll @Size(max = 500) byte[] payload) {
     assertThat(Frames.unwrap(key, Frames.wrap(key, payload), () -> "piece")).isEqualTo(payload);
   }
 
   @Property
   void anySingleBitFlipIsDetected(
-      @ForAll @Size(min = 1, max = 50) byte[] key, @ForAll @Size(max = 500) byte[] payload,
-      @ForAll @IntRange(min = 0, max = 10_000) int where, @ForAll @IntRange(min = 0, max = 7) int bit) {
+      @ForAll @Size(min = 1, max = 50) byte[] key,
+      @ForAll @Size(max = 500) byte[] payload,
+      @ForAll @IntRange(min = 0, max = 10_000) int where,
+      @ForAll @IntRange(min = 0, max = 7) int bit) {
     byte[] value = Frames.wrap(key, payload);
     value[where % value.length] ^= (byte) (1 << bit);
     assertThatThrownBy(() -> Frames.unwrap(key, value, () -> "snapshot 1, piece"))
@@ -76,7 +86,8 @@ class KeysAndFramesPropertiesTest {
 
   @Property
   void aValueUnderAnotherKeyIsDetected(
-      @ForAll @Size(min = 1, max = 50) byte[] key, @ForAll @Size(min = 1, max = 50) byte[] other,
+      @ForAll @Size(min = 1, max = 50) byte[] key,
+      @ForAll @Size(min = 1, max = 50) byte[] other,
       @ForAll @Size(max = 100) byte[] payload) {
     if (Arrays.equals(key, other)) {
       return;

@@ -22,8 +22,9 @@ public final class LargeStateChild {
       long t2 = System.nanoTime();
       store.verifyIntegrity(id);
       long t3 = System.nanoTime();
-      System.out.printf("OK %d %d %d %d%n", read, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000,
-          (t3 - t2) / 1_000_000);
+      System.out.printf(
+          "OK %d %d %d %d%n",
+          read, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000);
     }
   }
 }

@@ -17,8 +17,9 @@ class LargeStateTest {
     Path stderr = dir.resolve("child.err");
     String line;
     int exit;
-    try (ChildJvm child = new ChildJvm(LargeStateChild.class, List.of("-Xmx32m"), stderr,
-        dir.resolve("db").toString())) {
+    try (ChildJvm child =
+        new ChildJvm(
+            LargeStateChild.class, List.of("-Xmx32m"), stderr, dir.resolve("db").toString())) {
       line = child.nextLine(Duration.ofMinutes(3));
       exit = child.waitFor(Duration.ofMinutes(3));
     }
@@ -26,7 +27,7 @@ class LargeStateTest {
     assertThat(exit).isZero();
     String[] f = line.split(" ");
     assertThat(Long.parseLong(f[1])).isEqualTo(64L << 20);
-    System.out.printf("64 MiB state: write+commit %s ms, streamed read %s ms, verify %s ms%n",
-        f[2], f[3], f[4]);
+    System.out.printf(
+        "64 MiB state: write+commit %s ms, streamed read %s ms, verify %s ms%n", f[2], f[3], f[4]);
   }
 }

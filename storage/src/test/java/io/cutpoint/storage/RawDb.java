@@ -14,8 +14,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
 /**
- * Direct access to a closed store's database through the RocksDB API, to damage it the way a
- * disk would: flip a byte of a stored value, drop a key.
+ * Direct access to a closed store's database through the RocksDB API, to damage it the way a disk
+ * would: flip a byte of a stored value, drop a key.
  */
 final class RawDb implements AutoCloseable {
   private final DBOptions options = new DBOptions();

@@ -16,27 +16,29 @@ class RetentionPlanTest {
 
   @Test
   void keepsTheNewestCompleteOnesPlusPinnedPendingAndProtected() {
-    List<Entry> newestFirst = List.of(
-        new Entry(9, SNAPSHOT_STATUS_PENDING, false),
-        new Entry(8, SNAPSHOT_STATUS_COMPLETE, false),
-        new Entry(7, SNAPSHOT_STATUS_COMPLETE, false),
-        new Entry(6, SNAPSHOT_STATUS_COMPLETE, false),
-        new Entry(5, SNAPSHOT_STATUS_COMPLETE, true),
-        new Entry(4, SNAPSHOT_STATUS_COMPLETE, false),
-        new Entry(3, SNAPSHOT_STATUS_COMPLETE, false),
-        new Entry(2, SNAPSHOT_STATUS_COMPLETE, false));
+    List<Entry> newestFirst =
+        List.of(
+            new Entry(9, SNAPSHOT_STATUS_PENDING, false),
+            new Entry(8, SNAPSHOT_STATUS_COMPLETE, false),
+            new Entry(7, SNAPSHOT_STATUS_COMPLETE, false),
+            new Entry(6, SNAPSHOT_STATUS_COMPLETE, false),
+            new Entry(5, SNAPSHOT_STATUS_COMPLETE, true),
+            new Entry(4, SNAPSHOT_STATUS_COMPLETE, false),
+            new Entry(3, SNAPSHOT_STATUS_COMPLETE, false),
+            new Entry(2, SNAPSHOT_STATUS_COMPLETE, false));
     assertThat(RetentionPlan.toDelete(newestFirst, 2, Set.of(3L))).containsExactly(6L, 4L, 2L);
   }
 
   @Test
   void keepsABoundedHistoryOfAbortedAndFailedManifests() {
-    List<Entry> newestFirst = List.of(
-        new Entry(6, SNAPSHOT_STATUS_ABORTED, false),
-        new Entry(5, SNAPSHOT_STATUS_COMPLETE, false),
-        new Entry(4, SNAPSHOT_STATUS_FAILED, false),
-        new Entry(3, SNAPSHOT_STATUS_ABORTED, true),
-        new Entry(2, SNAPSHOT_STATUS_FAILED, false),
-        new Entry(1, SNAPSHOT_STATUS_ABORTED, false));
+    List<Entry> newestFirst =
+        List.of(
+            new Entry(6, SNAPSHOT_STATUS_ABORTED, false),
+            new Entry(5, SNAPSHOT_STATUS_COMPLETE, false),
+            new Entry(4, SNAPSHOT_STATUS_FAILED, false),
+            new Entry(3, SNAPSHOT_STATUS_ABORTED, true),
+            new Entry(2, SNAPSHOT_STATUS_FAILED, false),
+            new Entry(1, SNAPSHOT_STATUS_ABORTED, false));
     assertThat(RetentionPlan.toDelete(newestFirst, 2, Set.of())).containsExactly(2L, 1L);
   }
 

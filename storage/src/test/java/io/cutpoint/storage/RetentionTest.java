@@ -25,8 +25,11 @@ class RetentionTest {
         complete.add(snap.id);
         SnapshotFixture bad = new SnapshotFixture(store.allocateSnapshotId(), 10, 8);
         store.createPending(bad.pending());
-        store.finish(bad.pending().toBuilder()
-            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).setReason("timeout " + i).build());
+        store.finish(
+            bad.pending().toBuilder()
+                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+                .setReason("timeout " + i)
+                .build());
         aborted.add(bad.id);
       }
       store.setPinned(complete.get(1), true);
@@ -36,10 +39,23 @@ class RetentionTest {
       List<Long> deleted = store.applyRetention(2);
 
       List<Long> kept = store.list(Set.of()).stream().map(SnapshotManifest::getSnapshotId).toList();
-      assertThat(kept).containsExactly(inFlight.id, aborted.get(5), complete.get(5),
-          aborted.get(4), complete.get(4), complete.get(1));
-      assertThat(deleted).containsExactlyInAnyOrder(complete.get(0), complete.get(2),
-          complete.get(3), aborted.get(0), aborted.get(1), aborted.get(2), aborted.get(3));
+      assertThat(kept)
+          .containsExactly(
+              inFlight.id,
+              aborted.get(5),
+              complete.get(5),
+              aborted.get(4),
+              complete.get(4),
+              complete.get(1));
+      assertThat(deleted)
+          .containsExactlyInAnyOrder(
+              complete.get(0),
+              complete.get(2),
+              complete.get(3),
+              aborted.get(0),
+              aborted.get(1),
+              aborted.get(2),
+              aborted.get(3));
       assertThat(store.readState(complete.get(0), "a", chunk -> {})).isZero();
       store.verifyIntegrity(complete.get(1));
       store.verifyIntegrity(complete.get(5));
@@ -61,8 +77,8 @@ class RetentionTest {
 
       long after = store.sizeBytes();
       assertThat(after).isLessThan(1L << 20);
-      System.out.printf("size with a 64 MiB state: %d bytes, after retention: %d bytes%n",
-          withBig, after);
+      System.out.printf(
+          "size with a 64 MiB state: %d bytes, after retention: %d bytes%n", withBig, after);
     }
   }
 }

@@ -49,14 +49,19 @@ class RocksSnapshotStoreTest {
   private static void assertReadsBack(SnapshotStore store, SnapshotFixture snap) {
     SnapshotManifest m = store.manifest(snap.id).orElseThrow();
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
-    assertThat(m.getPiecesList()).extracting(WorkerPiece::getWorkerId).containsExactly("a", "b", "c");
+    assertThat(m.getPiecesList())
+        .extracting(WorkerPiece::getWorkerId)
+        .containsExactly("a", "b", "c");
     long stateBytes = 0;
     for (String w : SnapshotFixture.WORKERS) {
       assertThat(snap.readState(store, w)).isEqualTo(snap.states.get(w));
       assertThat(store.workerMeta(snap.id, w)).contains(snap.meta(w));
       stateBytes += snap.states.get(w).length;
-      WorkerPiece piece = m.getPiecesList().stream()
-          .filter(p -> p.getWorkerId().equals(w)).findFirst().orElseThrow();
+      WorkerPiece piece =
+          m.getPiecesList().stream()
+              .filter(p -> p.getWorkerId().equals(w))
+              .findFirst()
+              .orElseThrow();
       assertThat(piece.getStateChunks())
           .isEqualTo((snap.states.get(w).length + snap.chunkSize - 1) / snap.chunkSize);
     }
@@ -99,10 +104,14 @@ class RocksSnapshotStoreTest {
     store.createPending(snap.pending());
     snap.writePieces(store);
     // the caller verified b having sent 12 on b->c; the store holds b's metadata without it
-    io.cutpoint.api.v1.LocalSnapshotMeta verified = snap.meta("b").toBuilder()
-        .addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer("c").setCount(12)).build();
-    SnapshotManifest declaring = snap.complete().toBuilder()
-        .addPieces(WorkerPiece.newBuilder().setWorkerId("b").setMeta(verified)).build();
+    io.cutpoint.api.v1.LocalSnapshotMeta verified =
+        snap.meta("b").toBuilder()
+            .addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer("c").setCount(12))
+            .build();
+    SnapshotManifest declaring =
+        snap.complete().toBuilder()
+            .addPieces(WorkerPiece.newBuilder().setWorkerId("b").setMeta(verified))
+            .build();
 
     assertThatThrownBy(() -> store.commit(declaring))
         .isInstanceOf(StoreException.class)
@@ -147,8 +156,8 @@ class RocksSnapshotStoreTest {
         .hasMessageContaining("snapshot " + second.id + " is COMPLETE");
     assertThatThrownBy(() -> store.commit(second.complete()))
         .isInstanceOf(NotPendingException.class);
-    assertThatThrownBy(() -> store.putWorkerMeta(777, first.meta("a").toBuilder()
-            .setSnapshotId(777).build()))
+    assertThatThrownBy(
+            () -> store.putWorkerMeta(777, first.meta("a").toBuilder().setSnapshotId(777).build()))
         .isInstanceOf(NoSuchSnapshotException.class);
   }
 
@@ -168,8 +177,11 @@ class RocksSnapshotStoreTest {
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
     store.createPending(snap.pending());
     snap.writePieces(store);
-    store.finish(snap.pending().toBuilder()
-        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_FAILED).setReason("channel a->b: gap").build());
+    store.finish(
+        snap.pending().toBuilder()
+            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_FAILED)
+            .setReason("channel a->b: gap")
+            .build());
 
     SnapshotManifest m = store.manifest(snap.id).orElseThrow();
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_FAILED);
@@ -214,8 +226,9 @@ class RocksSnapshotStoreTest {
   void openingCreatesEveryColumnFamilyAndKeepsUnknownOnes() throws Exception {
     open().close();
     try (RawDb raw = new RawDb(dir)) {
-      assertThat(raw.families()).contains(
-          "default", "manifests", "state_chunks", "channel_states", "worker_meta", "metadata");
+      assertThat(raw.families())
+          .contains(
+              "default", "manifests", "state_chunks", "channel_states", "worker_meta", "metadata");
     }
   }
 
@@ -270,7 +283,8 @@ class RocksSnapshotStoreTest {
   @Test
   void rollbackNeedsACompleteTarget() {
     RocksSnapshotStore store = open();
-    assertThatThrownBy(() -> store.beginRollback(1, 42)).isInstanceOf(NoSuchSnapshotException.class);
+    assertThatThrownBy(() -> store.beginRollback(1, 42))
+        .isInstanceOf(NoSuchSnapshotException.class);
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 100, 64);
     store.createPending(snap.pending());
     assertThatThrownBy(() -> store.beginRollback(1, snap.id))
@@ -311,19 +325,25 @@ class RocksSnapshotStoreTest {
       ids.add(snap.id);
       if (i == 2) {
         store.createPending(snap.pending());
-        store.finish(snap.pending().toBuilder()
-            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).setReason("timeout").build());
+        store.finish(
+            snap.pending().toBuilder()
+                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+                .setReason("timeout")
+                .build());
       } else {
         snap.store(store);
       }
     }
-    assertThat(store.list(Set.of())).extracting(SnapshotManifest::getSnapshotId)
+    assertThat(store.list(Set.of()))
+        .extracting(SnapshotManifest::getSnapshotId)
         .containsExactly(ids.get(3), ids.get(2), ids.get(1), ids.get(0));
     assertThat(store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)))
-        .extracting(SnapshotManifest::getSnapshotId).containsExactly(ids.get(2));
+        .extracting(SnapshotManifest::getSnapshotId)
+        .containsExactly(ids.get(2));
     assertThat(store.setPinned(ids.get(0), true).getPinned()).isTrue();
     assertThat(store.manifest(ids.get(0)).orElseThrow().getPinned()).isTrue();
-    assertThatThrownBy(() -> store.setPinned(999, true)).isInstanceOf(NoSuchSnapshotException.class);
+    assertThatThrownBy(() -> store.setPinned(999, true))
+        .isInstanceOf(NoSuchSnapshotException.class);
   }
 
   @Test

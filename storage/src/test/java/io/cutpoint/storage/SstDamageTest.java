@@ -58,10 +58,15 @@ class SstDamageTest {
    */
   @ParameterizedTest(name = "{0}, byte at {1} of each file")
   @CsvSource({
-    "manifests, 0.5, true", "manifests, -20, false",
-    "state_chunks, 0.5, true", "state_chunks, 0.05, true", "state_chunks, -20, false",
-    "channel_states, 0.5, true", "channel_states, -20, false",
-    "worker_meta, 0.5, false", "worker_meta, -20, false",
+    "manifests, 0.5, true",
+    "manifests, -20, false",
+    "state_chunks, 0.5, true",
+    "state_chunks, 0.05, true",
+    "state_chunks, -20, false",
+    "channel_states, 0.5, true",
+    "channel_states, -20, false",
+    "worker_meta, 0.5, false",
+    "worker_meta, -20, false",
   })
   void aFlippedByteInAnSstFileDamagesOnlyTheSnapshotsWhoseBytesItHolds(
       String family, double at, boolean partial) throws Exception {
@@ -76,7 +81,8 @@ class SstDamageTest {
             assertThat(snap.readState(store, w)).isEqualTo(snap.states.get(w));
           }
           for (var c : SnapshotFixture.CHANNELS) {
-            assertThat(store.readChannel(id, c)).usingRecursiveComparison()
+            assertThat(store.readChannel(id, c))
+                .usingRecursiveComparison()
                 .isEqualTo(snap.recordings.get(c));
           }
         } catch (CorruptionException e) {
@@ -86,16 +92,21 @@ class SstDamageTest {
       }
       assertThat(damaged).as("snapshots damaged by a flip in %s", family).isNotEmpty();
       if (partial) {
-        assertThat(damaged).as("a flip in one data block leaves other snapshots intact")
+        assertThat(damaged)
+            .as("a flip in one data block leaves other snapshots intact")
             .hasSizeLessThan(SNAPSHOTS);
       }
       assertThat(store.damaged().keySet()).containsAll(damaged);
       // The list marks every damaged snapshot, and only those.
       List<SnapshotManifest> listed = store.list(Set.of());
-      assertThat(listed).extracting(SnapshotManifest::getSnapshotId)
+      assertThat(listed)
+          .extracting(SnapshotManifest::getSnapshotId)
           .containsExactlyElementsOf(newestFirst(written.keySet()));
-      assertThat(listed.stream().filter(m -> !m.getDamage().isEmpty())
-          .map(SnapshotManifest::getSnapshotId)).containsExactlyInAnyOrderElementsOf(damaged);
+      assertThat(
+              listed.stream()
+                  .filter(m -> !m.getDamage().isEmpty())
+                  .map(SnapshotManifest::getSnapshotId))
+          .containsExactlyInAnyOrderElementsOf(damaged);
       // Past a damaged data block, and past a file set aside (a damaged footer), the store still
       // takes new snapshots.
       SnapshotFixture fresh = new SnapshotFixture(store.allocateSnapshotId(), 1000, 512);
@@ -110,7 +121,8 @@ class SstDamageTest {
       throws Exception {
     flipBytes(dir, "metadata", at);
     try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
-      assertThat(store.catalogDamage()).anySatisfy(d -> assertThat(d).contains("'epoch'"))
+      assertThat(store.catalogDamage())
+          .anySatisfy(d -> assertThat(d).contains("'epoch'"))
           .anySatisfy(d -> assertThat(d).contains("'id_high_water'"));
       assertThat(store.epoch()).isGreaterThan(3);
       assertThat(store.allocateSnapshotId()).isGreaterThan(SNAPSHOTS + 100);

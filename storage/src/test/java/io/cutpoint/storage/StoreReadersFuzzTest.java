@@ -7,10 +7,10 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.cutpoint.api.v1.SnapshotManifest;
 
 /**
- * The store's readers on damaged bytes. Property: a stored value either yields exactly the
- * payload it was written with, or fails with {@link CorruptionException}; nothing else is thrown
- * and nothing unchecked is returned. Runs over the committed corpus in {@code mvn verify} and
- * fuzzes with {@code JAZZER_FUZZ=1}.
+ * The store's readers on damaged bytes. Property: a stored value either yields exactly the payload
+ * it was written with, or fails with {@link CorruptionException}; nothing else is thrown and
+ * nothing unchecked is returned. Runs over the committed corpus in {@code mvn verify} and fuzzes
+ * with {@code JAZZER_FUZZ=1}.
  */
 class StoreReadersFuzzTest {
 
@@ -32,8 +32,12 @@ class StoreReadersFuzzTest {
   @FuzzTest(maxDuration = "5m")
   void aDamagedManifestIsReadExactlyOrReportedAsCorruption(FuzzedDataProvider data) {
     long id = 1 + (data.consumeLong() & 0x7fff_ffff_ffffL);
-    SnapshotManifest original = SnapshotManifest.newBuilder().setSnapshotId(id)
-        .setReason(data.consumeString(64)).setPinned(data.consumeBoolean()).build();
+    SnapshotManifest original =
+        SnapshotManifest.newBuilder()
+            .setSnapshotId(id)
+            .setReason(data.consumeString(64))
+            .setPinned(data.consumeBoolean())
+            .build();
     byte[] key = Keys.snapshot(id);
     byte[] stored = Frames.wrap(key, original.toByteArray());
     // Damage: flip bits, truncate, or (with a valid frame) hand the parser arbitrary bytes.

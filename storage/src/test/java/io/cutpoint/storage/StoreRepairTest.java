@@ -3,7 +3,6 @@ package io.cutpoint.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -25,8 +24,12 @@ class StoreRepairTest {
     SstDamageTest.writeSnapshots(dir, written);
     StoreRepair.Report report = StoreRepair.check(dir);
     assertThat(report.damaged()).isFalse();
-    assertThat(report.lines()).containsExactly(
-        SstDamageTest.SNAPSHOTS + " snapshots, " + SstDamageTest.SNAPSHOTS + " verified, 0 damaged");
+    assertThat(report.lines())
+        .containsExactly(
+            SstDamageTest.SNAPSHOTS
+                + " snapshots, "
+                + SstDamageTest.SNAPSHOTS
+                + " verified, 0 damaged");
   }
 
   @Test
@@ -53,12 +56,19 @@ class StoreRepairTest {
     }
     StoreRepair.Report report = StoreRepair.check(dir);
     assertThat(report.damaged()).isTrue();
-    assertThat(report.lines()).anySatisfy(l -> assertThat(l).startsWith("set aside: table file ")
-        .contains("(state_chunks, snapshot ids 1..24)").contains("Footer"));
-    assertThat(report.lines()).filteredOn(l -> l.contains(": DAMAGED: table file "))
+    assertThat(report.lines())
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("set aside: table file ")
+                    .contains("(state_chunks, snapshot ids 1..24)")
+                    .contains("Footer"));
+    assertThat(report.lines())
+        .filteredOn(l -> l.contains(": DAMAGED: table file "))
         .hasSize(SstDamageTest.SNAPSHOTS);
     StoreRepair.Report repaired = StoreRepair.repair(dir, clock);
-    assertThat(repaired.lines()).anySatisfy(l -> assertThat(l).contains("damaged store is kept in"));
+    assertThat(repaired.lines())
+        .anySatisfy(l -> assertThat(l).contains("damaged store is kept in"));
     assertThat(parent.resolve("data.damaged-20260102-030405").resolve("damaged")).isDirectory();
     try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
       assertThat(store.setAsideFiles()).isEmpty();
@@ -94,6 +104,7 @@ class StoreRepairTest {
   @Test
   void aDirectoryWithoutAStoreIsRefused() {
     assertThatThrownBy(() -> StoreRepair.check(parent.resolve("none")))
-        .isInstanceOf(StoreException.class).hasMessageContaining("no snapshot store in");
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("no snapshot store in");
   }
 }

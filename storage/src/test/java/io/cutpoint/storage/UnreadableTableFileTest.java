@@ -21,12 +21,12 @@ import org.rocksdb.SstFileReader;
 import org.rocksdb.TableProperties;
 
 /**
- * Damages the part of a table file that RocksDB reads to open it (the footer, the index block,
- * the properties and metaindex blocks) in each column family, in the newer of two files of the
- * family (snapshots 1..12 are in one file, 13..24 in the other). The store must start, set the
- * file aside in {@code damaged/}, mark exactly the snapshots that had pieces in it damaged with a
- * reason naming the file, and serve every other snapshot intact; new snapshots work; a reopen
- * keeps the marks. (RocksDB here builds no filter block: no filter policy is configured.)
+ * Damages the part of a table file that RocksDB reads to open it (the footer, the index block, the
+ * properties and metaindex blocks) in each column family, in the newer of two files of the family
+ * (snapshots 1..12 are in one file, 13..24 in the other). The store must start, set the file aside
+ * in {@code damaged/}, mark exactly the snapshots that had pieces in it damaged with a reason
+ * naming the file, and serve every other snapshot intact; new snapshots work; a reopen keeps the
+ * marks. (RocksDB here builds no filter block: no filter policy is configured.)
  */
 class UnreadableTableFileTest {
   static final int HALF = 12;
@@ -42,8 +42,7 @@ class UnreadableTableFileTest {
     for (int half = 0; half < 2; half++) {
       try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, options)) {
         for (int i = 0; i < HALF; i++) {
-          SnapshotFixture snap =
-              new SnapshotFixture(store.allocateSnapshotId(), 24 << 10, 8 << 10);
+          SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 24 << 10, 8 << 10);
           snap.store(store);
           written.put(snap.id, snap);
         }
@@ -77,9 +76,13 @@ class UnreadableTableFileTest {
     }
     try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
       checkEverySnapshot(store, lost, file);
-      assertThat(store.setAsideFiles()).singleElement().satisfies(l -> assertThat(l)
-          .contains("table file " + file + " (" + family + ", snapshot ids 13..24)")
-          .contains("set aside in " + dir.resolve("damaged")));
+      assertThat(store.setAsideFiles())
+          .singleElement()
+          .satisfies(
+              l ->
+                  assertThat(l)
+                      .contains("table file " + file + " (" + family + ", snapshot ids 13..24)")
+                      .contains("set aside in " + dir.resolve("damaged")));
       assertThat(dir.resolve("damaged").resolve(file)).exists();
       assertThat(dir.resolve(file)).doesNotExist();
       SnapshotFixture fresh = new SnapshotFixture(store.allocateSnapshotId(), 1000, 512);
@@ -108,18 +111,24 @@ class UnreadableTableFileTest {
         assertThat(snap.readState(store, w)).isEqualTo(snap.states.get(w));
       }
       for (var c : SnapshotFixture.CHANNELS) {
-        assertThat(store.readChannel(id, c)).usingRecursiveComparison()
+        assertThat(store.readChannel(id, c))
+            .usingRecursiveComparison()
             .isEqualTo(snap.recordings.get(c));
       }
     }
     assertThat(store.damaged().keySet()).containsExactlyElementsOf(lost);
     List<SnapshotManifest> listed = store.list(Set.of());
-    assertThat(listed).extracting(SnapshotManifest::getSnapshotId)
+    assertThat(listed)
+        .extracting(SnapshotManifest::getSnapshotId)
         .containsExactlyElementsOf(SstDamageTest.newestFirst(written.keySet()));
-    assertThat(listed.stream().filter(m -> !m.getDamage().isEmpty())
-        .map(SnapshotManifest::getSnapshotId)).containsExactlyInAnyOrderElementsOf(lost);
+    assertThat(
+            listed.stream()
+                .filter(m -> !m.getDamage().isEmpty())
+                .map(SnapshotManifest::getSnapshotId))
+        .containsExactlyInAnyOrderElementsOf(lost);
     assertThat(store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)))
-        .extracting(SnapshotManifest::getSnapshotId).contains((long) HALF);
+        .extracting(SnapshotManifest::getSnapshotId)
+        .contains((long) HALF);
   }
 
   /**
@@ -143,19 +152,21 @@ class UnreadableTableFileTest {
     Path file = dir.resolve(name);
     long size = Files.size(file);
     long offset;
-    try (Options options = new Options(); SstFileReader reader = new SstFileReader(options)) {
+    try (Options options = new Options();
+        SstFileReader reader = new SstFileReader(options)) {
       reader.open(file.toString());
       TableProperties p = reader.getTableProperties();
       assertThat(p.getFilterSize()).as("no filter block").isZero();
       // The index block starts right after the data blocks (and the filter block, if any); the
       // properties and metaindex blocks end right before the footer (53 bytes).
       long indexStart = p.getDataSize() + p.getFilterSize();
-      offset = switch (part) {
-        case "footer" -> size - 20;
-        case "index" -> indexStart + 10;
-        case "properties" -> size - 53 - 200;
-        default -> throw new IllegalArgumentException(part);
-      };
+      offset =
+          switch (part) {
+            case "footer" -> size - 20;
+            case "index" -> indexStart + 10;
+            case "properties" -> size - 53 - 200;
+            default -> throw new IllegalArgumentException(part);
+          };
     }
     byte[] bytes = Files.readAllBytes(file);
     bytes[(int) offset] ^= 0x40;

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A worker's local state as the application captured it for a snapshot: the state bytes, plus
- * what the application declares about itself at that instant (used by the stable-property
- * analyses: termination needs activity, deadlock needs the wait-for edges).
+ * A worker's local state as the application captured it for a snapshot: the state bytes, plus what
+ * the application declares about itself at that instant (used by the stable-property analyses:
+ * termination needs activity, deadlock needs the wait-for edges).
  *
  * @param state the application's state; not copied
  * @param activity whether the worker has work of its own to do

@@ -2,9 +2,9 @@ package io.cutpoint.client.engine;
 
 /**
  * What a {@link SnapshotEngine} asks its caller to do. Every method is called synchronously from
- * inside an engine method, on the caller's thread, in a deterministic order; an implementation
- * may call {@link SnapshotEngine#send} from {@link #deliver} (an application answering a message),
- * but must not block.
+ * inside an engine method, on the caller's thread, in a deterministic order; an implementation may
+ * call {@link SnapshotEngine#send} from {@link #deliver} (an application answering a message), but
+ * must not block.
  */
 public interface EngineOutput {
 

@@ -86,7 +86,8 @@ final class PendingLocalSnapshot {
       channels.put(peer, rec == null ? List.of() : rec.messages());
     }
     LocalSnapshot cut =
-        new LocalSnapshot(snapshotId, workerId, sentAtCut, receivedAtCut, channels, firstMarkerFrom);
+        new LocalSnapshot(
+            snapshotId, workerId, sentAtCut, receivedAtCut, channels, firstMarkerFrom);
     return new CompletedLocalSnapshot(cut, state, nowNanos - startNanos);
   }
 }

@@ -16,28 +16,28 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * One worker's Chandy-Lamport logic, free of any transport: the caller tells it what happened
- * (the application sends, a data message or a marker arrived, a snapshot starts) and it answers
- * through {@link EngineOutput} (send these markers, deliver this message, this local snapshot is
- * complete or failed).
+ * One worker's Chandy-Lamport logic, free of any transport: the caller tells it what happened (the
+ * application sends, a data message or a marker arrived, a snapshot starts) and it answers through
+ * {@link EngineOutput} (send these markers, deliver this message, this local snapshot is complete
+ * or failed).
  *
  * <p>It numbers data messages per channel (1-based, DESIGN section 2), records its local state
  * through {@link StateCapture} at the instant a snapshot reaches it, records every other incoming
  * channel until that channel's marker arrives, and then reports a {@link CompletedLocalSnapshot}.
  * Several snapshots may be in flight at once; a snapshot may have several initiators.
  *
- * <p><b>Threading.</b> Not thread-safe, by design: the caller serialises every call (one event
- * loop or one lock per worker) and runs the application's handlers under the same serialisation.
- * That is what makes a state capture atomic with respect to sends and receives. Output callbacks
- * run synchronously inside the call that caused them; {@link EngineOutput#deliver} may call
- * {@link #send}.
+ * <p><b>Threading.</b> Not thread-safe, by design: the caller serialises every call (one event loop
+ * or one lock per worker) and runs the application's handlers under the same serialisation. That is
+ * what makes a state capture atomic with respect to sends and receives. Output callbacks run
+ * synchronously inside the call that caused them; {@link EngineOutput#deliver} may call {@link
+ * #send}.
  *
  * <p><b>Transport contract.</b> Channels are reliable and FIFO without gaps; the caller puts a
  * marker handed to {@link EngineOutput#sendMarker} on its channel before any data message sent
- * later. A data message whose sequence number is not the next one, or a marker whose sender
- * count disagrees with what arrived before it, throws {@link ProtocolViolationException} (an
- * {@link IllegalStateException}) and leaves the engine unchanged. A message or marker on a
- * channel that was not declared throws {@link IllegalArgumentException}.
+ * later. A data message whose sequence number is not the next one, or a marker whose sender count
+ * disagrees with what arrived before it, throws {@link ProtocolViolationException} (an {@link
+ * IllegalStateException}) and leaves the engine unchanged. A message or marker on a channel that
+ * was not declared throws {@link IllegalArgumentException}.
  *
  * <p>The engine does no I/O. {@link #send} and {@link #onData} allocate nothing while no snapshot
  * records the channel concerned (one {@link RecordedMessage} per message while one does).
@@ -110,8 +110,8 @@ public final class SnapshotEngine {
   // ---------------------------------------------------------------- data plane (hot paths)
 
   /**
-   * The application sends a data message to {@code to}: numbers it and returns its sequence
-   * number (1-based per channel). The caller transmits {@code (seq, payload)} on that channel.
+   * The application sends a data message to {@code to}: numbers it and returns its sequence number
+   * (1-based per channel). The caller transmits {@code (seq, payload)} on that channel.
    *
    * @throws IllegalArgumentException when {@code to} is not a declared outgoing peer
    */
@@ -126,8 +126,8 @@ public final class SnapshotEngine {
 
   /**
    * Data message {@code seq} arrived from {@code from}: records it for every snapshot recording
-   * that channel, then calls {@link EngineOutput#deliver}. A recorded payload is kept by
-   * reference: do not modify the array afterwards.
+   * that channel, then calls {@link EngineOutput#deliver}. A recorded payload is kept by reference:
+   * do not modify the array afterwards.
    *
    * @throws IllegalArgumentException when {@code from} is not a declared incoming peer
    * @throws ProtocolViolationException when {@code seq} is not exactly one more than the last
@@ -138,9 +138,17 @@ public final class SnapshotEngine {
       throw undeclared("data message from", from, "incoming");
     }
     if (seq != in.received + 1) {
-      throw new ProtocolViolationException(workerId + ": data message " + seq + " on channel "
-          + from + "->" + workerId + " where " + (in.received + 1)
-          + " was expected (the transport must be FIFO without gaps or duplicates)");
+      throw new ProtocolViolationException(
+          workerId
+              + ": data message "
+              + seq
+              + " on channel "
+              + from
+              + "->"
+              + workerId
+              + " where "
+              + (in.received + 1)
+              + " was expected (the transport must be FIFO without gaps or duplicates)");
     }
     Objects.requireNonNull(payload, "payload");
     in.received = seq;
@@ -164,8 +172,13 @@ public final class SnapshotEngine {
     }
     if (overLimit != null) {
       for (PendingLocalSnapshot p : overLimit) {
-        fail(p, "recorded more than " + options.maxRecordedBytesPerSnapshot()
-            + " bytes of in-flight messages on " + workerId + "'s incoming channels");
+        fail(
+            p,
+            "recorded more than "
+                + options.maxRecordedBytesPerSnapshot()
+                + " bytes of in-flight messages on "
+                + workerId
+                + "'s incoming channels");
       }
     }
   }
@@ -175,13 +188,13 @@ public final class SnapshotEngine {
   /**
    * A marker of {@code snapshotId} arrived from {@code from}, carrying the number of data messages
    * its sender had sent on this channel before it (a negative count means unknown and skips the
-   * check). The first marker of a snapshot records this worker (state, counters, markers out);
-   * a later one closes that channel's recording; markers on an already closed channel or of a
+   * check). The first marker of a snapshot records this worker (state, counters, markers out); a
+   * later one closes that channel's recording; markers on an already closed channel or of a
    * completed, failed or aborted snapshot are ignored.
    *
    * @throws IllegalArgumentException when {@code from} is not a declared incoming peer
-   * @throws ProtocolViolationException when {@code senderSentCount} differs from the number of
-   *     data messages received on this channel (FIFO without gaps makes them equal)
+   * @throws ProtocolViolationException when {@code senderSentCount} differs from the number of data
+   *     messages received on this channel (FIFO without gaps makes them equal)
    */
   public void onMarker(String from, long snapshotId, long senderSentCount) {
     IncomingChannel in = inByPeer.get(from);
@@ -189,12 +202,22 @@ public final class SnapshotEngine {
       throw undeclared("marker of snapshot " + snapshotId + " from", from, "incoming");
     }
     if (senderSentCount >= 0 && senderSentCount != in.received) {
-      throw new ProtocolViolationException(workerId + ": marker of snapshot " + snapshotId
-          + " on channel " + from + "->" + workerId + " says " + senderSentCount
-          + " data messages were sent before it, but " + in.received + " arrived"
-          + (senderSentCount < in.received
-              ? " (more arrived than were sent)"
-              : " (messages were lost or the marker overtook them)"));
+      throw new ProtocolViolationException(
+          workerId
+              + ": marker of snapshot "
+              + snapshotId
+              + " on channel "
+              + from
+              + "->"
+              + workerId
+              + " says "
+              + senderSentCount
+              + " data messages were sent before it, but "
+              + in.received
+              + " arrived"
+              + (senderSentCount < in.received
+                  ? " (more arrived than were sent)"
+                  : " (messages were lost or the marker overtook them)"));
     }
     PendingLocalSnapshot p = pending.get(snapshotId);
     if (p != null) {
@@ -213,13 +236,13 @@ public final class SnapshotEngine {
   }
 
   /**
-   * Starts {@code snapshotId} here as an initiator: records the local state and the counters,
-   * sends a marker on every outgoing channel (sorted by peer), starts recording every incoming
-   * channel. A worker without incoming channels completes at once.
+   * Starts {@code snapshotId} here as an initiator: records the local state and the counters, sends
+   * a marker on every outgoing channel (sorted by peer), starts recording every incoming channel. A
+   * worker without incoming channels completes at once.
    *
    * @throws IllegalStateException when that id is in flight or was recently completed, failed or
-   *     aborted here (with several initiators, the marker of another one may already have come:
-   *     use {@link #tryStartSnapshot} to treat that as done)
+   *     aborted here (with several initiators, the marker of another one may already have come: use
+   *     {@link #tryStartSnapshot} to treat that as done)
    */
   public void startSnapshot(long snapshotId) {
     if (pending.containsKey(snapshotId)) {
@@ -227,8 +250,8 @@ public final class SnapshotEngine {
           workerId + ": snapshot " + snapshotId + " is already in flight here");
     }
     if (recent.contains(snapshotId)) {
-      throw new IllegalStateException(workerId + ": snapshot " + snapshotId
-          + " was already completed, failed or aborted here");
+      throw new IllegalStateException(
+          workerId + ": snapshot " + snapshotId + " was already completed, failed or aborted here");
     }
     recordState(snapshotId, null);
   }
@@ -260,8 +283,14 @@ public final class SnapshotEngine {
       output.failed(snapshotId, workerId + ": state capture failed: " + e);
       return;
     }
-    PendingLocalSnapshot p = new PendingLocalSnapshot(snapshotId, firstMarkerFrom, state,
-        outgoing, incoming, options.nanoClock().getAsLong());
+    PendingLocalSnapshot p =
+        new PendingLocalSnapshot(
+            snapshotId,
+            firstMarkerFrom,
+            state,
+            outgoing,
+            incoming,
+            options.nanoClock().getAsLong());
     pending.put(snapshotId, p);
     for (OutgoingChannel out : outgoing) {
       output.sendMarker(out.peer, snapshotId, out.sent);
@@ -308,9 +337,9 @@ public final class SnapshotEngine {
   }
 
   /**
-   * Resets the channel counters to a snapshot's {@code sent_at_cut} and {@code received_at_cut}
-   * and drops every in-flight snapshot. A declared channel absent from a map restarts at 0. The
-   * caller then feeds the recorded messages through {@link #onData}, ahead of new traffic.
+   * Resets the channel counters to a snapshot's {@code sent_at_cut} and {@code received_at_cut} and
+   * drops every in-flight snapshot. A declared channel absent from a map restarts at 0. The caller
+   * then feeds the recorded messages through {@link #onData}, ahead of new traffic.
    *
    * @throws IllegalArgumentException on an undeclared peer or a negative count (nothing changes)
    */
@@ -328,15 +357,16 @@ public final class SnapshotEngine {
 
   private void checkCounts(Map<String, Long> counts, Set<String> declared, String what) {
     Objects.requireNonNull(counts, what + " counts");
-    counts.forEach((peer, count) -> {
-      if (!declared.contains(peer)) {
-        throw undeclared("restore a count for", peer, what);
-      }
-      if (count == null || count < 0) {
-        throw new IllegalArgumentException(
-            workerId + ": " + what + " count for " + peer + " must be >= 0, got " + count);
-      }
-    });
+    counts.forEach(
+        (peer, count) -> {
+          if (!declared.contains(peer)) {
+            throw undeclared("restore a count for", peer, what);
+          }
+          if (count == null || count < 0) {
+            throw new IllegalArgumentException(
+                workerId + ": " + what + " count for " + peer + " must be >= 0, got " + count);
+          }
+        });
   }
 
   // ---------------------------------------------------------------- queries
@@ -389,8 +419,16 @@ public final class SnapshotEngine {
   }
 
   private IllegalArgumentException undeclared(String action, String peer, String direction) {
-    return new IllegalArgumentException(workerId + ": cannot " + action + " " + peer
-        + ": not a declared " + direction + " channel (declared: "
-        + new TreeSet<>(direction.equals("outgoing") ? outByPeer.keySet() : inByPeer.keySet()) + ")");
+    return new IllegalArgumentException(
+        workerId
+            + ": cannot "
+            + action
+            + " "
+            + peer
+            + ": not a declared "
+            + direction
+            + " channel (declared: "
+            + new TreeSet<>(direction.equals("outgoing") ? outByPeer.keySet() : inByPeer.keySet())
+            + ")");
   }
 }

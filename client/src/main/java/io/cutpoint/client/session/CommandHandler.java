@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns the coordinator's messages into {@link WorkerControl} calls and answers on the session
- * stream. Runs on the session's event thread only, one message at a time; the protocol is
- * described on {@link CoordinatorSession}.
+ * stream. Runs on the session's event thread only, one message at a time; the protocol is described
+ * on {@link CoordinatorSession}.
  */
 final class CommandHandler {
 
@@ -47,8 +47,8 @@ final class CommandHandler {
   private boolean workerHalted;
   private volatile boolean cancelled;
 
-  CommandHandler(WorkerControl worker, SnapshotDownloader downloader, UploadQueue uploads,
-      Hooks hooks) {
+  CommandHandler(
+      WorkerControl worker, SnapshotDownloader downloader, UploadQueue uploads, Hooks hooks) {
     this.worker = worker;
     this.workerId = worker.workerId();
     this.downloader = downloader;
@@ -79,17 +79,21 @@ final class CommandHandler {
     long current = worker.epoch();
     if (current != epoch) {
       if (epoch < current) {
-        log.warn("worker {}: the coordinator's epoch {} is older than the worker's {} (was its "
-            + "store reset?); following the coordinator", workerId, epoch, current);
+        log.warn(
+            "worker {}: the coordinator's epoch {} is older than the worker's {} (was its "
+                + "store reset?); following the coordinator",
+            workerId,
+            epoch,
+            current);
       } else {
-        log.info("worker {}: moving from epoch {} to the cluster's epoch {}", workerId, current,
-            epoch);
+        log.info(
+            "worker {}: moving from epoch {} to the cluster's epoch {}", workerId, current, epoch);
       }
       worker.halt(epoch);
       worker.resume(epoch);
     } else if (workerHalted) {
-      log.info("worker {}: no rollback in progress any more, resuming in epoch {}", workerId,
-          epoch);
+      log.info(
+          "worker {}: no rollback in progress any more, resuming in epoch {}", workerId, epoch);
       worker.resume(epoch);
     }
     workerHalted = false;
@@ -101,12 +105,12 @@ final class CommandHandler {
     try {
       switch (m.getBodyCase()) {
         case PEERS -> updatePeers(m.getPeers().getPeersList());
-        case START_SNAPSHOT -> startSnapshot(s, m.getStartSnapshot().getSnapshotId(),
-            m.getStartSnapshot().getEpoch());
+        case START_SNAPSHOT ->
+            startSnapshot(s, m.getStartSnapshot().getSnapshotId(), m.getStartSnapshot().getEpoch());
         case ABORT_SNAPSHOT -> {
           long id = m.getAbortSnapshot().getSnapshotId();
-          log.info("worker {}: snapshot {} aborted: {}", workerId, id,
-              m.getAbortSnapshot().getReason());
+          log.info(
+              "worker {}: snapshot {} aborted: {}", workerId, id, m.getAbortSnapshot().getReason());
           uploads.aborted(id);
           worker.abortSnapshot(id);
         }
@@ -124,8 +128,8 @@ final class CommandHandler {
         }
         case SNAPSHOT_GRANTED -> granted(m.getSnapshotGranted());
         case WELCOME -> log.warn("worker {}: a second welcome, ignored", workerId);
-        case BODY_NOT_SET -> log.warn("worker {}: an empty or unknown coordinator message, "
-            + "ignored", workerId);
+        case BODY_NOT_SET ->
+            log.warn("worker {}: an empty or unknown coordinator message, " + "ignored", workerId);
       }
     } catch (RuntimeException e) {
       log.error("worker {}: the worker failed to carry out {}", workerId, m.getBodyCase(), e);
@@ -154,9 +158,11 @@ final class CommandHandler {
     if (epoch != current) {
       String reason = "start for epoch " + epoch + " but the worker is in epoch " + current;
       log.warn("worker {}: not starting snapshot {}: {}", workerId, id, reason);
-      s.send(WorkerMessage.newBuilder()
-          .setSnapshotFailed(LocalSnapshotFailed.newBuilder().setSnapshotId(id).setReason(reason))
-          .build());
+      s.send(
+          WorkerMessage.newBuilder()
+              .setSnapshotFailed(
+                  LocalSnapshotFailed.newBuilder().setSnapshotId(id).setReason(reason))
+              .build());
       return;
     }
     worker.startSnapshot(id);
@@ -178,42 +184,62 @@ final class CommandHandler {
       } catch (CorruptPieceException e) {
         failure = e.getMessage();
       } catch (StatusRuntimeException e) {
-        failure = "download failed: " + e.getStatus().getCode() + " "
-            + e.getStatus().getDescription();
+        failure =
+            "download failed: " + e.getStatus().getCode() + " " + e.getStatus().getDescription();
       }
       if (piece == null) {
-        log.warn("worker {}: restore of snapshot {}, attempt {} of {}: {}", workerId, snapshotId,
-            attempt, RESTORE_ATTEMPTS, failure);
+        log.warn(
+            "worker {}: restore of snapshot {}, attempt {} of {}: {}",
+            workerId,
+            snapshotId,
+            attempt,
+            RESTORE_ATTEMPTS,
+            failure);
       }
       if (cancelled || Thread.currentThread().isInterrupted()) {
-        log.info("worker {}: session closing, restore of snapshot {} abandoned", workerId,
-            snapshotId);
+        log.info(
+            "worker {}: session closing, restore of snapshot {} abandoned", workerId, snapshotId);
         return;
       }
     }
     if (piece == null) {
-      log.error("worker {}: NOT restoring snapshot {}: {}; staying halted, waiting for the "
-          + "coordinator", workerId, snapshotId, failure);
+      log.error(
+          "worker {}: NOT restoring snapshot {}: {}; staying halted, waiting for the "
+              + "coordinator",
+          workerId,
+          snapshotId,
+          failure);
       hooks.restoreFailed(snapshotId, failure);
       return;
     }
     worker.restore(epoch, piece.piece(), piece.state());
-    log.info("worker {}: restored snapshot {} ({} state bytes, {} recorded messages) in epoch {}",
-        workerId, snapshotId, piece.state().length, piece.piece().inFlightMessages(), epoch);
-    s.send(WorkerMessage.newBuilder()
-        .setRestored(Restored.newBuilder().setEpoch(epoch).setSnapshotId(snapshotId))
-        .build());
+    log.info(
+        "worker {}: restored snapshot {} ({} state bytes, {} recorded messages) in epoch {}",
+        workerId,
+        snapshotId,
+        piece.state().length,
+        piece.piece().inFlightMessages(),
+        epoch);
+    s.send(
+        WorkerMessage.newBuilder()
+            .setRestored(Restored.newBuilder().setEpoch(epoch).setSnapshotId(snapshotId))
+            .build());
   }
 
   private void granted(SnapshotGranted g) {
     CompletableFuture<Long> future = hooks.takeGrant(g.getRequestId());
     if (future == null) {
-      log.info("worker {}: answer to unknown or abandoned snapshot request {}, ignored",
-          workerId, g.getRequestId());
+      log.info(
+          "worker {}: answer to unknown or abandoned snapshot request {}, ignored",
+          workerId,
+          g.getRequestId());
       return;
     }
     if (g.getSnapshotId() == 0) {
-      log.info("worker {}: snapshot request {} refused: {}", workerId, g.getRequestId(),
+      log.info(
+          "worker {}: snapshot request {} refused: {}",
+          workerId,
+          g.getRequestId(),
           g.getRefusedReason());
       future.completeExceptionally(
           new SnapshotRefusedException(g.getRequestId(), g.getRefusedReason()));

@@ -25,8 +25,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,26 +36,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connects one worker to the coordinator over the {@code Coordinator} service and drives it
- * through {@link WorkerControl}.
+ * Connects one worker to the coordinator over the {@code Coordinator} service and drives it through
+ * {@link WorkerControl}.
  *
  * <h2>Session protocol, as this client speaks it</h2>
  *
  * <ol>
  *   <li><b>Join.</b> {@link #start()} opens a {@code Session} stream and sends {@code join} with
- *       the worker's id, channel address, outgoing and incoming peers and current epoch, and
- *       {@code fresh} = {@link WorkerControl#fresh()} (true only before the worker's first welcome
- *       or restore: a re-join after a reconnect or a coordinator restart sends false). It waits
- *       up to {@link SessionOptions#joinTimeout()} for {@code welcome}; any other first message is
- *       a protocol error that restarts the attempt.
+ *       the worker's id, channel address, outgoing and incoming peers and current epoch, and {@code
+ *       fresh} = {@link WorkerControl#fresh()} (true only before the worker's first welcome or
+ *       restore: a re-join after a reconnect or a coordinator restart sends false). It waits up to
+ *       {@link SessionOptions#joinTimeout()} for {@code welcome}; any other first message is a
+ *       protocol error that restarts the attempt.
  *   <li><b>Welcome.</b> Peers go to {@link WorkerControl#updatePeers}. If {@code halted} is set, a
  *       rollback is in progress: the worker is told {@link WorkerControl#halt halt(epoch)}, the
  *       session answers {@code halted(epoch)} and waits for {@code restore}. Otherwise, when the
  *       welcome's epoch differs from the worker's (a fresh worker joining a cluster past epoch 0,
  *       or a worker that missed a rollback), the worker moves to it with {@code halt(epoch)}
  *       followed by {@code resume(epoch)} (WorkerControl has no other way to set an epoch); and a
- *       worker this session had halted is resumed. Then the session heartbeats every
- *       {@link SessionOptions#heartbeatInterval()}, or the welcome's interval when that is null.
+ *       worker this session had halted is resumed. Then the session heartbeats every {@link
+ *       SessionOptions#heartbeatInterval()}, or the welcome's interval when that is null.
  *   <li><b>Commands</b>, run one at a time, in arrival order, on the session's event thread:
  *       <ul>
  *         <li>{@code peers} &rarr; {@code updatePeers}.
@@ -64,14 +64,13 @@ import org.slf4j.LoggerFactory;
  *         <li>{@code abort_snapshot} &rarr; {@code abortSnapshot(id)}; a queued upload of that
  *             snapshot is skipped.
  *         <li>{@code halt} &rarr; {@code halt(epoch)}, then {@code halted(epoch)}.
- *         <li>{@code restore} &rarr; {@code DownloadSnapshot(snapshot_id, worker_id)}; the piece
- *             is checked (header identity, chunk order, every chunk's CRC32C, total size and
- *             whole-state CRC32C against the header, trailer counts) before
- *             {@code restore(epoch, piece, state)}, then {@code restored(epoch, snapshot_id)}. A
- *             failed or corrupt download is retried once; if it fails again nothing is restored,
- *             nothing is answered (the coordinator's rollback times out or retries), the failure
- *             is logged and reported to {@link SessionListener#restoreFailed}. Heartbeats go on
- *             during a download.
+ *         <li>{@code restore} &rarr; {@code DownloadSnapshot(snapshot_id, worker_id)}; the piece is
+ *             checked (header identity, chunk order, every chunk's CRC32C, total size and
+ *             whole-state CRC32C against the header, trailer counts) before {@code restore(epoch,
+ *             piece, state)}, then {@code restored(epoch, snapshot_id)}. A failed or corrupt
+ *             download is retried once; if it fails again nothing is restored, nothing is answered
+ *             (the coordinator's rollback times out or retries), the failure is logged and reported
+ *             to {@link SessionListener#restoreFailed}. Heartbeats go on during a download.
  *         <li>{@code resume} &rarr; {@code resume(epoch)}.
  *         <li>{@code snapshot_granted} &rarr; for a granted id, {@code startSnapshot(id)} and the
  *             {@link #requestSnapshot()} future completes with it; for a refusal, the future fails
@@ -81,25 +80,24 @@ import org.slf4j.LoggerFactory;
  *       is queued (at most {@link SessionOptions#uploadQueue()}) for the single upload thread,
  *       which sends {@code UploadSnapshot}: a header ({@code LocalSnapshotMeta}: ids, the epoch the
  *       worker was in when the snapshot completed, sent/received counters, state size and CRC32C,
- *       activity, wait-for edges, recording time), state chunks of
- *       {@link SessionOptions#uploadChunkBytes()} with their CRC32C, one or more
- *       {@code ChannelRecording} parts per incoming channel (in channel order, each part at most
- *       one chunk size of payload; {@code first_marker} set on the channel whose marker made the
- *       worker record), and a trailer. Parts are produced only when the call is ready (gRPC flow
- *       control), so a large state is never copied whole. A local failure reported by the worker,
- *       a full queue, or an upload that fails for another reason than NOT_FOUND or
- *       FAILED_PRECONDITION (snapshot no longer pending) is sent as {@code snapshot_failed}.
- *   <li><b>Reconnect.</b> When the stream ends (coordinator restart, network failure, missed
- *       join timeout, or a join refused with ALREADY_EXISTS because the old session is not yet
- *       noticed as dead), pending {@link #requestSnapshot()} futures fail, the state goes to
- *       CONNECTING, and the session re-joins after an exponential backoff (factor 2, &plusmn;20%
- *       jitter, from {@link SessionOptions#reconnectInitial()} up to
- *       {@link SessionOptions#reconnectMax()}; reset by every welcome), with the worker's epoch at
- *       that time. A join refused with INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED,
- *       UNAUTHENTICATED or UNIMPLEMENTED is fatal: it is logged, reported to
- *       {@link SessionListener#fatal}, fails {@link #joined()} and {@link #closedFuture()}, and the
- *       state becomes CLOSED; the session then frees its threads (and a channel it built) by
- *       itself, as {@link #close()} would.
+ *       activity, wait-for edges, recording time), state chunks of {@link
+ *       SessionOptions#uploadChunkBytes()} with their CRC32C, one or more {@code ChannelRecording}
+ *       parts per incoming channel (in channel order, each part at most one chunk size of payload;
+ *       {@code first_marker} set on the channel whose marker made the worker record), and a
+ *       trailer. Parts are produced only when the call is ready (gRPC flow control), so a large
+ *       state is never copied whole. A local failure reported by the worker, a full queue, or an
+ *       upload that fails for another reason than NOT_FOUND or FAILED_PRECONDITION (snapshot no
+ *       longer pending) is sent as {@code snapshot_failed}.
+ *   <li><b>Reconnect.</b> When the stream ends (coordinator restart, network failure, missed join
+ *       timeout, or a join refused with ALREADY_EXISTS because the old session is not yet noticed
+ *       as dead), pending {@link #requestSnapshot()} futures fail, the state goes to CONNECTING,
+ *       and the session re-joins after an exponential backoff (factor 2, &plusmn;20% jitter, from
+ *       {@link SessionOptions#reconnectInitial()} up to {@link SessionOptions#reconnectMax()};
+ *       reset by every welcome), with the worker's epoch at that time. A join refused with
+ *       INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED, UNAUTHENTICATED or UNIMPLEMENTED
+ *       is fatal: it is logged, reported to {@link SessionListener#fatal}, fails {@link #joined()}
+ *       and {@link #closedFuture()}, and the state becomes CLOSED; the session then frees its
+ *       threads (and a channel it built) by itself, as {@link #close()} would.
  *   <li><b>Close.</b> {@link #close()} half-closes the stream (a graceful leave), waits for the
  *       coordinator to end it, then cancels it; stops the threads; closes the channel if the
  *       session built it.
@@ -166,16 +164,27 @@ public final class CoordinatorSession implements AutoCloseable {
     this.events = Executors.newSingleThreadExecutor(SessionThreads.named(threadPrefix + "events"));
     this.shared = SharedThreads.acquire();
     this.timer = shared.timer();
-    this.backoff = new Backoff(options.reconnectInitial(), options.reconnectMax(),
-        () -> ThreadLocalRandom.current().nextDouble());
+    this.backoff =
+        new Backoff(
+            options.reconnectInitial(),
+            options.reconnectMax(),
+            () -> ThreadLocalRandom.current().nextDouble());
     // uploads and downloads carry the current session's secret
     Channel transfers = io.grpc.ClientInterceptors.intercept(channel, secret);
-    this.uploads = new UploadQueue(workerId,
-        new SnapshotUploader(transfers, options.uploadChunkBytes(), options.transferTimeout()),
-        worker::epoch, new UploadReports(), options.uploadQueue(),
-        SessionThreads.named(threadPrefix + "upload"));
-    this.commands = new CommandHandler(worker,
-        new SnapshotDownloader(transfers, options.transferTimeout()), uploads, new Hooks());
+    this.uploads =
+        new UploadQueue(
+            workerId,
+            new SnapshotUploader(transfers, options.uploadChunkBytes(), options.transferTimeout()),
+            worker::epoch,
+            new UploadReports(),
+            options.uploadQueue(),
+            SessionThreads.named(threadPrefix + "upload"));
+    this.commands =
+        new CommandHandler(
+            worker,
+            new SnapshotDownloader(transfers, options.transferTimeout()),
+            uploads,
+            new Hooks());
   }
 
   /**
@@ -187,9 +196,11 @@ public final class CoordinatorSession implements AutoCloseable {
     return connect(target, InsecureChannelCredentials.create(), worker, options);
   }
 
-  /** Like {@link #connect(String, WorkerControl, SessionOptions)}, with TLS or other credentials. */
-  public static CoordinatorSession connect(String target, ChannelCredentials credentials,
-      WorkerControl worker, SessionOptions options) {
+  /**
+   * Like {@link #connect(String, WorkerControl, SessionOptions)}, with TLS or other credentials.
+   */
+  public static CoordinatorSession connect(
+      String target, ChannelCredentials credentials, WorkerControl worker, SessionOptions options) {
     ManagedChannel channel = NettyChannelBuilder.forTarget(target, credentials).build();
     try {
       return new CoordinatorSession(channel, channel, worker, options).start();
@@ -232,35 +243,42 @@ public final class CoordinatorSession implements AutoCloseable {
   }
 
   /**
-   * Completes when {@link #close()} has finished; fails with a {@link io.grpc.StatusException}
-   * when a fatal join refusal ended the session.
+   * Completes when {@link #close()} has finished; fails with a {@link io.grpc.StatusException} when
+   * a fatal join refusal ended the session.
    */
   public CompletableFuture<Void> closedFuture() {
     return closedFuture.copy();
   }
 
   /**
-   * Asks the coordinator for a snapshot that this worker initiates. On {@code snapshot_granted}
-   * the worker's {@code startSnapshot(id)} is called, then the future completes with the id. It
-   * fails with {@link SnapshotRefusedException} when refused, and with
-   * {@link IllegalStateException} when the session is not joined or is lost before the answer.
+   * Asks the coordinator for a snapshot that this worker initiates. On {@code snapshot_granted} the
+   * worker's {@code startSnapshot(id)} is called, then the future completes with the id. It fails
+   * with {@link SnapshotRefusedException} when refused, and with {@link IllegalStateException} when
+   * the session is not joined or is lost before the answer.
    */
   public CompletableFuture<Long> requestSnapshot() {
     CompletableFuture<Long> future = new CompletableFuture<>();
     SessionStream s = stream;
     if (stopped || s == null || !s.welcomed()) {
-      future.completeExceptionally(new IllegalStateException(
-          "worker " + workerId + " is not joined (" + state() + "); cannot request a snapshot"));
+      future.completeExceptionally(
+          new IllegalStateException(
+              "worker "
+                  + workerId
+                  + " is not joined ("
+                  + state()
+                  + "); cannot request a snapshot"));
       return future;
     }
     long requestId = requests.open(future);
-    WorkerMessage request = WorkerMessage.newBuilder()
-        .setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(requestId))
-        .build();
+    WorkerMessage request =
+        WorkerMessage.newBuilder()
+            .setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(requestId))
+            .build();
     if (!s.send(request)) {
       requests.take(requestId);
-      future.completeExceptionally(new IllegalStateException(
-          "the session of worker " + workerId + " broke before the snapshot request was sent"));
+      future.completeExceptionally(
+          new IllegalStateException(
+              "the session of worker " + workerId + " broke before the snapshot request was sent"));
     }
     return future;
   }
@@ -336,23 +354,37 @@ public final class CoordinatorSession implements AutoCloseable {
     stream = s;
     setState(SessionState.CONNECTING);
     stub.session(s);
-    Join join = Join.newBuilder()
-        .setWorkerId(workerId)
-        .setChannelAddress(worker.channelAddress())
-        .addAllOutgoing(worker.outgoing())
-        .addAllIncoming(worker.incoming())
-        .setEpoch(worker.epoch())
-        .setFresh(worker.fresh())
-        .build();
-    log.info("worker {}: joining in epoch {}{} ({})", workerId, join.getEpoch(),
-        join.getFresh() ? " with a fresh state" : "", s);
+    Join join =
+        Join.newBuilder()
+            .setWorkerId(workerId)
+            .setChannelAddress(worker.channelAddress())
+            .addAllOutgoing(worker.outgoing())
+            .addAllIncoming(worker.incoming())
+            .setEpoch(worker.epoch())
+            .setFresh(worker.fresh())
+            .build();
+    log.info(
+        "worker {}: joining in epoch {}{} ({})",
+        workerId,
+        join.getEpoch(),
+        join.getFresh() ? " with a fresh state" : "",
+        s);
     s.send(WorkerMessage.newBuilder().setJoin(join).build());
-    joinTimeout = timer.schedule(() -> onEvents(() -> {
-      if (stream == s && !s.welcomed()) {
-        log.warn("worker {}: no welcome within {}, retrying", workerId, options.joinTimeout());
-        s.cancel("no welcome within " + options.joinTimeout());
-      }
-    }), options.joinTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    joinTimeout =
+        timer.schedule(
+            () ->
+                onEvents(
+                    () -> {
+                      if (stream == s && !s.welcomed()) {
+                        log.warn(
+                            "worker {}: no welcome within {}, retrying",
+                            workerId,
+                            options.joinTimeout());
+                        s.cancel("no welcome within " + options.joinTimeout());
+                      }
+                    }),
+            options.joinTimeout().toNanos(),
+            TimeUnit.NANOSECONDS);
   }
 
   private void onMessage(SessionStream s, CoordinatorMessage message) {
@@ -361,8 +393,10 @@ public final class CoordinatorSession implements AutoCloseable {
     }
     if (!s.welcomed()) {
       if (message.getBodyCase() != CoordinatorMessage.BodyCase.WELCOME) {
-        log.error("worker {}: the coordinator answered join with {}, expected welcome; retrying",
-            workerId, message.getBodyCase());
+        log.error(
+            "worker {}: the coordinator answered join with {}, expected welcome; retrying",
+            workerId,
+            message.getBodyCase());
         s.cancel("expected welcome, got " + message.getBodyCase());
         return;
       }
@@ -380,23 +414,31 @@ public final class CoordinatorSession implements AutoCloseable {
     worker.markJoined();
     boolean halted = commands.welcome(s, message.getWelcome());
     int fromCoordinator = message.getWelcome().getHeartbeatIntervalMs();
-    Duration interval = options.heartbeatInterval() != null ? options.heartbeatInterval()
-        : fromCoordinator > 0 ? Duration.ofMillis(fromCoordinator)
-        : SessionOptions.FALLBACK_HEARTBEAT;
+    Duration interval =
+        options.heartbeatInterval() != null
+            ? options.heartbeatInterval()
+            : fromCoordinator > 0
+                ? Duration.ofMillis(fromCoordinator)
+                : SessionOptions.FALLBACK_HEARTBEAT;
     cancel(heartbeat);
-    heartbeat = timer.scheduleAtFixedRate(() -> heartbeat(s), interval.toNanos(),
-        interval.toNanos(), TimeUnit.NANOSECONDS);
-    log.info("worker {}: joined in epoch {}{}, heartbeat every {} ms", workerId,
-        message.getWelcome().getEpoch(), halted ? " (halted for a rollback)" : "",
+    heartbeat =
+        timer.scheduleAtFixedRate(
+            () -> heartbeat(s), interval.toNanos(), interval.toNanos(), TimeUnit.NANOSECONDS);
+    log.info(
+        "worker {}: joined in epoch {}{}, heartbeat every {} ms",
+        workerId,
+        message.getWelcome().getEpoch(),
+        halted ? " (halted for a rollback)" : "",
         interval.toMillis());
     setState(halted ? SessionState.HALTED : SessionState.JOINED);
     joined.complete(null);
   }
 
   private void heartbeat(SessionStream s) {
-    s.send(WorkerMessage.newBuilder()
-        .setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(options.clock().millis()))
-        .build());
+    s.send(
+        WorkerMessage.newBuilder()
+            .setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(options.clock().millis()))
+            .build());
   }
 
   private void onEnded(SessionStream s, Status status) {
@@ -412,8 +454,11 @@ public final class CoordinatorSession implements AutoCloseable {
     }
     if (!s.welcomed() && fatal(status.getCode())) {
       stopped = true;
-      log.error("worker {}: the coordinator refused the join: {} {}; not retrying", workerId,
-          status.getCode(), status.getDescription());
+      log.error(
+          "worker {}: the coordinator refused the join: {} {}; not retrying",
+          workerId,
+          status.getCode(),
+          status.getDescription());
       setState(SessionState.CLOSED);
       fire(l -> l.fatal(status)); // listeners first: whoever waits on the futures sees them done
       closedFuture.completeExceptionally(status.asException());
@@ -424,15 +469,24 @@ public final class CoordinatorSession implements AutoCloseable {
     setState(SessionState.CONNECTING);
     Duration delay = backoff.next();
     if (s.welcomed()) {
-      log.warn("worker {}: session lost ({} {}); re-joining in {} ms", workerId,
-          status.getCode(), status.getDescription(), delay.toMillis());
+      log.warn(
+          "worker {}: session lost ({} {}); re-joining in {} ms",
+          workerId,
+          status.getCode(),
+          status.getDescription(),
+          delay.toMillis());
     } else {
-      log.info("worker {}: join failed ({} {}); retry {} in {} ms", workerId, status.getCode(),
-          status.getDescription(), backoff.attempts(), delay.toMillis());
+      log.info(
+          "worker {}: join failed ({} {}); retry {} in {} ms",
+          workerId,
+          status.getCode(),
+          status.getDescription(),
+          backoff.attempts(),
+          delay.toMillis());
     }
     try {
-      reconnect = timer.schedule(() -> onEvents(this::openStream), delay.toNanos(),
-          TimeUnit.NANOSECONDS);
+      reconnect =
+          timer.schedule(() -> onEvents(this::openStream), delay.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       log.debug("worker {}: closing, not re-joining", workerId);
     }
@@ -440,8 +494,12 @@ public final class CoordinatorSession implements AutoCloseable {
 
   private static boolean fatal(Status.Code code) {
     return switch (code) {
-      case INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED, UNAUTHENTICATED,
-          UNIMPLEMENTED -> true;
+      case INVALID_ARGUMENT,
+          FAILED_PRECONDITION,
+          PERMISSION_DENIED,
+          UNAUTHENTICATED,
+          UNIMPLEMENTED ->
+          true;
       default -> false;
     };
   }
@@ -449,8 +507,8 @@ public final class CoordinatorSession implements AutoCloseable {
   // ---- helpers ----
 
   private void setState(SessionState next) {
-    SessionState previous = state.getAndUpdate(
-        current -> current == SessionState.CLOSED ? current : next);
+    SessionState previous =
+        state.getAndUpdate(current -> current == SessionState.CLOSED ? current : next);
     if (previous != next && previous != SessionState.CLOSED) {
       log.debug("worker {}: {} -> {}", workerId, previous, next);
       fire(l -> l.stateChanged(previous, next));
@@ -469,13 +527,14 @@ public final class CoordinatorSession implements AutoCloseable {
 
   private void onEvents(Runnable task) {
     try {
-      events.execute(() -> {
-        try {
-          task.run();
-        } catch (RuntimeException e) {
-          log.error("worker {}: session event failed", workerId, e);
-        }
-      });
+      events.execute(
+          () -> {
+            try {
+              task.run();
+            } catch (RuntimeException e) {
+              log.error("worker {}: session event failed", workerId, e);
+            }
+          });
     } catch (RejectedExecutionException e) {
       log.debug("worker {}: session closed, event dropped", workerId);
     }
@@ -523,10 +582,13 @@ public final class CoordinatorSession implements AutoCloseable {
     @Override
     public boolean snapshotFailed(long snapshotId, String reason) {
       SessionStream s = stream;
-      return s != null && s.welcomed() && s.send(WorkerMessage.newBuilder()
-          .setSnapshotFailed(LocalSnapshotFailed.newBuilder()
-              .setSnapshotId(snapshotId).setReason(reason))
-          .build());
+      return s != null
+          && s.welcomed()
+          && s.send(
+              WorkerMessage.newBuilder()
+                  .setSnapshotFailed(
+                      LocalSnapshotFailed.newBuilder().setSnapshotId(snapshotId).setReason(reason))
+                  .build());
     }
 
     @Override

@@ -16,11 +16,11 @@ import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
- * Reassembles one worker's piece of a snapshot from its download parts, checking everything it
- * can before anything is restored: header first and for the expected snapshot and worker; chunk
- * indexes contiguous from 0; each chunk's CRC32C; the total size and whole-state CRC32C against
- * the header; recorded sequence numbers increasing per channel; the trailer's counts; nothing after
- * the trailer. Any failure is a {@link CorruptPieceException}. Pure logic.
+ * Reassembles one worker's piece of a snapshot from its download parts, checking everything it can
+ * before anything is restored: header first and for the expected snapshot and worker; chunk indexes
+ * contiguous from 0; each chunk's CRC32C; the total size and whole-state CRC32C against the header;
+ * recorded sequence numbers increasing per channel; the trailer's counts; nothing after the
+ * trailer. Any failure is a {@link CorruptPieceException}. Pure logic.
  */
 final class PieceAssembler {
 
@@ -68,9 +68,14 @@ final class PieceAssembler {
     if (!trailerSeen) {
       throw corrupt("the download ended without a trailer");
     }
-    LocalSnapshot piece = new LocalSnapshot(snapshotId, workerId,
-        counters(meta.getSentList(), "sent"), counters(meta.getReceivedList(), "received"),
-        recordings, firstMarkerFrom);
+    LocalSnapshot piece =
+        new LocalSnapshot(
+            snapshotId,
+            workerId,
+            counters(meta.getSentList(), "sent"),
+            counters(meta.getReceivedList(), "received"),
+            recordings,
+            firstMarkerFrom);
     return new Restorable(meta, piece, state);
   }
 
@@ -79,8 +84,12 @@ final class PieceAssembler {
       throw corrupt("a second header");
     }
     if (m.getSnapshotId() != snapshotId || !m.getWorkerId().equals(workerId)) {
-      throw corrupt("the header is for snapshot " + m.getSnapshotId() + " of worker '"
-          + m.getWorkerId() + "'");
+      throw corrupt(
+          "the header is for snapshot "
+              + m.getSnapshotId()
+              + " of worker '"
+              + m.getWorkerId()
+              + "'");
     }
     if (m.getStateBytes() > MAX_STATE_BYTES) {
       throw corrupt("state of " + m.getStateBytes() + " bytes is larger than one array");
@@ -94,8 +103,11 @@ final class PieceAssembler {
       throw corrupt("state chunk " + c.getIndex() + " came after the channel recordings");
     }
     if (c.getIndex() != chunks) {
-      throw corrupt("state chunk " + Integer.toUnsignedString(c.getIndex())
-          + " out of order, expected " + chunks);
+      throw corrupt(
+          "state chunk "
+              + Integer.toUnsignedString(c.getIndex())
+              + " out of order, expected "
+              + chunks);
     }
     int size = c.getData().size();
     if ((long) filled + size > state.length) {
@@ -104,8 +116,13 @@ final class PieceAssembler {
     c.getData().copyTo(state, filled);
     int actual = Crc32c.of(state, filled, size);
     if (actual != c.getCrc32C()) {
-      throw corrupt("state chunk " + chunks + " has CRC32C " + Crc32c.hex(actual)
-          + ", expected " + Crc32c.hex(c.getCrc32C()));
+      throw corrupt(
+          "state chunk "
+              + chunks
+              + " has CRC32C "
+              + Crc32c.hex(actual)
+              + ", expected "
+              + Crc32c.hex(c.getCrc32C()));
     }
     crc.update(state, filled, size);
     filled += size;
@@ -125,8 +142,8 @@ final class PieceAssembler {
     long last = list.isEmpty() ? 0 : list.get(list.size() - 1).seq();
     for (io.cutpoint.api.v1.RecordedMessage m : r.getMessagesList()) {
       if (m.getSeq() <= last) {
-        throw corrupt("channel " + from + "->" + workerId + ": message #" + m.getSeq()
-            + " after #" + last);
+        throw corrupt(
+            "channel " + from + "->" + workerId + ": message #" + m.getSeq() + " after #" + last);
       }
       list.add(new RecordedMessage(m.getSeq(), m.getPayload().toByteArray()));
       last = m.getSeq();
@@ -143,12 +160,22 @@ final class PieceAssembler {
     }
     int whole = Crc32c.value(crc);
     if (whole != meta.getStateCrc32C()) {
-      throw corrupt("the state has CRC32C " + Crc32c.hex(whole) + ", the header declares "
-          + Crc32c.hex(meta.getStateCrc32C()));
+      throw corrupt(
+          "the state has CRC32C "
+              + Crc32c.hex(whole)
+              + ", the header declares "
+              + Crc32c.hex(meta.getStateCrc32C()));
     }
     if (t.getStateChunks() != chunks || t.getRecordedMessages() != messages) {
-      throw corrupt("the trailer counts " + t.getStateChunks() + " chunks and "
-          + t.getRecordedMessages() + " messages, received " + chunks + " and " + messages);
+      throw corrupt(
+          "the trailer counts "
+              + t.getStateChunks()
+              + " chunks and "
+              + t.getRecordedMessages()
+              + " messages, received "
+              + chunks
+              + " and "
+              + messages);
     }
     trailerSeen = true;
   }

@@ -3,8 +3,8 @@ package io.cutpoint.client.session;
 import io.grpc.Status;
 
 /**
- * Observes a {@link CoordinatorSession}. Called on the session's own threads: keep it quick. It
- * may call {@link CoordinatorSession#close()}, which then completes on another thread.
+ * Observes a {@link CoordinatorSession}. Called on the session's own threads: keep it quick. It may
+ * call {@link CoordinatorSession#close()}, which then completes on another thread.
  */
 public interface SessionListener {
 

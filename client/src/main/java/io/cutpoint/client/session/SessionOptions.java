@@ -80,43 +80,107 @@ public record SessionOptions(
   }
 
   public SessionOptions withHeartbeatInterval(Duration interval) {
-    return new SessionOptions(interval, reconnectInitial, reconnectMax, joinTimeout,
-        uploadChunkBytes, uploadQueue, transferTimeout, closeTimeout, clock);
+    return new SessionOptions(
+        interval,
+        reconnectInitial,
+        reconnectMax,
+        joinTimeout,
+        uploadChunkBytes,
+        uploadQueue,
+        transferTimeout,
+        closeTimeout,
+        clock);
   }
 
   public SessionOptions withReconnect(Duration initial, Duration max) {
-    return new SessionOptions(heartbeatInterval, initial, max, joinTimeout,
-        uploadChunkBytes, uploadQueue, transferTimeout, closeTimeout, clock);
+    return new SessionOptions(
+        heartbeatInterval,
+        initial,
+        max,
+        joinTimeout,
+        uploadChunkBytes,
+        uploadQueue,
+        transferTimeout,
+        closeTimeout,
+        clock);
   }
 
   public SessionOptions withJoinTimeout(Duration timeout) {
-    return new SessionOptions(heartbeatInterval, reconnectInitial, reconnectMax, timeout,
-        uploadChunkBytes, uploadQueue, transferTimeout, closeTimeout, clock);
+    return new SessionOptions(
+        heartbeatInterval,
+        reconnectInitial,
+        reconnectMax,
+        timeout,
+        uploadChunkBytes,
+        uploadQueue,
+        transferTimeout,
+        closeTimeout,
+        clock);
   }
 
   public SessionOptions withUploadChunkBytes(int bytes) {
-    return new SessionOptions(heartbeatInterval, reconnectInitial, reconnectMax, joinTimeout,
-        bytes, uploadQueue, transferTimeout, closeTimeout, clock);
+    return new SessionOptions(
+        heartbeatInterval,
+        reconnectInitial,
+        reconnectMax,
+        joinTimeout,
+        bytes,
+        uploadQueue,
+        transferTimeout,
+        closeTimeout,
+        clock);
   }
 
   public SessionOptions withUploadQueue(int capacity) {
-    return new SessionOptions(heartbeatInterval, reconnectInitial, reconnectMax, joinTimeout,
-        uploadChunkBytes, capacity, transferTimeout, closeTimeout, clock);
+    return new SessionOptions(
+        heartbeatInterval,
+        reconnectInitial,
+        reconnectMax,
+        joinTimeout,
+        uploadChunkBytes,
+        capacity,
+        transferTimeout,
+        closeTimeout,
+        clock);
   }
 
   public SessionOptions withTransferTimeout(Duration timeout) {
-    return new SessionOptions(heartbeatInterval, reconnectInitial, reconnectMax, joinTimeout,
-        uploadChunkBytes, uploadQueue, timeout, closeTimeout, clock);
+    return new SessionOptions(
+        heartbeatInterval,
+        reconnectInitial,
+        reconnectMax,
+        joinTimeout,
+        uploadChunkBytes,
+        uploadQueue,
+        timeout,
+        closeTimeout,
+        clock);
   }
 
   public SessionOptions withCloseTimeout(Duration timeout) {
-    return new SessionOptions(heartbeatInterval, reconnectInitial, reconnectMax, joinTimeout,
-        uploadChunkBytes, uploadQueue, transferTimeout, timeout, clock);
+    return new SessionOptions(
+        heartbeatInterval,
+        reconnectInitial,
+        reconnectMax,
+        joinTimeout,
+        uploadChunkBytes,
+        uploadQueue,
+        transferTimeout,
+        timeout,
+        clock);
   }
 
   public SessionOptions withClock(Clock newClock) {
-    return new SessionOptions(heartbeatInterval, reconnectInitial, reconnectMax, joinTimeout,
-        uploadChunkBytes, uploadQueue, transferTimeout, closeTimeout, newClock);
+    return new SessionOptions(
+        heartbeatInterval,
+        reconnectInitial,
+        reconnectMax,
+        joinTimeout,
+        uploadChunkBytes,
+        uploadQueue,
+        transferTimeout,
+        closeTimeout,
+        newClock);
   }
 
   private static void positive(Duration d, String name) {

@@ -25,7 +25,8 @@ final class SessionSecret implements ClientInterceptor {
   }
 
   @Override
-  public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+  public <Q, R> ClientCall<Q, R> interceptCall(
+      MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
     return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
       @Override
       public void start(Listener<R> listener, Metadata headers) {

@@ -6,7 +6,9 @@ public enum SessionState {
   CONNECTING,
   /** Welcomed; the worker runs normally and heartbeats. */
   JOINED,
-  /** Welcomed, and the worker is halted for a rollback: it waits for {@code restore}/{@code resume}. */
+  /**
+   * Welcomed, and the worker is halted for a rollback: it waits for {@code restore}/{@code resume}.
+   */
   HALTED,
   /** Closed by {@link CoordinatorSession#close()} or ended by a fatal join refusal. Final. */
   CLOSED

@@ -34,18 +34,15 @@ final class SnapshotDownloader {
    */
   PieceAssembler.Restorable download(long snapshotId, String workerId)
       throws CorruptPieceException {
-    DownloadRequest request = DownloadRequest.newBuilder()
-        .setSnapshotId(snapshotId)
-        .setWorkerId(workerId)
-        .build();
+    DownloadRequest request =
+        DownloadRequest.newBuilder().setSnapshotId(snapshotId).setWorkerId(workerId).build();
     Context.CancellableContext ctx = Context.current().withCancellation();
     current = ctx;
     Context previous = ctx.attach();
     try {
       PieceAssembler assembler = new PieceAssembler(snapshotId, workerId);
-      Iterator<DownloadPart> parts = stub
-          .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-          .downloadSnapshot(request);
+      Iterator<DownloadPart> parts =
+          stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS).downloadSnapshot(request);
       while (parts.hasNext()) {
         assembler.accept(parts.next());
       }

@@ -117,8 +117,10 @@ final class SnapshotUploader {
     @Override
     public void onCompleted() {
       if (answer == null) {
-        result.completeExceptionally(Status.INTERNAL
-            .withDescription("the coordinator ended the upload without a result").asException());
+        result.completeExceptionally(
+            Status.INTERNAL
+                .withDescription("the coordinator ended the upload without a result")
+                .asException());
       } else {
         result.complete(answer);
       }

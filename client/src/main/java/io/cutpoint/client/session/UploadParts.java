@@ -24,9 +24,9 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The parts of one snapshot upload, produced lazily in wire order: header, state chunks,
- * channel recordings (every incoming channel, split by payload size), trailer. Only the part being
- * produced is materialised, so a large state is copied one chunk at a time. Pure logic.
+ * The parts of one snapshot upload, produced lazily in wire order: header, state chunks, channel
+ * recordings (every incoming channel, split by payload size), trailer. Only the part being produced
+ * is materialised, so a large state is copied one chunk at a time. Pure logic.
  */
 final class UploadParts implements Iterator<UploadPart> {
 
@@ -43,7 +43,13 @@ final class UploadParts implements Iterator<UploadPart> {
   private int messageIndex;
   private long recordedMessages;
 
-  private enum Stage { HEADER, CHUNKS, CHANNELS, TRAILER, DONE }
+  private enum Stage {
+    HEADER,
+    CHUNKS,
+    CHANNELS,
+    TRAILER,
+    DONE
+  }
 
   UploadParts(CompletedLocalSnapshot snapshot, long epoch, int chunkBytes) {
     this.snapshot = snapshot;
@@ -92,13 +98,15 @@ final class UploadParts implements Iterator<UploadPart> {
       case TRAILER -> {
         stage = Stage.DONE;
         return UploadPart.newBuilder()
-            .setTrailer(UploadTrailer.newBuilder()
-                .setStateChunks(stateChunks)
-                .setRecordedMessages(recordedMessages))
+            .setTrailer(
+                UploadTrailer.newBuilder()
+                    .setStateChunks(stateChunks)
+                    .setRecordedMessages(recordedMessages))
             .build();
       }
-      default -> throw new NoSuchElementException("upload of snapshot "
-          + snapshot.cut().snapshotId() + " has no more parts");
+      default ->
+          throw new NoSuchElementException(
+              "upload of snapshot " + snapshot.cut().snapshotId() + " has no more parts");
     }
   }
 
@@ -110,10 +118,11 @@ final class UploadParts implements Iterator<UploadPart> {
     int offset = index * chunkBytes;
     int length = Math.min(chunkBytes, state.length - offset);
     return UploadPart.newBuilder()
-        .setStateChunk(StateChunk.newBuilder()
-            .setIndex(index)
-            .setData(ByteString.copyFrom(state, offset, length))
-            .setCrc32C(Crc32c.of(state, offset, length)))
+        .setStateChunk(
+            StateChunk.newBuilder()
+                .setIndex(index)
+                .setData(ByteString.copyFrom(state, offset, length))
+                .setCrc32C(Crc32c.of(state, offset, length)))
         .build();
   }
 
@@ -122,18 +131,20 @@ final class UploadParts implements Iterator<UploadPart> {
     LocalSnapshot cut = snapshot.cut();
     String peer = channels.get(channelIndex);
     List<RecordedMessage> messages = cut.recorded(peer);
-    ChannelRecording.Builder part = ChannelRecording.newBuilder()
-        .setFrom(peer)
-        .setFirstMarker(peer.equals(cut.firstMarkerFrom()));
+    ChannelRecording.Builder part =
+        ChannelRecording.newBuilder()
+            .setFrom(peer)
+            .setFirstMarker(peer.equals(cut.firstMarkerFrom()));
     long payload = 0;
     while (messageIndex < messages.size()) {
       RecordedMessage m = messages.get(messageIndex);
       if (part.getMessagesCount() > 0 && payload + m.payload().length > chunkBytes) {
         break;
       }
-      part.addMessages(io.cutpoint.api.v1.RecordedMessage.newBuilder()
-          .setSeq(m.seq())
-          .setPayload(ByteString.copyFrom(m.payload())));
+      part.addMessages(
+          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+              .setSeq(m.seq())
+              .setPayload(ByteString.copyFrom(m.payload())));
       payload += m.payload().length;
       messageIndex++;
     }
@@ -149,16 +160,18 @@ final class UploadParts implements Iterator<UploadPart> {
   static LocalSnapshotMeta meta(CompletedLocalSnapshot snapshot, long epoch) {
     LocalSnapshot cut = snapshot.cut();
     CapturedState captured = snapshot.state();
-    LocalSnapshotMeta.Builder meta = LocalSnapshotMeta.newBuilder()
-        .setSnapshotId(cut.snapshotId())
-        .setWorkerId(cut.workerId())
-        .setEpoch(epoch)
-        .addAllSent(counters(cut.sent()))
-        .addAllReceived(counters(cut.received()))
-        .setStateBytes(captured.state().length)
-        .setStateCrc32C(Crc32c.of(captured.state()))
-        .setActivity(activity(captured.activity()))
-        .setRecordingMillis(TimeUnit.NANOSECONDS.toMillis(Math.max(0, snapshot.recordingNanos())));
+    LocalSnapshotMeta.Builder meta =
+        LocalSnapshotMeta.newBuilder()
+            .setSnapshotId(cut.snapshotId())
+            .setWorkerId(cut.workerId())
+            .setEpoch(epoch)
+            .addAllSent(counters(cut.sent()))
+            .addAllReceived(counters(cut.received()))
+            .setStateBytes(captured.state().length)
+            .setStateCrc32C(Crc32c.of(captured.state()))
+            .setActivity(activity(captured.activity()))
+            .setRecordingMillis(
+                TimeUnit.NANOSECONDS.toMillis(Math.max(0, snapshot.recordingNanos())));
     for (CapturedState.WaitFor w : captured.waitingFor()) {
       meta.addWaitingFor(WaitFor.newBuilder().setPeer(w.peer()).setResource(w.resource()));
     }
@@ -167,8 +180,9 @@ final class UploadParts implements Iterator<UploadPart> {
 
   private static List<ChannelCounter> counters(Map<String, Long> byPeer) {
     List<ChannelCounter> out = new ArrayList<>(byPeer.size());
-    byPeer.forEach((peer, count) ->
-        out.add(ChannelCounter.newBuilder().setPeer(peer).setCount(count).build()));
+    byPeer.forEach(
+        (peer, count) ->
+            out.add(ChannelCounter.newBuilder().setPeer(peer).setCount(count).build()));
     return out;
   }
 

@@ -16,9 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker's snapshot listener: hands each completed local snapshot to one upload thread
- * (uploads are sequential; at most {@code capacity} wait), and reports local failures and failed
- * uploads to the coordinator as {@code snapshot_failed}. Never blocks the worker's event thread.
+ * The worker's snapshot listener: hands each completed local snapshot to one upload thread (uploads
+ * are sequential; at most {@code capacity} wait), and reports local failures and failed uploads to
+ * the coordinator as {@code snapshot_failed}. Never blocks the worker's event thread.
  */
 final class UploadQueue implements WorkerControl.LocalSnapshotListener {
 
@@ -41,18 +41,25 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
   private final Reports reports;
   private final ThreadPoolExecutor executor;
   private final int capacity;
+
   /** Guarded by itself: the session thread adds, the upload thread reads. */
   private final RecentIds aborted = new RecentIds(REMEMBERED_ABORTS);
 
-  UploadQueue(String workerId, SnapshotUploader uploader, LongSupplier epoch, Reports reports,
-      int capacity, ThreadFactory threads) {
+  UploadQueue(
+      String workerId,
+      SnapshotUploader uploader,
+      LongSupplier epoch,
+      Reports reports,
+      int capacity,
+      ThreadFactory threads) {
     this.workerId = workerId;
     this.uploader = uploader;
     this.epoch = epoch;
     this.reports = reports;
     this.capacity = capacity;
-    this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(capacity), threads);
+    this.executor =
+        new ThreadPoolExecutor(
+            1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(capacity), threads);
   }
 
   ThreadPoolExecutor executor() {
@@ -88,8 +95,8 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
   public void failed(long snapshotId, String reason) {
     log.warn("worker {}: local snapshot {} failed: {}", workerId, snapshotId, reason);
     if (!reports.snapshotFailed(snapshotId, reason)) {
-      log.info("worker {}: not joined, the coordinator will time snapshot {} out", workerId,
-          snapshotId);
+      log.info(
+          "worker {}: not joined, the coordinator will time snapshot {} out", workerId, snapshotId);
     }
     reports.uploadFailed(snapshotId, reason);
   }
@@ -108,8 +115,12 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     long started = System.nanoTime();
     try {
       UploadResult result = uploader.upload(snapshot, recordedIn);
-      log.info("worker {}: uploaded snapshot {} ({} state bytes, {} in-flight messages) in {} ms",
-          workerId, id, result.getStoredStateBytes(), snapshot.cut().inFlightMessages(),
+      log.info(
+          "worker {}: uploaded snapshot {} ({} state bytes, {} in-flight messages) in {} ms",
+          workerId,
+          id,
+          result.getStoredStateBytes(),
+          snapshot.cut().inFlightMessages(),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
       reports.uploaded(id, result.getStoredStateBytes());
     } catch (InterruptedException e) {
@@ -122,8 +133,8 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
       switch (status.getCode()) {
         case NOT_FOUND, FAILED_PRECONDITION ->
             // The snapshot is no longer pending (aborted, timed out): nothing to report.
-            log.info("worker {}: coordinator no longer takes snapshot {}: {}", workerId, id,
-                status);
+            log.info(
+                "worker {}: coordinator no longer takes snapshot {}: {}", workerId, id, status);
         default -> {
           log.warn("worker {}: {} of snapshot {}", workerId, reason, id);
           reports.snapshotFailed(id, reason);

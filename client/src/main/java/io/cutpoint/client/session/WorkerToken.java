@@ -23,11 +23,14 @@ public final class WorkerToken extends CallCredentials {
     this.token = token;
   }
 
-  /** @param token the token; surrounding whitespace (a file's trailing newline) is dropped */
+  /**
+   * @param token the token; surrounding whitespace (a file's trailing newline) is dropped
+   */
   public static WorkerToken of(String token) {
     String t = Objects.requireNonNull(token, "token").strip();
     if (t.isEmpty() || t.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
-      throw new IllegalArgumentException("the worker token is empty or has whitespace or control characters");
+      throw new IllegalArgumentException(
+          "the worker token is empty or has whitespace or control characters");
     }
     return new WorkerToken(t);
   }
@@ -44,7 +47,8 @@ public final class WorkerToken extends CallCredentials {
       m.put(AUTHORIZATION, "Bearer " + token);
       applier.apply(m);
     } catch (RuntimeException e) {
-      applier.fail(Status.UNAUTHENTICATED.withDescription("cannot attach the worker token").withCause(e));
+      applier.fail(
+          Status.UNAUTHENTICATED.withDescription("cannot attach the worker token").withCause(e));
     }
   }
 

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code send} and {@code onData} are per-message paths: with no snapshot recording the channel
- * they allocate nothing. Also prints their cost per call (informative; timing is not asserted on
- * a shared machine).
+ * they allocate nothing. Also prints their cost per call (informative; timing is not asserted on a
+ * shared machine).
  */
 class EngineHotPathTest {
 
@@ -58,29 +58,56 @@ class EngineHotPathTest {
   @Test
   void sendAndOnDataAllocateNothingWhileNoSnapshotIsInFlight() {
     Sink sink = new Sink();
-    SnapshotEngine sender = new SnapshotEngine("s", List.of("r", "x", "y"), List.of(),
-        id -> CapturedState.of(new byte[0]), sink, EngineOptions.defaults());
-    SnapshotEngine receiver = new SnapshotEngine("r", List.of(), List.of("s", "x", "y"),
-        id -> CapturedState.of(new byte[0]), sink, EngineOptions.defaults());
+    SnapshotEngine sender =
+        new SnapshotEngine(
+            "s",
+            List.of("r", "x", "y"),
+            List.of(),
+            id -> CapturedState.of(new byte[0]),
+            sink,
+            EngineOptions.defaults());
+    SnapshotEngine receiver =
+        new SnapshotEngine(
+            "r",
+            List.of(),
+            List.of("s", "x", "y"),
+            id -> CapturedState.of(new byte[0]),
+            sink,
+            EngineOptions.defaults());
     loop(sender, receiver); // warm up
     loop(sender, receiver);
     long before = allocatedBytes();
     double nanos = loop(sender, receiver);
     long allocated = allocatedBytes() - before;
-    System.out.printf("send+onData, no snapshot in flight: %.1f ns per message, %d bytes allocated"
-        + " over %d messages%n", nanos, allocated, CALLS);
-    assertThat(allocated).as("bytes allocated by %d send+onData pairs", CALLS).isLessThan(64 * 1024);
+    System.out.printf(
+        "send+onData, no snapshot in flight: %.1f ns per message, %d bytes allocated"
+            + " over %d messages%n",
+        nanos, allocated, CALLS);
+    assertThat(allocated)
+        .as("bytes allocated by %d send+onData pairs", CALLS)
+        .isLessThan(64 * 1024);
     assertThat(receiver.received("s")).isEqualTo(3L * CALLS);
   }
 
   @Test
   void whileRecordingEachMessageCostsOneRecordedMessage() {
     Sink sink = new Sink();
-    SnapshotEngine sender = new SnapshotEngine("s", List.of("r"), List.of(),
-        id -> CapturedState.of(new byte[0]), sink, EngineOptions.defaults());
-    SnapshotEngine receiver = new SnapshotEngine("r", List.of(), List.of("s", "x"),
-        id -> CapturedState.of(new byte[0]), sink,
-        EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(Long.MAX_VALUE));
+    SnapshotEngine sender =
+        new SnapshotEngine(
+            "s",
+            List.of("r"),
+            List.of(),
+            id -> CapturedState.of(new byte[0]),
+            sink,
+            EngineOptions.defaults());
+    SnapshotEngine receiver =
+        new SnapshotEngine(
+            "r",
+            List.of(),
+            List.of("s", "x"),
+            id -> CapturedState.of(new byte[0]),
+            sink,
+            EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(Long.MAX_VALUE));
     receiver.startSnapshot(1);
     double nanos = loop(sender, receiver);
     System.out.printf("send+onData, one snapshot recording: %.1f ns per message%n", nanos);

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class ProtocolDocExampleTest {
 
   /** What a transport would carry: a data message or a marker. */
-  record Frame(String from, String to, boolean marker, long seqOrSnapshot, long sentCount,
-      byte[] payload) {}
+  record Frame(
+      String from, String to, boolean marker, long seqOrSnapshot, long sentCount, byte[] payload) {}
 
   @Test
   void theDocumentedExampleWorks() {
@@ -24,23 +24,37 @@ class ProtocolDocExampleTest {
 
     for (String id : List.of("a", "b")) {
       String peer = id.equals("a") ? "b" : "a";
-      EngineOutput output = new EngineOutput() {
-        @Override public void sendMarker(String to, long snapshotId, long sentCount) {
-          wire.add(new Frame(id, to, true, snapshotId, sentCount, null));
-        }
-        @Override public void deliver(String from, long seq, byte[] payload) {
-          // hand the message to the application here
-        }
-        @Override public void completed(CompletedLocalSnapshot snapshot) {
-          done.add(snapshot); // upload it to the coordinator
-        }
-        @Override public void failed(long snapshotId, String reason) {
-          // report it to the coordinator
-        }
-      };
-      engines.put(id, new SnapshotEngine(id, List.of(peer), List.of(peer),
-          snapshotId -> CapturedState.of(("state of " + id).getBytes()), output,
-          EngineOptions.defaults()));
+      EngineOutput output =
+          new EngineOutput() {
+            @Override
+            public void sendMarker(String to, long snapshotId, long sentCount) {
+              wire.add(new Frame(id, to, true, snapshotId, sentCount, null));
+            }
+
+            @Override
+            public void deliver(String from, long seq, byte[] payload) {
+              // hand the message to the application here
+            }
+
+            @Override
+            public void completed(CompletedLocalSnapshot snapshot) {
+              done.add(snapshot); // upload it to the coordinator
+            }
+
+            @Override
+            public void failed(long snapshotId, String reason) {
+              // report it to the coordinator
+            }
+          };
+      engines.put(
+          id,
+          new SnapshotEngine(
+              id,
+              List.of(peer),
+              List.of(peer),
+              snapshotId -> CapturedState.of(("state of " + id).getBytes()),
+              output,
+              EngineOptions.defaults()));
     }
 
     SnapshotEngine a = engines.get("a");
@@ -59,8 +73,11 @@ class ProtocolDocExampleTest {
     }
 
     assertThat(done).hasSize(2);
-    CompletedLocalSnapshot ofB = done.stream().filter(d -> d.cut().workerId().equals("b")).findFirst().orElseThrow();
-    assertThat(ofB.cut().recorded("a")).extracting(m -> m.seq()).containsExactly(1L); // "hello" was in flight
+    CompletedLocalSnapshot ofB =
+        done.stream().filter(d -> d.cut().workerId().equals("b")).findFirst().orElseThrow();
+    assertThat(ofB.cut().recorded("a"))
+        .extracting(m -> m.seq())
+        .containsExactly(1L); // "hello" was in flight
     assertThat(ofB.cut().initiator()).isTrue();
   }
 }

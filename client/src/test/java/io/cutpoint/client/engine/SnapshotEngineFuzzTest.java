@@ -19,8 +19,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The engine fed arbitrary event sequences: sends, data messages and markers (in and out of
- * order, on declared and undeclared channels), snapshot starts, aborts, failing state captures and
+ * The engine fed arbitrary event sequences: sends, data messages and markers (in and out of order,
+ * on declared and undeclared channels), snapshot starts, aborts, failing state captures and
  * restores. It may only refuse with its documented exceptions, and a refusal changes nothing.
  * Whatever it reports must be sound: messages delivered per channel in sequence, markers carrying
  * the sent count at the cut, one outcome per snapshot, and every recorded channel state the
@@ -38,13 +38,22 @@ class SnapshotEngineFuzzTest {
   void arbitraryEventSequencesKeepTheEngineSound(FuzzedDataProvider data) {
     RecordingOutput out = new RecordingOutput();
     boolean[] failCapture = {false};
-    SnapshotEngine engine = new SnapshotEngine("w", OUT, IN, id -> {
-      if (failCapture[0]) {
-        throw new IllegalStateException("capture of " + id + " failed");
-      }
-      return CapturedState.of(new byte[] {(byte) id});
-    }, out, EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(data.consumeInt(0, 64))
-        .withRecentSnapshotMemory(16).withNanoClock(() -> 0)); // remembers every id used here
+    SnapshotEngine engine =
+        new SnapshotEngine(
+            "w",
+            OUT,
+            IN,
+            id -> {
+              if (failCapture[0]) {
+                throw new IllegalStateException("capture of " + id + " failed");
+              }
+              return CapturedState.of(new byte[] {(byte) id});
+            },
+            out,
+            EngineOptions.defaults()
+                .withMaxRecordedBytesPerSnapshot(data.consumeInt(0, 64))
+                .withRecentSnapshotMemory(16)
+                .withNanoClock(() -> 0)); // remembers every id used here
     Model model = new Model();
 
     for (int step = 0; step < 128 && data.remainingBytes() > 0; step++) {
@@ -54,11 +63,18 @@ class SnapshotEngineFuzzTest {
       try {
         switch (data.consumeInt(0, 7)) {
           case 0 -> model.sent(peer, engine.send(peer, new byte[data.consumeInt(0, 8)]));
-          case 1 -> engine.onData(peer, data.consumeBoolean()
-              ? receivedOrZero(engine, peer) + 1 : data.consumeLong(-2, 40),
-              data.consumeBytes(data.consumeInt(0, 16)));
-          case 2 -> engine.onMarker(peer, data.consumeLong(1, 12), data.consumeBoolean()
-              ? receivedOrZero(engine, peer) : data.consumeLong(-1, 40));
+          case 1 ->
+              engine.onData(
+                  peer,
+                  data.consumeBoolean()
+                      ? receivedOrZero(engine, peer) + 1
+                      : data.consumeLong(-2, 40),
+                  data.consumeBytes(data.consumeInt(0, 16)));
+          case 2 ->
+              engine.onMarker(
+                  peer,
+                  data.consumeLong(1, 12),
+                  data.consumeBoolean() ? receivedOrZero(engine, peer) : data.consumeLong(-1, 40));
           case 3 -> engine.startSnapshot(data.consumeLong(1, 12));
           case 4 -> engine.tryStartSnapshot(data.consumeLong(1, 12));
           case 5 -> engine.abort(data.consumeLong(1, 12));
@@ -73,7 +89,8 @@ class SnapshotEngineFuzzTest {
           }
         }
       } catch (ProtocolViolationException | IllegalArgumentException e) {
-        assertThat(State.of(engine, out)).as("a refused call changes nothing: %s", e)
+        assertThat(State.of(engine, out))
+            .as("a refused call changes nothing: %s", e)
             .isEqualTo(before);
       } catch (IllegalStateException e) {
         assertThat(e.getMessage()).contains("snapshot"); // startSnapshot of a known id
@@ -88,8 +105,8 @@ class SnapshotEngineFuzzTest {
   }
 
   /** What can be observed of the engine: its counters, snapshots in flight, and its output. */
-  private record State(Map<String, Long> sent, Map<String, Long> received, Set<Long> inFlight,
-      int events) {
+  private record State(
+      Map<String, Long> sent, Map<String, Long> received, Set<Long> inFlight, int events) {
     static State of(SnapshotEngine e, RecordingOutput out) {
       Map<String, Long> sent = new HashMap<>();
       OUT.forEach(p -> sent.put(p, e.sent(p)));
@@ -125,14 +142,17 @@ class SnapshotEngineFuzzTest {
       List<Event> events = out.events();
       for (Event event : events.subList(seen, events.size())) {
         if (event instanceof Delivered d) {
-          assertThat(d.seq()).as("delivery from %s", d.from())
+          assertThat(d.seq())
+              .as("delivery from %s", d.from())
               .isEqualTo(delivered.get(d.from()) + 1);
           delivered.put(d.from(), d.seq());
         } else if (event instanceof MarkerSent m) {
-          assertThat(m.sentCount()).as("marker of %d to %s", m.snapshotId(), m.to())
+          assertThat(m.sentCount())
+              .as("marker of %d to %s", m.snapshotId(), m.to())
               .isEqualTo(sent.get(m.to()));
         } else if (event instanceof Completed c) {
-          assertThat(finished.add(c.snapshot().cut().snapshotId())).as("one outcome per snapshot")
+          assertThat(finished.add(c.snapshot().cut().snapshotId()))
+              .as("one outcome per snapshot")
               .isTrue();
           checkCut(c.snapshot().cut());
         } else if (event instanceof Failed f) {
@@ -153,16 +173,19 @@ class SnapshotEngineFuzzTest {
       for (String peer : IN) {
         List<RecordedMessage> recorded = cut.recorded(peer);
         if (peer.equals(cut.firstMarkerFrom())) {
-          assertThat(recorded).as("the channel whose marker recorded %s", cut.snapshotId())
+          assertThat(recorded)
+              .as("the channel whose marker recorded %s", cut.snapshotId())
               .isEmpty();
         }
         long next = cut.received().get(peer) + 1;
         for (RecordedMessage m : recorded) {
-          assertThat(m.seq()).as("recorded state of %s in snapshot %d", peer, cut.snapshotId())
+          assertThat(m.seq())
+              .as("recorded state of %s in snapshot %d", peer, cut.snapshotId())
               .isEqualTo(next++);
         }
-        assertThat(next - 1).as("recorded up to what arrived").isLessThanOrEqualTo(
-            delivered.get(peer));
+        assertThat(next - 1)
+            .as("recorded up to what arrived")
+            .isLessThanOrEqualTo(delivered.get(peer));
       }
     }
   }

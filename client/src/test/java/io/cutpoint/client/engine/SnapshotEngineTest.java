@@ -28,10 +28,16 @@ class SnapshotEngineTest {
   }
 
   private SnapshotEngine engine(List<String> outgoing, List<String> incoming, EngineOptions o) {
-    return new SnapshotEngine("w", outgoing, incoming, id -> {
-      captures.add(id);
-      return CapturedState.of(("state@" + id).getBytes(UTF_8));
-    }, out, o.withNanoClock(clock::get));
+    return new SnapshotEngine(
+        "w",
+        outgoing,
+        incoming,
+        id -> {
+          captures.add(id);
+          return CapturedState.of(("state@" + id).getBytes(UTF_8));
+        },
+        out,
+        o.withNanoClock(clock::get));
   }
 
   private static byte[] b(String s) {
@@ -57,7 +63,8 @@ class SnapshotEngineTest {
     SnapshotEngine e = engine(List.of("a"), List.of("b"));
     assertThatThrownBy(() -> e.send("b", b("x")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("b").hasMessageContaining("not a declared outgoing channel");
+        .hasMessageContaining("b")
+        .hasMessageContaining("not a declared outgoing channel");
     assertThatThrownBy(() -> e.onData("a", 1, b("x")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a declared incoming channel");
@@ -72,7 +79,8 @@ class SnapshotEngineTest {
   @Test
   void duplicateOrEmptyPeersAreRejected() {
     assertThatThrownBy(() -> engine(List.of("a", "a"), List.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("declared twice");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("declared twice");
     assertThatThrownBy(() -> engine(List.of(), List.of("")))
         .isInstanceOf(IllegalArgumentException.class);
   }
@@ -84,7 +92,8 @@ class SnapshotEngineTest {
     assertThatThrownBy(() -> e.onData("a", 3, b("three")))
         .isInstanceOf(ProtocolViolationException.class)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("data message 3").hasMessageContaining("2 was expected");
+        .hasMessageContaining("data message 3")
+        .hasMessageContaining("2 was expected");
     assertThatThrownBy(() -> e.onData("a", 1, b("dup")))
         .isInstanceOf(ProtocolViolationException.class);
     e.onData("a", 2, b("two"));
@@ -99,8 +108,9 @@ class SnapshotEngineTest {
     e.onData("x", 1, b("before"));
     e.startSnapshot(5);
     assertThat(captures).containsExactly(5L);
-    assertThat(out.markers()).containsExactly(
-        new MarkerSent("a", 5, 0), new MarkerSent("b", 5, 1), new MarkerSent("c", 5, 0));
+    assertThat(out.markers())
+        .containsExactly(
+            new MarkerSent("a", 5, 0), new MarkerSent("b", 5, 1), new MarkerSent("c", 5, 0));
     assertThat(e.inFlight()).containsExactly(5L);
 
     e.onData("x", 2, b("in-x-2"));
@@ -184,7 +194,8 @@ class SnapshotEngineTest {
     e.onMarker("x", 3, 0);
     assertThat(e.tryStartSnapshot(3)).isFalse();
     assertThatThrownBy(() -> e.startSnapshot(3))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("already in flight");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already in flight");
     assertThat(captures).containsExactly(3L);
     assertThat(out.markers()).hasSize(1);
     e.onMarker("y", 3, 0);
@@ -196,14 +207,24 @@ class SnapshotEngineTest {
   void twoInitiatorsOfOneSnapshotEachCloseTheOthersChannel() {
     RecordingOutput outB = new RecordingOutput();
     SnapshotEngine a = engine(List.of("b"), List.of("b"));
-    SnapshotEngine bEngine = new SnapshotEngine("b", List.of("w"), List.of("w"),
-        id -> CapturedState.of(new byte[0]), outB, EngineOptions.defaults());
+    SnapshotEngine bEngine =
+        new SnapshotEngine(
+            "b",
+            List.of("w"),
+            List.of("w"),
+            id -> CapturedState.of(new byte[0]),
+            outB,
+            EngineOptions.defaults());
     a.startSnapshot(4);
     bEngine.startSnapshot(4);
     bEngine.onMarker("w", 4, 0);
     a.onMarker("b", 4, 0);
-    assertThat(out.completed()).singleElement().satisfies(c -> assertThat(c.cut().initiator()).isTrue());
-    assertThat(outB.completed()).singleElement().satisfies(c -> assertThat(c.cut().initiator()).isTrue());
+    assertThat(out.completed())
+        .singleElement()
+        .satisfies(c -> assertThat(c.cut().initiator()).isTrue());
+    assertThat(outB.completed())
+        .singleElement()
+        .satisfies(c -> assertThat(c.cut().initiator()).isTrue());
   }
 
   @Test
@@ -218,7 +239,8 @@ class SnapshotEngineTest {
     assertThat(e.ignoredMarkers()).isEqualTo(1);
     assertThat(captures).containsExactly(8L);
     assertThatThrownBy(() -> e.startSnapshot(8))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("already completed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already completed");
     assertThat(e.tryStartSnapshot(8)).isFalse();
     assertThat(e.isKnown(8)).isTrue();
   }
@@ -239,7 +261,8 @@ class SnapshotEngineTest {
     SnapshotEngine e = engine(List.of(), List.of("x"));
     e.onMarker("x", 2, 0);
     assertThat(out.markers()).isEmpty();
-    assertThat(out.completed()).singleElement()
+    assertThat(out.completed())
+        .singleElement()
         .satisfies(c -> assertThat(c.cut().sent()).isEmpty());
   }
 
@@ -258,10 +281,12 @@ class SnapshotEngineTest {
     e.onData("x", 2, b("m"));
     assertThatThrownBy(() -> e.onMarker("x", 1, 1))
         .isInstanceOf(ProtocolViolationException.class)
-        .hasMessageContaining("says 1").hasMessageContaining("but 2 arrived")
+        .hasMessageContaining("says 1")
+        .hasMessageContaining("but 2 arrived")
         .hasMessageContaining("more arrived than were sent");
     assertThatThrownBy(() -> e.onMarker("x", 1, 3))
-        .isInstanceOf(ProtocolViolationException.class).hasMessageContaining("lost");
+        .isInstanceOf(ProtocolViolationException.class)
+        .hasMessageContaining("lost");
     assertThat(captures).isEmpty();
     assertThat(e.inFlight()).isEmpty();
     e.onMarker("x", 1, -1); // unknown count: not checked
@@ -270,8 +295,11 @@ class SnapshotEngineTest {
 
   @Test
   void pastTheRecordingLimitTheSnapshotFailsAndItsLaterMarkersAreIgnored() {
-    SnapshotEngine e = engine(List.of(), List.of("x", "y"),
-        EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(10));
+    SnapshotEngine e =
+        engine(
+            List.of(),
+            List.of("x", "y"),
+            EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(10));
     e.onMarker("x", 1, 0); // 1 records y
     e.startSnapshot(2); // 2 records x and y
     e.onData("y", 1, new byte[5]);
@@ -290,8 +318,11 @@ class SnapshotEngineTest {
 
   @Test
   void theLimitIsPerSnapshotSoASmallerOneSurvives() {
-    SnapshotEngine e = engine(List.of(), List.of("x", "y"),
-        EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(10));
+    SnapshotEngine e =
+        engine(
+            List.of(),
+            List.of("x", "y"),
+            EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(10));
     e.startSnapshot(1); // records x and y
     e.onData("x", 1, new byte[8]);
     e.onMarker("x", 1, 1);
@@ -354,16 +385,19 @@ class SnapshotEngineTest {
     e.send("a", b("m"));
     e.startSnapshot(1);
     assertThatThrownBy(() -> e.restore(Map.of("zz", 1L), Map.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("zz");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("zz");
     assertThatThrownBy(() -> e.restore(Map.of(), Map.of("x", -1L)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(">= 0");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(">= 0");
     assertThat(e.sent("a")).isEqualTo(1);
     assertThat(e.inFlight()).containsExactly(1L);
   }
 
   @Test
   void recentMemoryIsBoundedSoVeryOldIdsAreForgotten() {
-    SnapshotEngine e = engine(List.of(), List.of(), EngineOptions.defaults().withRecentSnapshotMemory(2));
+    SnapshotEngine e =
+        engine(List.of(), List.of(), EngineOptions.defaults().withRecentSnapshotMemory(2));
     e.startSnapshot(1);
     e.startSnapshot(2);
     assertThat(e.isKnown(1)).isTrue();
@@ -375,13 +409,22 @@ class SnapshotEngineTest {
 
   @Test
   void aFailingStateCaptureFailsTheSnapshotWithoutSendingMarkers() {
-    SnapshotEngine e = new SnapshotEngine("w", List.of("o"), List.of("x"), id -> {
-      throw new IllegalStateException("disk on fire");
-    }, out, EngineOptions.defaults());
+    SnapshotEngine e =
+        new SnapshotEngine(
+            "w",
+            List.of("o"),
+            List.of("x"),
+            id -> {
+              throw new IllegalStateException("disk on fire");
+            },
+            out,
+            EngineOptions.defaults());
     e.onMarker("x", 6, 0);
     assertThat(out.markers()).isEmpty();
-    assertThat(out.failures()).singleElement()
-        .satisfies(f -> assertThat(f.reason()).contains("state capture failed").contains("disk on fire"));
+    assertThat(out.failures())
+        .singleElement()
+        .satisfies(
+            f -> assertThat(f.reason()).contains("state capture failed").contains("disk on fire"));
     assertThat(e.inFlight()).isEmpty();
     assertThat(e.isKnown(6)).isTrue();
   }

@@ -3,6 +3,7 @@ package io.cutpoint.client.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.AbortSnapshot;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.DownloadPart;
@@ -17,7 +18,6 @@ import io.cutpoint.api.v1.StartSnapshot;
 import io.cutpoint.api.v1.Welcome;
 import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.api.v1.WorkerMessage.BodyCase;
-import com.google.protobuf.ByteString;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,20 +52,25 @@ class CoordinatorSessionTest {
   }
 
   private CoordinatorSession start() {
-    session = new CoordinatorSession(coordinator.channel, worker, SessionOptions.defaults()
-        .withReconnect(Duration.ofMillis(10), Duration.ofMillis(200))
-        .withClock(Clock.fixed(NOW, ZoneOffset.UTC)));
-    session.addListener(new SessionListener() {
-      @Override
-      public void stateChanged(SessionState from, SessionState to) {
-        events.add(from + "->" + to);
-      }
+    session =
+        new CoordinatorSession(
+            coordinator.channel,
+            worker,
+            SessionOptions.defaults()
+                .withReconnect(Duration.ofMillis(10), Duration.ofMillis(200))
+                .withClock(Clock.fixed(NOW, ZoneOffset.UTC)));
+    session.addListener(
+        new SessionListener() {
+          @Override
+          public void stateChanged(SessionState from, SessionState to) {
+            events.add(from + "->" + to);
+          }
 
-      @Override
-      public void restoreFailed(long snapshotId, String reason) {
-        events.add("restoreFailed " + snapshotId + " " + reason);
-      }
-    });
+          @Override
+          public void restoreFailed(long snapshotId, String reason) {
+            events.add("restoreFailed " + snapshotId + " " + reason);
+          }
+        });
     session.start();
     return session;
   }
@@ -90,10 +95,13 @@ class CoordinatorSessionTest {
   @Test
   void joinDeclaresTheWorkerAndWelcomeAppliesEpochAndPeers() throws Exception {
     worker.epoch.set(0);
-    fake.welcome = Welcome.newBuilder().setEpoch(3).setHeartbeatIntervalMs(50)
-        .addPeers(PeerAddress.newBuilder().setWorkerId("a").setChannelAddress("h1:1"))
-        .addPeers(PeerAddress.newBuilder().setWorkerId("c").setChannelAddress("h2:2"))
-        .build();
+    fake.welcome =
+        Welcome.newBuilder()
+            .setEpoch(3)
+            .setHeartbeatIntervalMs(50)
+            .addPeers(PeerAddress.newBuilder().setWorkerId("a").setChannelAddress("h1:1"))
+            .addPeers(PeerAddress.newBuilder().setWorkerId("c").setChannelAddress("h2:2"))
+            .build();
     joined();
 
     Join join = fake.joins.get(0);
@@ -104,8 +112,8 @@ class CoordinatorSessionTest {
     assertThat(join.getEpoch()).isZero();
     assertThat(worker.peers).isEqualTo(Map.of("a", "h1:1", "c", "h2:2"));
     assertThat(worker.epoch()).isEqualTo(3);
-    assertThat(worker.calls).containsSubsequence("updatePeers {a=h1:1, c=h2:2}", "halt 3",
-        "resume 3");
+    assertThat(worker.calls)
+        .containsSubsequence("updatePeers {a=h1:1, c=h2:2}", "halt 3", "resume 3");
     assertThat(session.state()).isEqualTo(SessionState.JOINED);
     assertThat(events).contains("CONNECTING->JOINED");
   }
@@ -120,17 +128,23 @@ class CoordinatorSessionTest {
 
   @Test
   void heartbeatsArriveAtTheWelcomeIntervalWithTheInjectedClock() throws Exception {
-    // 200 ms, neither the fake's usual 50 ms nor the 1 s fallback. The session beats at a fixed rate
-    // from the welcome, so the 6th beat cannot come before 1.2 s, and comes long before the 6 s that
+    // 200 ms, neither the fake's usual 50 ms nor the 1 s fallback. The session beats at a fixed
+    // rate
+    // from the welcome, so the 6th beat cannot come before 1.2 s, and comes long before the 6 s
+    // that
     // the fallback would take.
     Duration interval = Duration.ofMillis(200);
-    fake.welcome = Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs((int) interval.toMillis()).build();
+    fake.welcome =
+        Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs((int) interval.toMillis()).build();
     long startNanos = System.nanoTime();
     joined();
-    await().atMost(SessionOptions.FALLBACK_HEARTBEAT.multipliedBy(6).minusMillis(1500))
+    await()
+        .atMost(SessionOptions.FALLBACK_HEARTBEAT.multipliedBy(6).minusMillis(1500))
         .until(() -> fake.received(BodyCase.HEARTBEAT).size() >= 6);
     Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
-    assertThat(elapsed).as("time to the 6th heartbeat").isGreaterThanOrEqualTo(interval.multipliedBy(6));
+    assertThat(elapsed)
+        .as("time to the 6th heartbeat")
+        .isGreaterThanOrEqualTo(interval.multipliedBy(6));
     assertThat(fake.received(BodyCase.HEARTBEAT))
         .allMatch(m -> m.getHeartbeat().getSentAtUnixMs() == NOW.toEpochMilli());
   }
@@ -138,22 +152,29 @@ class CoordinatorSessionTest {
   @Test
   void peerUpdatesStartAndAbortReachTheWorker() throws Exception {
     joined();
-    send(CoordinatorMessage.newBuilder().setPeers(PeerUpdate.newBuilder()
-        .addPeers(PeerAddress.newBuilder().setWorkerId("b").setChannelAddress("h3:3"))));
-    send(CoordinatorMessage.newBuilder()
-        .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(5).setEpoch(0)));
-    send(CoordinatorMessage.newBuilder()
-        .setAbortSnapshot(AbortSnapshot.newBuilder().setSnapshotId(5).setReason("timeout")));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setPeers(
+                PeerUpdate.newBuilder()
+                    .addPeers(
+                        PeerAddress.newBuilder().setWorkerId("b").setChannelAddress("h3:3"))));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(5).setEpoch(0)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setAbortSnapshot(AbortSnapshot.newBuilder().setSnapshotId(5).setReason("timeout")));
     awaitCall("abortSnapshot 5");
-    assertThat(worker.calls).containsSubsequence("updatePeers {b=h3:3}", "startSnapshot 5",
-        "abortSnapshot 5");
+    assertThat(worker.calls)
+        .containsSubsequence("updatePeers {b=h3:3}", "startSnapshot 5", "abortSnapshot 5");
   }
 
   @Test
   void aStartForAnotherEpochIsNotStartedButReportedFailed() throws Exception {
     joined();
-    send(CoordinatorMessage.newBuilder()
-        .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(6).setEpoch(1)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(6).setEpoch(1)));
     WorkerMessage failed = awaitReceived(BodyCase.SNAPSHOT_FAILED, 1).get(0);
     assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(6);
     assertThat(failed.getSnapshotFailed().getReason()).contains("epoch 1", "epoch 0");
@@ -190,8 +211,9 @@ class CoordinatorSessionTest {
     fake.downloads.put(9L, List.of(download(state)));
     joined();
     send(CoordinatorMessage.newBuilder().setHalt(Halt.newBuilder().setEpoch(2)));
-    send(CoordinatorMessage.newBuilder()
-        .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(2)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(2)));
 
     WorkerMessage restored = awaitReceived(BodyCase.RESTORED, 1).get(0);
     assertThat(restored.getRestored().getEpoch()).isEqualTo(2);
@@ -213,12 +235,16 @@ class CoordinatorSessionTest {
     fake.downloads.put(9L, List.of(download(state)));
     joined();
     long started = System.nanoTime();
-    send(CoordinatorMessage.newBuilder()
-        .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
     awaitReceived(BodyCase.RESTORED, 1);
-    System.out.println("64 MiB download, check and restore over in-process transport: "
-        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
-    assertThat(worker.restores).singleElement()
+    System.out.println(
+        "64 MiB download, check and restore over in-process transport: "
+            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+            + " ms");
+    assertThat(worker.restores)
+        .singleElement()
         .satisfies(r -> assertThat(r.state()).isEqualTo(state));
   }
 
@@ -227,10 +253,12 @@ class CoordinatorSessionTest {
     byte[] state = Pieces.state(3_000_000, 8);
     fake.downloads.put(9L, List.of(corrupt(download(state))));
     joined();
-    send(CoordinatorMessage.newBuilder()
-        .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
 
-    await().atMost(Duration.ofSeconds(5))
+    await()
+        .atMost(Duration.ofSeconds(5))
         .until(() -> events.stream().anyMatch(e -> e.startsWith("restoreFailed 9")));
     assertThat(fake.downloadRequests).hasValue(2);
     assertThat(events).anyMatch(e -> e.contains("state chunk 1 has CRC32C"));
@@ -244,20 +272,24 @@ class CoordinatorSessionTest {
     List<DownloadPart> good = download(state);
     fake.downloads.put(9L, List.of(corrupt(good), good));
     joined();
-    send(CoordinatorMessage.newBuilder()
-        .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
     awaitReceived(BodyCase.RESTORED, 1);
     assertThat(fake.downloadRequests).hasValue(2);
-    assertThat(worker.restores).singleElement()
+    assertThat(worker.restores)
+        .singleElement()
         .satisfies(r -> assertThat(r.state()).isEqualTo(state));
   }
 
   @Test
   void aMissingSnapshotIsNotRestored() throws Exception {
     joined();
-    send(CoordinatorMessage.newBuilder()
-        .setRestore(Restore.newBuilder().setSnapshotId(404).setEpoch(1)));
-    await().atMost(Duration.ofSeconds(5))
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(404).setEpoch(1)));
+    await()
+        .atMost(Duration.ofSeconds(5))
         .until(() -> events.stream().anyMatch(e -> e.startsWith("restoreFailed 404")));
     assertThat(events).anyMatch(e -> e.contains("NOT_FOUND"));
     assertThat(worker.restores).isEmpty();
@@ -267,10 +299,15 @@ class CoordinatorSessionTest {
   void aGrantedSnapshotRequestStartsTheSnapshotAndCompletesWithItsId() throws Exception {
     joined();
     CompletableFuture<Long> granted = session.requestSnapshot();
-    long requestId = awaitReceived(BodyCase.SNAPSHOT_REQUEST, 1).get(0)
-        .getSnapshotRequest().getRequestId();
-    send(CoordinatorMessage.newBuilder().setSnapshotGranted(SnapshotGranted.newBuilder()
-        .setRequestId(requestId).setSnapshotId(12).setEpoch(0)));
+    long requestId =
+        awaitReceived(BodyCase.SNAPSHOT_REQUEST, 1).get(0).getSnapshotRequest().getRequestId();
+    send(
+        CoordinatorMessage.newBuilder()
+            .setSnapshotGranted(
+                SnapshotGranted.newBuilder()
+                    .setRequestId(requestId)
+                    .setSnapshotId(12)
+                    .setEpoch(0)));
     assertThat(granted.get(5, TimeUnit.SECONDS)).isEqualTo(12);
     assertThat(worker.calls).contains("startSnapshot 12");
   }
@@ -279,13 +316,19 @@ class CoordinatorSessionTest {
   void aRefusedSnapshotRequestFailsWithTheReason() throws Exception {
     joined();
     CompletableFuture<Long> refused = session.requestSnapshot();
-    long requestId = awaitReceived(BodyCase.SNAPSHOT_REQUEST, 1).get(0)
-        .getSnapshotRequest().getRequestId();
-    send(CoordinatorMessage.newBuilder().setSnapshotGranted(SnapshotGranted.newBuilder()
-        .setRequestId(requestId).setRefusedReason("rollback in progress")));
-    assertThat(refused).failsWithin(Duration.ofSeconds(5))
+    long requestId =
+        awaitReceived(BodyCase.SNAPSHOT_REQUEST, 1).get(0).getSnapshotRequest().getRequestId();
+    send(
+        CoordinatorMessage.newBuilder()
+            .setSnapshotGranted(
+                SnapshotGranted.newBuilder()
+                    .setRequestId(requestId)
+                    .setRefusedReason("rollback in progress")));
+    assertThat(refused)
+        .failsWithin(Duration.ofSeconds(5))
         .withThrowableOfType(ExecutionException.class)
-        .havingCause().isInstanceOf(SnapshotRefusedException.class)
+        .havingCause()
+        .isInstanceOf(SnapshotRefusedException.class)
         .withMessage("rollback in progress");
     assertThat(worker.calls).noneMatch(c -> c.startsWith("startSnapshot"));
   }
@@ -294,9 +337,11 @@ class CoordinatorSessionTest {
   void aSnapshotRequestBeforeJoiningFailsAtOnce() {
     fake.ignoreJoins.set(1);
     start();
-    assertThat(session.requestSnapshot()).failsWithin(Duration.ofSeconds(1))
+    assertThat(session.requestSnapshot())
+        .failsWithin(Duration.ofSeconds(1))
         .withThrowableOfType(ExecutionException.class)
-        .havingCause().isInstanceOf(IllegalStateException.class);
+        .havingCause()
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -309,8 +354,8 @@ class CoordinatorSessionTest {
   }
 
   private static List<DownloadPart> download(byte[] state) {
-    return Pieces.asDownload(Pieces.uploadParts(Pieces.completed(9, state), 2,
-        SessionOptions.MAX_CHUNK_BYTES));
+    return Pieces.asDownload(
+        Pieces.uploadParts(Pieces.completed(9, state), 2, SessionOptions.MAX_CHUNK_BYTES));
   }
 
   /** Flips one byte in the second state chunk, leaving its CRC as it was. */
@@ -319,8 +364,11 @@ class CoordinatorSessionTest {
     DownloadPart p = out.get(2);
     byte[] data = p.getStateChunk().getData().toByteArray();
     data[1000] ^= 0x40;
-    out.set(2, p.toBuilder().setStateChunk(p.getStateChunk().toBuilder()
-        .setData(ByteString.copyFrom(data))).build());
+    out.set(
+        2,
+        p.toBuilder()
+            .setStateChunk(p.getStateChunk().toBuilder().setData(ByteString.copyFrom(data)))
+            .build());
     return out;
   }
 }

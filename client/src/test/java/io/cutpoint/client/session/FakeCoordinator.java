@@ -39,17 +39,24 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
   final List<WorkerMessage> messages = new CopyOnWriteArrayList<>();
   final Queue<Status> refusals = new ConcurrentLinkedQueue<>();
   final List<Upload> uploads = new CopyOnWriteArrayList<>();
+
   /** Per snapshot id, the downloads to serve, one list per request, in order; the last repeats. */
   final Map<Long, List<List<DownloadPart>>> downloads = new ConcurrentHashMap<>();
+
   final AtomicInteger downloadRequests = new AtomicInteger();
   final AtomicInteger leaves = new AtomicInteger();
+
   /** The next this-many joins get no answer at all. */
   final AtomicInteger ignoreJoins = new AtomicInteger();
+
   volatile Welcome welcome = Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs(50).build();
+
   /** When > 0, uploads use manual flow control and start by requesting this many parts. */
   volatile int manualUploadWindow;
+
   /** When set, uploads end with this status instead of a result. */
   volatile Status failUploads;
+
   private volatile StreamObserver<CoordinatorMessage> current;
 
   /** Pushes a command on the live session. */
@@ -85,8 +92,8 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
         messages.add(m);
         if (!joined) {
           if (!m.hasJoin()) {
-            responses.onError(Status.INVALID_ARGUMENT.withDescription("join first")
-                .asRuntimeException());
+            responses.onError(
+                Status.INVALID_ARGUMENT.withDescription("join first").asRuntimeException());
             return;
           }
           joins.add(m.getJoin());
@@ -133,7 +140,8 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
   @Override
   public StreamObserver<UploadPart> uploadSnapshot(StreamObserver<UploadResult> responses) {
     Upload upload = new Upload();
-    ServerCallStreamObserver<UploadResult> call = (ServerCallStreamObserver<UploadResult>) responses;
+    ServerCallStreamObserver<UploadResult> call =
+        (ServerCallStreamObserver<UploadResult>) responses;
     upload.call = call;
     int window = manualUploadWindow;
     if (window > 0) {
@@ -176,8 +184,10 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
     int n = downloadRequests.getAndIncrement();
     List<List<DownloadPart>> scripted = downloads.get(request.getSnapshotId());
     if (scripted == null || scripted.isEmpty()) {
-      responses.onError(Status.NOT_FOUND
-          .withDescription("no snapshot " + request.getSnapshotId()).asRuntimeException());
+      responses.onError(
+          Status.NOT_FOUND
+              .withDescription("no snapshot " + request.getSnapshotId())
+              .asRuntimeException());
       return;
     }
     for (DownloadPart p : scripted.get(Math.min(n, scripted.size() - 1))) {

@@ -19,8 +19,10 @@ final class FakeWorker implements WorkerControl {
   final List<RestoreCall> restores = new CopyOnWriteArrayList<>();
   final Map<String, String> peers = new java.util.concurrent.ConcurrentHashMap<>();
   final AtomicLong epoch = new AtomicLong();
+
   /** Like a Worker: fresh until the first welcome or restore. */
   volatile boolean fresh = true;
+
   private final String id;
   private final SortedSet<String> outgoing;
   private final SortedSet<String> incoming;

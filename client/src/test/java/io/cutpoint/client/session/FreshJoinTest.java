@@ -32,8 +32,11 @@ class FreshJoinTest {
   }
 
   private CoordinatorSession start() {
-    session = new CoordinatorSession(coordinator.channel, worker, SessionOptions.defaults()
-        .withReconnect(Duration.ofMillis(10), Duration.ofMillis(100)));
+    session =
+        new CoordinatorSession(
+            coordinator.channel,
+            worker,
+            SessionOptions.defaults().withReconnect(Duration.ofMillis(10), Duration.ofMillis(100)));
     return session.start();
   }
 
@@ -42,8 +45,9 @@ class FreshJoinTest {
     coordinator.stop();
     await().atMost(Duration.ofSeconds(5)).until(() -> session.state() == SessionState.CONNECTING);
     coordinator.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> fake.joins.size() > before
-        && session.state() != SessionState.CONNECTING);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> fake.joins.size() > before && session.state() != SessionState.CONNECTING);
     return fake.joins.get(fake.joins.size() - 1);
   }
 
@@ -66,13 +70,22 @@ class FreshJoinTest {
 
   @Test
   void aWorkerThatRestoredRejoinsNotFresh() throws Exception {
-    fake.welcome = Welcome.newBuilder().setEpoch(2).setHalted(true).setHeartbeatIntervalMs(50).build();
-    fake.downloads.put(9L, List.of(Pieces.asDownload(Pieces.uploadParts(
-        Pieces.completed(9, Pieces.state(1000, 3)), 2, SessionOptions.MAX_CHUNK_BYTES))));
+    fake.welcome =
+        Welcome.newBuilder().setEpoch(2).setHalted(true).setHeartbeatIntervalMs(50).build();
+    fake.downloads.put(
+        9L,
+        List.of(
+            Pieces.asDownload(
+                Pieces.uploadParts(
+                    Pieces.completed(9, Pieces.state(1000, 3)),
+                    2,
+                    SessionOptions.MAX_CHUNK_BYTES))));
     start().joined().get(5, TimeUnit.SECONDS);
     assertThat(fake.joins.get(0).getFresh()).isTrue();
-    fake.send(CoordinatorMessage.newBuilder()
-        .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(2)).build());
+    fake.send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(2))
+            .build());
     await().atMost(Duration.ofSeconds(5)).until(() -> !fake.received(BodyCase.RESTORED).isEmpty());
     assertThat(worker.restores).hasSize(1);
 

@@ -24,8 +24,8 @@ final class InProcessCoordinator implements AutoCloseable {
   /** Starts (again) on the same name. */
   void start() {
     try {
-      server = InProcessServerBuilder.forName(name).directExecutor().addService(fake).build()
-          .start();
+      server =
+          InProcessServerBuilder.forName(name).directExecutor().addService(fake).build().start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -29,20 +29,33 @@ class PieceAssemblerTest {
 
   @Test
   void refusesAChunkWhoseBytesDoNotMatchItsCrc() {
-    assertCorrupt(with(2, p -> {
-      byte[] data = p.getStateChunk().getData().toByteArray();
-      data[17] ^= 1;
-      return p.toBuilder().setStateChunk(p.getStateChunk().toBuilder()
-          .setData(ByteString.copyFrom(data))).build();
-    }), "state chunk 1 has CRC32C");
+    assertCorrupt(
+        with(
+            2,
+            p -> {
+              byte[] data = p.getStateChunk().getData().toByteArray();
+              data[17] ^= 1;
+              return p.toBuilder()
+                  .setStateChunk(p.getStateChunk().toBuilder().setData(ByteString.copyFrom(data)))
+                  .build();
+            }),
+        "state chunk 1 has CRC32C");
   }
 
   @Test
   void refusesAStateWhoseWholeCrcDiffersFromTheHeader() {
     // Every chunk is self-consistent, but the header's whole-state CRC is wrong.
-    assertCorrupt(with(0, p -> p.toBuilder().setHeader(p.getHeader().toBuilder()
-        .setMeta(p.getHeader().getMeta().toBuilder()
-            .setStateCrc32C(p.getHeader().getMeta().getStateCrc32C() + 1))).build()),
+    assertCorrupt(
+        with(
+            0,
+            p ->
+                p.toBuilder()
+                    .setHeader(
+                        p.getHeader().toBuilder()
+                            .setMeta(
+                                p.getHeader().getMeta().toBuilder()
+                                    .setStateCrc32C(p.getHeader().getMeta().getStateCrc32C() + 1)))
+                    .build()),
         "the header declares");
   }
 
@@ -70,29 +83,56 @@ class PieceAssemblerTest {
 
   @Test
   void refusesAPieceOfAnotherWorkerOrSnapshot() {
-    assertCorrupt(with(0, p -> p.toBuilder().setHeader(p.getHeader().toBuilder()
-        .setMeta(p.getHeader().getMeta().toBuilder().setWorkerId("x"))).build()),
+    assertCorrupt(
+        with(
+            0,
+            p ->
+                p.toBuilder()
+                    .setHeader(
+                        p.getHeader().toBuilder()
+                            .setMeta(p.getHeader().getMeta().toBuilder().setWorkerId("x")))
+                    .build()),
         "worker 'x'");
   }
 
   @Test
   void refusesTrailerCountsThatDisagree() {
-    assertCorrupt(with(good.size() - 1, p -> p.toBuilder()
-        .setTrailer(UploadTrailer.newBuilder().setStateChunks(3).setRecordedMessages(99)).build()),
+    assertCorrupt(
+        with(
+            good.size() - 1,
+            p ->
+                p.toBuilder()
+                    .setTrailer(
+                        UploadTrailer.newBuilder().setStateChunks(3).setRecordedMessages(99))
+                    .build()),
         "99 messages");
   }
 
   @Test
   void refusesRecordedMessagesOutOfSequenceOrder() {
     int channelB = good.size() - 2;
-    assertCorrupt(with(channelB, p -> p.toBuilder().setChannel(p.getChannel().toBuilder()
-        .setMessages(1, p.getChannel().getMessages(0))).build()), "message #11 after #11");
+    assertCorrupt(
+        with(
+            channelB,
+            p ->
+                p.toBuilder()
+                    .setChannel(
+                        p.getChannel().toBuilder().setMessages(1, p.getChannel().getMessages(0)))
+                    .build()),
+        "message #11 after #11");
   }
 
   @Test
   void refusesAStateLargerThanDeclared() {
-    assertCorrupt(with(0, p -> p.toBuilder().setHeader(p.getHeader().toBuilder()
-        .setMeta(p.getHeader().getMeta().toBuilder().setStateBytes(2000))).build()),
+    assertCorrupt(
+        with(
+            0,
+            p ->
+                p.toBuilder()
+                    .setHeader(
+                        p.getHeader().toBuilder()
+                            .setMeta(p.getHeader().getMeta().toBuilder().setStateBytes(2000)))
+                    .build()),
         "overruns the declared 2000 bytes");
   }
 

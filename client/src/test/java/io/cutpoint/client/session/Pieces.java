@@ -33,7 +33,9 @@ final class Pieces {
   }
 
   static LocalSnapshot cut(long snapshotId, String firstMarkerFrom) {
-    return new LocalSnapshot(snapshotId, "w",
+    return new LocalSnapshot(
+        snapshotId,
+        "w",
         new TreeMap<>(Map.of("a", 7L, "c", 3L)),
         new TreeMap<>(Map.of("a", 4L, "b", 10L)),
         new TreeMap<>(Map.of("a", List.of(), "b", messages(11, 3, 100))),
@@ -41,8 +43,11 @@ final class Pieces {
   }
 
   static CompletedLocalSnapshot completed(long snapshotId, byte[] state) {
-    return new CompletedLocalSnapshot(cut(snapshotId, "a"),
-        new CapturedState(state, CapturedState.Activity.PASSIVE,
+    return new CompletedLocalSnapshot(
+        cut(snapshotId, "a"),
+        new CapturedState(
+            state,
+            CapturedState.Activity.PASSIVE,
             List.of(new CapturedState.WaitFor("b", "lock-1"))),
         5_000_000L);
   }

@@ -38,17 +38,18 @@ class SessionLifecycleTest {
 
   private CoordinatorSession start(SessionOptions options) {
     session = new CoordinatorSession(coordinator.channel, worker, options);
-    session.addListener(new SessionListener() {
-      @Override
-      public void stateChanged(SessionState from, SessionState to) {
-        states.add(to);
-      }
+    session.addListener(
+        new SessionListener() {
+          @Override
+          public void stateChanged(SessionState from, SessionState to) {
+            states.add(to);
+          }
 
-      @Override
-      public void fatal(Status status) {
-        fatal.add(status);
-      }
-    });
+          @Override
+          public void fatal(Status status) {
+            fatal.add(status);
+          }
+        });
     return session.start();
   }
 
@@ -66,14 +67,16 @@ class SessionLifecycleTest {
     assertThat(request).isCompletedExceptionally();
 
     coordinator.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> fake.joins.size() >= 2
-        && session.state() == SessionState.JOINED);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> fake.joins.size() >= 2 && session.state() == SessionState.JOINED);
     assertThat(fake.joins.get(fake.joins.size() - 1).getEpoch()).isEqualTo(4);
     int beats = fake.received(BodyCase.HEARTBEAT).size();
-    await().atMost(Duration.ofSeconds(5))
+    await()
+        .atMost(Duration.ofSeconds(5))
         .until(() -> fake.received(BodyCase.HEARTBEAT).size() > beats + 2);
-    assertThat(states).containsSubsequence(SessionState.JOINED, SessionState.CONNECTING,
-        SessionState.JOINED);
+    assertThat(states)
+        .containsSubsequence(SessionState.JOINED, SessionState.CONNECTING, SessionState.JOINED);
   }
 
   @Test
@@ -82,9 +85,11 @@ class SessionLifecycleTest {
     CompletableFuture<Long> pending = session.requestSnapshot();
     await().until(() -> fake.received(BodyCase.SNAPSHOT_REQUEST).size() == 1);
     coordinator.stop();
-    assertThat(pending).failsWithin(Duration.ofSeconds(5))
+    assertThat(pending)
+        .failsWithin(Duration.ofSeconds(5))
         .withThrowableOfType(ExecutionException.class)
-        .havingCause().isInstanceOf(IllegalStateException.class)
+        .havingCause()
+        .isInstanceOf(IllegalStateException.class)
         .withMessageContaining("ended");
   }
 
@@ -102,12 +107,16 @@ class SessionLifecycleTest {
   void aJoinRefusedAsInvalidIsFatalAndNotRetried() {
     fake.refusals.add(Status.INVALID_ARGUMENT.withDescription("bad worker id"));
     start(fast());
-    assertThat(session.joined()).failsWithin(Duration.ofSeconds(5))
+    assertThat(session.joined())
+        .failsWithin(Duration.ofSeconds(5))
         .withThrowableOfType(ExecutionException.class)
-        .havingCause().isInstanceOf(StatusException.class).withMessageContaining("bad worker id");
+        .havingCause()
+        .isInstanceOf(StatusException.class)
+        .withMessageContaining("bad worker id");
     assertThat(session.closedFuture()).isCompletedExceptionally();
     assertThat(session.state()).isEqualTo(SessionState.CLOSED);
-    assertThat(fatal).singleElement()
+    assertThat(fatal)
+        .singleElement()
         .satisfies(s -> assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
     // A retrying session would not be CLOSED. Every retry runs on the session's own timer: once
     // close() has stopped its threads, no join can follow, and the count is final.
@@ -131,7 +140,8 @@ class SessionLifecycleTest {
     fake.refusals.add(Status.FAILED_PRECONDITION.withDescription("lc does not send to a"));
     start(fast());
     assertThat(session.joined()).failsWithin(Duration.ofSeconds(5));
-    assertThat(fatal).singleElement()
+    assertThat(fatal)
+        .singleElement()
         .satisfies(s -> assertThat(s.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
   }
 
@@ -162,14 +172,15 @@ class SessionLifecycleTest {
   void closeFromAListenerCompletesOnAnotherThread() throws Exception {
     session = new CoordinatorSession(coordinator.channel, worker, fast());
     CoordinatorSession s = session;
-    session.addListener(new SessionListener() {
-      @Override
-      public void stateChanged(SessionState from, SessionState to) {
-        if (to == SessionState.JOINED) {
-          s.close();
-        }
-      }
-    });
+    session.addListener(
+        new SessionListener() {
+          @Override
+          public void stateChanged(SessionState from, SessionState to) {
+            if (to == SessionState.JOINED) {
+              s.close();
+            }
+          }
+        });
     session.start();
     session.closedFuture().get(5, TimeUnit.SECONDS);
     assertThat(session.state()).isEqualTo(SessionState.CLOSED);
@@ -193,26 +204,41 @@ class SessionLifecycleTest {
   @Test
   void connectBuildsAndClosesItsOwnNettyChannel() throws Exception {
     FakeCoordinator tcp = new FakeCoordinator();
-    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
-        .addService(tcp).build().start();
+    Server server =
+        Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+            .addService(tcp)
+            .build()
+            .start();
     try {
       FakeWorker w = new FakeWorker("tcp", List.of(), List.of());
       CoordinatorSession s = CoordinatorSession.connect("localhost:" + server.getPort(), w, fast());
       try {
         s.joined().get(10, TimeUnit.SECONDS);
-        assertThat(tcp.joins).singleElement()
+        assertThat(tcp.joins)
+            .singleElement()
             .satisfies(j -> assertThat(j.getWorkerId()).isEqualTo("tcp"));
         // A 64 MiB state over real HTTP/2 flow control, reassembled on the other side.
         byte[] state = Pieces.state(64 << 20, 64);
         long started = System.nanoTime();
-        w.listener().completed(new io.cutpoint.client.engine.CompletedLocalSnapshot(
-            new io.cutpoint.cut.LocalSnapshot(3, "tcp", new java.util.TreeMap<>(),
-                new java.util.TreeMap<>(), new java.util.TreeMap<>(), null),
-            io.cutpoint.client.engine.CapturedState.of(state), 0));
-        await().atMost(Duration.ofSeconds(60)).until(() -> tcp.uploads.size() == 1
-            && tcp.uploads.get(0).status != null);
-        System.out.println("64 MiB upload over Netty on loopback: "
-            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+        w.listener()
+            .completed(
+                new io.cutpoint.client.engine.CompletedLocalSnapshot(
+                    new io.cutpoint.cut.LocalSnapshot(
+                        3,
+                        "tcp",
+                        new java.util.TreeMap<>(),
+                        new java.util.TreeMap<>(),
+                        new java.util.TreeMap<>(),
+                        null),
+                    io.cutpoint.client.engine.CapturedState.of(state),
+                    0));
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> tcp.uploads.size() == 1 && tcp.uploads.get(0).status != null);
+        System.out.println(
+            "64 MiB upload over Netty on loopback: "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+                + " ms");
         PieceAssembler assembler = new PieceAssembler(3, "tcp");
         for (var p : Pieces.asDownload(tcp.uploads.get(0).parts)) {
           assembler.accept(p);
@@ -222,7 +248,9 @@ class SessionLifecycleTest {
         s.close();
       }
       assertThat(tcp.leaves).hasValue(1);
-      await().atMost(Duration.ofSeconds(5)).until(() -> threadsNamed("cutpoint-session-tcp").isEmpty());
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> threadsNamed("cutpoint-session-tcp").isEmpty());
     } finally {
       server.shutdownNow();
       server.awaitTermination(5, TimeUnit.SECONDS);

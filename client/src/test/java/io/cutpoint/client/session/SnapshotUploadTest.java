@@ -3,7 +3,6 @@ package io.cutpoint.client.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.cutpoint.client.testing.Parked;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.UploadPart;
@@ -11,6 +10,7 @@ import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.api.v1.WorkerMessage.BodyCase;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.client.testing.Parked;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -49,23 +49,23 @@ class SnapshotUploadTest {
 
   private void joined(SessionOptions options) throws Exception {
     session = new CoordinatorSession(coordinator.channel, worker, options);
-    session.addListener(new SessionListener() {
-      @Override
-      public void uploaded(long snapshotId, long stateBytes) {
-        outcomes.add("uploaded " + snapshotId + " " + stateBytes);
-      }
+    session.addListener(
+        new SessionListener() {
+          @Override
+          public void uploaded(long snapshotId, long stateBytes) {
+            outcomes.add("uploaded " + snapshotId + " " + stateBytes);
+          }
 
-      @Override
-      public void uploadFailed(long snapshotId, String reason) {
-        outcomes.add("failed " + snapshotId + " " + reason);
-      }
-    });
+          @Override
+          public void uploadFailed(long snapshotId, String reason) {
+            outcomes.add("failed " + snapshotId + " " + reason);
+          }
+        });
     session.start().joined().get(5, TimeUnit.SECONDS);
   }
 
   @Test
-  void aCompletedSnapshotIsUploadedWithHeaderChunksRecordingsAndTrailerInOrder()
-      throws Exception {
+  void aCompletedSnapshotIsUploadedWithHeaderChunksRecordingsAndTrailerInOrder() throws Exception {
     worker.epoch.set(0);
     joined(SessionOptions.defaults());
     CompletedLocalSnapshot snapshot = Pieces.completed(9, Pieces.state(2 * MIB + 12345, 1));
@@ -75,9 +75,13 @@ class SnapshotUploadTest {
     assertThat(outcomes).containsExactly("uploaded 9 " + (2 * MIB + 12345));
     List<UploadPart> parts = fake.uploads.get(0).parts;
     assertThat(parts).containsExactlyElementsOf(Pieces.uploadParts(snapshot, 0, MIB));
-    assertThat(parts).filteredOn(UploadPart::hasStateChunk).hasSize(3)
-        .allMatch(p -> p.getStateChunk().getCrc32C()
-            == Crc32c.of(p.getStateChunk().getData().toByteArray()));
+    assertThat(parts)
+        .filteredOn(UploadPart::hasStateChunk)
+        .hasSize(3)
+        .allMatch(
+            p ->
+                p.getStateChunk().getCrc32C()
+                    == Crc32c.of(p.getStateChunk().getData().toByteArray()));
   }
 
   @Test
@@ -92,7 +96,9 @@ class SnapshotUploadTest {
 
     assertThat(outcomes).containsExactly("uploaded 10 " + 64 * MIB);
     List<UploadPart> parts = fake.uploads.get(0).parts;
-    assertThat(parts).filteredOn(UploadPart::hasStateChunk).hasSize(64)
+    assertThat(parts)
+        .filteredOn(UploadPart::hasStateChunk)
+        .hasSize(64)
         .allMatch(p -> p.getStateChunk().getData().size() == MIB);
     PieceAssembler assembler = new PieceAssembler(10, "w");
     for (var p : Pieces.asDownload(parts)) {
@@ -104,25 +110,35 @@ class SnapshotUploadTest {
   @Test
   void theUploaderSendsOnlyWhatTheCoordinatorAskedFor() throws Exception {
     fake.manualUploadWindow = 3;
-    SnapshotUploader uploader = new SnapshotUploader(coordinator.channel, MIB,
-        Duration.ofMinutes(1));
+    SnapshotUploader uploader =
+        new SnapshotUploader(coordinator.channel, MIB, Duration.ofMinutes(1));
     byte[] state = Pieces.state(16 * MIB, 3);
     AtomicReference<Thread> uploading = new AtomicReference<>();
-    CompletableFuture<UploadResult> result = CompletableFuture.supplyAsync(() -> {
-      uploading.set(Thread.currentThread());
-      try {
-        return uploader.upload(Pieces.completed(11, state), 0);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }, background);
+    CompletableFuture<UploadResult> result =
+        CompletableFuture.supplyAsync(
+            () -> {
+              uploading.set(Thread.currentThread());
+              try {
+                return uploader.upload(Pieces.completed(11, state), 0);
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            background);
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 1
-        && fake.uploads.get(0).parts.size() == 3);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> fake.uploads.size() == 1 && fake.uploads.get(0).parts.size() == 3);
     // The coordinator asked for 3 parts; the uploader must wait, not pile 16 MiB into buffers.
-    // Once the uploading thread is parked in upload, it has sent all it is going to without more credit.
-    await().atMost(Duration.ofSeconds(10)).until(() -> result.isDone() || uploader.partsSent() > 4
-        || Parked.in(uploading.get(), SnapshotUploader.class, "upload"));
+    // Once the uploading thread is parked in upload, it has sent all it is going to without more
+    // credit.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                result.isDone()
+                    || uploader.partsSent() > 4
+                    || Parked.in(uploading.get(), SnapshotUploader.class, "upload"));
     assertThat(uploader.partsSent()).isLessThanOrEqualTo(4);
     assertThat(result).isNotDone();
 
@@ -137,25 +153,26 @@ class SnapshotUploadTest {
     // isReady() gets every part accepted by the transport although only 3 were asked for.
     fake.manualUploadWindow = 3;
     CompletableFuture<ClientCallStreamObserver<UploadPart>> call = new CompletableFuture<>();
-    CoordinatorGrpc.newStub(coordinator.channel).uploadSnapshot(
-        new ClientResponseObserver<UploadPart, UploadResult>() {
-          @Override
-          public void beforeStart(ClientCallStreamObserver<UploadPart> requests) {
-            call.complete(requests);
-          }
+    CoordinatorGrpc.newStub(coordinator.channel)
+        .uploadSnapshot(
+            new ClientResponseObserver<UploadPart, UploadResult>() {
+              @Override
+              public void beforeStart(ClientCallStreamObserver<UploadPart> requests) {
+                call.complete(requests);
+              }
 
-          @Override
-          public void onNext(UploadResult value) {}
+              @Override
+              public void onNext(UploadResult value) {}
 
-          @Override
-          public void onError(Throwable t) {}
+              @Override
+              public void onError(Throwable t) {}
 
-          @Override
-          public void onCompleted() {}
-        });
+              @Override
+              public void onCompleted() {}
+            });
     int sent = 0;
-    for (UploadPart p : Pieces.uploadParts(Pieces.completed(12, Pieces.state(16 * MIB, 4)), 0,
-        MIB)) {
+    for (UploadPart p :
+        Pieces.uploadParts(Pieces.completed(12, Pieces.state(16 * MIB, 4)), 0, MIB)) {
       call.get().onNext(p);
       sent++;
     }
@@ -172,17 +189,18 @@ class SnapshotUploadTest {
     worker.listener().completed(Pieces.completed(20, Pieces.state(3 * MIB, 5)));
     worker.listener().completed(Pieces.completed(21, Pieces.state(3 * MIB, 6)));
     await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 1);
-    fake.send(io.cutpoint.api.v1.CoordinatorMessage.newBuilder()
-        .setAbortSnapshot(io.cutpoint.api.v1.AbortSnapshot.newBuilder().setSnapshotId(21))
-        .build());
+    fake.send(
+        io.cutpoint.api.v1.CoordinatorMessage.newBuilder()
+            .setAbortSnapshot(io.cutpoint.api.v1.AbortSnapshot.newBuilder().setSnapshotId(21))
+            .build());
     await().atMost(Duration.ofSeconds(5)).until(() -> worker.calls.contains("abortSnapshot 21"));
     // Only the first upload is running: the second waits for it.
     assertThat(fake.uploads).hasSize(1);
 
     fake.uploads.get(0).call.request(1000);
     await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 2);
-    assertThat(outcomes).containsExactly("uploaded 20 " + 3 * MIB,
-        "failed 21 aborted by the coordinator");
+    assertThat(outcomes)
+        .containsExactly("uploaded 20 " + 3 * MIB, "failed 21 aborted by the coordinator");
     assertThat(fake.uploads).hasSize(1);
   }
 
@@ -195,15 +213,20 @@ class SnapshotUploadTest {
     worker.listener().completed(Pieces.completed(31, Pieces.state(MIB, 8)));
     worker.listener().completed(Pieces.completed(32, Pieces.state(MIB, 9)));
 
-    await().atMost(Duration.ofSeconds(5))
+    await()
+        .atMost(Duration.ofSeconds(5))
         .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED).size() == 1);
     WorkerMessage failed = fake.received(BodyCase.SNAPSHOT_FAILED).get(0);
     assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(32);
     assertThat(failed.getSnapshotFailed().getReason()).contains("upload queue full");
     fake.manualUploadWindow = 0;
     fake.uploads.get(0).call.request(1000);
-    await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 2
-        && outcomes.stream().filter(o -> o.startsWith("uploaded")).count() == 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                fake.uploads.size() == 2
+                    && outcomes.stream().filter(o -> o.startsWith("uploaded")).count() == 2);
   }
 
   @Test
@@ -211,8 +234,11 @@ class SnapshotUploadTest {
     fake.failUploads = Status.INTERNAL.withDescription("disk full");
     joined(SessionOptions.defaults());
     worker.listener().completed(Pieces.completed(40, Pieces.state(1000, 10)));
-    WorkerMessage failed = await().atMost(Duration.ofSeconds(5))
-        .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED), l -> !l.isEmpty()).get(0);
+    WorkerMessage failed =
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED), l -> !l.isEmpty())
+            .get(0);
     assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(40);
     assertThat(failed.getSnapshotFailed().getReason()).contains("INTERNAL", "disk full");
   }

@@ -45,12 +45,16 @@ class UploadPartsTest {
   void partsComeInWireOrderAndChunksReassembleWithTheirCrcs() {
     byte[] state = Pieces.state(2500, 2);
     List<UploadPart> parts = Pieces.uploadParts(Pieces.completed(9, state), 0, 1000);
-    assertThat(parts).extracting(UploadPart::getPartCase).containsExactly(
-        UploadPart.PartCase.HEADER,
-        UploadPart.PartCase.STATE_CHUNK, UploadPart.PartCase.STATE_CHUNK,
-        UploadPart.PartCase.STATE_CHUNK,
-        UploadPart.PartCase.CHANNEL, UploadPart.PartCase.CHANNEL,
-        UploadPart.PartCase.TRAILER);
+    assertThat(parts)
+        .extracting(UploadPart::getPartCase)
+        .containsExactly(
+            UploadPart.PartCase.HEADER,
+            UploadPart.PartCase.STATE_CHUNK,
+            UploadPart.PartCase.STATE_CHUNK,
+            UploadPart.PartCase.STATE_CHUNK,
+            UploadPart.PartCase.CHANNEL,
+            UploadPart.PartCase.CHANNEL,
+            UploadPart.PartCase.TRAILER);
     ByteArrayOutputStream joined = new ByteArrayOutputStream();
     for (int i = 1; i <= 3; i++) {
       var chunk = parts.get(i).getStateChunk();
@@ -68,42 +72,68 @@ class UploadPartsTest {
   @Test
   void everyIncomingChannelGetsAPartAndTheFirstMarkerChannelIsFlagged() {
     List<UploadPart> parts = Pieces.uploadParts(Pieces.completed(9, new byte[0]), 0, 1000);
-    List<ChannelRecording> channels = parts.stream()
-        .filter(UploadPart::hasChannel).map(UploadPart::getChannel).toList();
+    List<ChannelRecording> channels =
+        parts.stream().filter(UploadPart::hasChannel).map(UploadPart::getChannel).toList();
     assertThat(channels).extracting(ChannelRecording::getFrom).containsExactly("a", "b");
     assertThat(channels.get(0).getFirstMarker()).isTrue();
     assertThat(channels.get(0).getMessagesCount()).isZero();
     assertThat(channels.get(1).getFirstMarker()).isFalse();
     assertThat(channels.get(1).getMessagesList())
-        .extracting(io.cutpoint.api.v1.RecordedMessage::getSeq).containsExactly(11L, 12L, 13L);
+        .extracting(io.cutpoint.api.v1.RecordedMessage::getSeq)
+        .containsExactly(11L, 12L, 13L);
     assertThat(parts).noneMatch(UploadPart::hasStateChunk);
   }
 
   @Test
   void largeRecordingsAreSplitIntoBoundedPartsInOrder() {
-    LocalSnapshot cut = new LocalSnapshot(1, "w", new TreeMap<>(), new TreeMap<>(Map.of("b", 0L)),
-        new TreeMap<>(Map.of("b", Pieces.messages(1, 10, 300))), null);
+    LocalSnapshot cut =
+        new LocalSnapshot(
+            1,
+            "w",
+            new TreeMap<>(),
+            new TreeMap<>(Map.of("b", 0L)),
+            new TreeMap<>(Map.of("b", Pieces.messages(1, 10, 300))),
+            null);
     CompletedLocalSnapshot s = new CompletedLocalSnapshot(cut, CapturedState.of(new byte[1]), 0);
-    List<ChannelRecording> channels = Pieces.uploadParts(s, 0, 1000).stream()
-        .filter(UploadPart::hasChannel).map(UploadPart::getChannel).toList();
+    List<ChannelRecording> channels =
+        Pieces.uploadParts(s, 0, 1000).stream()
+            .filter(UploadPart::hasChannel)
+            .map(UploadPart::getChannel)
+            .toList();
     // 300-byte messages under a 1000-byte limit: 3 per part.
     assertThat(channels).extracting(ChannelRecording::getMessagesCount).containsExactly(3, 3, 3, 1);
     assertThat(channels).allMatch(c -> c.getFrom().equals("b") && !c.getFirstMarker());
-    assertThat(channels.stream().flatMap(c -> c.getMessagesList().stream())
-        .map(io.cutpoint.api.v1.RecordedMessage::getSeq).toList())
+    assertThat(
+            channels.stream()
+                .flatMap(c -> c.getMessagesList().stream())
+                .map(io.cutpoint.api.v1.RecordedMessage::getSeq)
+                .toList())
         .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
   }
 
   @Test
   void aMessageLargerThanThePartLimitTravelsAlone() {
-    LocalSnapshot cut = new LocalSnapshot(1, "w", new TreeMap<>(), new TreeMap<>(Map.of("b", 0L)),
-        new TreeMap<>(Map.of("b", List.of(
-            new io.cutpoint.cut.RecordedMessage(1, new byte[10]),
-            new io.cutpoint.cut.RecordedMessage(2, new byte[5000]),
-            new io.cutpoint.cut.RecordedMessage(3, new byte[10])))), null);
+    LocalSnapshot cut =
+        new LocalSnapshot(
+            1,
+            "w",
+            new TreeMap<>(),
+            new TreeMap<>(Map.of("b", 0L)),
+            new TreeMap<>(
+                Map.of(
+                    "b",
+                    List.of(
+                        new io.cutpoint.cut.RecordedMessage(1, new byte[10]),
+                        new io.cutpoint.cut.RecordedMessage(2, new byte[5000]),
+                        new io.cutpoint.cut.RecordedMessage(3, new byte[10])))),
+            null);
     CompletedLocalSnapshot s = new CompletedLocalSnapshot(cut, CapturedState.of(new byte[0]), 0);
-    assertThat(Pieces.uploadParts(s, 0, 1000).stream().filter(UploadPart::hasChannel)
-        .map(p -> p.getChannel().getMessagesCount()).toList()).containsExactly(1, 1, 1);
+    assertThat(
+            Pieces.uploadParts(s, 0, 1000).stream()
+                .filter(UploadPart::hasChannel)
+                .map(p -> p.getChannel().getMessagesCount())
+                .toList())
+        .containsExactly(1, 1, 1);
   }
 
   private static ChannelCounter counter(String peer, long count) {

@@ -15,9 +15,9 @@ import java.util.SplittableRandom;
 import java.util.function.BiConsumer;
 
 /**
- * The application of one worker incarnation in {@link Simulation}: a {@link BankAccount} behind
- * the worker's handlers, which moves money at random and sometimes forwards part of a deposit from
- * its delivery handler. It also checks every delivery: a message sent in another epoch than the
+ * The application of one worker incarnation in {@link Simulation}: a {@link BankAccount} behind the
+ * worker's handlers, which moves money at random and sometimes forwards part of a deposit from its
+ * delivery handler. It also checks every delivery: a message sent in another epoch than the
  * worker's is a problem unless it is the next recorded message a restore queued, replayed during
  * the resume; and each channel's sequence numbers go up by one, from what the last restore set.
  */
@@ -35,8 +35,13 @@ final class BankApp implements StateHandler, MessageHandler {
   private long replayed;
   private int waiting;
 
-  BankApp(String id, long balance, List<String> outgoing, SplittableRandom random,
-      int forwardPercent, BiConsumer<ProblemKind, String> problems) {
+  BankApp(
+      String id,
+      long balance,
+      List<String> outgoing,
+      SplittableRandom random,
+      int forwardPercent,
+      BiConsumer<ProblemKind, String> problems) {
     this.id = id;
     this.account = new BankAccount(balance);
     this.outgoing = List.copyOf(outgoing);
@@ -132,20 +137,43 @@ final class BankApp implements StateHandler, MessageHandler {
     long sentIn = BankAccount.epochOf(payload);
     boolean isReplay = false;
     ArrayDeque<RecordedMessage> queued = replay.get(from);
-    if (worker.replaying() && queued != null && !queued.isEmpty() && queued.peek().seq() == seq
+    if (worker.replaying()
+        && queued != null
+        && !queued.isEmpty()
+        && queued.peek().seq() == seq
         && Arrays.equals(queued.peek().payload(), payload)) {
       queued.poll();
       isReplay = true;
       replayed++;
     }
     if (!isReplay && sentIn != epoch) {
-      problems.accept(ProblemKind.OLD_EPOCH, id + " in epoch " + epoch + " was handed message "
-          + seq + " from " + from + ", sent in epoch " + sentIn + ", and not as a replay");
+      problems.accept(
+          ProblemKind.OLD_EPOCH,
+          id
+              + " in epoch "
+              + epoch
+              + " was handed message "
+              + seq
+              + " from "
+              + from
+              + ", sent in epoch "
+              + sentIn
+              + ", and not as a replay");
     }
     long expected = lastSeq(from) + 1;
     if (seq != expected) {
-      problems.accept(ProblemKind.DELIVERY, id + " in epoch " + epoch + " was handed message "
-          + seq + " from " + from + " where " + expected + " was next");
+      problems.accept(
+          ProblemKind.DELIVERY,
+          id
+              + " in epoch "
+              + epoch
+              + " was handed message "
+              + seq
+              + " from "
+              + from
+              + " where "
+              + expected
+              + " was next");
     }
     lastSeq.put(from, seq);
     account.deposit(payload);

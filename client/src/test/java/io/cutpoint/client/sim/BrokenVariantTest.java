@@ -11,15 +11,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The worker-level checks are not vacuous: each deliberately broken {@link Variant} (a worker core
  * without epoch fencing, a core that replays after new traffic, a coordinator that commits early)
- * is caught. Every seed runs with the correct core and coordinator first; wherever that run met
- * the situation the variant gets wrong (an old-epoch frame reached a core; new frames were parked
- * where a replay was due at a resume; a cut was committed), the broken run must fail, and the
- * report names the seed to replay.
+ * is caught. Every seed runs with the correct core and coordinator first; wherever that run met the
+ * situation the variant gets wrong (an old-epoch frame reached a core; new frames were parked where
+ * a replay was due at a resume; a cut was committed), the broken run must fail, and the report
+ * names the seed to replay.
  */
 class BrokenVariantTest {
 
-  private static final List<TopologyKind> KINDS = List.of(TopologyKind.RANDOM_STRONGLY_CONNECTED,
-      TopologyKind.FULL_MESH, TopologyKind.RING);
+  private static final List<TopologyKind> KINDS =
+      List.of(TopologyKind.RANDOM_STRONGLY_CONNECTED, TopologyKind.FULL_MESH, TopologyKind.RING);
   private static final int SEEDS_PER_KIND = 100;
 
   /** Whether a correct run met what {@code variant} gets wrong. */
@@ -41,11 +41,13 @@ class BrokenVariantTest {
     int exposed = 0;
     for (TopologyKind kind : KINDS) {
       for (long seed = 0; seed < SEEDS_PER_KIND; seed++) {
-        SimResult correct = Simulation.run(kind, seed, SimulationPropertyTest.CONFIG,
-            SimFaults.defaults(), Variant.NONE);
+        SimResult correct =
+            Simulation.run(
+                kind, seed, SimulationPropertyTest.CONFIG, SimFaults.defaults(), Variant.NONE);
         correct.assertOk();
-        SimResult broken = Simulation.run(kind, seed, SimulationPropertyTest.CONFIG,
-            SimFaults.defaults(), variant);
+        SimResult broken =
+            Simulation.run(
+                kind, seed, SimulationPropertyTest.CONFIG, SimFaults.defaults(), variant);
         runs++;
         if (!broken.ok()) {
           caught.add(broken);
@@ -58,19 +60,29 @@ class BrokenVariantTest {
         }
       }
     }
-    System.out.println(variant + ": caught in " + caught.size() + " of " + runs + " schedules; "
-        + exposed + " met its situation, " + missed.size() + " of them missed; first failure:\n"
-        + (caught.isEmpty() ? "none" : caught.get(0).describe()));
+    System.out.println(
+        variant
+            + ": caught in "
+            + caught.size()
+            + " of "
+            + runs
+            + " schedules; "
+            + exposed
+            + " met its situation, "
+            + missed.size()
+            + " of them missed; first failure:\n"
+            + (caught.isEmpty() ? "none" : caught.get(0).describe()));
     // Without fencing, an old frame that a halted core parked is harmless when its stream breaks
     // before the resume (the parked frame goes with it): a few schedules meet only that.
-    assertThat(missed).as(variant + " let through where its situation arose")
+    assertThat(missed)
+        .as(variant + " let through where its situation arose")
         .hasSizeLessThanOrEqualTo(variant == Variant.NO_EPOCH_FENCING ? exposed / 10 : 0);
     assertThat(exposed).as("schedules where " + variant + " matters").isGreaterThan(runs / 5);
     SimResult first = caught.get(0);
-    assertThat(first.describe()).contains("-Dcutpoint.sim.replay=" + first.scenario() + ":"
-        + first.seed() + ":" + variant);
-    SimResult again = SimulationReplayTest.replay(first.scenario() + ":" + first.seed() + ":"
-        + variant);
+    assertThat(first.describe())
+        .contains("-Dcutpoint.sim.replay=" + first.scenario() + ":" + first.seed() + ":" + variant);
+    SimResult again =
+        SimulationReplayTest.replay(first.scenario() + ":" + first.seed() + ":" + variant);
     assertThat(again.problems()).isEqualTo(first.problems());
   }
 }

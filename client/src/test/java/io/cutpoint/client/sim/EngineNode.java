@@ -47,8 +47,15 @@ public final class EngineNode implements EngineOutput {
   private final Map<Long, FirstChannel> firstChannels = new HashMap<>();
   private final Map<String, EngineNode> peers;
 
-  EngineNode(String id, Topology topology, SimNetwork network, SplittableRandom random,
-      SimConfig config, Fault fault, Outcomes outcomes, Map<String, EngineNode> peers) {
+  EngineNode(
+      String id,
+      Topology topology,
+      SimNetwork network,
+      SplittableRandom random,
+      SimConfig config,
+      Fault fault,
+      Outcomes outcomes,
+      Map<String, EngineNode> peers) {
     this.id = id;
     SortedSet<String> out = topology.outgoing(id);
     this.outgoing = List.copyOf(out);
@@ -59,8 +66,14 @@ public final class EngineNode implements EngineOutput {
     this.fault = fault;
     this.outcomes = outcomes;
     this.peers = peers;
-    this.engine = new SnapshotEngine(id, out, topology.incoming(id), s -> account.capture(), this,
-        EngineOptions.defaults().withNanoClock(network::now));
+    this.engine =
+        new SnapshotEngine(
+            id,
+            out,
+            topology.incoming(id),
+            s -> account.capture(),
+            this,
+            EngineOptions.defaults().withNanoClock(network::now));
   }
 
   public String id() {
@@ -102,7 +115,8 @@ public final class EngineNode implements EngineOutput {
   private void receive(String from, SimNetwork.Item item) {
     if (item instanceof SimNetwork.Data d) {
       if (fault == Fault.RECORDS_FIRST_MARKER_CHANNEL) {
-        firstChannels.values().stream().filter(f -> f.peer.equals(from))
+        firstChannels.values().stream()
+            .filter(f -> f.peer.equals(from))
             .forEach(f -> f.messages.add(new RecordedMessage(d.seq(), d.payload())));
       }
       engine.onData(from, d.seq(), d.payload());
@@ -110,7 +124,8 @@ public final class EngineNode implements EngineOutput {
       SimNetwork.Marker m = (SimNetwork.Marker) item;
       boolean known = engine.isKnown(m.snapshotId());
       engine.onMarker(from, m.snapshotId(), m.sentCount());
-      if (fault == Fault.RECORDS_FIRST_MARKER_CHANNEL && !known
+      if (fault == Fault.RECORDS_FIRST_MARKER_CHANNEL
+          && !known
           && engine.inFlight().contains(m.snapshotId())) {
         firstChannels.put(m.snapshotId(), new FirstChannel(from, new ArrayList<>()));
       }
@@ -177,8 +192,15 @@ public final class EngineNode implements EngineOutput {
     } else {
       return piece;
     }
-    return new CompletedLocalSnapshot(new LocalSnapshot(cut.snapshotId(), cut.workerId(),
-        cut.sent(), cut.received(), recordings, cut.firstMarkerFrom()), piece.state(),
+    return new CompletedLocalSnapshot(
+        new LocalSnapshot(
+            cut.snapshotId(),
+            cut.workerId(),
+            cut.sent(),
+            cut.received(),
+            recordings,
+            cut.firstMarkerFrom()),
+        piece.state(),
         piece.recordingNanos());
   }
 }

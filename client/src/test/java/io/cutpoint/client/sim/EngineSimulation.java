@@ -22,9 +22,9 @@ import java.util.TreeMap;
  * Runs one seeded schedule of the snapshot engine alone: {@link EngineNode}s over a {@link
  * SimNetwork}, random bank transfers, overlapping snapshots with several initiators each, and
  * aborts, then checks every snapshot: it completed at every worker, its cut passes {@link
- * CutVerifier}, and it conserves money. No transport, epochs or rollbacks: {@link Simulation}
- * runs the real worker cores with those. What this adds is speed and the deliberately wrong
- * engines of {@link Fault}. The schedule is a pure function of (topology, seed, config, fault).
+ * CutVerifier}, and it conserves money. No transport, epochs or rollbacks: {@link Simulation} runs
+ * the real worker cores with those. What this adds is speed and the deliberately wrong engines of
+ * {@link Fault}. The schedule is a pure function of (topology, seed, config, fault).
  */
 public final class EngineSimulation {
 
@@ -46,7 +46,12 @@ public final class EngineSimulation {
   private long redundantStarts;
   private int maxConcurrent;
 
-  public EngineSimulation(String scenario, Topology topology, long seed, SimConfig config, Fault fault,
+  public EngineSimulation(
+      String scenario,
+      Topology topology,
+      long seed,
+      SimConfig config,
+      Fault fault,
       boolean withTrace) {
     this.scenario = scenario;
     this.topology = topology;
@@ -59,22 +64,25 @@ public final class EngineSimulation {
     if (withTrace) {
       network.trace(trace::add);
     }
-    EngineNode.Outcomes outcomes = new EngineNode.Outcomes() {
-      @Override
-      public void completed(String workerId, CompletedLocalSnapshot piece) {
-        Map<String, CompletedLocalSnapshot> got =
-            pieces.computeIfAbsent(piece.cut().snapshotId(), k -> new TreeMap<>());
-        got.put(workerId, piece);
-        note(workerId + " completed S=" + piece.cut().snapshotId());
-      }
+    EngineNode.Outcomes outcomes =
+        new EngineNode.Outcomes() {
+          @Override
+          public void completed(String workerId, CompletedLocalSnapshot piece) {
+            Map<String, CompletedLocalSnapshot> got =
+                pieces.computeIfAbsent(piece.cut().snapshotId(), k -> new TreeMap<>());
+            got.put(workerId, piece);
+            note(workerId + " completed S=" + piece.cut().snapshotId());
+          }
 
-      @Override
-      public void failed(String workerId, long snapshotId, String reason) {
-        problems.add(new Problem(ProblemKind.INCOMPLETE, snapshotId, workerId + " failed: " + reason));
-      }
-    };
+          @Override
+          public void failed(String workerId, long snapshotId, String reason) {
+            problems.add(
+                new Problem(ProblemKind.INCOMPLETE, snapshotId, workerId + " failed: " + reason));
+          }
+        };
     for (String id : topology.workers()) {
-      workers.put(id, new EngineNode(id, topology, network, random, config, fault, outcomes, workers));
+      workers.put(
+          id, new EngineNode(id, topology, network, random, config, fault, outcomes, workers));
     }
   }
 
@@ -128,10 +136,12 @@ public final class EngineSimulation {
       if (random.nextInt(100) < config.abortPercent()) {
         aborted.add(snapshotId);
         for (EngineNode w : workers.values()) {
-          network.at(at + random.nextLong(config.horizon()), () -> {
-            note(w.id() + " aborts S=" + snapshotId);
-            w.engine().abort(snapshotId);
-          });
+          network.at(
+              at + random.nextLong(config.horizon()),
+              () -> {
+                note(w.id() + " aborts S=" + snapshotId);
+                w.engine().abort(snapshotId);
+              });
         }
       }
     }
@@ -159,12 +169,32 @@ public final class EngineSimulation {
       checkEnd();
     }
     int complete = checkSnapshots();
-    long recorded = pieces.values().stream().flatMap(m -> m.values().stream())
-        .mapToLong(p -> p.cut().inFlightMessages()).sum();
-    SimResult.Stats stats = new SimResult.Stats(events, network.itemsSent(), ids.size(), complete,
-        aborted.size(), 0, 0, recorded, redundantStarts, maxConcurrent);
-    return new SimResult(scenario, seed, fault == Fault.NONE ? "ENGINE" : fault.name(), topology,
-        stats, SimResult.WorkerStats.NONE, List.copyOf(problems), cutContents,
+    long recorded =
+        pieces.values().stream()
+            .flatMap(m -> m.values().stream())
+            .mapToLong(p -> p.cut().inFlightMessages())
+            .sum();
+    SimResult.Stats stats =
+        new SimResult.Stats(
+            events,
+            network.itemsSent(),
+            ids.size(),
+            complete,
+            aborted.size(),
+            0,
+            0,
+            recorded,
+            redundantStarts,
+            maxConcurrent);
+    return new SimResult(
+        scenario,
+        seed,
+        fault == Fault.NONE ? "ENGINE" : fault.name(),
+        topology,
+        stats,
+        SimResult.WorkerStats.NONE,
+        List.copyOf(problems),
+        cutContents,
         trace == null ? List.of() : List.copyOf(trace));
   }
 
@@ -191,8 +221,11 @@ public final class EngineSimulation {
     for (EngineNode w : workers.values()) {
       total += w.account().balance();
       if (!w.engine().inFlight().isEmpty()) {
-        problems.add(new Problem(ProblemKind.INCOMPLETE, null,
-            w.id() + " still records snapshots " + w.engine().inFlight()));
+        problems.add(
+            new Problem(
+                ProblemKind.INCOMPLETE,
+                null,
+                w.id() + " still records snapshots " + w.engine().inFlight()));
       }
     }
     for (SimNetwork.Item item : network.inTransit()) {
@@ -200,26 +233,44 @@ public final class EngineSimulation {
     }
     long expected = config.initialBalance() * topology.workers().size();
     if (total != expected) {
-      problems.add(new Problem(ProblemKind.RUN, null,
-          "final balances sum to " + total + ", expected " + expected));
+      problems.add(
+          new Problem(
+              ProblemKind.RUN, null, "final balances sum to " + total + ", expected " + expected));
     }
   }
 
-  /** A complete snapshot's cut written out: per worker its balance, counters and recorded transfers. */
+  /**
+   * A complete snapshot's cut written out: per worker its balance, counters and recorded transfers.
+   */
   private static String contentOf(Map<String, CompletedLocalSnapshot> pieces) {
     StringBuilder b = new StringBuilder();
-    pieces.forEach((worker, piece) -> {
-      LocalSnapshot cut = piece.cut();
-      b.append(worker).append(" balance=").append(BankAccount.decode(piece.state().state()))
-          .append(" sent=").append(cut.sent()).append(" received=").append(cut.received())
-          .append(" firstMarkerFrom=").append(cut.firstMarkerFrom()).append(" recorded={");
-      cut.recordings().forEach((peer, messages) -> {
-        b.append(peer).append(':');
-        messages.forEach(m -> b.append(' ').append(m.seq()).append('=').append(BankAccount.amountOf(m.payload())));
-        b.append(';');
-      });
-      b.append("}\n");
-    });
+    pieces.forEach(
+        (worker, piece) -> {
+          LocalSnapshot cut = piece.cut();
+          b.append(worker)
+              .append(" balance=")
+              .append(BankAccount.decode(piece.state().state()))
+              .append(" sent=")
+              .append(cut.sent())
+              .append(" received=")
+              .append(cut.received())
+              .append(" firstMarkerFrom=")
+              .append(cut.firstMarkerFrom())
+              .append(" recorded={");
+          cut.recordings()
+              .forEach(
+                  (peer, messages) -> {
+                    b.append(peer).append(':');
+                    messages.forEach(
+                        m ->
+                            b.append(' ')
+                                .append(m.seq())
+                                .append('=')
+                                .append(BankAccount.amountOf(m.payload())));
+                    b.append(';');
+                  });
+          b.append("}\n");
+        });
     return b.toString();
   }
 
@@ -247,8 +298,11 @@ public final class EngineSimulation {
       }
       long total = BankAccount.totalOf(got.values());
       if (total != expected) {
-        problems.add(new Problem(ProblemKind.NOT_CONSERVED, snapshotId,
-            "balances + money in flight = " + total + ", expected " + expected));
+        problems.add(
+            new Problem(
+                ProblemKind.NOT_CONSERVED,
+                snapshotId,
+                "balances + money in flight = " + total + ", expected " + expected));
       }
     }
     return complete;

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 class EngineSimulationPropertyTest {
 
   static final int SCHEDULES_PER_KIND = 500;
-  private static final Map<TopologyKind, SimResult.Stats> TOTALS = new EnumMap<>(TopologyKind.class);
+  private static final Map<TopologyKind, SimResult.Stats> TOTALS =
+      new EnumMap<>(TopologyKind.class);
   private static final LongAdder SCHEDULES = new LongAdder();
   private static final LongAdder CPU_NANOS = new LongAdder();
 
@@ -55,17 +56,29 @@ class EngineSimulationPropertyTest {
       SCHEDULES.increment();
     }
     assertThat(failures)
-        .withFailMessage(() -> failures.size() + " of " + SCHEDULES_PER_KIND + " schedules failed:\n"
-            + failures.stream().limit(5).map(SimResult::describe).reduce("", String::concat))
+        .withFailMessage(
+            () ->
+                failures.size()
+                    + " of "
+                    + SCHEDULES_PER_KIND
+                    + " schedules failed:\n"
+                    + failures.stream()
+                        .limit(5)
+                        .map(SimResult::describe)
+                        .reduce("", String::concat))
         .isEmpty();
     assertThat(complete).isEqualTo(snapshots);
     CPU_NANOS.add(cpuNanos() - cpuStart);
-    TOTALS.put(kind, new SimResult.Stats(events, items, snapshots, complete, 0, 0, 0, recorded,
-        redundant, maxConcurrent));
+    TOTALS.put(
+        kind,
+        new SimResult.Stats(
+            events, items, snapshots, complete, 0, 0, 0, recorded, redundant, maxConcurrent));
     // the schedules exercise what they claim to: overlap, several initiators, channel state
     if (kind != TopologyKind.LONE_WORKER) {
       assertThat(maxConcurrent).as("snapshots in flight at once").isGreaterThanOrEqualTo(2);
-      assertThat(redundant).as("initiators reached by another initiator's marker first").isPositive();
+      assertThat(redundant)
+          .as("initiators reached by another initiator's marker first")
+          .isPositive();
     }
     if (kind != TopologyKind.LONE_WORKER && kind != TopologyKind.DAG) {
       assertThat(recorded).as("messages recorded in flight").isPositive();
@@ -76,7 +89,8 @@ class EngineSimulationPropertyTest {
   void aDagMakesEverySourceAnInitiatorAndStillRecordsChannelState() {
     long recorded = 0;
     for (int i = 0; i < 200; i++) {
-      SimResult r = EngineSimulation.run(TopologyKind.DAG, 77_000 + i, SimConfig.defaults(), Fault.NONE);
+      SimResult r =
+          EngineSimulation.run(TopologyKind.DAG, 77_000 + i, SimConfig.defaults(), Fault.NONE);
       r.assertOk();
       recorded += r.stats().recordedMessages();
     }
@@ -84,13 +98,16 @@ class EngineSimulationPropertyTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = TopologyKind.class, names = {"RING", "FULL_MESH", "DAG", "RANDOM_STRONGLY_CONNECTED"})
+  @EnumSource(
+      value = TopologyKind.class,
+      names = {"RING", "FULL_MESH", "DAG", "RANDOM_STRONGLY_CONNECTED"})
   void abortedSnapshotsLeaveNothingBehindAndTheOthersStillComplete(TopologyKind kind) {
     SimConfig config = SimConfig.defaults().withAbortPercent(40);
     int aborted = 0, completedDespiteAbort = 0, complete = 0, snapshots = 0;
     for (int i = 0; i < 300; i++) {
       SimResult r = EngineSimulation.run(kind, 5_000_000L + i, config, Fault.NONE);
-      r.assertOk(); // non-aborted snapshots complete and verify; no engine records anything at the end
+      r.assertOk(); // non-aborted snapshots complete and verify; no engine records anything at
+      // the end
       aborted += r.stats().aborted();
       complete += r.stats().completedCuts();
       snapshots += r.stats().snapshots();
@@ -98,14 +115,22 @@ class EngineSimulationPropertyTest {
     completedDespiteAbort = complete - (snapshots - aborted);
     assertThat(aborted).isPositive();
     assertThat(complete).as("some aborted snapshots were cut short").isLessThan(snapshots);
-    System.out.println(kind + " with aborts: " + aborted + " of " + snapshots
-        + " aborted, " + completedDespiteAbort + " of them had completed everywhere first");
+    System.out.println(
+        kind
+            + " with aborts: "
+            + aborted
+            + " of "
+            + snapshots
+            + " aborted, "
+            + completedDespiteAbort
+            + " of them had completed everywhere first");
   }
 
   @AfterAll
   static void report() {
-    System.out.printf("engine-level schedules: %d in %.1f s of CPU time%n", SCHEDULES.sum(),
-        CPU_NANOS.sum() / 1e9);
+    System.out.printf(
+        "engine-level schedules: %d in %.1f s of CPU time%n",
+        SCHEDULES.sum(), CPU_NANOS.sum() / 1e9);
     TOTALS.forEach((k, s) -> System.out.println("  " + k + ": " + s));
   }
 }

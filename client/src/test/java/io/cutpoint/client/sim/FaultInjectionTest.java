@@ -24,8 +24,9 @@ class FaultInjectionTest {
     List<SimResult> differing = new ArrayList<>();
     List<String> missed = new ArrayList<>();
     int runs = 0;
-    for (TopologyKind kind : List.of(TopologyKind.RANDOM_STRONGLY_CONNECTED, TopologyKind.FULL_MESH,
-        TopologyKind.RING)) {
+    for (TopologyKind kind :
+        List.of(
+            TopologyKind.RANDOM_STRONGLY_CONNECTED, TopologyKind.FULL_MESH, TopologyKind.RING)) {
       for (long seed = 0; seed < 100; seed++) {
         SimResult correct = EngineSimulation.run(kind, seed, SimConfig.defaults(), Fault.NONE);
         correct.assertOk();
@@ -42,14 +43,27 @@ class FaultInjectionTest {
         }
       }
     }
-    System.out.println(fault + ": cuts differ from the correct engine's in " + differing.size() + " of "
-        + runs + " schedules; checks missed " + missed.size());
-    assertThat(differing).as("schedules where " + fault + " changed a cut").hasSizeGreaterThan(runs / 10);
+    System.out.println(
+        fault
+            + ": cuts differ from the correct engine's in "
+            + differing.size()
+            + " of "
+            + runs
+            + " schedules; checks missed "
+            + missed.size());
+    assertThat(differing)
+        .as("schedules where " + fault + " changed a cut")
+        .hasSizeGreaterThan(runs / 10);
     assertThat(missed).as("wrong cuts that a check let through").isEmpty();
     assertThat(differing.get(0).describe())
         .contains("seed=" + differing.get(0).seed())
-        .contains("-Dcutpoint.sim.replay=" + differing.get(0).scenario() + ":" + differing.get(0).seed()
-            + ":" + fault);
+        .contains(
+            "-Dcutpoint.sim.replay="
+                + differing.get(0).scenario()
+                + ":"
+                + differing.get(0).seed()
+                + ":"
+                + fault);
   }
 
   @ParameterizedTest
@@ -58,7 +72,8 @@ class FaultInjectionTest {
     for (long seed = 0; seed < 200; seed++) {
       SimResult r = EngineSimulation.run(TopologyKind.FULL_MESH, seed, SimConfig.defaults(), fault);
       if (!r.ok()) {
-        SimResult again = EngineSimulation.run(TopologyKind.FULL_MESH, seed, SimConfig.defaults(), fault);
+        SimResult again =
+            EngineSimulation.run(TopologyKind.FULL_MESH, seed, SimConfig.defaults(), fault);
         assertThat(again.problems()).isEqualTo(r.problems());
         assertThat(again.stats()).isEqualTo(r.stats());
         return;

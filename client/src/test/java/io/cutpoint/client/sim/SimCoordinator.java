@@ -17,19 +17,18 @@ import java.util.function.BiConsumer;
 /**
  * Stands in for the coordinator core in the seeded simulator, until the event-driven coordinator
  * state machine can be driven here instead: this is the one class that then switches to it. It
- * takes events (a trigger, a piece, a failed piece, a rollback, a worker lost or joined, halted
- * and restored answers) and sends commands through {@link Commands}; it does no I/O and keeps no
- * clock.
+ * takes events (a trigger, a piece, a failed piece, a rollback, a worker lost or joined, halted and
+ * restored answers) and sends commands through {@link Commands}; it does no I/O and keeps no clock.
  *
  * <p>What it does, as the production coordinator does: it starts snapshots (several may be pending
  * at once) at a covering set of initiators, collects each worker's piece of the current epoch,
  * checks the assembled cut with {@link CutVerifier} and commits it. A rollback goes to the newest
- * committed cut: a new epoch, every pending snapshot dropped, halt every live worker (a lost
- * worker is halted when it rejoins), once all have halted restore each from its piece (state,
- * counters, recorded messages), once all have restored resume them. A worker lost during a
- * rollback is waited for again and every worker is restored again; a worker lost otherwise
- * starts a rollback (the automatic policy). With {@link Variant#EARLY_COMMIT} it commits a
- * snapshot once every piece but one arrived, checking only the pieces it has.
+ * committed cut: a new epoch, every pending snapshot dropped, halt every live worker (a lost worker
+ * is halted when it rejoins), once all have halted restore each from its piece (state, counters,
+ * recorded messages), once all have restored resume them. A worker lost during a rollback is waited
+ * for again and every worker is restored again; a worker lost otherwise starts a rollback (the
+ * automatic policy). With {@link Variant#EARLY_COMMIT} it commits a snapshot once every piece but
+ * one arrived, checking only the pieces it has.
  */
 final class SimCoordinator {
 
@@ -48,7 +47,11 @@ final class SimCoordinator {
   /** A committed cut: a complete piece for every worker (unless the commit was broken). */
   record Committed(long snapshotId, long epoch, SortedMap<String, CompletedLocalSnapshot> pieces) {}
 
-  private enum Phase { NONE, HALTING, RESTORING }
+  private enum Phase {
+    NONE,
+    HALTING,
+    RESTORING
+  }
 
   private record Pending(long epoch, SortedMap<String, CompletedLocalSnapshot> pieces) {}
 
@@ -75,8 +78,14 @@ final class SimCoordinator {
   /**
    * @param failedCut told of a cut that failed {@link CutVerifier} (id, violations): kept FAILED
    */
-  SimCoordinator(Topology topology, long epoch, Commands commands, SplittableRandom random,
-      int maxChosenInitiators, boolean earlyCommit, BiConsumer<Long, String> failedCut) {
+  SimCoordinator(
+      Topology topology,
+      long epoch,
+      Commands commands,
+      SplittableRandom random,
+      int maxChosenInitiators,
+      boolean earlyCommit,
+      BiConsumer<Long, String> failedCut) {
     this.topology = topology;
     this.epoch = epoch;
     this.commands = commands;
@@ -102,11 +111,12 @@ final class SimCoordinator {
   /** Ids of the snapshots still pending and the workers whose piece is missing. */
   SortedMap<Long, SortedSet<String>> pending() {
     SortedMap<Long, SortedSet<String>> out = new TreeMap<>();
-    pending.forEach((id, p) -> {
-      SortedSet<String> missing = new TreeSet<>(topology.workers());
-      missing.removeAll(p.pieces().keySet());
-      out.put(id, missing);
-    });
+    pending.forEach(
+        (id, p) -> {
+          SortedSet<String> missing = new TreeSet<>(topology.workers());
+          missing.removeAll(p.pieces().keySet());
+          out.put(id, missing);
+        });
     return out;
   }
 
@@ -152,14 +162,19 @@ final class SimCoordinator {
       return; // a snapshot that was committed, or dropped by a rollback
     }
     p.pieces().put(worker, piece);
-    int needed = earlyCommit ? Math.max(1, topology.workers().size() - 1) : topology.workers().size();
+    int needed =
+        earlyCommit ? Math.max(1, topology.workers().size() - 1) : topology.workers().size();
     if (p.pieces().size() < needed) {
       return;
     }
     pending.remove(id);
     // every worker reported (unless the commit is broken: then only those that did are checked)
-    Cut cut = Cut.of(id, p.pieces().keySet(), topology.channels(),
-        p.pieces().values().stream().map(CompletedLocalSnapshot::cut).toList());
+    Cut cut =
+        Cut.of(
+            id,
+            p.pieces().keySet(),
+            topology.channels(),
+            p.pieces().values().stream().map(CompletedLocalSnapshot::cut).toList());
     List<Violation> violations = CutVerifier.verify(cut);
     if (violations.isEmpty()) {
       committed.add(new Committed(id, p.epoch(), p.pieces()));

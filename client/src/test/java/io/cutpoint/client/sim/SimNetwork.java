@@ -77,9 +77,7 @@ public final class SimNetwork {
     queue.add(new Event(Math.max(time, now), order++, action));
   }
 
-  /**
-   * Puts {@code item} on channel {@code from -> to}; {@code receiver} gets it when it arrives.
-   */
+  /** Puts {@code item} on channel {@code from -> to}; {@code receiver} gets it when it arrives. */
   public void transmit(String from, String to, Item item, Receiver receiver) {
     Channel c = channels.get(ChannelId.of(from, to));
     if (c == null) {
@@ -90,20 +88,21 @@ public final class SimNetwork {
     c.inTransit.add(new InTransit(epoch, item));
     itemsSent++;
     trace.accept(now + " put " + c.id + " " + describe(item) + " arrives " + arrival);
-    at(arrival, () -> {
-      InTransit head = c.inTransit.poll();
-      if (head.epoch != epoch) {
-        trace.accept(now + " drop " + c.id + " " + describe(head.item) + " of epoch " + head.epoch);
-        return;
-      }
-      trace.accept(now + " arrive " + c.id + " " + describe(head.item));
-      receiver.receive(from, head.item);
-    });
+    at(
+        arrival,
+        () -> {
+          InTransit head = c.inTransit.poll();
+          if (head.epoch != epoch) {
+            trace.accept(
+                now + " drop " + c.id + " " + describe(head.item) + " of epoch " + head.epoch);
+            return;
+          }
+          trace.accept(now + " arrive " + c.id + " " + describe(head.item));
+          receiver.receive(from, head.item);
+        });
   }
 
-  /**
-   * A rollback: everything now in transit belongs to the old epoch and is dropped on arrival.
-   */
+  /** A rollback: everything now in transit belongs to the old epoch and is dropped on arrival. */
   public void newEpoch() {
     epoch++;
     trace.accept(now + " epoch " + epoch);
@@ -126,8 +125,12 @@ public final class SimNetwork {
 
   /** Items of the current epoch in transit on every channel, for end-of-run accounting. */
   public Iterable<Item> inTransit() {
-    return () -> channels.values().stream().flatMap(c -> c.inTransit.stream())
-        .filter(t -> t.epoch == epoch).map(InTransit::item).iterator();
+    return () ->
+        channels.values().stream()
+            .flatMap(c -> c.inTransit.stream())
+            .filter(t -> t.epoch == epoch)
+            .map(InTransit::item)
+            .iterator();
   }
 
   private static String describe(Item item) {

@@ -16,20 +16,24 @@ class SimNetworkTest {
 
   @Test
   void eachChannelDeliversInOrderWhileChannelsOvertakeEachOther() {
-    SimNetwork net = new SimNetwork(List.of(ChannelId.of("a", "c"), ChannelId.of("b", "c")),
-        new SplittableRandom(7), 50);
+    SimNetwork net =
+        new SimNetwork(
+            List.of(ChannelId.of("a", "c"), ChannelId.of("b", "c")), new SplittableRandom(7), 50);
     Map<String, List<Long>> arrived = new HashMap<>();
     List<String> interleaving = new ArrayList<>();
-    SimNetwork.Receiver c = (from, item) -> {
-      arrived.computeIfAbsent(from, k -> new ArrayList<>()).add(((SimNetwork.Data) item).seq());
-      interleaving.add(from);
-    };
+    SimNetwork.Receiver c =
+        (from, item) -> {
+          arrived.computeIfAbsent(from, k -> new ArrayList<>()).add(((SimNetwork.Data) item).seq());
+          interleaving.add(from);
+        };
     for (long i = 1; i <= 200; i++) {
       long seq = i;
-      net.at(i, () -> {
-        net.transmit("a", "c", new SimNetwork.Data(seq, new byte[0]), c);
-        net.transmit("b", "c", new SimNetwork.Data(seq, new byte[0]), c);
-      });
+      net.at(
+          i,
+          () -> {
+            net.transmit("a", "c", new SimNetwork.Data(seq, new byte[0]), c);
+            net.transmit("b", "c", new SimNetwork.Data(seq, new byte[0]), c);
+          });
     }
     while (net.step()) {
       // run to the end
@@ -51,6 +55,7 @@ class SimNetworkTest {
   void anUnknownChannelIsRejected() {
     SimNetwork net = new SimNetwork(List.of(), new SplittableRandom(1), 5);
     assertThatThrownBy(() -> net.transmit("a", "b", new SimNetwork.Marker(1, 0), (f, i) -> {}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a->b");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a->b");
   }
 }

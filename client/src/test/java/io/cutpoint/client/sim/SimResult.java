@@ -11,7 +11,8 @@ import java.util.SortedMap;
  *
  * @param variant what ran: for an engine-level schedule ({@link EngineSimulation}) its {@link
  *     Fault}, written {@code ENGINE} when NONE; for a worker-level one ({@link Simulation}) its
- *     {@link Variant}, written empty when NONE. It ends the replay spec {@code KIND:SEED[:VARIANT]}.
+ *     {@link Variant}, written empty when NONE. It ends the replay spec {@code
+ *     KIND:SEED[:VARIANT]}.
  * @param workers counts of the worker-level schedules (zeros for engine-level ones)
  */
 public record SimResult(
@@ -68,9 +69,17 @@ public record SimResult(
    * @param redundantStarts initiator start commands that found a marker got there first
    * @param maxConcurrent most snapshots in flight at one worker at once
    */
-  public record Stats(long events, long items, int snapshots, int completedCuts, int aborted,
-      int rollbacks, int completedAfterRollback,
-      long recordedMessages, long redundantStarts, int maxConcurrent) {}
+  public record Stats(
+      long events,
+      long items,
+      int snapshots,
+      int completedCuts,
+      int aborted,
+      int rollbacks,
+      int completedAfterRollback,
+      long recordedMessages,
+      long redundantStarts,
+      int maxConcurrent) {}
 
   /**
    * Counts of a worker-level schedule: what its faults did.
@@ -89,18 +98,36 @@ public record SimResult(
    * @param replayRaces channels on which, as a worker resumed, new frames were parked while
    *     recorded messages waited to be replayed (the replay must go first)
    */
-  public record WorkerStats(long frames, long resentFrames, long reconnects, long duplicateItems,
-      long oldEpochFrames, long notAnnounced, long crashes, long rollbacks,
-      long rollbacksOverPending, int maxPending, long replayed, long replayRaces) {
+  public record WorkerStats(
+      long frames,
+      long resentFrames,
+      long reconnects,
+      long duplicateItems,
+      long oldEpochFrames,
+      long notAnnounced,
+      long crashes,
+      long rollbacks,
+      long rollbacksOverPending,
+      int maxPending,
+      long replayed,
+      long replayRaces) {
 
     public static final WorkerStats NONE = new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     WorkerStats plus(WorkerStats o) {
-      return new WorkerStats(frames + o.frames, resentFrames + o.resentFrames,
-          reconnects + o.reconnects, duplicateItems + o.duplicateItems,
-          oldEpochFrames + o.oldEpochFrames, notAnnounced + o.notAnnounced, crashes + o.crashes,
-          rollbacks + o.rollbacks, rollbacksOverPending + o.rollbacksOverPending,
-          Math.max(maxPending, o.maxPending), replayed + o.replayed, replayRaces + o.replayRaces);
+      return new WorkerStats(
+          frames + o.frames,
+          resentFrames + o.resentFrames,
+          reconnects + o.reconnects,
+          duplicateItems + o.duplicateItems,
+          oldEpochFrames + o.oldEpochFrames,
+          notAnnounced + o.notAnnounced,
+          crashes + o.crashes,
+          rollbacks + o.rollbacks,
+          rollbacksOverPending + o.rollbacksOverPending,
+          Math.max(maxPending, o.maxPending),
+          replayed + o.replayed,
+          replayRaces + o.replayRaces);
     }
   }
 
@@ -115,15 +142,27 @@ public record SimResult(
   /** Seed, scenario, the problems and the replay hint. */
   public String describe() {
     StringBuilder b = new StringBuilder();
-    b.append("schedule ").append(scenario).append(" seed=").append(seed).append(" variant=")
-        .append(variant.isEmpty() ? "NONE" : variant).append(" topology=").append(topology.name())
-        .append(' ').append(topology.channels()).append('\n');
+    b.append("schedule ")
+        .append(scenario)
+        .append(" seed=")
+        .append(seed)
+        .append(" variant=")
+        .append(variant.isEmpty() ? "NONE" : variant)
+        .append(" topology=")
+        .append(topology.name())
+        .append(' ')
+        .append(topology.channels())
+        .append('\n');
     if (isKind(scenario)) {
-      b.append("  replay: -Dcutpoint.sim.replay=").append(scenario).append(':').append(seed)
+      b.append("  replay: -Dcutpoint.sim.replay=")
+          .append(scenario)
+          .append(':')
+          .append(seed)
           .append(variant.isEmpty() ? "" : ":" + variant)
           .append(" -Dtest=SimulationReplayTest (prints the event trace)\n");
     } else {
-      b.append("  replay: the same topology with seed ").append(seed)
+      b.append("  replay: the same topology with seed ")
+          .append(seed)
           .append(" and a trace (withTrace = true)\n");
     }
     problems.stream().limit(20).forEach(p -> b.append("  ").append(p).append('\n'));

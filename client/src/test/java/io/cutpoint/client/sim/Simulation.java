@@ -28,14 +28,14 @@ import java.util.function.Consumer;
  * <ul>
  *   <li>every committed cut passes {@link CutVerifier} and conserves the bank's money (balances +
  *       recorded transfers = the total), and no cut fails the coordinator's check;
- *   <li>after every rollback, once every worker restored and before any resumed, the balances
- *       plus the recorded transfers waiting to be replayed hold all the money;
+ *   <li>after every rollback, once every worker restored and before any resumed, the balances plus
+ *       the recorded transfers waiting to be replayed hold all the money;
  *   <li>once quiet, after the last rollback, the balances add up to the total, every snapshot was
  *       committed or dropped by a rollback, and no worker is halted, recording, or holding
  *       unacknowledged or parked items;
- *   <li>the application is never handed a message of an old epoch except as a replay, each
- *       channel delivers every message once per epoch in sequence order, and in the end every
- *       message sent in the last epoch was delivered;
+ *   <li>the application is never handed a message of an old epoch except as a replay, each channel
+ *       delivers every message once per epoch in sequence order, and in the end every message sent
+ *       in the last epoch was delivered;
  *   <li>no core refused a stream for DATA_LOSS or MALFORMED: correct senders never earn it.
  * </ul>
  *
@@ -46,6 +46,7 @@ import java.util.function.Consumer;
 public final class Simulation {
 
   private static final long MAX_EVENTS = 500_000;
+
   /** The cluster's first epoch; a restarted process starts in epoch 0 until it is welcomed. */
   private static final long FIRST_EPOCH = 1;
 
@@ -60,8 +61,10 @@ public final class Simulation {
   private final SimCoordinator coordinator;
   private final SimulatedWorker.Options options;
   private final Map<String, Incarnation> current = new TreeMap<>();
+
   /** The incarnation whose session the coordinator knows, per worker (absent once lost). */
   private final Map<String, Incarnation> sessions = new TreeMap<>();
+
   private final List<Incarnation> all = new ArrayList<>();
   private final List<Problem> problems = new ArrayList<>();
   private final List<String> trace;
@@ -80,8 +83,14 @@ public final class Simulation {
     long lastUp;
   }
 
-  public Simulation(String scenario, Topology topology, long seed, SimConfig config,
-      SimFaults faults, Variant variant, boolean withTrace) {
+  public Simulation(
+      String scenario,
+      Topology topology,
+      long seed,
+      SimConfig config,
+      SimFaults faults,
+      Variant variant,
+      boolean withTrace) {
     this.scenario = scenario;
     this.topology = topology;
     this.seed = seed;
@@ -91,41 +100,74 @@ public final class Simulation {
     this.random = new SplittableRandom(seed);
     this.network = new SimNetwork(topology.channels(), random, config.maxDelay());
     this.trace = withTrace ? new ArrayList<>() : null;
-    this.options = new SimulatedWorker.Options(1 + random.nextInt(4), 1 + random.nextInt(8),
-        faults.resendBeforeAckPercent(), switch (variant) {
-          case NO_EPOCH_FENCING -> SimulatedWorker.BrokenCore.NO_EPOCH_FENCING;
-          case REPLAY_AFTER_NEW_TRAFFIC -> SimulatedWorker.BrokenCore.REPLAY_AFTER_NEW_TRAFFIC;
-          case NONE, EARLY_COMMIT -> SimulatedWorker.BrokenCore.NONE;
-        });
+    this.options =
+        new SimulatedWorker.Options(
+            1 + random.nextInt(4),
+            1 + random.nextInt(8),
+            faults.resendBeforeAckPercent(),
+            switch (variant) {
+              case NO_EPOCH_FENCING -> SimulatedWorker.BrokenCore.NO_EPOCH_FENCING;
+              case REPLAY_AFTER_NEW_TRAFFIC -> SimulatedWorker.BrokenCore.REPLAY_AFTER_NEW_TRAFFIC;
+              case NONE, EARLY_COMMIT -> SimulatedWorker.BrokenCore.NONE;
+            });
     this.net = new Net();
     this.listener = new Reports();
-    this.coordinator = new SimCoordinator(topology, FIRST_EPOCH, new Sessions(), random,
-        config.maxChosenInitiators(), variant == Variant.EARLY_COMMIT,
-        (id, violations) -> problem(ProblemKind.CUT_VIOLATION, id,
-            "the coordinator's CutVerifier check failed: " + violations));
+    this.coordinator =
+        new SimCoordinator(
+            topology,
+            FIRST_EPOCH,
+            new Sessions(),
+            random,
+            config.maxChosenInitiators(),
+            variant == Variant.EARLY_COMMIT,
+            (id, violations) ->
+                problem(
+                    ProblemKind.CUT_VIOLATION,
+                    id,
+                    "the coordinator's CutVerifier check failed: " + violations));
     for (String id : topology.workers()) {
       start(id, FIRST_EPOCH);
     }
   }
 
   /** A schedule on a topology of {@code kind}, built from the seed too. */
-  public static SimResult run(TopologyKind kind, long seed, SimConfig config, SimFaults faults,
-      Variant variant) {
+  public static SimResult run(
+      TopologyKind kind, long seed, SimConfig config, SimFaults faults, Variant variant) {
     return forKind(kind, seed, config, faults, variant, false).run();
   }
 
-  public static Simulation forKind(TopologyKind kind, long seed, SimConfig config,
-      SimFaults faults, Variant variant, boolean withTrace) {
+  public static Simulation forKind(
+      TopologyKind kind,
+      long seed,
+      SimConfig config,
+      SimFaults faults,
+      Variant variant,
+      boolean withTrace) {
     Topology t = kind.build(new SplittableRandom(seed ^ 0x5DEECE66DL), config.maxWorkers());
     return new Simulation(kind.name(), t, seed, config, faults, variant, withTrace);
   }
 
   private Incarnation start(String id, long epoch) {
     Incarnation inc = new Incarnation();
-    inc.app = new BankApp(id, config.initialBalance(), List.copyOf(topology.outgoing(id)), random,
-        config.forwardPercent(), (kind, message) -> problem(kind, null, message));
-    inc.worker = new SimulatedWorker(id, topology.outgoing(id), topology.incoming(id), inc.app,
-        inc.app, epoch, net, listener, options);
+    inc.app =
+        new BankApp(
+            id,
+            config.initialBalance(),
+            List.copyOf(topology.outgoing(id)),
+            random,
+            config.forwardPercent(),
+            (kind, message) -> problem(kind, null, message));
+    inc.worker =
+        new SimulatedWorker(
+            id,
+            topology.outgoing(id),
+            topology.incoming(id),
+            inc.app,
+            inc.app,
+            epoch,
+            net,
+            listener,
+            options);
     inc.app.attach(inc.worker);
     current.put(id, inc);
     if (epoch == FIRST_EPOCH) {
@@ -152,31 +194,42 @@ public final class Simulation {
     List<String> ids = List.copyOf(topology.workers());
     for (int i = 0; i < config.transfers(); i++) {
       String w = ids.get(random.nextInt(ids.size()));
-      network.at(random.nextLong(config.horizon()), () -> {
-        Incarnation inc = current.get(w);
-        if (inc != null) {
-          inc.app.transferAtRandom();
-        }
-      });
+      network.at(
+          random.nextLong(config.horizon()),
+          () -> {
+            Incarnation inc = current.get(w);
+            if (inc != null) {
+              inc.app.transferAtRandom();
+            }
+          });
     }
     for (int i = 0; i < config.snapshots(); i++) {
-      network.at(random.nextLong(config.horizon()), () -> note("trigger: "
-          + (coordinator.trigger() ? "started" : "refused, a rollback runs")));
+      network.at(
+          random.nextLong(config.horizon()),
+          () ->
+              note("trigger: " + (coordinator.trigger() ? "started" : "refused, a rollback runs")));
     }
     for (int i = 0; i < config.rollbacks(); i++) {
       long half = config.horizon() / 2;
-      network.at(half + random.nextLong(half + 1), () -> note("rollback in epoch "
-          + coordinator.epoch() + (coordinator.rollback() ? " started" : ": nothing committed")));
+      network.at(
+          half + random.nextLong(half + 1),
+          () ->
+              note(
+                  "rollback in epoch "
+                      + coordinator.epoch()
+                      + (coordinator.rollback() ? " started" : ": nothing committed")));
     }
     List<ChannelId> channels = List.copyOf(topology.channels());
     for (int i = 0; i < faults.reconnects() && !channels.isEmpty(); i++) {
       ChannelId c = channels.get(random.nextInt(channels.size()));
-      network.at(random.nextLong(config.horizon()), () -> {
-        Incarnation inc = current.get(c.from());
-        if (inc != null) {
-          inc.worker.breakStream(c.to());
-        }
-      });
+      network.at(
+          random.nextLong(config.horizon()),
+          () -> {
+            Incarnation inc = current.get(c.from());
+            if (inc != null) {
+              inc.worker.breakStream(c.to());
+            }
+          });
     }
     if (random.nextInt(100) < faults.crashPercent()) {
       String w = ids.get(random.nextInt(ids.size()));
@@ -199,8 +252,15 @@ public final class Simulation {
     if (ranToEnd) {
       checkQuiet();
     }
-    return new SimResult(scenario, seed, variant == Variant.NONE ? "" : variant.name(), topology,
-        stats(events), workerStats(), List.copyOf(problems), cuts,
+    return new SimResult(
+        scenario,
+        seed,
+        variant == Variant.NONE ? "" : variant.name(),
+        topology,
+        stats(events),
+        workerStats(),
+        List.copyOf(problems),
+        cuts,
         trace == null ? List.of() : List.copyOf(trace));
   }
 
@@ -217,20 +277,26 @@ public final class Simulation {
     inc.sessionUp = false;
     current.remove(w);
     long noticed = network.now() + 2 * delay();
-    network.at(noticed, () -> {
-      sessions.remove(w);
-      coordinator.lost(w);
-    });
-    network.at(network.now() + delay(), () -> {
-      // a quick restart: peers may reach the fresh process before the coordinator halts them
-      note(w + " restarts with a fresh state in epoch 0");
-      Incarnation fresh = start(w, 0);
-      fresh.lastUp = noticed; // its join reaches the coordinator after the loss
-      up(fresh, () -> {
-        sessions.put(w, fresh);
-        coordinator.joined(w);
-      });
-    });
+    network.at(
+        noticed,
+        () -> {
+          sessions.remove(w);
+          coordinator.lost(w);
+        });
+    network.at(
+        network.now() + delay(),
+        () -> {
+          // a quick restart: peers may reach the fresh process before the coordinator halts them
+          note(w + " restarts with a fresh state in epoch 0");
+          Incarnation fresh = start(w, 0);
+          fresh.lastUp = noticed; // its join reaches the coordinator after the loss
+          up(
+              fresh,
+              () -> {
+                sessions.put(w, fresh);
+                coordinator.joined(w);
+              });
+        });
   }
 
   /** A channel's delay: 1 to maxDelay ticks. */
@@ -239,8 +305,8 @@ public final class Simulation {
   }
 
   /**
-   * A session's delay: 1 to 3 maxDelay ticks (a coordinator is further away than a peer), so that
-   * a resumed worker's new traffic often reaches a peer that has not resumed yet.
+   * A session's delay: 1 to 3 maxDelay ticks (a coordinator is further away than a peer), so that a
+   * resumed worker's new traffic often reaches a peer that has not resumed yet.
    */
   private long sessionDelay() {
     return 1 + random.nextLong(Math.max(1, 3 * config.maxDelay()));
@@ -253,21 +319,25 @@ public final class Simulation {
       return; // no session: the coordinator commands it when it joins
     }
     inc.lastDown = Math.max(network.now() + sessionDelay(), inc.lastDown);
-    network.at(inc.lastDown, () -> {
-      if (inc.sessionUp) {
-        command.accept(inc);
-      }
-    });
+    network.at(
+        inc.lastDown,
+        () -> {
+          if (inc.sessionUp) {
+            command.accept(inc);
+          }
+        });
   }
 
   /** A report on {@code inc}'s session to the coordinator, FIFO; lost if the process dies first. */
   private void up(Incarnation inc, Runnable report) {
     inc.lastUp = Math.max(network.now() + sessionDelay(), inc.lastUp);
-    network.at(inc.lastUp, () -> {
-      if (inc.sessionUp) {
-        report.run();
-      }
-    });
+    network.at(
+        inc.lastUp,
+        () -> {
+          if (inc.sessionUp) {
+            report.run();
+          }
+        });
   }
 
   private Incarnation of(SimulatedWorker w) {
@@ -285,14 +355,20 @@ public final class Simulation {
     long total = config.initialBalance() * topology.workers().size();
     for (SimCoordinator.Committed c : coordinator.committed()) {
       contents.put(c.snapshotId(), contentOf(c.pieces()));
-      Cut cut = Cut.of(c.snapshotId(), topology.workers(), topology.channels(),
-          c.pieces().values().stream().map(CompletedLocalSnapshot::cut).toList());
+      Cut cut =
+          Cut.of(
+              c.snapshotId(),
+              topology.workers(),
+              topology.channels(),
+              c.pieces().values().stream().map(CompletedLocalSnapshot::cut).toList());
       for (Violation v : CutVerifier.verify(cut)) {
         problem(ProblemKind.CUT_VIOLATION, c.snapshotId(), "committed: " + v);
       }
       long sum = BankAccount.totalOf(c.pieces().values());
       if (sum != total) {
-        problem(ProblemKind.NOT_CONSERVED, c.snapshotId(),
+        problem(
+            ProblemKind.NOT_CONSERVED,
+            c.snapshotId(),
             "committed: balances + money in flight = " + sum + ", expected " + total);
       }
     }
@@ -300,8 +376,8 @@ public final class Simulation {
   }
 
   /**
-   * Every worker restored and none resumed yet: the balances plus the recorded transfers waiting
-   * to be replayed hold all the money.
+   * Every worker restored and none resumed yet: the balances plus the recorded transfers waiting to
+   * be replayed hold all the money.
    */
   private void checkRestored() {
     long sum = 0;
@@ -310,9 +386,15 @@ public final class Simulation {
     }
     long total = config.initialBalance() * topology.workers().size();
     if (sum != total) {
-      problem(ProblemKind.QUIET_NOT_CONSERVED, null, "rollback " + coordinator.rollbacksFinished()
-          + ": every worker restored, balances + transfers to replay = " + sum + ", expected "
-          + total);
+      problem(
+          ProblemKind.QUIET_NOT_CONSERVED,
+          null,
+          "rollback "
+              + coordinator.rollbacksFinished()
+              + ": every worker restored, balances + transfers to replay = "
+              + sum
+              + ", expected "
+              + total);
     }
   }
 
@@ -321,8 +403,11 @@ public final class Simulation {
       problem(ProblemKind.RUN, null, "a rollback never finished");
       return;
     }
-    coordinator.pending().forEach((id, missing) -> problem(ProblemKind.INCOMPLETE, id,
-        "never committed; no piece from " + missing));
+    coordinator
+        .pending()
+        .forEach(
+            (id, missing) ->
+                problem(ProblemKind.INCOMPLETE, id, "never committed; no piece from " + missing));
     long balances = 0;
     for (Incarnation inc : current.values()) {
       inc.worker.notQuiet().forEach(p -> problem(ProblemKind.RUN, null, "not quiet: " + p));
@@ -333,27 +418,49 @@ public final class Simulation {
       Incarnation to = current.get(c.to());
       long sent = from.worker.sent(c.to());
       if (to.worker.received(c.from()) != sent || to.app.lastSeq(c.from()) != sent) {
-        problem(ProblemKind.DELIVERY, null, "channel " + c + ": " + sent + " sent, "
-            + to.worker.received(c.from()) + " received, the application's last was "
-            + to.app.lastSeq(c.from()));
+        problem(
+            ProblemKind.DELIVERY,
+            null,
+            "channel "
+                + c
+                + ": "
+                + sent
+                + " sent, "
+                + to.worker.received(c.from())
+                + " received, the application's last was "
+                + to.app.lastSeq(c.from()));
       }
     }
     long total = config.initialBalance() * topology.workers().size();
     if (balances != total) {
-      problem(ProblemKind.QUIET_NOT_CONSERVED, null, "once quiet after " + coordinator
-          .rollbacksFinished() + " rollbacks, the balances sum to " + balances + ", expected "
-          + total);
+      problem(
+          ProblemKind.QUIET_NOT_CONSERVED,
+          null,
+          "once quiet after "
+              + coordinator.rollbacksFinished()
+              + " rollbacks, the balances sum to "
+              + balances
+              + ", expected "
+              + total);
     }
   }
 
   private static String contentOf(Map<String, CompletedLocalSnapshot> pieces) {
     StringBuilder b = new StringBuilder();
-    pieces.forEach((worker, piece) -> {
-      LocalSnapshot cut = piece.cut();
-      b.append(worker).append(" balance=").append(BankAccount.decode(piece.state().state()))
-          .append(" sent=").append(cut.sent()).append(" received=").append(cut.received())
-          .append(" recorded=").append(cut.inFlightMessages()).append('\n');
-    });
+    pieces.forEach(
+        (worker, piece) -> {
+          LocalSnapshot cut = piece.cut();
+          b.append(worker)
+              .append(" balance=")
+              .append(BankAccount.decode(piece.state().state()))
+              .append(" sent=")
+              .append(cut.sent())
+              .append(" received=")
+              .append(cut.received())
+              .append(" recorded=")
+              .append(cut.inFlightMessages())
+              .append('\n');
+        });
     return b.toString();
   }
 
@@ -362,8 +469,17 @@ public final class Simulation {
     for (SimCoordinator.Committed c : coordinator.committed()) {
       recorded += c.pieces().values().stream().mapToLong(p -> p.cut().inFlightMessages()).sum();
     }
-    return new SimResult.Stats(events, 0, 0, coordinator.committed().size(), 0,
-        coordinator.rollbacksFinished(), 0, recorded, 0, coordinator.maxPending());
+    return new SimResult.Stats(
+        events,
+        0,
+        0,
+        coordinator.committed().size(),
+        0,
+        coordinator.rollbacksFinished(),
+        0,
+        recorded,
+        0,
+        coordinator.maxPending());
   }
 
   private SimResult.WorkerStats workerStats() {
@@ -376,9 +492,19 @@ public final class Simulation {
       }
       replayed += inc.app.replayed();
     }
-    return new SimResult.WorkerStats(sum[0], sum[1], sum[2], sum[3], sum[4], notAnnounced, crashes,
-        coordinator.rollbacksFinished(), coordinator.rollbacksOverPending(),
-        coordinator.maxPending(), replayed, replayRaces);
+    return new SimResult.WorkerStats(
+        sum[0],
+        sum[1],
+        sum[2],
+        sum[3],
+        sum[4],
+        notAnnounced,
+        crashes,
+        coordinator.rollbacksFinished(),
+        coordinator.rollbacksOverPending(),
+        coordinator.maxPending(),
+        replayed,
+        replayRaces);
   }
 
   // ---- wiring ------------------------------------------------------------------------------
@@ -432,8 +558,8 @@ public final class Simulation {
 
     @Override
     public void failed(SimulatedWorker worker, long snapshotId, String reason) {
-      Simulation.this.problem(ProblemKind.INCOMPLETE, snapshotId,
-          worker.id() + " failed: " + reason);
+      Simulation.this.problem(
+          ProblemKind.INCOMPLETE, snapshotId, worker.id() + " failed: " + reason);
     }
 
     @Override
@@ -441,8 +567,8 @@ public final class Simulation {
       if (kind.equals("EPOCH_NOT_ANNOUNCED")) {
         notAnnounced++;
       } else if (kind.equals("DATA_LOSS") || kind.equals("MALFORMED")) {
-        Simulation.this.problem(ProblemKind.REFUSED, null,
-            worker.id() + " refused " + kind + ": " + description);
+        Simulation.this.problem(
+            ProblemKind.REFUSED, null, worker.id() + " refused " + kind + ": " + description);
       }
     }
 
@@ -452,59 +578,71 @@ public final class Simulation {
     }
   }
 
-  /** The coordinator's commands, carried out as the worker's session does ({@code CommandHandler}). */
+  /**
+   * The coordinator's commands, carried out as the worker's session does ({@code CommandHandler}).
+   */
   private final class Sessions implements SimCoordinator.Commands {
     @Override
     public void start(String worker, long snapshotId, long epoch) {
-      down(worker, inc -> {
-        if (epoch == inc.worker.epoch()) {
-          note(worker + " initiates S=" + snapshotId);
-          inc.worker.startSnapshot(snapshotId);
-        } else {
-          note(worker + " drops the start of S=" + snapshotId + " of epoch " + epoch);
-        }
-      });
+      down(
+          worker,
+          inc -> {
+            if (epoch == inc.worker.epoch()) {
+              note(worker + " initiates S=" + snapshotId);
+              inc.worker.startSnapshot(snapshotId);
+            } else {
+              note(worker + " drops the start of S=" + snapshotId + " of epoch " + epoch);
+            }
+          });
     }
 
     @Override
     public void halt(String worker, long epoch) {
-      down(worker, inc -> {
-        note(worker + " halts into epoch " + epoch);
-        inc.worker.halt(epoch);
-        up(inc, () -> coordinator.halted(worker, epoch));
-      });
+      down(
+          worker,
+          inc -> {
+            note(worker + " halts into epoch " + epoch);
+            inc.worker.halt(epoch);
+            up(inc, () -> coordinator.halted(worker, epoch));
+          });
     }
 
     @Override
     public void restore(String worker, long epoch, int attempt, CompletedLocalSnapshot piece) {
-      down(worker, inc -> {
-        if (piece != null) {
-          note(worker + " restores S=" + piece.cut().snapshotId() + " in epoch " + epoch);
-          inc.worker.restore(epoch, piece.cut(), piece.state().state().clone());
-          inc.app.restored(piece.cut());
-        }
-        up(inc, () -> {
-          int before = coordinator.rollbacksFinished();
-          coordinator.restored(worker, epoch, attempt);
-          if (coordinator.rollbacksFinished() > before) {
-            checkRestored();
-          }
-        });
-      });
+      down(
+          worker,
+          inc -> {
+            if (piece != null) {
+              note(worker + " restores S=" + piece.cut().snapshotId() + " in epoch " + epoch);
+              inc.worker.restore(epoch, piece.cut(), piece.state().state().clone());
+              inc.app.restored(piece.cut());
+            }
+            up(
+                inc,
+                () -> {
+                  int before = coordinator.rollbacksFinished();
+                  coordinator.restored(worker, epoch, attempt);
+                  if (coordinator.rollbacksFinished() > before) {
+                    checkRestored();
+                  }
+                });
+          });
     }
 
     @Override
     public void resume(String worker, long epoch) {
-      down(worker, inc -> {
-        note(worker + " resumes in epoch " + epoch);
-        for (String from : inc.worker.parkedFrom()) {
-          if (inc.app.replayPending(from)) {
-            replayRaces++; // new traffic waits where recorded messages are to be replayed first
-          }
-        }
-        inc.worker.resume(epoch);
-        inc.app.resumed();
-      });
+      down(
+          worker,
+          inc -> {
+            note(worker + " resumes in epoch " + epoch);
+            for (String from : inc.worker.parkedFrom()) {
+              if (inc.app.replayPending(from)) {
+                replayRaces++; // new traffic waits where recorded messages are to be replayed first
+              }
+            }
+            inc.worker.resume(epoch);
+            inc.app.resumed();
+          });
     }
   }
 }

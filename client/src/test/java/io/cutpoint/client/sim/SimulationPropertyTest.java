@@ -14,15 +14,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The production worker cores, under a simulated transport and {@link SimCoordinator}, over many
  * seeded schedules per topology family, with broken streams and resends, workers lost and
- * restarted, rollbacks while snapshots are pending, and concurrent snapshots: every check of
- * {@link Simulation} holds in every schedule. 10,400 schedules in all. A failure prints each
- * failing seed with the line that replays it.
+ * restarted, rollbacks while snapshots are pending, and concurrent snapshots: every check of {@link
+ * Simulation} holds in every schedule. 10,400 schedules in all. A failure prints each failing seed
+ * with the line that replays it.
  */
 class SimulationPropertyTest {
 
   static final int SCHEDULES_PER_KIND = 1_300;
+
   /** 60 transfers, 4 snapshots and 2 rollbacks in 200 ticks, channel delays of 1 to 10 ticks. */
   static final SimConfig CONFIG = new SimConfig(60, 4, 2, 200, 10, 0, 20, 1_000, 6, 0, 2);
+
   private static final Map<TopologyKind, SimResult.WorkerStats> TOTALS =
       new EnumMap<>(TopologyKind.class);
   private static final LongAdder SCHEDULES = new LongAdder();
@@ -59,8 +61,13 @@ class SimulationPropertyTest {
     TOTALS.put(kind, totals);
     List<SimResult> failed = failures;
     assertThat(failed)
-        .withFailMessage(() -> failed.size() + " of " + SCHEDULES_PER_KIND + " schedules failed:\n"
-            + failed.stream().limit(5).map(SimResult::describe).reduce("", String::concat))
+        .withFailMessage(
+            () ->
+                failed.size()
+                    + " of "
+                    + SCHEDULES_PER_KIND
+                    + " schedules failed:\n"
+                    + failed.stream().limit(5).map(SimResult::describe).reduce("", String::concat))
         .isEmpty();
     // the schedules exercise what they claim to
     assertThat(committed).as("committed cuts").isGreaterThan(SCHEDULES_PER_KIND);
@@ -72,7 +79,9 @@ class SimulationPropertyTest {
       assertThat(totals.reconnects()).as("streams reopened").isGreaterThan(SCHEDULES_PER_KIND);
       assertThat(totals.resentFrames()).as("frames resent").isPositive();
       assertThat(totals.duplicateItems()).as("duplicates dropped by position").isPositive();
-      assertThat(totals.oldEpochFrames()).as("frames of an old epoch after a rollback").isPositive();
+      assertThat(totals.oldEpochFrames())
+          .as("frames of an old epoch after a rollback")
+          .isPositive();
       assertThat(totals.notAnnounced()).as("frames of an epoch not announced yet").isPositive();
       assertThat(totals.replayed()).as("recorded messages replayed").isPositive();
       assertThat(totals.replayRaces()).as("new traffic parked ahead of a replay").isPositive();
@@ -81,9 +90,10 @@ class SimulationPropertyTest {
 
   @AfterAll
   static void report() {
-    System.out.printf("worker-level schedules: %d in %.1f s of CPU time, %.1f s of wall time;"
-        + " %d cuts committed%n", SCHEDULES.sum(), CPU_NANOS.sum() / 1e9, WALL_NANOS.sum() / 1e9,
-        COMMITTED.sum());
+    System.out.printf(
+        "worker-level schedules: %d in %.1f s of CPU time, %.1f s of wall time;"
+            + " %d cuts committed%n",
+        SCHEDULES.sum(), CPU_NANOS.sum() / 1e9, WALL_NANOS.sum() / 1e9, COMMITTED.sum());
     TOTALS.forEach((k, s) -> System.out.println("  " + k + ": " + s));
   }
 }

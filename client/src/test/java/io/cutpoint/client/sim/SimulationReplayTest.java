@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * Replays one schedule with its event trace: {@code -Dcutpoint.sim.replay=KIND:SEED[:VARIANT]},
- * the line a failing schedule prints. Without a variant, or with a {@link Variant}, it is a
+ * Replays one schedule with its event trace: {@code -Dcutpoint.sim.replay=KIND:SEED[:VARIANT]}, the
+ * line a failing schedule prints. Without a variant, or with a {@link Variant}, it is a
  * worker-level schedule ({@link Simulation}, as {@link SimulationPropertyTest} runs it); with
  * {@code ENGINE} or a {@link Fault}, an engine-level one ({@link EngineSimulation}). Without the
- * property it replays a fixed schedule of each twice and checks the two runs are identical event
- * by event.
+ * property it replays a fixed schedule of each twice and checks the two runs are identical event by
+ * event.
  */
 class SimulationReplayTest {
 
@@ -24,7 +24,8 @@ class SimulationReplayTest {
       r.assertOk();
       return;
     }
-    for (String s : new String[] {"RANDOM_STRONGLY_CONNECTED:42", "RANDOM_STRONGLY_CONNECTED:42:ENGINE"}) {
+    for (String s :
+        new String[] {"RANDOM_STRONGLY_CONNECTED:42", "RANDOM_STRONGLY_CONNECTED:42:ENGINE"}) {
       SimResult first = replay(s);
       SimResult second = replay(s);
       first.assertOk();
@@ -46,7 +47,13 @@ class SimulationReplayTest {
         return EngineSimulation.forKind(kind, seed, SimConfig.defaults(), f, true).run();
       }
     }
-    return Simulation.forKind(kind, seed, SimulationPropertyTest.CONFIG, SimFaults.defaults(),
-        Variant.valueOf(variant), true).run();
+    return Simulation.forKind(
+            kind,
+            seed,
+            SimulationPropertyTest.CONFIG,
+            SimFaults.defaults(),
+            Variant.valueOf(variant),
+            true)
+        .run();
   }
 }

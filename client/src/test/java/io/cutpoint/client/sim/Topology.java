@@ -34,7 +34,8 @@ public record Topology(String name, SortedSet<String> workers, SortedSet<Channel
     }
   }
 
-  public static Topology of(String name, Collection<String> workers, Collection<ChannelId> channels) {
+  public static Topology of(
+      String name, Collection<String> workers, Collection<ChannelId> channels) {
     return new Topology(name, new TreeSet<>(workers), new TreeSet<>(channels));
   }
 

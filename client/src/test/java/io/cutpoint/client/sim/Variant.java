@@ -3,7 +3,8 @@ package io.cutpoint.client.sim;
 /**
  * Deliberately broken variants of the worker-level schedules ({@link Simulation}), to show that
  * their checks catch a wrong worker core or a wrong coordinator. The two core variants are
- * test-only switches of the production {@code WorkerCore}; the last one is {@link SimCoordinator}'s.
+ * test-only switches of the production {@code WorkerCore}; the last one is {@link
+ * SimCoordinator}'s.
  */
 public enum Variant {
   /** The production worker core and a correct coordinator. */

@@ -18,8 +18,10 @@ public final class Parked {
 
   /** Whether {@code thread} is parked with {@code owner.method} on its stack. */
   public static boolean in(Thread thread, Class<?> owner, String method) {
-    return thread != null && PARKED.contains(thread.getState())
-        && Arrays.stream(thread.getStackTrace()).anyMatch(
-            f -> f.getClassName().equals(owner.getName()) && f.getMethodName().equals(method));
+    return thread != null
+        && PARKED.contains(thread.getState())
+        && Arrays.stream(thread.getStackTrace())
+            .anyMatch(
+                f -> f.getClassName().equals(owner.getName()) && f.getMethodName().equals(method));
   }
 }

@@ -13,9 +13,9 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A connection to a coordinator's Admin service, plaintext or TLS, that sends the admin token
- * (when there is one) as {@code authorization: Bearer <token>} on every call; closing it closes
- * the channel.
+ * A connection to a coordinator's Admin service, plaintext or TLS, that sends the admin token (when
+ * there is one) as {@code authorization: Bearer <token>} on every call; closing it closes the
+ * channel.
  */
 public final class AdminClient implements AutoCloseable {
 
@@ -33,7 +33,8 @@ public final class AdminClient implements AutoCloseable {
    * @param credentials plaintext or TLS
    * @param token the admin token; null = send none
    */
-  public AdminClient(String target, Duration deadline, ChannelCredentials credentials, String token) {
+  public AdminClient(
+      String target, Duration deadline, ChannelCredentials credentials, String token) {
     this.target = target;
     this.deadline = deadline;
     this.managed = NettyChannelBuilder.forTarget(target, credentials).build();
@@ -42,7 +43,8 @@ public final class AdminClient implements AutoCloseable {
     } else {
       Metadata headers = new Metadata();
       headers.put(AUTHORIZATION, "Bearer " + token);
-      this.channel = ClientInterceptors.intercept(managed, MetadataUtils.newAttachHeadersInterceptor(headers));
+      this.channel =
+          ClientInterceptors.intercept(managed, MetadataUtils.newAttachHeadersInterceptor(headers));
     }
   }
 
@@ -53,7 +55,9 @@ public final class AdminClient implements AutoCloseable {
     return target;
   }
 
-  /** The channel, with the token on every call (for stubs of other shapes than the blocking one). */
+  /**
+   * The channel, with the token on every call (for stubs of other shapes than the blocking one).
+   */
   public Channel channel() {
     return channel;
   }
@@ -71,7 +75,8 @@ public final class AdminClient implements AutoCloseable {
 
   /** A stub whose calls fail after {@code d}. */
   public AdminGrpc.AdminBlockingStub stub(Duration d) {
-    return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(d.toMillis(), TimeUnit.MILLISECONDS);
+    return AdminGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(d.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override

@@ -30,8 +30,8 @@ abstract class AdminCommand implements Callable<Integer> {
   }
 
   /**
-   * A hint for a plaintext call that a TLS coordinator cut off: such a call ends UNAVAILABLE with no
-   * reason a person can act on (gRPC says "io exception" or "Network closed").
+   * A hint for a plaintext call that a TLS coordinator cut off: such a call ends UNAVAILABLE with
+   * no reason a person can act on (gRPC says "io exception" or "Network closed").
    */
   String tlsHint(StatusRuntimeException e) {
     return admin.tls() ? "" : GrpcErrors.plaintextHint(e);

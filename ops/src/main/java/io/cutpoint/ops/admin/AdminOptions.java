@@ -8,8 +8,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * Flags every admin command shares: where the coordinator is, JSON output, the call deadline,
- * and (from {@link CoordinatorCredentials}) the admin token and TLS.
+ * Flags every admin command shares: where the coordinator is, JSON output, the call deadline, and
+ * (from {@link CoordinatorCredentials}) the admin token and TLS.
  */
 public final class AdminOptions extends CoordinatorCredentials {
 
@@ -27,7 +27,8 @@ public final class AdminOptions extends CoordinatorCredentials {
       names = "--deadline",
       paramLabel = "DURATION",
       defaultValue = "30s",
-      description = "Give up on a call to the coordinator after this long (default: ${DEFAULT-VALUE}).")
+      description =
+          "Give up on a call to the coordinator after this long (default: ${DEFAULT-VALUE}).")
   String deadline;
 
   /** The coordinator address, checked to be HOST:PORT. */
@@ -84,7 +85,8 @@ public final class AdminOptions extends CoordinatorCredentials {
       }
     }
     if (!ok) {
-      throw new ParameterException(spec.commandLine(),
+      throw new ParameterException(
+          spec.commandLine(),
           "--server must be HOST:PORT with a port 1-65535, got '" + target + "'");
     }
     return t;

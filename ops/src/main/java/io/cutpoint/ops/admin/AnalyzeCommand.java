@@ -15,11 +15,17 @@ import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "analyze", mixinStandardHelpOptions = true,
-    description = "Analyse a complete snapshot: deadlock (cycles of the wait-for graph), termination, sizes per channel.")
+@Command(
+    name = "analyze",
+    mixinStandardHelpOptions = true,
+    description =
+        "Analyse a complete snapshot: deadlock (cycles of the wait-for graph), termination, sizes per channel.")
 public final class AnalyzeCommand extends AdminCommand {
 
-  @Parameters(paramLabel = "ID", converter = SnapshotIdConverter.class, description = "A complete snapshot.")
+  @Parameters(
+      paramLabel = "ID",
+      converter = SnapshotIdConverter.class,
+      description = "A complete snapshot.")
   long id;
 
   @Override
@@ -29,7 +35,8 @@ public final class AnalyzeCommand extends AdminCommand {
 
   @Override
   protected int run(AdminClient client, PrintWriter out) {
-    AnalyzeResponse r = client.stub().analyze(AnalyzeRequest.newBuilder().setSnapshotId(id).build());
+    AnalyzeResponse r =
+        client.stub().analyze(AnalyzeRequest.newBuilder().setSnapshotId(id).build());
     out.print(json() ? Json.pretty(r) + "\n" : render(r));
     return ExitCodes.OK;
   }
@@ -37,25 +44,41 @@ public final class AnalyzeCommand extends AdminCommand {
   /** The analysis as text. */
   public static String render(AnalyzeResponse r) {
     StringBuilder b = new StringBuilder();
-    b.append("snapshot ").append(r.getSnapshotId()).append(": ").append(r.getSummary().getWorkers())
-        .append(" workers, ").append(r.getSummary().getChannels()).append(" channels, ")
-        .append(Human.bytes(r.getSummary().getStateBytes())).append(" state, ")
-        .append(Human.bytes(r.getSummary().getChannelBytes())).append(" in flight\n");
+    b.append("snapshot ")
+        .append(r.getSnapshotId())
+        .append(": ")
+        .append(r.getSummary().getWorkers())
+        .append(" workers, ")
+        .append(r.getSummary().getChannels())
+        .append(" channels, ")
+        .append(Human.bytes(r.getSummary().getStateBytes()))
+        .append(" state, ")
+        .append(Human.bytes(r.getSummary().getChannelBytes()))
+        .append(" in flight\n");
     if (r.getDeadlock().getDeadlocked()) {
-      b.append("deadlock:    YES, ").append(r.getDeadlock().getSetsCount()).append(" deadlocked set(s)\n");
+      b.append("deadlock:    YES, ")
+          .append(r.getDeadlock().getSetsCount())
+          .append(" deadlocked set(s)\n");
       for (DeadlockSet s : r.getDeadlock().getSetsList()) {
         b.append("  cycle ").append(String.join(" -> ", s.getCycleList()));
         if (s.getCycleCount() > 0) {
           b.append(" -> ").append(s.getCycle(0));
         }
-        b.append("  (").append(s.getEdgesList().stream().map(AnalyzeCommand::edge)
-            .collect(Collectors.joining("; "))).append(")\n");
+        b.append("  (")
+            .append(
+                s.getEdgesList().stream()
+                    .map(AnalyzeCommand::edge)
+                    .collect(Collectors.joining("; ")))
+            .append(")\n");
       }
     } else {
       b.append("deadlock:    no\n");
     }
     for (WaitEdge e : r.getDeadlock().getUnblockedByInFlightList()) {
-      b.append("  not blocked: ").append(edge(e)).append(", a message from ").append(e.getHolder())
+      b.append("  not blocked: ")
+          .append(edge(e))
+          .append(", a message from ")
+          .append(e.getHolder())
           .append(" is in transit\n");
     }
     if (r.getTermination().getTerminated()) {
@@ -66,8 +89,11 @@ public final class AnalyzeCommand extends AdminCommand {
         b.append("; active: ").append(String.join(", ", r.getTermination().getActiveWorkersList()));
       }
       if (r.getTermination().getNonEmptyChannelsCount() > 0) {
-        b.append("; non-empty channels: ").append(r.getTermination().getNonEmptyChannelsList().stream()
-            .map(AnalyzeCommand::channel).collect(Collectors.joining(", ")));
+        b.append("; non-empty channels: ")
+            .append(
+                r.getTermination().getNonEmptyChannelsList().stream()
+                    .map(AnalyzeCommand::channel)
+                    .collect(Collectors.joining(", ")));
       }
       b.append('\n');
     }
@@ -83,7 +109,9 @@ public final class AnalyzeCommand extends AdminCommand {
   }
 
   private static String edge(WaitEdge e) {
-    return e.getWaiter() + " waits for " + e.getHolder()
+    return e.getWaiter()
+        + " waits for "
+        + e.getHolder()
         + (e.getResource().isEmpty() ? "" : " (" + e.getResource() + ")");
   }
 

@@ -13,16 +13,17 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * How a command proves itself to a coordinator: the admin token ({@code --token-file}, else env
- * {@value #TOKEN_ENV}) and TLS ({@code --tls-ca}, {@code --tls-cert}, {@code --tls-key}). The
- * admin commands have them through {@link AdminOptions}; {@code demo --connect} mixes them in.
+ * {@value #TOKEN_ENV}) and TLS ({@code --tls-ca}, {@code --tls-cert}, {@code --tls-key}). The admin
+ * commands have them through {@link AdminOptions}; {@code demo --connect} mixes them in.
  */
 public class CoordinatorCredentials {
 
   @Option(
       names = "--token-file",
       paramLabel = "FILE",
-      description = "File holding the coordinator's admin token (else env CUTPOINT_ADMIN_TOKEN "
-          + "holds the token itself).")
+      description =
+          "File holding the coordinator's admin token (else env CUTPOINT_ADMIN_TOKEN "
+              + "holds the token itself).")
   Path tokenFile;
 
   @Option(
@@ -34,8 +35,9 @@ public class CoordinatorCredentials {
   @Option(
       names = "--tls-cert",
       paramLabel = "FILE",
-      description = "Client certificate chain (PEM) for a coordinator that wants mutual TLS; "
-          + "needs --tls-ca and --tls-key.")
+      description =
+          "Client certificate chain (PEM) for a coordinator that wants mutual TLS; "
+              + "needs --tls-ca and --tls-key.")
   Path tlsCert;
 
   @Option(
@@ -53,8 +55,8 @@ public class CoordinatorCredentials {
   }
 
   /**
-   * The admin token: the content of {@code --token-file}, else {@code envToken}; null when
-   * neither is given.
+   * The admin token: the content of {@code --token-file}, else {@code envToken}; null when neither
+   * is given.
    */
   public String token(CommandSpec spec, String envToken) {
     String t;
@@ -62,8 +64,8 @@ public class CoordinatorCredentials {
       try {
         t = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
       } catch (IOException e) {
-        throw new ParameterException(spec.commandLine(),
-            "cannot read --token-file " + tokenFile + ": " + e.getMessage());
+        throw new ParameterException(
+            spec.commandLine(), "cannot read --token-file " + tokenFile + ": " + e.getMessage());
       }
       if (t.isEmpty()) {
         throw new ParameterException(spec.commandLine(), "--token-file " + tokenFile + " is empty");
@@ -72,8 +74,8 @@ public class CoordinatorCredentials {
       t = envToken == null || envToken.isBlank() ? null : envToken.strip();
     }
     if (t != null && t.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
-      throw new ParameterException(spec.commandLine(),
-          "the admin token must not contain whitespace or control characters");
+      throw new ParameterException(
+          spec.commandLine(), "the admin token must not contain whitespace or control characters");
     }
     return t;
   }
@@ -93,24 +95,38 @@ public class CoordinatorCredentials {
     try {
       b.trustManager(tlsCa.toFile());
     } catch (IOException | IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(),
+      throw new ParameterException(
+          spec.commandLine(),
           "cannot read CA certificates from --tls-ca " + tlsCa + ": " + e.getMessage());
     }
     if (tlsCert != null) {
       try {
         b.keyManager(tlsCert.toFile(), tlsKey.toFile());
       } catch (IOException | IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), "cannot read the client key pair from --tls-cert "
-            + tlsCert + " and --tls-key " + tlsKey + ": " + e.getMessage());
+        throw new ParameterException(
+            spec.commandLine(),
+            "cannot read the client key pair from --tls-cert "
+                + tlsCert
+                + " and --tls-key "
+                + tlsKey
+                + ": "
+                + e.getMessage());
       }
     }
     return b.build();
   }
 
-  /** The usage error for TLS files that parsed as files but not as certificates or a key (found when a channel is built). */
+  /**
+   * The usage error for TLS files that parsed as files but not as certificates or a key (found when
+   * a channel is built).
+   */
   public ParameterException unusableTlsFiles(CommandSpec spec, IllegalArgumentException e) {
-    return new ParameterException(spec.commandLine(), "cannot use the TLS files (--tls-ca " + tlsCa
-        + (tlsCert == null ? "" : ", --tls-cert " + tlsCert + ", --tls-key " + tlsKey)
-        + "; PEM certificates and a PKCS#8 PEM key expected): " + e.getMessage());
+    return new ParameterException(
+        spec.commandLine(),
+        "cannot use the TLS files (--tls-ca "
+            + tlsCa
+            + (tlsCert == null ? "" : ", --tls-cert " + tlsCert + ", --tls-key " + tlsKey)
+            + "; PEM certificates and a PKCS#8 PEM key expected): "
+            + e.getMessage());
   }
 }

@@ -7,11 +7,16 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "delete", mixinStandardHelpOptions = true,
+@Command(
+    name = "delete",
+    mixinStandardHelpOptions = true,
     description = "Delete a snapshot (not a pinned one, nor one a rollback is using).")
 public final class DeleteCommand extends AdminCommand {
 
-  @Parameters(paramLabel = "ID", converter = SnapshotIdConverter.class, description = "The snapshot.")
+  @Parameters(
+      paramLabel = "ID",
+      converter = SnapshotIdConverter.class,
+      description = "The snapshot.")
   long id;
 
   @Override

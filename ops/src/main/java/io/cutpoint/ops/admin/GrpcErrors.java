@@ -20,27 +20,43 @@ public final class GrpcErrors {
   public static String describe(StatusRuntimeException e, String target, String subject) {
     Status s = e.getStatus();
     String desc = s.getDescription() == null ? "" : s.getDescription().trim();
-    String about = subject == null || subject.isEmpty() || desc.contains(subject) ? "" : subject + ": ";
+    String about =
+        subject == null || subject.isEmpty() || desc.contains(subject) ? "" : subject + ": ";
     return switch (s.getCode()) {
       case UNAVAILABLE -> "cannot reach coordinator at " + target + ": " + unavailableReason(e);
-      case DEADLINE_EXCEEDED -> "coordinator at " + target + " did not answer in time"
-          + (desc.isEmpty() ? "" : " (" + desc + ")");
-      case NOT_FOUND -> subject == null || subject.isEmpty()
-          ? orElse(desc, "not found")
-          : subject + " not found" + (desc.isEmpty() || desc.contains(subject) ? "" : " (" + desc + ")");
-      case INVALID_ARGUMENT -> about + "rejected by the coordinator: " + orElse(desc, "invalid argument");
+      case DEADLINE_EXCEEDED ->
+          "coordinator at "
+              + target
+              + " did not answer in time"
+              + (desc.isEmpty() ? "" : " (" + desc + ")");
+      case NOT_FOUND ->
+          subject == null || subject.isEmpty()
+              ? orElse(desc, "not found")
+              : subject
+                  + " not found"
+                  + (desc.isEmpty() || desc.contains(subject) ? "" : " (" + desc + ")");
+      case INVALID_ARGUMENT ->
+          about + "rejected by the coordinator: " + orElse(desc, "invalid argument");
       case FAILED_PRECONDITION -> about + orElse(desc, "not possible in the current state");
       case ALREADY_EXISTS -> about + orElse(desc, "already exists");
       case DATA_LOSS -> about + "stored data is corrupt: " + orElse(desc, "checksum mismatch");
-      case UNIMPLEMENTED -> "the coordinator at " + target + " does not support this operation"
-          + (desc.isEmpty() ? "" : " (" + desc + ")");
-      case UNAUTHENTICATED -> "not allowed: " + orElse(desc, "unauthenticated")
-          + " (give the admin token with --token-file FILE or env CUTPOINT_ADMIN_TOKEN)";
+      case UNIMPLEMENTED ->
+          "the coordinator at "
+              + target
+              + " does not support this operation"
+              + (desc.isEmpty() ? "" : " (" + desc + ")");
+      case UNAUTHENTICATED ->
+          "not allowed: "
+              + orElse(desc, "unauthenticated")
+              + " (give the admin token with --token-file FILE or env CUTPOINT_ADMIN_TOKEN)";
       case PERMISSION_DENIED -> "not allowed: " + orElse(desc, s.getCode().name());
       case CANCELLED -> "call cancelled" + (desc.isEmpty() ? "" : ": " + desc);
-      case RESOURCE_EXHAUSTED -> about + "coordinator out of resources: " + orElse(desc, "limit reached");
-      default -> about + s.getCode().name().toLowerCase(Locale.ROOT).replace('_', ' ')
-          + (desc.isEmpty() ? "" : ": " + desc);
+      case RESOURCE_EXHAUSTED ->
+          about + "coordinator out of resources: " + orElse(desc, "limit reached");
+      default ->
+          about
+              + s.getCode().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+              + (desc.isEmpty() ? "" : ": " + desc);
     };
   }
 
@@ -54,15 +70,19 @@ public final class GrpcErrors {
       return "";
     }
     String reason = unavailableReason(e).toLowerCase(Locale.ROOT);
-    boolean closed = reason.contains("io exception") || reason.contains("network closed")
-        || reason.contains("connection reset") || reason.contains("first received frame")
-        || reason.contains("http/2 error");
+    boolean closed =
+        reason.contains("io exception")
+            || reason.contains("network closed")
+            || reason.contains("connection reset")
+            || reason.contains("first received frame")
+            || reason.contains("http/2 error");
     return closed ? " (if the coordinator serves TLS, give its CA with --tls-ca FILE)" : "";
   }
 
   private static String unavailableReason(StatusRuntimeException e) {
     for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-      if (t instanceof ConnectException || containsIgnoreCase(t.getMessage(), "connection refused")) {
+      if (t instanceof ConnectException
+          || containsIgnoreCase(t.getMessage(), "connection refused")) {
         return "connection refused";
       }
       if (t instanceof UnknownHostException) {
@@ -72,7 +92,8 @@ public final class GrpcErrors {
         return "no route to host";
       }
       if (t instanceof javax.net.ssl.SSLException ssl) {
-        return "TLS handshake failed (" + orElse(innermostMessage(ssl), "no reason given")
+        return "TLS handshake failed ("
+            + orElse(innermostMessage(ssl), "no reason given")
             + "; check --tls-ca, and --tls-cert/--tls-key if it wants client certificates)";
       }
     }

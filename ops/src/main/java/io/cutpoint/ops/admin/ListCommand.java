@@ -14,14 +14,23 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-@Command(name = "list", mixinStandardHelpOptions = true, description = "List snapshots, newest first.")
+@Command(
+    name = "list",
+    mixinStandardHelpOptions = true,
+    description = "List snapshots, newest first.")
 public final class ListCommand extends AdminCommand {
 
-  @Option(names = "--status", split = ",", paramLabel = "STATUS",
+  @Option(
+      names = "--status",
+      split = ",",
+      paramLabel = "STATUS",
       description = "Only these statuses: pending, complete, aborted, failed (comma-separated).")
   List<String> statuses = new ArrayList<>();
 
-  @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      defaultValue = "20",
       description = "Show at most N snapshots (default: ${DEFAULT-VALUE}).")
   int limit;
 
@@ -40,8 +49,13 @@ public final class ListCommand extends AdminCommand {
     List<SnapshotManifest> found = new ArrayList<>();
     String token = "";
     do {
-      ListSnapshotsResponse page = client.stub().listSnapshots(req.setPageToken(token)
-          .setPageSize(Math.min(1000, limit - found.size())).build());
+      ListSnapshotsResponse page =
+          client
+              .stub()
+              .listSnapshots(
+                  req.setPageToken(token)
+                      .setPageSize(Math.min(1000, limit - found.size()))
+                      .build());
       for (SnapshotManifest m : page.getSnapshotsList()) {
         if (found.size() < limit) {
           found.add(m);
@@ -50,8 +64,12 @@ public final class ListCommand extends AdminCommand {
       token = page.getNextPageToken();
     } while (!token.isEmpty() && found.size() < limit);
     if (json()) {
-      out.println(Json.pretty(ListSnapshotsResponse.newBuilder().addAllSnapshots(found)
-          .setNextPageToken(token).build()));
+      out.println(
+          Json.pretty(
+              ListSnapshotsResponse.newBuilder()
+                  .addAllSnapshots(found)
+                  .setNextPageToken(token)
+                  .build()));
     } else if (found.isEmpty()) {
       out.println("no snapshots");
     } else {
@@ -63,12 +81,14 @@ public final class ListCommand extends AdminCommand {
   private SnapshotStatus parseStatus(String text) {
     String t = text.trim().toUpperCase(Locale.ROOT);
     for (SnapshotStatus s : SnapshotStatus.values()) {
-      if (s != SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED && s != SnapshotStatus.UNRECOGNIZED
+      if (s != SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED
+          && s != SnapshotStatus.UNRECOGNIZED
           && (s.name().equals(t) || s.name().equals("SNAPSHOT_STATUS_" + t))) {
         return s;
       }
     }
-    throw new ParameterException(spec.commandLine(), "unknown --status '" + text
-        + "' (use pending, complete, aborted or failed)");
+    throw new ParameterException(
+        spec.commandLine(),
+        "unknown --status '" + text + "' (use pending, complete, aborted or failed)");
   }
 }

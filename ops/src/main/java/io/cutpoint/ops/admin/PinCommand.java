@@ -8,11 +8,16 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "pin", mixinStandardHelpOptions = true,
+@Command(
+    name = "pin",
+    mixinStandardHelpOptions = true,
     description = "Pin a snapshot: retention never deletes it.")
 public class PinCommand extends AdminCommand {
 
-  @Parameters(paramLabel = "ID", converter = SnapshotIdConverter.class, description = "The snapshot.")
+  @Parameters(
+      paramLabel = "ID",
+      converter = SnapshotIdConverter.class,
+      description = "The snapshot.")
   long id;
 
   /** True to pin, false to unpin. */
@@ -27,8 +32,11 @@ public class PinCommand extends AdminCommand {
 
   @Override
   protected int run(AdminClient client, PrintWriter out) {
-    PinSnapshotResponse r = client.stub().pinSnapshot(
-        PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(pinned()).build());
+    PinSnapshotResponse r =
+        client
+            .stub()
+            .pinSnapshot(
+                PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(pinned()).build());
     if (json()) {
       out.println(Json.pretty(r));
     } else {

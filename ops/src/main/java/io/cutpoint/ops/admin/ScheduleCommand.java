@@ -10,8 +10,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "schedule", mixinStandardHelpOptions = true,
-    description = "Pause or resume the periodic snapshots ('cutpoint snapshot' still works while paused).",
+@Command(
+    name = "schedule",
+    mixinStandardHelpOptions = true,
+    description =
+        "Pause or resume the periodic snapshots ('cutpoint snapshot' still works while paused).",
     subcommands = {ScheduleCommand.Pause.class, ScheduleCommand.Resume.class})
 public final class ScheduleCommand implements Runnable {
 
@@ -22,7 +25,10 @@ public final class ScheduleCommand implements Runnable {
     throw new ParameterException(spec.commandLine(), "missing subcommand: pause or resume");
   }
 
-  @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pause the periodic snapshots.")
+  @Command(
+      name = "pause",
+      mixinStandardHelpOptions = true,
+      description = "Pause the periodic snapshots.")
   static class Pause extends AdminCommand {
 
     boolean paused() {
@@ -31,13 +37,20 @@ public final class ScheduleCommand implements Runnable {
 
     @Override
     protected int run(AdminClient client, PrintWriter out) {
-      SetScheduleResponse r = client.stub().setSchedule(SetScheduleRequest.newBuilder().setPaused(paused()).build());
-      out.println(json() ? Json.pretty(r) : "periodic snapshots " + (r.getSchedule().getPaused() ? "paused" : "resumed"));
+      SetScheduleResponse r =
+          client.stub().setSchedule(SetScheduleRequest.newBuilder().setPaused(paused()).build());
+      out.println(
+          json()
+              ? Json.pretty(r)
+              : "periodic snapshots " + (r.getSchedule().getPaused() ? "paused" : "resumed"));
       return ExitCodes.OK;
     }
   }
 
-  @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume the periodic snapshots.")
+  @Command(
+      name = "resume",
+      mixinStandardHelpOptions = true,
+      description = "Resume the periodic snapshots.")
   static final class Resume extends Pause {
     @Override
     boolean paused() {

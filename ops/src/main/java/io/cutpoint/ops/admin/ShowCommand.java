@@ -19,22 +19,34 @@ import java.util.Base64;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 
-@Command(name = "show", mixinStandardHelpOptions = true,
-    description = {"Show a snapshot: its manifest, per-worker pieces, and its channels.",
-        "Without --channel every channel is summarised; with --channel its recorded messages are listed."})
+@Command(
+    name = "show",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Show a snapshot: its manifest, per-worker pieces, and its channels.",
+      "Without --channel every channel is summarised; with --channel its recorded messages are listed."
+    })
 public final class ShowCommand extends AdminCommand {
 
-  @Parameters(paramLabel = "ID", converter = SnapshotIdConverter.class, description = "The snapshot.")
+  @Parameters(
+      paramLabel = "ID",
+      converter = SnapshotIdConverter.class,
+      description = "The snapshot.")
   long id;
 
-  @Option(names = "--channel", paramLabel = "FROM->TO",
+  @Option(
+      names = "--channel",
+      paramLabel = "FROM->TO",
       description = "List the messages recorded in transit on this channel.")
   String channel;
 
-  @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      defaultValue = "100",
       description = "With --channel: list at most N messages (default: ${DEFAULT-VALUE}).")
   int limit;
 
@@ -50,8 +62,8 @@ public final class ShowCommand extends AdminCommand {
       throw new ParameterException(spec.commandLine(), "--limit must be at least 1, got " + limit);
     }
     AdminGrpc.AdminBlockingStub stub = client.stub();
-    SnapshotManifest m = stub.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
-        .getManifest();
+    SnapshotManifest m =
+        stub.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
     boolean stored = m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
     if (only != null) {
       showChannel(stub, m, only, out);
@@ -60,14 +72,25 @@ public final class ShowCommand extends AdminCommand {
     List<ChannelRef> channels = channelsOf(m);
     List<Long> counts = new ArrayList<>();
     for (ChannelRef c : channels) {
-      counts.add(stored ? stub.getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id)
-          .setChannel(c).setPageSize(1).build()).getTotalMessages() : 0L);
+      counts.add(
+          stored
+              ? stub.getChannelState(
+                      GetChannelStateRequest.newBuilder()
+                          .setSnapshotId(id)
+                          .setChannel(c)
+                          .setPageSize(1)
+                          .build())
+                  .getTotalMessages()
+              : 0L);
     }
     if (json()) {
       List<Object> list = new ArrayList<>();
       for (int i = 0; i < channels.size(); i++) {
-        list.add(Json.object().put("from", channels.get(i).getFrom()).put("to", channels.get(i).getTo())
-            .put("messages", counts.get(i)));
+        list.add(
+            Json.object()
+                .put("from", channels.get(i).getFrom())
+                .put("to", channels.get(i).getTo())
+                .put("messages", counts.get(i)));
       }
       out.println(Json.object().put("manifest", Json.tree(m)).put("channels", list));
       return ExitCodes.OK;
@@ -75,8 +98,10 @@ public final class ShowCommand extends AdminCommand {
     out.print(SnapshotViews.details(m));
     if (!channels.isEmpty() && stored) {
       out.println();
-      out.println("Channels (messages recorded in transit; 'cutpoint show " + id
-          + " --channel FROM->TO' lists them):");
+      out.println(
+          "Channels (messages recorded in transit; 'cutpoint show "
+              + id
+              + " --channel FROM->TO' lists them):");
       Table t = new Table("CHANNEL", ">MESSAGES");
       for (int i = 0; i < channels.size(); i++) {
         t.row(channels.get(i).getFrom() + "->" + channels.get(i).getTo(), counts.get(i));
@@ -88,19 +113,25 @@ public final class ShowCommand extends AdminCommand {
     return ExitCodes.OK;
   }
 
-  private void showChannel(AdminGrpc.AdminBlockingStub stub, SnapshotManifest m, ChannelRef c,
-      PrintWriter out) {
+  private void showChannel(
+      AdminGrpc.AdminBlockingStub stub, SnapshotManifest m, ChannelRef c, PrintWriter out) {
     if (!channelsOf(m).contains(c)) {
-      throw new ParameterException(spec.commandLine(), "snapshot " + id + " has no channel "
-          + c.getFrom() + "->" + c.getTo());
+      throw new ParameterException(
+          spec.commandLine(),
+          "snapshot " + id + " has no channel " + c.getFrom() + "->" + c.getTo());
     }
     List<RecordedMessage> messages = new ArrayList<>();
     long total = 0;
     String token = "";
     do {
-      GetChannelStateResponse page = stub.getChannelState(GetChannelStateRequest.newBuilder()
-          .setSnapshotId(id).setChannel(c).setPageToken(token)
-          .setPageSize(Math.min(10_000, limit - messages.size())).build());
+      GetChannelStateResponse page =
+          stub.getChannelState(
+              GetChannelStateRequest.newBuilder()
+                  .setSnapshotId(id)
+                  .setChannel(c)
+                  .setPageToken(token)
+                  .setPageSize(Math.min(10_000, limit - messages.size()))
+                  .build());
       total = page.getTotalMessages();
       for (RecordedMessage r : page.getMessagesList()) {
         if (messages.size() < limit) {
@@ -112,16 +143,35 @@ public final class ShowCommand extends AdminCommand {
     if (json()) {
       List<Object> list = new ArrayList<>();
       for (RecordedMessage r : messages) {
-        list.add(Json.object().id("seq", r.getSeq())
-            .put("payload_base64", Base64.getEncoder().encodeToString(r.getPayload().toByteArray())));
+        list.add(
+            Json.object()
+                .id("seq", r.getSeq())
+                .put(
+                    "payload_base64",
+                    Base64.getEncoder().encodeToString(r.getPayload().toByteArray())));
       }
-      out.println(Json.object().id("snapshot_id", id).put("from", c.getFrom()).put("to", c.getTo())
-          .put("total_messages", total).put("messages", list));
+      out.println(
+          Json.object()
+              .id("snapshot_id", id)
+              .put("from", c.getFrom())
+              .put("to", c.getTo())
+              .put("total_messages", total)
+              .put("messages", list));
       return;
     }
-    out.println("snapshot " + id + ", channel " + c.getFrom() + "->" + c.getTo() + ": " + total
-        + " message" + (total == 1 ? "" : "s") + " recorded in transit"
-        + (total > messages.size() ? " (showing " + messages.size() + ")" : ""));
+    out.println(
+        "snapshot "
+            + id
+            + ", channel "
+            + c.getFrom()
+            + "->"
+            + c.getTo()
+            + ": "
+            + total
+            + " message"
+            + (total == 1 ? "" : "s")
+            + " recorded in transit"
+            + (total > messages.size() ? " (showing " + messages.size() + ")" : ""));
     if (!messages.isEmpty()) {
       Table t = new Table(">SEQ", ">SIZE", "PAYLOAD");
       for (RecordedMessage r : messages) {
@@ -138,18 +188,24 @@ public final class ShowCommand extends AdminCommand {
         list.add(ChannelRef.newBuilder().setFrom(w.getWorkerId()).setTo(to).build());
       }
     }
-    list.sort((a, b) -> a.getFrom().equals(b.getFrom()) ? a.getTo().compareTo(b.getTo())
-        : a.getFrom().compareTo(b.getFrom()));
+    list.sort(
+        (a, b) ->
+            a.getFrom().equals(b.getFrom())
+                ? a.getTo().compareTo(b.getTo())
+                : a.getFrom().compareTo(b.getFrom()));
     return list;
   }
 
   private ChannelRef parseChannel(String text) {
     int arrow = text.indexOf("->");
     if (arrow <= 0 || arrow + 2 >= text.length()) {
-      throw new ParameterException(spec.commandLine(),
+      throw new ParameterException(
+          spec.commandLine(),
           "--channel must be FROM->TO (e.g. bank-1->bank-2), got '" + text + "'");
     }
-    return ChannelRef.newBuilder().setFrom(text.substring(0, arrow).trim())
-        .setTo(text.substring(arrow + 2).trim()).build();
+    return ChannelRef.newBuilder()
+        .setFrom(text.substring(0, arrow).trim())
+        .setTo(text.substring(arrow + 2).trim())
+        .build();
   }
 }

@@ -13,19 +13,29 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-@Command(name = "snapshot", mixinStandardHelpOptions = true,
-    description = {"Start a snapshot now. With --wait, wait for its outcome and exit 1 unless it completes.",
-        "With --abort ID, abort that pending snapshot instead."})
+@Command(
+    name = "snapshot",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Start a snapshot now. With --wait, wait for its outcome and exit 1 unless it completes.",
+      "With --abort ID, abort that pending snapshot instead."
+    })
 public final class SnapshotCommand extends AdminCommand {
 
   @Option(names = "--wait", description = "Wait until the snapshot is complete, aborted or failed.")
   boolean wait;
 
-  @Option(names = "--wait-timeout", paramLabel = "DURATION",
-      description = "With --wait: stop waiting after this long (default: the coordinator's snapshot timeout).")
+  @Option(
+      names = "--wait-timeout",
+      paramLabel = "DURATION",
+      description =
+          "With --wait: stop waiting after this long (default: the coordinator's snapshot timeout).")
   String waitTimeout;
 
-  @Option(names = "--abort", paramLabel = "ID", converter = SnapshotIdConverter.class,
+  @Option(
+      names = "--abort",
+      paramLabel = "ID",
+      converter = SnapshotIdConverter.class,
       description = "Abort this pending snapshot instead of starting one.")
   Long abort;
 
@@ -38,15 +48,25 @@ public final class SnapshotCommand extends AdminCommand {
   protected int run(AdminClient client, PrintWriter out) {
     if (abort != null) {
       if (wait || waitTimeout != null) {
-        throw new ParameterException(spec.commandLine(), "--abort takes no --wait or --wait-timeout");
+        throw new ParameterException(
+            spec.commandLine(), "--abort takes no --wait or --wait-timeout");
       }
-      AbortSnapshotResponse r = client.stub().abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(abort).build());
+      AbortSnapshotResponse r =
+          client
+              .stub()
+              .abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(abort).build());
       out.println(json() ? Json.pretty(r) : "snapshot " + abort + " aborted");
       return ExitCodes.OK;
     }
     Waiting waiting = Waiting.of(spec.commandLine(), wait, waitTimeout);
-    TriggerSnapshotResponse r = waiting.stub(client).triggerSnapshot(TriggerSnapshotRequest
-        .newBuilder().setWait(wait).setWaitTimeoutMs(waiting.timeoutMillis()).build());
+    TriggerSnapshotResponse r =
+        waiting
+            .stub(client)
+            .triggerSnapshot(
+                TriggerSnapshotRequest.newBuilder()
+                    .setWait(wait)
+                    .setWaitTimeoutMs(waiting.timeoutMillis())
+                    .build());
     if (json()) {
       out.println(Json.pretty(r));
     } else if (!wait) {
@@ -57,9 +77,12 @@ public final class SnapshotCommand extends AdminCommand {
     out.flush();
     if (wait && r.getManifest().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
       String reason = r.getManifest().getReason();
-      throw CliFailure.failed("snapshot " + r.getSnapshotId() + " "
-          + SnapshotViews.status(r.getManifest().getStatus())
-          + (reason.isEmpty() ? "" : ": " + reason));
+      throw CliFailure.failed(
+          "snapshot "
+              + r.getSnapshotId()
+              + " "
+              + SnapshotViews.status(r.getManifest().getStatus())
+              + (reason.isEmpty() ? "" : ": " + reason));
     }
     return ExitCodes.OK;
   }

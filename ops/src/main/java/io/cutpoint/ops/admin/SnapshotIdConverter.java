@@ -11,7 +11,8 @@ public final class SnapshotIdConverter implements ITypeConverter<Long> {
     try {
       id = Long.parseUnsignedLong(value.trim());
     } catch (NumberFormatException e) {
-      throw new TypeConversionException("'" + value + "' is not a snapshot id (a positive whole number)");
+      throw new TypeConversionException(
+          "'" + value + "' is not a snapshot id (a positive whole number)");
     }
     if (id == 0) {
       throw new TypeConversionException("'" + value + "' is not a snapshot id (ids start at 1)");

@@ -38,12 +38,27 @@ public final class SnapshotViews {
 
   /** One row per snapshot. */
   public static Table listTable(List<SnapshotManifest> snapshots) {
-    Table t = new Table(">ID", "STATUS", "TRIGGER", "STARTED", ">DURATION", ">WORKERS", ">STATE",
-        ">IN-FLIGHT", "PINNED", "REASON");
+    Table t =
+        new Table(
+            ">ID",
+            "STATUS",
+            "TRIGGER",
+            "STARTED",
+            ">DURATION",
+            ">WORKERS",
+            ">STATE",
+            ">IN-FLIGHT",
+            "PINNED",
+            "REASON");
     for (SnapshotManifest m : snapshots) {
-      t.row(m.getSnapshotId(), statusWithDamage(m), trigger(m.getTrigger()),
-          Human.time(m.getStartedAtUnixMs()), Human.micros(totalMicros(m)),
-          m.getTopology().getWorkersCount(), Human.bytes(m.getTotalStateBytes()),
+      t.row(
+          m.getSnapshotId(),
+          statusWithDamage(m),
+          trigger(m.getTrigger()),
+          Human.time(m.getStartedAtUnixMs()),
+          Human.micros(totalMicros(m)),
+          m.getTopology().getWorkersCount(),
+          Human.bytes(m.getTotalStateBytes()),
           m.getInFlightMessages() + " (" + Human.bytes(m.getTotalChannelBytes()) + ")",
           m.getPinned() ? "yes" : "",
           shorten(m.getDamage().isEmpty() ? m.getReason() : m.getDamage(), 60));
@@ -59,25 +74,37 @@ public final class SnapshotViews {
     if (m.getDamage().isEmpty()) {
       return status(m.getStatus());
     }
-    return m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED ? "DAMAGED"
+    return m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED
+        ? "DAMAGED"
         : status(m.getStatus()) + " DAMAGED";
   }
 
   /** One sentence about a snapshot's outcome. */
   public static String summaryLine(SnapshotManifest m) {
-    StringBuilder b = new StringBuilder("snapshot ").append(m.getSnapshotId()).append(' ')
-        .append(status(m.getStatus()));
+    StringBuilder b =
+        new StringBuilder("snapshot ")
+            .append(m.getSnapshotId())
+            .append(' ')
+            .append(status(m.getStatus()));
     if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-      return b.append(" (").append(m.getTopology().getWorkersCount()).append(" workers)").toString();
+      return b.append(" (")
+          .append(m.getTopology().getWorkersCount())
+          .append(" workers)")
+          .toString();
     }
     String took = Human.micros(totalMicros(m));
     if (!took.isEmpty()) {
       b.append(" in ").append(took);
     }
-    b.append(": ").append(m.getTopology().getWorkersCount()).append(" workers, ")
-        .append(Human.bytes(m.getTotalStateBytes())).append(" state, ")
-        .append(m.getInFlightMessages()).append(" messages in flight (")
-        .append(Human.bytes(m.getTotalChannelBytes())).append(')');
+    b.append(": ")
+        .append(m.getTopology().getWorkersCount())
+        .append(" workers, ")
+        .append(Human.bytes(m.getTotalStateBytes()))
+        .append(" state, ")
+        .append(m.getInFlightMessages())
+        .append(" messages in flight (")
+        .append(Human.bytes(m.getTotalChannelBytes()))
+        .append(')');
     if (!m.getReason().isEmpty()) {
       b.append("; reason: ").append(m.getReason());
     }
@@ -97,46 +124,80 @@ public final class SnapshotViews {
     kv(b, "started", Human.time(m.getStartedAtUnixMs()));
     kv(b, "finished", Human.time(m.getFinishedAtUnixMs()));
     kv(b, "duration", Human.micros(totalMicros(m)));
-    kv(b, "phases", "markers " + orDash(Human.micros(m.getTimings().getMarkerPropagationMicros()))
-        + ", upload " + orDash(Human.micros(m.getTimings().getUploadMicros()))
-        + ", commit " + orDash(Human.micros(m.getTimings().getCommitMicros())));
+    kv(
+        b,
+        "phases",
+        "markers "
+            + orDash(Human.micros(m.getTimings().getMarkerPropagationMicros()))
+            + ", upload "
+            + orDash(Human.micros(m.getTimings().getUploadMicros()))
+            + ", commit "
+            + orDash(Human.micros(m.getTimings().getCommitMicros())));
     kv(b, "initiators", String.join(", ", m.getInitiatorsList()));
     kv(b, "workers", m.getTopology().getWorkersCount());
     kv(b, "state", Human.bytes(m.getTotalStateBytes()));
-    kv(b, "in flight", m.getInFlightMessages() + (m.getInFlightMessages() == 1 ? " message, " : " messages, ")
-        + Human.bytes(m.getTotalChannelBytes()));
+    kv(
+        b,
+        "in flight",
+        m.getInFlightMessages()
+            + (m.getInFlightMessages() == 1 ? " message, " : " messages, ")
+            + Human.bytes(m.getTotalChannelBytes()));
     if (!m.getReason().isEmpty()) {
       kv(b, "reason", m.getReason());
     }
     if (m.getViolationsCount() > 0) {
       b.append("\nViolations:\n");
       for (Violation v : m.getViolationsList()) {
-        String where = v.hasChannel() ? v.getChannel().getFrom() + "->" + v.getChannel().getTo()
-            : v.getWorkerId();
-        b.append("  ").append(where.isEmpty() ? "" : where + ": ").append(v.getMessage()).append('\n');
+        String where =
+            v.hasChannel()
+                ? v.getChannel().getFrom() + "->" + v.getChannel().getTo()
+                : v.getWorkerId();
+        b.append("  ")
+            .append(where.isEmpty() ? "" : where + ": ")
+            .append(v.getMessage())
+            .append('\n');
       }
     }
     if (m.getPiecesCount() > 0) {
       b.append("\nWorkers:\n");
-      Table t = new Table("WORKER", ">STATE", ">CHUNKS", ">IN-FLIGHT", ">CHANNEL", "ACTIVITY",
-          "SENT", "RECEIVED", ">RECORDING");
+      Table t =
+          new Table(
+              "WORKER",
+              ">STATE",
+              ">CHUNKS",
+              ">IN-FLIGHT",
+              ">CHANNEL",
+              "ACTIVITY",
+              "SENT",
+              "RECEIVED",
+              ">RECORDING");
       for (WorkerPiece p : m.getPiecesList()) {
-        t.row(p.getWorkerId(), Human.bytes(p.getMeta().getStateBytes()), p.getStateChunks(),
-            p.getInFlightMessages(), Human.bytes(p.getChannelBytes()),
+        t.row(
+            p.getWorkerId(),
+            Human.bytes(p.getMeta().getStateBytes()),
+            p.getStateChunks(),
+            p.getInFlightMessages(),
+            Human.bytes(p.getChannelBytes()),
             Human.enumName(p.getMeta().getActivity(), "ACTIVITY_"),
-            counters(p.getMeta().getSentList()), counters(p.getMeta().getReceivedList()),
+            counters(p.getMeta().getSentList()),
+            counters(p.getMeta().getReceivedList()),
             p.getMeta().getRecordingMillis() + "ms");
       }
       indent(b, t.render());
     } else if (m.getTopology().getWorkersCount() > 0) {
-      b.append("\nWorkers: ").append(m.getTopology().getWorkersList().stream()
-          .map(WorkerDecl::getWorkerId).collect(Collectors.joining(", "))).append('\n');
+      b.append("\nWorkers: ")
+          .append(
+              m.getTopology().getWorkersList().stream()
+                  .map(WorkerDecl::getWorkerId)
+                  .collect(Collectors.joining(", ")))
+          .append('\n');
     }
     return b.toString();
   }
 
   static String counters(List<ChannelCounter> counters) {
-    return counters.stream().map(c -> c.getPeer() + "=" + c.getCount())
+    return counters.stream()
+        .map(c -> c.getPeer() + "=" + c.getCount())
         .collect(Collectors.joining(","));
   }
 

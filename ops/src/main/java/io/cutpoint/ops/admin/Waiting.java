@@ -3,8 +3,8 @@ package io.cutpoint.ops.admin;
 import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.util.Durations;
 import java.time.Duration;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 /**
  * How long an admin call with {@code --wait} may take: the parsed {@code --wait-timeout} (zero =
@@ -34,7 +34,8 @@ record Waiting(boolean waiting, Duration timeout) {
    * bounds it) or the timeout plus ten seconds for the answer to travel.
    */
   AdminGrpc.AdminBlockingStub stub(AdminClient client) {
-    return !waiting ? client.stub()
+    return !waiting
+        ? client.stub()
         : timeout.isZero() ? client.stubWithoutDeadline() : client.stub(timeout.plusSeconds(10));
   }
 }

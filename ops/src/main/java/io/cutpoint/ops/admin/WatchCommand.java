@@ -14,17 +14,23 @@ import java.util.Iterator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "watch", mixinStandardHelpOptions = true,
-    description = "Print the coordinator's events as they happen, until Ctrl-C (--json: one object per line).")
+@Command(
+    name = "watch",
+    mixinStandardHelpOptions = true,
+    description =
+        "Print the coordinator's events as they happen, until Ctrl-C (--json: one object per line).")
 public final class WatchCommand extends AdminCommand {
 
-  @Option(names = "--count", paramLabel = "N",
+  @Option(
+      names = "--count",
+      paramLabel = "N",
       description = "Stop after N events (default: run until Ctrl-C or the coordinator stops).")
   long count;
 
   @Override
   protected int run(AdminClient client, PrintWriter out) {
-    Iterator<Event> events = client.stubWithoutDeadline().watchEvents(WatchEventsRequest.getDefaultInstance());
+    Iterator<Event> events =
+        client.stubWithoutDeadline().watchEvents(WatchEventsRequest.getDefaultInstance());
     long seen = 0;
     try {
       while (events.hasNext()) {
@@ -39,21 +45,31 @@ public final class WatchCommand extends AdminCommand {
       if (seen == 0 && e.getStatus().getCode() == Status.Code.UNAVAILABLE && refused(e)) {
         throw e;
       }
-      throw CliFailure.failed("the coordinator at " + target() + " went away ("
-          + StatusText.of(e.getStatus()) + ")" + tlsHint(e));
+      throw CliFailure.failed(
+          "the coordinator at "
+              + target()
+              + " went away ("
+              + StatusText.of(e.getStatus())
+              + ")"
+              + tlsHint(e));
     }
-    throw CliFailure.failed("the coordinator at " + target() + " went away (it ended the event stream)");
+    throw CliFailure.failed(
+        "the coordinator at " + target() + " went away (it ended the event stream)");
   }
 
   private static boolean refused(StatusRuntimeException e) {
     String d = GrpcErrors.describe(e, "", "");
-    return d.endsWith("connection refused") || d.endsWith("unknown host") || d.endsWith("no route to host");
+    return d.endsWith("connection refused")
+        || d.endsWith("unknown host")
+        || d.endsWith("no route to host");
   }
 
   /** One event as a line: time, type, then what it concerns. */
   public static String render(Event e) {
-    StringBuilder b = new StringBuilder(Human.clock(e.getAtUnixMs())).append("  ")
-        .append(String.format("%-20s", Human.enumName(e.getType(), "EVENT_TYPE_")));
+    StringBuilder b =
+        new StringBuilder(Human.clock(e.getAtUnixMs()))
+            .append("  ")
+            .append(String.format("%-20s", Human.enumName(e.getType(), "EVENT_TYPE_")));
     if (e.getSnapshotId() != 0) {
       b.append(" snapshot=").append(e.getSnapshotId());
     }

@@ -10,7 +10,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "worker", mixinStandardHelpOptions = true,
+@Command(
+    name = "worker",
+    mixinStandardHelpOptions = true,
     description = "Manage the workers the coordinator knows.",
     subcommands = WorkerCommand.Remove.class)
 public final class WorkerCommand implements Runnable {
@@ -19,13 +21,18 @@ public final class WorkerCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing subcommand (try 'cutpoint worker --help')");
+    throw new ParameterException(
+        spec.commandLine(), "missing subcommand (try 'cutpoint worker --help')");
   }
 
-  @Command(name = "remove", mixinStandardHelpOptions = true,
-      description = {"Forget a lost worker (a planned scale-down, a worker that will not come back): "
-          + "it leaves the topology, the worker counts and the cluster view.",
-          "Refused for a worker with a live session and while a rollback needs it."})
+  @Command(
+      name = "remove",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Forget a lost worker (a planned scale-down, a worker that will not come back): "
+            + "it leaves the topology, the worker counts and the cluster view.",
+        "Refused for a worker with a live session and while a rollback needs it."
+      })
   static final class Remove extends AdminCommand {
 
     @Parameters(paramLabel = "ID", description = "The worker's id.")

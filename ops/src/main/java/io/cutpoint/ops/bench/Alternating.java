@@ -13,8 +13,16 @@ final class Alternating {
    * Messages per second over all windows of each side, the per-pair ratios, the snapshots of the
    * "on" windows, and CPU nanoseconds per message of each side.
    */
-  record Result(double offRate, double onRate, Samples ratios, Samples latency, long completed, long failed,
-      long inFlightBytes, double offCpuNanosPerMessage, double onCpuNanosPerMessage) {
+  record Result(
+      double offRate,
+      double onRate,
+      Samples ratios,
+      Samples latency,
+      long completed,
+      long failed,
+      long inFlightBytes,
+      double offCpuNanosPerMessage,
+      double onCpuNanosPerMessage) {
     /** The median of the per-pair ratios on / off. */
     double ratio() {
       return ratios.p50();
@@ -67,18 +75,36 @@ final class Alternating {
       add(off, a);
       add(on, b);
     }
-    return new Result(rate(off), rate(on), ratios, latency, snapshots[0], snapshots[1], snapshots[2],
-        perMessage(off), perMessage(on));
+    return new Result(
+        rate(off),
+        rate(on),
+        ratios,
+        latency,
+        snapshots[0],
+        snapshots[1],
+        snapshots[2],
+        perMessage(off),
+        perMessage(on));
   }
 
-  /** One window; with snapshots on, a {@link Snapshotter} runs for exactly its length (plus the last). */
-  private static Window window(BenchCluster cluster, BenchPlan plan, boolean snapshotsOn, Samples latency,
+  /**
+   * One window; with snapshots on, a {@link Snapshotter} runs for exactly its length (plus the
+   * last).
+   */
+  private static Window window(
+      BenchCluster cluster,
+      BenchPlan plan,
+      boolean snapshotsOn,
+      Samples latency,
       long[] snapshots) {
     if (!snapshotsOn) {
       return measure(cluster, plan.windowMillis());
     }
-    Snapshotter s = new Snapshotter(cluster.coordinator(), plan.intervalMillis(),
-        snapshots == null ? new Samples() : latency);
+    Snapshotter s =
+        new Snapshotter(
+            cluster.coordinator(),
+            plan.intervalMillis(),
+            snapshots == null ? new Samples() : latency);
     Window w;
     try (s) {
       s.record(true);

@@ -3,8 +3,8 @@ package io.cutpoint.ops.bench;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The application of a benchmark worker: counts the messages it receives and holds an opaque
- * state of a chosen size, captured without copying and replaced on restore.
+ * The application of a benchmark worker: counts the messages it receives and holds an opaque state
+ * of a chosen size, captured without copying and replaced on restore.
  */
 final class BenchApp implements CountingApp {
 

@@ -27,7 +27,12 @@ import java.util.function.Function;
 final class BenchCluster implements AutoCloseable {
 
   /** One worker, its application and its session. */
-  record Node(String id, Worker worker, CountingApp app, ManagedChannel channel, CoordinatorSession session) {}
+  record Node(
+      String id,
+      Worker worker,
+      CountingApp app,
+      ManagedChannel channel,
+      CoordinatorSession session) {}
 
   /** Threads closing workers at once. */
   private static final int CLOSERS = 16;
@@ -58,19 +63,37 @@ final class BenchCluster implements AutoCloseable {
       throw new IllegalStateException("interrupted while starting " + layout.name(), e);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       c.close();
-      throw new IllegalStateException("cluster " + layout.name() + " of " + layout.ids().size()
-          + " workers did not start: " + e, e);
+      throw new IllegalStateException(
+          "cluster "
+              + layout.name()
+              + " of "
+              + layout.ids().size()
+              + " workers did not start: "
+              + e,
+          e);
     }
   }
 
   private Node startNode(String id, CountingApp app) {
-    Worker worker = Worker.builder(id).listenOn("127.0.0.1", 0)
-        .outgoing(layout.outgoing().get(id)).incoming(layout.incoming(id))
-        .stateHandler(app).messageHandler(app).build().start();
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(coordinator.target()).usePlaintext().build();
+    Worker worker =
+        Worker.builder(id)
+            .listenOn("127.0.0.1", 0)
+            .outgoing(layout.outgoing().get(id))
+            .incoming(layout.incoming(id))
+            .stateHandler(app)
+            .messageHandler(app)
+            .build()
+            .start();
+    ManagedChannel channel =
+        ManagedChannelBuilder.forTarget(coordinator.target()).usePlaintext().build();
     try {
-      CoordinatorSession session = new CoordinatorSession(channel, worker, SessionOptions.defaults()
-          .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1))).start();
+      CoordinatorSession session =
+          new CoordinatorSession(
+                  channel,
+                  worker,
+                  SessionOptions.defaults()
+                      .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1)))
+              .start();
       return new Node(id, worker, app, channel, session);
     } catch (RuntimeException e) {
       channel.shutdownNow();
@@ -91,7 +114,8 @@ final class BenchCluster implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (received() < target) {
       if (System.nanoTime() > deadline) {
-        throw new TimeoutException("channels of " + layout.name() + " did not connect within " + timeout);
+        throw new TimeoutException(
+            "channels of " + layout.name() + " did not connect within " + timeout);
       }
       Pause.millis(5);
     }
@@ -130,20 +154,22 @@ final class BenchCluster implements AutoCloseable {
   @Override
   public void close() {
     parallel(n -> n.session().close());
-    parallel(n -> {
-      n.worker().close();
-      n.channel().shutdownNow();
-      try {
-        n.channel().awaitTermination(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    parallel(
+        n -> {
+          n.worker().close();
+          n.channel().shutdownNow();
+          try {
+            n.channel().awaitTermination(5, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
     coordinator.close();
   }
 
   private void parallel(Consumer<Node> action) {
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(CLOSERS, nodes.size())));
+    ExecutorService pool =
+        Executors.newFixedThreadPool(Math.max(1, Math.min(CLOSERS, nodes.size())));
     try {
       List<Future<?>> done = new ArrayList<>();
       for (Node n : nodes.values()) {

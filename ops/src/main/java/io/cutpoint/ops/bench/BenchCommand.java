@@ -14,16 +14,20 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Measure Cutpoint on this machine with in-JVM workers over loopback gRPC and an "
-        + "embedded coordinator: the raw limits of this machine (marker hop, unary call, synced RocksDB "
-        + "commit, stream and ingest rates), snapshot latency (2..32 workers, ring and full mesh, 1 KiB and "
-        + "16 MiB states, idle and under traffic; a 128-worker ring idle) against the critical-path limit, "
-        + "CPU per snapshot, throughput overhead of snapshots every 100 ms, the data "
-        + "plane against a raw batched gRPC stream, recovery time against reading and shipping the "
-        + "same bytes, peak heap, and a P x P dataflow workload.",
-        "Prints tables (progress on stderr); with --json also one JSON object as the last line. "
-        + "The default run takes under 10 minutes, --quick about 150 s."})
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Measure Cutpoint on this machine with in-JVM workers over loopback gRPC and an "
+          + "embedded coordinator: the raw limits of this machine (marker hop, unary call, synced RocksDB "
+          + "commit, stream and ingest rates), snapshot latency (2..32 workers, ring and full mesh, 1 KiB and "
+          + "16 MiB states, idle and under traffic; a 128-worker ring idle) against the critical-path limit, "
+          + "CPU per snapshot, throughput overhead of snapshots every 100 ms, the data "
+          + "plane against a raw batched gRPC stream, recovery time against reading and shipping the "
+          + "same bytes, peak heap, and a P x P dataflow workload.",
+      "Prints tables (progress on stderr); with --json also one JSON object as the last line. "
+          + "The default run takes under 10 minutes, --quick about 150 s."
+    })
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -34,51 +38,86 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "End with one JSON object holding every number.")
   boolean json;
 
-  @Option(names = "--workers", paramLabel = "N,N", split = ",",
+  @Option(
+      names = "--workers",
+      paramLabel = "N,N",
+      split = ",",
       description = "Cluster sizes of the latency sweep (default 2,4,8,16,32; quick 2,8,32).")
   List<Integer> workers;
 
-  @Option(names = "--idle-rings", paramLabel = "N,N", split = ",",
-      description = "Ring sizes measured idle with 1 KiB states after the sweep (default 128; none when "
-          + "--workers is given).")
+  @Option(
+      names = "--idle-rings",
+      paramLabel = "N,N",
+      split = ",",
+      description =
+          "Ring sizes measured idle with 1 KiB states after the sweep (default 128; none when "
+              + "--workers is given).")
   List<Integer> idleRings;
 
-  @Option(names = "--samples", paramLabel = "N",
+  @Option(
+      names = "--samples",
+      paramLabel = "N",
       description = "Snapshots measured per 1 KiB configuration (default 100; quick 30).")
   Integer samples;
 
-  @Option(names = "--window-ms", paramLabel = "MS",
+  @Option(
+      names = "--window-ms",
+      paramLabel = "MS",
       description = "Length of each throughput window (default 1000; quick 400).")
   Long windowMs;
 
-  @Option(names = "--recovery-mib", paramLabel = "MIB,MIB", split = ",",
+  @Option(
+      names = "--recovery-mib",
+      paramLabel = "MIB,MIB",
+      split = ",",
       description = "Total state sizes of the recovery runs (default 8,128,1024; quick 8,128).")
   List<Integer> recoveryMib;
 
-  @Option(names = "--dataflow", paramLabel = "P,P", split = ",",
+  @Option(
+      names = "--dataflow",
+      paramLabel = "P,P",
+      split = ",",
       description = "P values of the dataflow workload (default 2,4,8).")
   List<Integer> dataflow;
 
-  @Option(names = "--large-state-kib", paramLabel = "KIB",
+  @Option(
+      names = "--large-state-kib",
+      paramLabel = "KIB",
       description = "The large per-worker state of the latency sweep (default 16384).")
   Integer largeStateKib;
 
-  @Option(names = "--data-dir", paramLabel = "DIR",
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
       description = "Where the coordinators' temporary stores go (default: the system temp dir).")
   Path dataDir;
 
-  @Option(names = "--no-sync", description = "Diagnosis only: the coordinators' stores do not fsync "
-      + "commits (shows what the fsync costs; not a production setting).")
+  @Option(
+      names = "--no-sync",
+      description =
+          "Diagnosis only: the coordinators' stores do not fsync "
+              + "commits (shows what the fsync costs; not a production setting).")
   boolean noSync;
 
-  @Option(names = "--verbose", description = "Show the coordinator's and workers' logs (default: errors only).")
+  @Option(
+      names = "--verbose",
+      description = "Show the coordinator's and workers' logs (default: errors only).")
   boolean verbose;
 
   @Override
   public Integer call() {
-    BenchPlan plan = (quick ? BenchPlan.quick() : BenchPlan.standard())
-        .with(workers, idleRings, samples, windowMs, recoveryMib, dataflow, largeStateKib, dataDir)
-        .withSyncStore(!noSync);
+    BenchPlan plan =
+        (quick ? BenchPlan.quick() : BenchPlan.standard())
+            .with(
+                workers,
+                idleRings,
+                samples,
+                windowMs,
+                recoveryMib,
+                dataflow,
+                largeStateKib,
+                dataDir)
+            .withSyncStore(!noSync);
     check(plan);
     if (!verbose) {
       Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
@@ -89,18 +128,27 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     long start = System.nanoTime();
-    Consumer<String> progress = line -> {
-      err.printf("[%5.1f s] %s%n", (System.nanoTime() - start) / 1e9, line);
-      err.flush();
-    };
+    Consumer<String> progress =
+        line -> {
+          err.printf("[%5.1f s] %s%n", (System.nanoTime() - start) / 1e9, line);
+          err.flush();
+        };
     LimitsPhase.Result limits = LimitsPhase.run(plan, progress);
     List<LatencyPhase.Row> latency = LatencyPhase.run(plan, progress);
     OverheadPhase.Result overhead = OverheadPhase.run(plan, progress);
     List<DataPlanePhase.Row> dataplane = DataPlanePhase.run(plan, progress);
     RecoveryPhase.Result recovery = RecoveryPhase.run(plan, progress);
     List<DataflowPhase.Row> flows = DataflowPhase.run(plan, progress);
-    BenchResults results = new BenchResults((quick ? "quick" : "standard") + (noSync ? ", store not synced" : ""), limits, latency, overhead, dataplane,
-        recovery, flows, (System.nanoTime() - start) / 1e9);
+    BenchResults results =
+        new BenchResults(
+            (quick ? "quick" : "standard") + (noSync ? ", store not synced" : ""),
+            limits,
+            latency,
+            overhead,
+            dataplane,
+            recovery,
+            flows,
+            (System.nanoTime() - start) / 1e9);
     BenchReport report = new BenchReport(results, plan.smallStateBytes());
     out.print(report.tables());
     if (json) {
@@ -113,8 +161,8 @@ public final class BenchCommand implements Callable<Integer> {
   private void check(BenchPlan plan) {
     positive("--workers", plan.workers(), 2);
     if (plan.idleRings().stream().anyMatch(v -> v == null || v < 2)) {
-      throw new ParameterException(spec.commandLine(), "--idle-rings values must be at least 2, got "
-          + plan.idleRings());
+      throw new ParameterException(
+          spec.commandLine(), "--idle-rings values must be at least 2, got " + plan.idleRings());
     }
     positive("--recovery-mib", plan.recoveryMib(), 1);
     positive("--dataflow", plan.dataflow(), 1);
@@ -131,7 +179,8 @@ public final class BenchCommand implements Callable<Integer> {
 
   private void positive(String flag, List<Integer> values, int min) {
     if (values.isEmpty() || values.stream().anyMatch(v -> v == null || v < min)) {
-      throw new ParameterException(spec.commandLine(), flag + " values must be at least " + min + ", got " + values);
+      throw new ParameterException(
+          spec.commandLine(), flag + " values must be at least " + min + ", got " + values);
     }
   }
 }

@@ -10,13 +10,13 @@ import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import java.net.InetSocketAddress;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,34 +45,46 @@ final class BenchCoordinator implements AutoCloseable {
   private BenchCoordinator(Path dataDir, CoordinatorServer server) {
     this.dataDir = dataDir;
     this.server = server;
-    this.adminChannel = ManagedChannelBuilder.forTarget(server.target()).usePlaintext()
-        .maxInboundMessageSize(64 << 20).build();
+    this.adminChannel =
+        ManagedChannelBuilder.forTarget(server.target())
+            .usePlaintext()
+            .maxInboundMessageSize(64 << 20)
+            .build();
     this.admin = AdminGrpc.newBlockingStub(adminChannel);
   }
 
   static BenchCoordinator start(BenchPlan plan) {
     Path parent = plan.dataDir();
     try {
-      Path dir = parent == null ? Files.createTempDirectory("cutpoint-bench-")
-          : Files.createTempDirectory(Files.createDirectories(parent), "cutpoint-bench-");
-      CoordinatorConfig config = CoordinatorConfig.builder()
-          .port(0)
-          .dataDir(dir)
-          .snapshotInterval(Duration.ZERO)
-          .snapshotTimeout(Duration.ofSeconds(120))
-          .retainCompleteSnapshots(2)
-          .maxRecordedBytesPerSnapshot(1L << 30)
-          .rollbackDeadline(Duration.ofMinutes(5))
-          .build();
+      Path dir =
+          parent == null
+              ? Files.createTempDirectory("cutpoint-bench-")
+              : Files.createTempDirectory(Files.createDirectories(parent), "cutpoint-bench-");
+      CoordinatorConfig config =
+          CoordinatorConfig.builder()
+              .port(0)
+              .dataDir(dir)
+              .snapshotInterval(Duration.ZERO)
+              .snapshotTimeout(Duration.ofSeconds(120))
+              .retainCompleteSnapshots(2)
+              .maxRecordedBytesPerSnapshot(1L << 30)
+              .rollbackDeadline(Duration.ofMinutes(5))
+              .build();
       try {
         if (plan.syncStore()) {
-          return new BenchCoordinator(dir, CoordinatorServer.start(config, new SimpleMeterRegistry()));
+          return new BenchCoordinator(
+              dir, CoordinatorServer.start(config, new SimpleMeterRegistry()));
         }
-        SnapshotStore store = RocksSnapshotStore.open(dir,
-            RocksSnapshotStore.Options.DEFAULT.withSyncWrites(false));
+        SnapshotStore store =
+            RocksSnapshotStore.open(dir, RocksSnapshotStore.Options.DEFAULT.withSyncWrites(false));
         try {
-          return new BenchCoordinator(dir, CoordinatorServer.start(config, new SimpleMeterRegistry(),
-              NettyServerBuilder.forAddress(new InetSocketAddress(0)), store));
+          return new BenchCoordinator(
+              dir,
+              CoordinatorServer.start(
+                  config,
+                  new SimpleMeterRegistry(),
+                  NettyServerBuilder.forAddress(new InetSocketAddress(0)),
+                  store));
         } catch (RuntimeException e) {
           store.close();
           throw e;
@@ -97,15 +109,19 @@ final class BenchCoordinator implements AutoCloseable {
   /** Triggers a snapshot and waits for its outcome; the time is measured by this client. */
   Taken snapshot() {
     long start = System.nanoTime();
-    SnapshotManifest m = admin.withDeadlineAfter(180, TimeUnit.SECONDS)
-        .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    SnapshotManifest m =
+        admin
+            .withDeadlineAfter(180, TimeUnit.SECONDS)
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+            .getManifest();
     return new Taken(m, (System.nanoTime() - start) / 1e6);
   }
 
   /** Rolls back to {@code snapshotId} and waits until every worker resumed. */
   RollbackResponse rollback(long snapshotId) {
-    return admin.withDeadlineAfter(10, TimeUnit.MINUTES).rollback(RollbackRequest.newBuilder()
-        .setSnapshotId(snapshotId).setWait(true).build());
+    return admin
+        .withDeadlineAfter(10, TimeUnit.MINUTES)
+        .rollback(RollbackRequest.newBuilder().setSnapshotId(snapshotId).setWait(true).build());
   }
 
   @Override

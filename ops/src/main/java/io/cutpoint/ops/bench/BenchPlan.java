@@ -26,7 +26,8 @@ import java.util.List;
  * @param dataDir parent of the coordinators' temporary stores (null: the system temp dir)
  * @param syncStore whether the coordinators' stores fsync their commits (the production setting)
  * @param baselineMillis how long each latency cluster's idle CPU rate is measured
- * @param limitSamples samples of each raw latency limit (marker hop, unary call; half as many commits)
+ * @param limitSamples samples of each raw latency limit (marker hop, unary call; half as many
+ *     commits)
  * @param limitIngestMib MiB written to measure the raw RocksDB ingest rate
  */
 record BenchPlan(
@@ -54,39 +55,116 @@ record BenchPlan(
 
   /** The full run (under 10 minutes on 2 cores). */
   static BenchPlan standard() {
-    return new BenchPlan(List.of(2, 4, 8, 16, 32), List.of(128), 100, 3, 1024, 16 << 20, 20_000, 1_000, 8, 100,
-        4, List.of(16, 128, 1024), 5, List.of(8, 128, 1024), 4, List.of(2, 4, 8), null, true, 1_000, 400, 128);
+    return new BenchPlan(
+        List.of(2, 4, 8, 16, 32),
+        List.of(128),
+        100,
+        3,
+        1024,
+        16 << 20,
+        20_000,
+        1_000,
+        8,
+        100,
+        4,
+        List.of(16, 128, 1024),
+        5,
+        List.of(8, 128, 1024),
+        4,
+        List.of(2, 4, 8),
+        null,
+        true,
+        1_000,
+        400,
+        128);
   }
 
   /** A short run (about 150 s): fewer sizes, samples and shorter windows. */
   static BenchPlan quick() {
-    return new BenchPlan(List.of(2, 8, 32), List.of(128), 30, 2, 1024, 16 << 20, 20_000, 400, 6, 100, 4,
-        List.of(16, 128, 1024), 3, List.of(8, 128), 4, List.of(2, 4, 8), null, true, 500, 200, 64);
+    return new BenchPlan(
+        List.of(2, 8, 32),
+        List.of(128),
+        30,
+        2,
+        1024,
+        16 << 20,
+        20_000,
+        400,
+        6,
+        100,
+        4,
+        List.of(16, 128, 1024),
+        3,
+        List.of(8, 128),
+        4,
+        List.of(2, 4, 8),
+        null,
+        true,
+        500,
+        200,
+        64);
   }
 
   /**
    * The plan with what the command line gave (null: keep). Explicit {@code --workers} without
    * {@code --idle-rings} measures no idle-only rings: the sweep is then what was asked for.
    */
-  BenchPlan with(List<Integer> newWorkers, List<Integer> newIdleRings, Integer newSamples, Long newWindow,
-      List<Integer> newRecovery, List<Integer> newDataflow, Integer largeKib, Path newDataDir) {
-    return new BenchPlan(newWorkers != null ? newWorkers : workers,
+  BenchPlan with(
+      List<Integer> newWorkers,
+      List<Integer> newIdleRings,
+      Integer newSamples,
+      Long newWindow,
+      List<Integer> newRecovery,
+      List<Integer> newDataflow,
+      Integer largeKib,
+      Path newDataDir) {
+    return new BenchPlan(
+        newWorkers != null ? newWorkers : workers,
         newIdleRings != null ? newIdleRings : newWorkers != null ? List.of() : idleRings,
         newSamples != null ? newSamples : samples,
-        largeSamples, smallStateBytes,
+        largeSamples,
+        smallStateBytes,
         largeKib != null ? largeKib << 10 : largeStateBytes,
         steadyRate,
         newWindow != null ? newWindow : windowMillis,
-        windows, intervalMillis, overheadWorkers, payloads, dataplaneRounds,
-        newRecovery != null ? newRecovery : recoveryMib, recoveryWorkers,
+        windows,
+        intervalMillis,
+        overheadWorkers,
+        payloads,
+        dataplaneRounds,
+        newRecovery != null ? newRecovery : recoveryMib,
+        recoveryWorkers,
         newDataflow != null ? newDataflow : dataflow,
-        newDataDir != null ? newDataDir : dataDir, syncStore, baselineMillis, limitSamples, limitIngestMib);
+        newDataDir != null ? newDataDir : dataDir,
+        syncStore,
+        baselineMillis,
+        limitSamples,
+        limitIngestMib);
   }
 
   /** The same plan with store syncing on or off (off only to see what the fsync costs). */
   BenchPlan withSyncStore(boolean sync) {
-    return new BenchPlan(workers, idleRings, samples, largeSamples, smallStateBytes, largeStateBytes, steadyRate,
-        windowMillis, windows, intervalMillis, overheadWorkers, payloads, dataplaneRounds, recoveryMib,
-        recoveryWorkers, dataflow, dataDir, sync, baselineMillis, limitSamples, limitIngestMib);
+    return new BenchPlan(
+        workers,
+        idleRings,
+        samples,
+        largeSamples,
+        smallStateBytes,
+        largeStateBytes,
+        steadyRate,
+        windowMillis,
+        windows,
+        intervalMillis,
+        overheadWorkers,
+        payloads,
+        dataplaneRounds,
+        recoveryMib,
+        recoveryWorkers,
+        dataflow,
+        dataDir,
+        sync,
+        baselineMillis,
+        limitSamples,
+        limitIngestMib);
   }
 }

@@ -14,7 +14,13 @@ final class BenchReport {
    * A target and what was measured against it; {@code noise}: the measurement is a ratio whose
    * median came out above 1.0, which is noise and meets nothing.
    */
-  record Target(String name, String limit, double measured, boolean lowerIsBetter, double bound, boolean noise) {
+  record Target(
+      String name,
+      String limit,
+      double measured,
+      boolean lowerIsBetter,
+      double bound,
+      boolean noise) {
     Target(String name, String limit, double measured, boolean lowerIsBetter, double bound) {
       this(name, limit, measured, lowerIsBetter, bound, false);
     }
@@ -40,27 +46,74 @@ final class BenchReport {
   }
 
   private double latency(int n, String layout, boolean traffic, ToDoubleFunction<Samples> f) {
-    return r.latency(n, layout, traffic, smallState).map(row -> f.applyAsDouble(row.total())).orElse(Double.NaN);
+    return r.latency(n, layout, traffic, smallState)
+        .map(row -> f.applyAsDouble(row.total()))
+        .orElse(Double.NaN);
   }
 
   private double cpuPerSnapshot(int n, String layout) {
-    return r.latency(n, layout, false, smallState).map(LatencyPhase.Row::cpuMillisPerSnapshot).orElse(Double.NaN);
+    return r.latency(n, layout, false, smallState)
+        .map(LatencyPhase.Row::cpuMillisPerSnapshot)
+        .orElse(Double.NaN);
   }
 
   List<Target> targets() {
     return List.of(
-        new Target("snapshot p50, 8 workers mesh, 1 KiB, idle", "<= 2 ms", latency(8, false, Samples::p50), true, 2),
-        new Target("snapshot p99, 8 workers mesh, 1 KiB, idle", "<= 10 ms", latency(8, false, Samples::p99), true, 10),
-        new Target("snapshot p99, 8 workers mesh, 1 KiB, traffic", "<= 20 ms", latency(8, true, Samples::p99), true, 20),
-        new Target("snapshot p50, 32 workers mesh, 1 KiB, idle", "<= 25 ms", latency(32, false, Samples::p50), true, 25),
-        new Target("snapshot p50, 2 workers ring, 1 KiB, idle", "<= 2 ms", latency(2, "ring", false, Samples::p50),
-            true, 2),
-        new Target("snapshot p50, 128 workers ring, 1 KiB, idle", "<= 50 ms",
-            latency(128, "ring", false, Samples::p50), true, 50),
-        new Target("CPU per snapshot, 8 workers mesh, idle", "<= 2 ms", cpuPerSnapshot(8, "mesh"), true, 2),
-        new Target("throughput with snapshots / without", ">= 0.97", r.overhead().run().ratio(), false, 0.97,
+        new Target(
+            "snapshot p50, 8 workers mesh, 1 KiB, idle",
+            "<= 2 ms",
+            latency(8, false, Samples::p50),
+            true,
+            2),
+        new Target(
+            "snapshot p99, 8 workers mesh, 1 KiB, idle",
+            "<= 10 ms",
+            latency(8, false, Samples::p99),
+            true,
+            10),
+        new Target(
+            "snapshot p99, 8 workers mesh, 1 KiB, traffic",
+            "<= 20 ms",
+            latency(8, true, Samples::p99),
+            true,
+            20),
+        new Target(
+            "snapshot p50, 32 workers mesh, 1 KiB, idle",
+            "<= 25 ms",
+            latency(32, false, Samples::p50),
+            true,
+            25),
+        new Target(
+            "snapshot p50, 2 workers ring, 1 KiB, idle",
+            "<= 2 ms",
+            latency(2, "ring", false, Samples::p50),
+            true,
+            2),
+        new Target(
+            "snapshot p50, 128 workers ring, 1 KiB, idle",
+            "<= 50 ms",
+            latency(128, "ring", false, Samples::p50),
+            true,
+            50),
+        new Target(
+            "CPU per snapshot, 8 workers mesh, idle",
+            "<= 2 ms",
+            cpuPerSnapshot(8, "mesh"),
+            true,
+            2),
+        new Target(
+            "throughput with snapshots / without",
+            ">= 0.97",
+            r.overhead().run().ratio(),
+            false,
+            0.97,
             r.overhead().run().noise()),
-        new Target("data plane / raw batched gRPC", ">= 0.50", r.dataplaneRatio(), false, 0.5,
+        new Target(
+            "data plane / raw batched gRPC",
+            ">= 0.50",
+            r.dataplaneRatio(),
+            false,
+            0.5,
             r.dataplaneRatio() > 1.0),
         new Target("recovery / read-and-ship", "<= 2", r.recoveryRatio(), true, 2));
   }
@@ -70,64 +123,160 @@ final class BenchReport {
     LimitsPhase.Result l = r.limits();
     b.append("Limits of this machine, raw (no Cutpoint logic), measured in this run\n");
     Table lt = new Table("what", ">p50", ">p99", ">n");
-    lt.row("marker hop on an open stream (ms)", ms(l.markerHop().p50()), ms(l.markerHop().p99()),
+    lt.row(
+        "marker hop on an open stream (ms)",
+        ms(l.markerHop().p50()),
+        ms(l.markerHop().p99()),
         l.markerHop().count());
-    lt.row("unary gRPC round trip (ms)", ms(l.unary().p50()), ms(l.unary().p99()), l.unary().count());
-    lt.row("synced RocksDB batch commit (ms)", ms(l.syncedCommit().p50()), ms(l.syncedCommit().p99()),
+    lt.row(
+        "unary gRPC round trip (ms)", ms(l.unary().p50()), ms(l.unary().p99()), l.unary().count());
+    lt.row(
+        "synced RocksDB batch commit (ms)",
+        ms(l.syncedCommit().p50()),
+        ms(l.syncedCommit().p99()),
         l.syncedCommit().count());
     lt.row("loopback stream (MB/s)", mb(l.streamBytesPerSecond()), "", "");
     lt.row("RocksDB ingest (MB/s)", mb(l.ingestBytesPerSecond()), "", "");
     b.append(lt.render()).append('\n');
 
-    b.append("Snapshot latency, trigger to committed (ms; phases are p50; limit: the critical path at this "
-        + "machine's limits; cpu: process CPU per snapshot minus idle, idle rows only)\n");
-    Table t = new Table(">workers", "layout", ">channels", ">state", "load", ">n", ">p50", ">p99", ">max",
-        ">markers", ">upload", ">commit", ">failed", ">limit", ">p50/limit", ">cpu/snap");
+    b.append(
+        "Snapshot latency, trigger to committed (ms; phases are p50; limit: the critical path at this "
+            + "machine's limits; cpu: process CPU per snapshot minus idle, idle rows only)\n");
+    Table t =
+        new Table(
+            ">workers",
+            "layout",
+            ">channels",
+            ">state",
+            "load",
+            ">n",
+            ">p50",
+            ">p99",
+            ">max",
+            ">markers",
+            ">upload",
+            ">commit",
+            ">failed",
+            ">limit",
+            ">p50/limit",
+            ">cpu/snap");
     for (LatencyPhase.Row row : r.latency()) {
       double limit = r.limitMillis(row);
-      t.row(row.workers(), row.layout(), row.channels(), bytes(row.stateBytes()), row.traffic() ? "traffic" : "idle",
-          row.total().count(), ms(row.total().p50()), ms(row.total().p99()), ms(row.total().max()),
-          ms(row.markers().p50()), ms(row.upload().p50()), ms(row.commit().p50()), row.failed(), ms(limit),
-          times(row.total().p50() / limit), ms(row.cpuMillisPerSnapshot()));
+      t.row(
+          row.workers(),
+          row.layout(),
+          row.channels(),
+          bytes(row.stateBytes()),
+          row.traffic() ? "traffic" : "idle",
+          row.total().count(),
+          ms(row.total().p50()),
+          ms(row.total().p99()),
+          ms(row.total().max()),
+          ms(row.markers().p50()),
+          ms(row.upload().p50()),
+          ms(row.commit().p50()),
+          row.failed(),
+          ms(limit),
+          times(row.total().p50() / limit),
+          ms(row.cpuMillisPerSnapshot()));
     }
     b.append(t.render()).append('\n');
 
     OverheadPhase.Result o = r.overhead();
     b.append("Overhead: ").append(o.workers()).append(" workers, full mesh, saturating traffic\n");
-    Table ot = new Table("snapshots", ">msgs/s", ">cpu ns/msg", ">snapshots", ">p50 ms", ">p99 ms", ">max ms",
-        ">in flight/snapshot");
+    Table ot =
+        new Table(
+            "snapshots",
+            ">msgs/s",
+            ">cpu ns/msg",
+            ">snapshots",
+            ">p50 ms",
+            ">p99 ms",
+            ">max ms",
+            ">in flight/snapshot");
     ot.row("off", rate(o.run().offRate()), ns(o.run().offCpuNanosPerMessage()), "", "", "", "", "");
-    ot.row("every 100 ms", rate(o.run().onRate()), ns(o.run().onCpuNanosPerMessage()), o.run().completed(),
-        ms(o.run().latency().p50()), ms(o.run().latency().p99()), ms(o.run().latency().max()),
+    ot.row(
+        "every 100 ms",
+        rate(o.run().onRate()),
+        ns(o.run().onCpuNanosPerMessage()),
+        o.run().completed(),
+        ms(o.run().latency().p50()),
+        ms(o.run().latency().p99()),
+        ms(o.run().latency().max()),
         mib(o.run().inFlightBytesPerSnapshot()));
-    b.append(ot.render()).append("ratio (median of ").append(o.run().ratios().count()).append(" pairs [min-max]) ")
-        .append(ratio(o.run().ratios())).append(", peak heap ").append(o.peakHeapBytes() >> 20).append(" MiB\n\n");
+    b.append(ot.render())
+        .append("ratio (median of ")
+        .append(o.run().ratios().count())
+        .append(" pairs [min-max]) ")
+        .append(ratio(o.run().ratios()))
+        .append(", peak heap ")
+        .append(o.peakHeapBytes() >> 20)
+        .append(" MiB\n\n");
 
-    b.append("Data plane: one channel vs raw gRPC stream (").append(DataPlanePhase.RAW_ITEMS_PER_FRAME)
+    b.append("Data plane: one channel vs raw gRPC stream (")
+        .append(DataPlanePhase.RAW_ITEMS_PER_FRAME)
         .append(" items per frame)\n");
     Table dt = new Table(">payload", ">cutpoint msgs/s", ">raw msgs/s", "ratio (median [min-max])");
     for (DataPlanePhase.Row row : r.dataplane()) {
-      dt.row(row.payloadBytes() + " B", rate(row.cutpointRate()), rate(row.rawRate()), ratio(row.ratios()));
+      dt.row(
+          row.payloadBytes() + " B",
+          rate(row.cutpointRate()),
+          rate(row.rawRate()),
+          ratio(row.ratios()));
     }
     b.append(dt.render()).append('\n');
 
-    b.append("Recovery: rollback request to every worker resumed vs read-and-ship of the same bytes\n");
-    Table rt = new Table(">state", ">workers", ">rollback ms", ">server ms", ">read+ship ms", ">ratio", "note");
+    b.append(
+        "Recovery: rollback request to every worker resumed vs read-and-ship of the same bytes\n");
+    Table rt =
+        new Table(
+            ">state", ">workers", ">rollback ms", ">server ms", ">read+ship ms", ">ratio", "note");
     for (RecoveryPhase.Row row : r.recovery().rows()) {
-      rt.row(bytes(row.totalBytes()), row.workers(), ms(row.rollbackMillis()), ms(row.serverMillis()),
-          ms(row.baselineMillis()), row.skipped() == null ? num(row.ratio()) : "",
+      rt.row(
+          bytes(row.totalBytes()),
+          row.workers(),
+          ms(row.rollbackMillis()),
+          ms(row.serverMillis()),
+          ms(row.baselineMillis()),
+          row.skipped() == null ? num(row.ratio()) : "",
           row.skipped() == null ? "" : row.skipped());
     }
-    b.append(rt.render()).append("peak heap ").append(r.recovery().peakHeapBytes() >> 20).append(" MiB\n\n");
+    b.append(rt.render())
+        .append("peak heap ")
+        .append(r.recovery().peakHeapBytes() >> 20)
+        .append(" MiB\n\n");
 
     b.append("Dataflow: P sources -> P keyed running sums, snapshots every 100 ms vs off\n");
-    Table ft = new Table(">P", ">channels", ">off msgs/s", ">on msgs/s", "ratio (median [min-max])",
-        ">cpu ns/msg off", ">on", ">snapshots", ">failed", ">p50 ms", ">p99 ms", ">max ms", ">in flight/snapshot");
+    Table ft =
+        new Table(
+            ">P",
+            ">channels",
+            ">off msgs/s",
+            ">on msgs/s",
+            "ratio (median [min-max])",
+            ">cpu ns/msg off",
+            ">on",
+            ">snapshots",
+            ">failed",
+            ">p50 ms",
+            ">p99 ms",
+            ">max ms",
+            ">in flight/snapshot");
     for (DataflowPhase.Row row : r.dataflow()) {
       Alternating.Result a = row.run();
-      ft.row(row.p(), row.p() * row.p(), rate(a.offRate()), rate(a.onRate()), ratio(a.ratios()),
-          ns(a.offCpuNanosPerMessage()), ns(a.onCpuNanosPerMessage()), a.completed(),
-          a.failed(), ms(a.latency().p50()), ms(a.latency().p99()), ms(a.latency().max()),
+      ft.row(
+          row.p(),
+          row.p() * row.p(),
+          rate(a.offRate()),
+          rate(a.onRate()),
+          ratio(a.ratios()),
+          ns(a.offCpuNanosPerMessage()),
+          ns(a.onCpuNanosPerMessage()),
+          a.completed(),
+          a.failed(),
+          ms(a.latency().p50()),
+          ms(a.latency().p99()),
+          ms(a.latency().max()),
           mib(a.inFlightBytesPerSnapshot()));
     }
     b.append(ft.render()).append('\n');
@@ -136,99 +285,161 @@ final class BenchReport {
     Table tt = new Table("what", "target", ">measured", "met");
     for (Target target : targets()) {
       Boolean met = target.met();
-      tt.row(target.name(), target.limit(), num(target.measured()),
+      tt.row(
+          target.name(),
+          target.limit(),
+          num(target.measured()),
           target.noise() ? "noise (> 1.0)" : met == null ? "n/a" : met ? "yes" : "NO");
     }
     b.append(tt.render());
-    b.append(String.format(Locale.ROOT, "%nmode %s, %d cores, max heap %d MiB, Java %s, %.0f s%n", r.mode(),
-        Runtime.getRuntime().availableProcessors(), HeapPeak.maxHeapBytes() >> 20,
-        System.getProperty("java.version"), r.elapsedSeconds()));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%nmode %s, %d cores, max heap %d MiB, Java %s, %.0f s%n",
+            r.mode(),
+            Runtime.getRuntime().availableProcessors(),
+            HeapPeak.maxHeapBytes() >> 20,
+            System.getProperty("java.version"),
+            r.elapsedSeconds()));
     return b.toString();
   }
 
   String json() {
-    Json.Obj o = Json.object()
-        .put("mode", r.mode())
-        .put("cores", Runtime.getRuntime().availableProcessors())
-        .put("max_heap_mib", HeapPeak.maxHeapBytes() >> 20)
-        .put("java", System.getProperty("java.version"))
-        .put("snapshot_p50_ms_8_mesh", latency(8, false, Samples::p50))
-        .put("snapshot_p99_ms_8_mesh", latency(8, false, Samples::p99))
-        .put("snapshot_p99_ms_8_mesh_traffic", latency(8, true, Samples::p99))
-        .put("snapshot_p50_ms_32_mesh", latency(32, false, Samples::p50))
-        .put("overhead_ratio", r.overhead().run().ratio())
-        .put("dataplane_ratio", r.dataplaneRatio())
-        .put("recovery_ratio", r.recoveryRatio())
-        .put("peak_heap_mib_overhead", r.overhead().peakHeapBytes() >> 20)
-        .put("peak_heap_mib_recovery", r.recovery().peakHeapBytes() >> 20)
-        .put("cpu_ms_per_snapshot_8_mesh", cpuPerSnapshot(8, "mesh"))
-        .put("snapshot_p50_ms_2_ring", latency(2, "ring", false, Samples::p50))
-        .put("snapshot_p50_ms_128_ring", latency(128, "ring", false, Samples::p50))
-        .put("overhead_ratio_min", r.overhead().run().ratios().min())
-        .put("overhead_ratio_max", r.overhead().run().ratios().max())
-        .put("overhead_ratio_noise", r.overhead().run().noise());
+    Json.Obj o =
+        Json.object()
+            .put("mode", r.mode())
+            .put("cores", Runtime.getRuntime().availableProcessors())
+            .put("max_heap_mib", HeapPeak.maxHeapBytes() >> 20)
+            .put("java", System.getProperty("java.version"))
+            .put("snapshot_p50_ms_8_mesh", latency(8, false, Samples::p50))
+            .put("snapshot_p99_ms_8_mesh", latency(8, false, Samples::p99))
+            .put("snapshot_p99_ms_8_mesh_traffic", latency(8, true, Samples::p99))
+            .put("snapshot_p50_ms_32_mesh", latency(32, false, Samples::p50))
+            .put("overhead_ratio", r.overhead().run().ratio())
+            .put("dataplane_ratio", r.dataplaneRatio())
+            .put("recovery_ratio", r.recoveryRatio())
+            .put("peak_heap_mib_overhead", r.overhead().peakHeapBytes() >> 20)
+            .put("peak_heap_mib_recovery", r.recovery().peakHeapBytes() >> 20)
+            .put("cpu_ms_per_snapshot_8_mesh", cpuPerSnapshot(8, "mesh"))
+            .put("snapshot_p50_ms_2_ring", latency(2, "ring", false, Samples::p50))
+            .put("snapshot_p50_ms_128_ring", latency(128, "ring", false, Samples::p50))
+            .put("overhead_ratio_min", r.overhead().run().ratios().min())
+            .put("overhead_ratio_max", r.overhead().run().ratios().max())
+            .put("overhead_ratio_noise", r.overhead().run().noise());
     LimitsPhase.Result l = r.limits();
-    o.put("limits", Json.object()
-        .put("marker_hop_ms_p50", l.markerHop().p50()).put("marker_hop_ms_p99", l.markerHop().p99())
-        .put("unary_rtt_ms_p50", l.unary().p50()).put("unary_rtt_ms_p99", l.unary().p99())
-        .put("synced_commit_ms_p50", l.syncedCommit().p50()).put("synced_commit_ms_p99", l.syncedCommit().p99())
-        .put("stream_bytes_per_s", l.streamBytesPerSecond())
-        .put("rocksdb_ingest_bytes_per_s", l.ingestBytesPerSecond()));
+    o.put(
+        "limits",
+        Json.object()
+            .put("marker_hop_ms_p50", l.markerHop().p50())
+            .put("marker_hop_ms_p99", l.markerHop().p99())
+            .put("unary_rtt_ms_p50", l.unary().p50())
+            .put("unary_rtt_ms_p99", l.unary().p99())
+            .put("synced_commit_ms_p50", l.syncedCommit().p50())
+            .put("synced_commit_ms_p99", l.syncedCommit().p99())
+            .put("stream_bytes_per_s", l.streamBytesPerSecond())
+            .put("rocksdb_ingest_bytes_per_s", l.ingestBytesPerSecond()));
     List<Object> latency = new ArrayList<>();
     for (LatencyPhase.Row row : r.latency()) {
-      latency.add(Json.object().put("workers", row.workers()).put("layout", row.layout())
-          .put("channels", row.channels()).put("state_bytes", row.stateBytes())
-          .put("traffic", row.traffic()).put("samples", row.total().count())
-          .put("p50_ms", row.total().p50()).put("p99_ms", row.total().p99()).put("max_ms", row.total().max())
-          .put("markers_p50_ms", row.markers().p50()).put("upload_p50_ms", row.upload().p50())
-          .put("commit_p50_ms", row.commit().p50()).put("failed", row.failed())
-          .put("limit_ms", r.limitMillis(row)).put("p50_over_limit", row.total().p50() / r.limitMillis(row))
-          .put("cpu_ms_per_snapshot", row.cpuMillisPerSnapshot()));
+      latency.add(
+          Json.object()
+              .put("workers", row.workers())
+              .put("layout", row.layout())
+              .put("channels", row.channels())
+              .put("state_bytes", row.stateBytes())
+              .put("traffic", row.traffic())
+              .put("samples", row.total().count())
+              .put("p50_ms", row.total().p50())
+              .put("p99_ms", row.total().p99())
+              .put("max_ms", row.total().max())
+              .put("markers_p50_ms", row.markers().p50())
+              .put("upload_p50_ms", row.upload().p50())
+              .put("commit_p50_ms", row.commit().p50())
+              .put("failed", row.failed())
+              .put("limit_ms", r.limitMillis(row))
+              .put("p50_over_limit", row.total().p50() / r.limitMillis(row))
+              .put("cpu_ms_per_snapshot", row.cpuMillisPerSnapshot()));
     }
     o.put("latency", latency);
     Alternating.Result ov = r.overhead().run();
-    o.put("overhead", Json.object().put("workers", r.overhead().workers())
-        .put("off_msgs_per_s", ov.offRate()).put("on_msgs_per_s", ov.onRate())
-        .put("snapshots_completed", ov.completed()).put("snapshots_failed", ov.failed())
-        .put("snapshot_p50_ms", ov.latency().p50()).put("snapshot_p99_ms", ov.latency().p99())
-        .put("in_flight_bytes_per_snapshot", ov.inFlightBytesPerSnapshot())
-        .put("ratio", ov.ratio()).put("ratio_min", ov.ratios().min()).put("ratio_max", ov.ratios().max())
-        .put("pairs", ov.ratios().count()).put("pair_ratios", ov.ratios().values()).put("noise", ov.noise())
-        .put("cpu_ns_per_msg_off", ov.offCpuNanosPerMessage()).put("cpu_ns_per_msg_on", ov.onCpuNanosPerMessage()));
+    o.put(
+        "overhead",
+        Json.object()
+            .put("workers", r.overhead().workers())
+            .put("off_msgs_per_s", ov.offRate())
+            .put("on_msgs_per_s", ov.onRate())
+            .put("snapshots_completed", ov.completed())
+            .put("snapshots_failed", ov.failed())
+            .put("snapshot_p50_ms", ov.latency().p50())
+            .put("snapshot_p99_ms", ov.latency().p99())
+            .put("in_flight_bytes_per_snapshot", ov.inFlightBytesPerSnapshot())
+            .put("ratio", ov.ratio())
+            .put("ratio_min", ov.ratios().min())
+            .put("ratio_max", ov.ratios().max())
+            .put("pairs", ov.ratios().count())
+            .put("pair_ratios", ov.ratios().values())
+            .put("noise", ov.noise())
+            .put("cpu_ns_per_msg_off", ov.offCpuNanosPerMessage())
+            .put("cpu_ns_per_msg_on", ov.onCpuNanosPerMessage()));
     List<Object> dataplane = new ArrayList<>();
     for (DataPlanePhase.Row row : r.dataplane()) {
-      dataplane.add(Json.object().put("payload_bytes", row.payloadBytes())
-          .put("cutpoint_msgs_per_s", row.cutpointRate()).put("raw_msgs_per_s", row.rawRate())
-          .put("ratio", row.ratio()).put("ratio_min", row.ratios().min()).put("ratio_max", row.ratios().max())
-          .put("pairs", row.ratios().count()).put("pair_ratios", row.ratios().values()).put("noise", row.noise()));
+      dataplane.add(
+          Json.object()
+              .put("payload_bytes", row.payloadBytes())
+              .put("cutpoint_msgs_per_s", row.cutpointRate())
+              .put("raw_msgs_per_s", row.rawRate())
+              .put("ratio", row.ratio())
+              .put("ratio_min", row.ratios().min())
+              .put("ratio_max", row.ratios().max())
+              .put("pairs", row.ratios().count())
+              .put("pair_ratios", row.ratios().values())
+              .put("noise", row.noise()));
     }
     o.put("dataplane", dataplane);
     List<Object> recovery = new ArrayList<>();
     for (RecoveryPhase.Row row : r.recovery().rows()) {
-      recovery.add(Json.object().put("state_bytes", row.totalBytes()).put("workers", row.workers())
-          .put("rollback_ms", row.rollbackMillis()).put("server_ms", row.serverMillis())
-          .put("read_and_ship_ms", row.baselineMillis())
-          .put("ratio", row.skipped() == null ? row.ratio() : Double.NaN).put("skipped", row.skipped()));
+      recovery.add(
+          Json.object()
+              .put("state_bytes", row.totalBytes())
+              .put("workers", row.workers())
+              .put("rollback_ms", row.rollbackMillis())
+              .put("server_ms", row.serverMillis())
+              .put("read_and_ship_ms", row.baselineMillis())
+              .put("ratio", row.skipped() == null ? row.ratio() : Double.NaN)
+              .put("skipped", row.skipped()));
     }
     o.put("recovery", recovery);
     List<Object> dataflow = new ArrayList<>();
     for (DataflowPhase.Row row : r.dataflow()) {
       Alternating.Result a = row.run();
-      dataflow.add(Json.object().put("p", row.p()).put("snapshot_p50_ms", a.latency().p50())
-          .put("snapshot_p99_ms", a.latency().p99()).put("snapshot_max_ms", a.latency().max())
-          .put("snapshots_completed", a.completed()).put("snapshots_failed", a.failed())
-          .put("off_msgs_per_s", a.offRate()).put("on_msgs_per_s", a.onRate())
-          .put("in_flight_bytes_per_snapshot", a.inFlightBytesPerSnapshot())
-          .put("throughput_ratio", a.ratio()).put("ratio_min", a.ratios().min())
-          .put("ratio_max", a.ratios().max()).put("pairs", a.ratios().count())
-          .put("pair_ratios", a.ratios().values()).put("noise", a.noise())
-          .put("cpu_ns_per_msg_off", a.offCpuNanosPerMessage()).put("cpu_ns_per_msg_on", a.onCpuNanosPerMessage()));
+      dataflow.add(
+          Json.object()
+              .put("p", row.p())
+              .put("snapshot_p50_ms", a.latency().p50())
+              .put("snapshot_p99_ms", a.latency().p99())
+              .put("snapshot_max_ms", a.latency().max())
+              .put("snapshots_completed", a.completed())
+              .put("snapshots_failed", a.failed())
+              .put("off_msgs_per_s", a.offRate())
+              .put("on_msgs_per_s", a.onRate())
+              .put("in_flight_bytes_per_snapshot", a.inFlightBytesPerSnapshot())
+              .put("throughput_ratio", a.ratio())
+              .put("ratio_min", a.ratios().min())
+              .put("ratio_max", a.ratios().max())
+              .put("pairs", a.ratios().count())
+              .put("pair_ratios", a.ratios().values())
+              .put("noise", a.noise())
+              .put("cpu_ns_per_msg_off", a.offCpuNanosPerMessage())
+              .put("cpu_ns_per_msg_on", a.onCpuNanosPerMessage()));
     }
     o.put("dataflow", dataflow);
     List<Object> targets = new ArrayList<>();
     for (Target t : targets()) {
-      targets.add(Json.object().put("what", t.name()).put("target", t.limit()).put("measured", t.measured())
-          .put("met", t.met()));
+      targets.add(
+          Json.object()
+              .put("what", t.name())
+              .put("target", t.limit())
+              .put("measured", t.measured())
+              .put("met", t.met()));
     }
     o.put("targets", targets);
     o.put("elapsed_s", r.elapsedSeconds());
@@ -244,7 +455,8 @@ final class BenchReport {
     if (ratios.count() == 0) {
       return "-";
     }
-    String s = String.format(Locale.ROOT, "%.3f [%.3f-%.3f]", ratios.p50(), ratios.min(), ratios.max());
+    String s =
+        String.format(Locale.ROOT, "%.3f [%.3f-%.3f]", ratios.p50(), ratios.min(), ratios.max());
     return ratios.p50() > 1.0 ? s + " noise" : s;
   }
 
@@ -257,7 +469,9 @@ final class BenchReport {
   }
 
   private static String mb(double bytesPerSecond) {
-    return Double.isNaN(bytesPerSecond) ? "-" : String.format(Locale.ROOT, "%.0f", bytesPerSecond / 1e6);
+    return Double.isNaN(bytesPerSecond)
+        ? "-"
+        : String.format(Locale.ROOT, "%.0f", bytesPerSecond / 1e6);
   }
 
   private static String mib(double bytes) {

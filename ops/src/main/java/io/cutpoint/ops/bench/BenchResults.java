@@ -16,8 +16,14 @@ record BenchResults(
 
   /** The small-state row of {@code workers} workers in {@code layout}, idle or under traffic. */
   Optional<LatencyPhase.Row> latency(int workers, String layout, boolean traffic, int stateBytes) {
-    return latency.stream().filter(r -> r.workers() == workers && r.layout().equals(layout)
-        && r.traffic() == traffic && r.stateBytes() == stateBytes).findFirst();
+    return latency.stream()
+        .filter(
+            r ->
+                r.workers() == workers
+                    && r.layout().equals(layout)
+                    && r.traffic() == traffic
+                    && r.stateBytes() == stateBytes)
+        .findFirst();
   }
 
   /** The critical-path floor of a latency row, from this run's limits. */
@@ -27,14 +33,21 @@ record BenchResults(
 
   /** The data-plane ratio of the worst payload size. */
   double dataplaneRatio() {
-    // a payload whose bare windows all delivered nothing (a loaded machine) has no ratio: not the worst
-    return dataplane.stream().filter(r -> r.ratios().count() > 0).mapToDouble(DataPlanePhase.Row::ratio)
-        .min().orElse(Double.NaN);
+    // a payload whose bare windows all delivered nothing (a loaded machine) has no ratio: not the
+    // worst
+    return dataplane.stream()
+        .filter(r -> r.ratios().count() > 0)
+        .mapToDouble(DataPlanePhase.Row::ratio)
+        .min()
+        .orElse(Double.NaN);
   }
 
   /** The recovery ratio of the worst measured size. */
   double recoveryRatio() {
-    return recovery.rows().stream().filter(r -> r.skipped() == null)
-        .mapToDouble(RecoveryPhase.Row::ratio).max().orElse(Double.NaN);
+    return recovery.rows().stream()
+        .filter(r -> r.skipped() == null)
+        .mapToDouble(RecoveryPhase.Row::ratio)
+        .max()
+        .orElse(Double.NaN);
   }
 }

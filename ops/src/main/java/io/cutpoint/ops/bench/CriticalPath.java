@@ -10,26 +10,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The least time one snapshot of a layout can take on this machine, from the raw limits: the
- * Admin trigger and its answer (one unary round trip), the start command to the initiators (one
- * hop), the marker rounds (one hop per level, see {@link #markerDepth}), the uploads (one unary
- * round trip, all workers in parallel, plus every worker's state at the slower of the stream and
- * the RocksDB ingest rate) and the synced commit. Nothing of Cutpoint's own work is in it, and no
- * CPU contention: with many channels on few cores the real floor is higher.
+ * The least time one snapshot of a layout can take on this machine, from the raw limits: the Admin
+ * trigger and its answer (one unary round trip), the start command to the initiators (one hop), the
+ * marker rounds (one hop per level, see {@link #markerDepth}), the uploads (one unary round trip,
+ * all workers in parallel, plus every worker's state at the slower of the stream and the RocksDB
+ * ingest rate) and the synced commit. Nothing of Cutpoint's own work is in it, and no CPU
+ * contention: with many channels on few cores the real floor is higher.
  */
 final class CriticalPath {
 
   private CriticalPath() {}
 
   /**
-   * Marker hops on the longest path: the initiators are the coordinator's own choice
-   * ({@link InitiatorSelection}); a worker at hop distance d records its state when its first
-   * marker arrives, and its outgoing channels close one hop later, so the depth is the largest
-   * d + 1 over every channel's sender.
+   * Marker hops on the longest path: the initiators are the coordinator's own choice ({@link
+   * InitiatorSelection}); a worker at hop distance d records its state when its first marker
+   * arrives, and its outgoing channels close one hop later, so the depth is the largest d + 1 over
+   * every channel's sender.
    */
   static int markerDepth(Layout layout) {
     List<ChannelId> channels = new ArrayList<>();
-    layout.outgoing().forEach((from, tos) -> tos.forEach(to -> channels.add(ChannelId.of(from, to))));
+    layout
+        .outgoing()
+        .forEach((from, tos) -> tos.forEach(to -> channels.add(ChannelId.of(from, to))));
     Map<String, Integer> distance = new HashMap<>();
     Deque<String> queue = new ArrayDeque<>();
     for (String initiator : InitiatorSelection.select(layout.ids(), channels)) {

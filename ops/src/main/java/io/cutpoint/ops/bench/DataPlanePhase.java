@@ -44,9 +44,21 @@ final class DataPlanePhase {
     List<Row> rows = new ArrayList<>();
     BenchApp bApp = new BenchApp(0);
     BenchApp aApp = new BenchApp(0);
-    try (Worker b = Worker.builder("b").incoming("a").stateHandler(bApp).messageHandler(bApp).build().start();
-        Worker a = Worker.builder("a").outgoing("b").stateHandler(aApp).messageHandler(aApp)
-            .peers(Map.of("b", b.channelAddress())).build().start();
+    try (Worker b =
+            Worker.builder("b")
+                .incoming("a")
+                .stateHandler(bApp)
+                .messageHandler(bApp)
+                .build()
+                .start();
+        Worker a =
+            Worker.builder("a")
+                .outgoing("b")
+                .stateHandler(aApp)
+                .messageHandler(aApp)
+                .peers(Map.of("b", b.channelAddress()))
+                .build()
+                .start();
         RawChannel raw = new RawChannel()) {
       a.send("b", new byte[1]); // the channel is connected once this arrives
       long deadline = System.nanoTime() + 30_000_000_000L;
@@ -78,7 +90,8 @@ final class DataPlanePhase {
             ratios.add(c / r);
           }
         }
-        rows.add(new Row(size, cut / plan.dataplaneRounds(), rawSum / plan.dataplaneRounds(), ratios));
+        rows.add(
+            new Row(size, cut / plan.dataplaneRounds(), rawSum / plan.dataplaneRounds(), ratios));
       }
     }
     return rows;
@@ -109,8 +122,13 @@ final class DataPlanePhase {
           Frame.Builder f = Frame.newBuilder().setEpoch(1);
           for (int i = 0; i < RAW_ITEMS_PER_FRAME; i++) {
             position++;
-            f.addItems(Item.newBuilder().setPosition(position).setData(DataMessage.newBuilder()
-                .setSeq(position).setPayload(ByteString.copyFrom(payload))));
+            f.addItems(
+                Item.newBuilder()
+                    .setPosition(position)
+                    .setData(
+                        DataMessage.newBuilder()
+                            .setSeq(position)
+                            .setPayload(ByteString.copyFrom(payload))));
           }
           source.send(f);
         }
@@ -122,7 +140,9 @@ final class DataPlanePhase {
   private static double measure(long windowMillis, LongSupplier received, Sender sender) {
     long warm = windowMillis / 5;
     long[] bounds = new long[2];
-    Thread t = new Thread(() -> sender.run(() -> System.nanoTime() > bounds[1]), "cutpoint-bench-dataplane");
+    Thread t =
+        new Thread(
+            () -> sender.run(() -> System.nanoTime() > bounds[1]), "cutpoint-bench-dataplane");
     t.setDaemon(true);
     long start = System.nanoTime();
     bounds[1] = start + (warm + windowMillis) * 1_000_000;

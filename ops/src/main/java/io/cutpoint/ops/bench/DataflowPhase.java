@@ -20,8 +20,9 @@ final class DataflowPhase {
     for (int p : plan.dataflow()) {
       progress.accept("dataflow: P = " + p);
       Layout layout = Layout.dataflow(p);
-      try (BenchCluster c = BenchCluster.start(layout, plan,
-              id -> id.startsWith("k") ? new KeyedSum() : new BenchApp(64));
+      try (BenchCluster c =
+              BenchCluster.start(
+                  layout, plan, id -> id.startsWith("k") ? new KeyedSum() : new BenchApp(64));
           Traffic t = Traffic.saturate(routes(c, p), OverheadPhase.SOURCE_THREADS)) {
         rows.add(new Row(p, Alternating.run(c, plan)));
       }
@@ -36,8 +37,11 @@ final class DataflowPhase {
     for (int i = 1; i <= p; i++) {
       for (int j = 1; j <= p; j++) {
         int owner = j - 1;
-        routes.add(new Traffic.Route(c.node("s" + i).worker(), "k" + j,
-            k -> KeyedSum.message((int) (k % keysPerWorker) * p + owner, k)));
+        routes.add(
+            new Traffic.Route(
+                c.node("s" + i).worker(),
+                "k" + j,
+                k -> KeyedSum.message((int) (k % keysPerWorker) * p + owner, k)));
       }
     }
     return routes;

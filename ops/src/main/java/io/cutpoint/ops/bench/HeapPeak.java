@@ -5,9 +5,9 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 
 /**
- * Peak heap of this JVM (workers and coordinator share it): the sum of every heap pool's peak
- * usage since the last {@link #reset()}. Pools peak at different moments, so the sum is an upper
- * bound of the true simultaneous peak.
+ * Peak heap of this JVM (workers and coordinator share it): the sum of every heap pool's peak usage
+ * since the last {@link #reset()}. Pools peak at different moments, so the sum is an upper bound of
+ * the true simultaneous peak.
  */
 final class HeapPeak {
 

@@ -3,8 +3,8 @@ package io.cutpoint.ops.bench;
 import java.nio.ByteBuffer;
 
 /**
- * A keyed stateful worker of the dataflow workload: a running sum per key. A message is a key
- * (int) and a value (long); the state is every sum, 8 bytes each.
+ * A keyed stateful worker of the dataflow workload: a running sum per key. A message is a key (int)
+ * and a value (long); the state is every sum, 8 bytes each.
  */
 final class KeyedSum implements CountingApp {
 

@@ -9,21 +9,33 @@ import java.util.function.DoubleSupplier;
 
 /**
  * Item 1: trigger-to-committed snapshot latency (and its phases) for every cluster size, ring and
- * full mesh, small and large states, idle and under a steady message rate; then the idle-only
- * rings of {@link BenchPlan#idleRings()} (1 KiB). Idle rows also carry the process CPU time per
- * snapshot: CPU over the measured snapshots minus what the same cluster used idle over the same
- * time (its idle rate, measured once per cluster, right after its first idle configuration, when
- * the JIT is warm and the cluster's start has settled).
+ * full mesh, small and large states, idle and under a steady message rate; then the idle-only rings
+ * of {@link BenchPlan#idleRings()} (1 KiB). Idle rows also carry the process CPU time per snapshot:
+ * CPU over the measured snapshots minus what the same cluster used idle over the same time (its
+ * idle rate, measured once per cluster, right after its first idle configuration, when the JIT is
+ * warm and the cluster's start has settled).
  */
 final class LatencyPhase {
 
   /** One configuration's measurements; {@code cpuMillisPerSnapshot} is NaN under traffic. */
-  record Row(int workers, String layout, int channels, int stateBytes, boolean traffic, Samples total,
-      Samples markers, Samples upload, Samples commit, int failed, double cpuMillisPerSnapshot) {}
+  record Row(
+      int workers,
+      String layout,
+      int channels,
+      int stateBytes,
+      boolean traffic,
+      Samples total,
+      Samples markers,
+      Samples upload,
+      Samples commit,
+      int failed,
+      double cpuMillisPerSnapshot) {}
 
   private static final int WARM_UP = 5;
+
   /** Time budget of one configuration's measured snapshots (at least one is always taken). */
   private static final long BUDGET_NANOS = 8_000_000_000L;
+
   private static final byte[] PAYLOAD = new byte[64];
 
   private LatencyPhase() {}
@@ -48,32 +60,46 @@ final class LatencyPhase {
    * Every configuration of one layout; {@code full}: both states, idle and traffic; else 1 KiB
    * idle. Large states are warmed up by one unmeasured snapshot in the first cluster only.
    */
-  private static List<Row> cluster(BenchPlan plan, Consumer<String> progress, Layout layout, boolean full,
-      boolean first) {
-    progress.accept("snapshot latency: " + layout.ids().size() + " workers, " + layout.name()
-        + (full ? "" : ", 1 KiB idle only"));
+  private static List<Row> cluster(
+      BenchPlan plan, Consumer<String> progress, Layout layout, boolean full, boolean first) {
+    progress.accept(
+        "snapshot latency: "
+            + layout.ids().size()
+            + " workers, "
+            + layout.name()
+            + (full ? "" : ", 1 KiB idle only"));
     List<Row> rows = new ArrayList<>();
-    try (BenchCluster c = BenchCluster.start(layout, plan, id -> new BenchApp(plan.smallStateBytes()))) {
+    try (BenchCluster c =
+        BenchCluster.start(layout, plan, id -> new BenchApp(plan.smallStateBytes()))) {
       double[] idleRate = {Double.NaN};
-      DoubleSupplier idleCpuPerNano = () -> {
-        if (Double.isNaN(idleRate[0])) {
-          idleRate[0] = idleCpuRate(plan.baselineMillis());
-        }
-        return idleRate[0];
-      };
+      DoubleSupplier idleCpuPerNano =
+          () -> {
+            if (Double.isNaN(idleRate[0])) {
+              idleRate[0] = idleCpuRate(plan.baselineMillis());
+            }
+            return idleRate[0];
+          };
       if (first) {
         measure(c, 0, plan.samples(), false, 0, null); // the JIT's first look at the snapshot path
       }
-      List<Integer> states = full ? List.of(plan.smallStateBytes(), plan.largeStateBytes())
-          : List.of(plan.smallStateBytes());
+      List<Integer> states =
+          full
+              ? List.of(plan.smallStateBytes(), plan.largeStateBytes())
+              : List.of(plan.smallStateBytes());
       for (int state : states) {
         c.nodes().forEach(node -> ((BenchApp) node.app()).stateBytes(state));
         boolean large = state == plan.largeStateBytes();
         for (boolean traffic : full ? List.of(false, true) : List.of(false)) {
           Traffic t = traffic ? Traffic.steady(routes(c), plan.steadyRate()) : null;
           try {
-            rows.add(measure(c, state, large ? plan.largeSamples() : plan.samples(), traffic,
-                large ? (first ? 1 : 0) : WARM_UP, traffic ? null : idleCpuPerNano));
+            rows.add(
+                measure(
+                    c,
+                    state,
+                    large ? plan.largeSamples() : plan.samples(),
+                    traffic,
+                    large ? (first ? 1 : 0) : WARM_UP,
+                    traffic ? null : idleCpuPerNano));
           } finally {
             if (t != null) {
               t.close();
@@ -104,8 +130,16 @@ final class LatencyPhase {
     return routes;
   }
 
-  /** {@code idleCpuPerNano}: the cluster's idle CPU rate, asked for after the snapshots (null: no CPU). */
-  private static Row measure(BenchCluster c, int state, int samples, boolean traffic, int warmUp,
+  /**
+   * {@code idleCpuPerNano}: the cluster's idle CPU rate, asked for after the snapshots (null: no
+   * CPU).
+   */
+  private static Row measure(
+      BenchCluster c,
+      int state,
+      int samples,
+      boolean traffic,
+      int warmUp,
       DoubleSupplier idleCpuPerNano) {
     Samples total = new Samples();
     Samples markers = new Samples();
@@ -144,9 +178,21 @@ final class LatencyPhase {
     long cpu = ProcessCpu.nanos() - cpu0;
     long wall = System.nanoTime() - t0;
     int taken = total.count() + failed;
-    double cpuPerSnapshot = idleCpuPerNano == null || cpu0 < 0 || taken == 0 ? Double.NaN
-        : (cpu - idleCpuPerNano.getAsDouble() * wall) / taken / 1e6;
-    return new Row(c.layout().ids().size(), c.layout().name(), c.layout().channels(), state, traffic,
-        total, markers, upload, commit, failed, cpuPerSnapshot);
+    double cpuPerSnapshot =
+        idleCpuPerNano == null || cpu0 < 0 || taken == 0
+            ? Double.NaN
+            : (cpu - idleCpuPerNano.getAsDouble() * wall) / taken / 1e6;
+    return new Row(
+        c.layout().ids().size(),
+        c.layout().name(),
+        c.layout().channels(),
+        state,
+        traffic,
+        total,
+        markers,
+        upload,
+        commit,
+        failed,
+        cpuPerSnapshot);
   }
 }

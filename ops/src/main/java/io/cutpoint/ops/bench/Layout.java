@@ -33,7 +33,9 @@ record Layout(String name, List<String> ids, Map<String, SortedSet<String>> outg
     return new Layout("mesh", ids, out);
   }
 
-  /** {@code p} sources {@code s1..sP}, each sending to all {@code p} keyed workers {@code k1..kP}. */
+  /**
+   * {@code p} sources {@code s1..sP}, each sending to all {@code p} keyed workers {@code k1..kP}.
+   */
   static Layout dataflow(int p) {
     List<String> sources = ids("s", p);
     List<String> keyed = ids("k", p);
@@ -62,11 +64,12 @@ record Layout(String name, List<String> ids, Map<String, SortedSet<String>> outg
 
   SortedSet<String> incoming(String id) {
     SortedSet<String> in = new TreeSet<>();
-    outgoing.forEach((from, tos) -> {
-      if (tos.contains(id)) {
-        in.add(from);
-      }
-    });
+    outgoing.forEach(
+        (from, tos) -> {
+          if (tos.contains(id)) {
+            in.add(from);
+          }
+        });
     return in;
   }
 

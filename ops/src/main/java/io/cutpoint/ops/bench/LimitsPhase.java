@@ -30,10 +30,15 @@ import org.rocksdb.WriteOptions;
 final class LimitsPhase {
 
   /** The raw measurements; latencies in milliseconds. */
-  record Result(Samples markerHop, Samples unary, Samples syncedCommit, double streamBytesPerSecond,
+  record Result(
+      Samples markerHop,
+      Samples unary,
+      Samples syncedCommit,
+      double streamBytesPerSecond,
       double ingestBytesPerSecond) {}
 
   private static final int CHUNK = 1 << 20;
+
   /** Time budget of each measured latency series (warm-ups are not cut). */
   private static final long BUDGET_NANOS = 3_000_000_000L;
 
@@ -103,8 +108,13 @@ final class LimitsPhase {
       for (int i = 1; i <= count && System.nanoTime() < stop; i++) {
         long before = raw.frames();
         long t0 = System.nanoTime();
-        source.send(Frame.newBuilder().setEpoch(1).addItems(Item.newBuilder().setPosition(i)
-            .setMarker(Marker.newBuilder().setSnapshotId(i).setSentCount(i))));
+        source.send(
+            Frame.newBuilder()
+                .setEpoch(1)
+                .addItems(
+                    Item.newBuilder()
+                        .setPosition(i)
+                        .setMarker(Marker.newBuilder().setSnapshotId(i).setSentCount(i))));
         long deadline = t0 + 10_000_000_000L;
         while (raw.frames() == before) {
           if (System.nanoTime() > deadline) {
@@ -133,8 +143,13 @@ final class LimitsPhase {
           from = raw.bytes();
           t0 = System.nanoTime();
         }
-        source.send(Frame.newBuilder().setEpoch(1).addItems(Item.newBuilder().setPosition(k)
-            .setData(DataMessage.newBuilder().setSeq(k).setPayload(payload))));
+        source.send(
+            Frame.newBuilder()
+                .setEpoch(1)
+                .addItems(
+                    Item.newBuilder()
+                        .setPosition(k)
+                        .setData(DataMessage.newBuilder().setSeq(k).setPayload(payload))));
       }
       long to = raw.bytes();
       return from < 0 ? Double.NaN : (to - from) * 1e9 / (System.nanoTime() - t0);
@@ -142,7 +157,8 @@ final class LimitsPhase {
   }
 
   /** {@code mib} values of 1 MiB, one batch each, then one WAL sync: bytes per second. */
-  private static double ingestRate(RocksDB db, WriteOptions unsynced, int mib) throws RocksDBException {
+  private static double ingestRate(RocksDB db, WriteOptions unsynced, int mib)
+      throws RocksDBException {
     byte[] chunk = new byte[CHUNK];
     new Random(1).nextBytes(chunk); // not compressible to nothing
     long t0 = System.nanoTime();
@@ -159,10 +175,12 @@ final class LimitsPhase {
   private static Path tempDir(BenchPlan plan) {
     try {
       Path parent = plan.dataDir();
-      return parent == null ? Files.createTempDirectory("cutpoint-bench-limits-")
+      return parent == null
+          ? Files.createTempDirectory("cutpoint-bench-limits-")
           : Files.createTempDirectory(Files.createDirectories(parent), "cutpoint-bench-limits-");
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a directory for the raw RocksDB measurement", e);
+      throw new UncheckedIOException(
+          "cannot create a directory for the raw RocksDB measurement", e);
     }
   }
 }

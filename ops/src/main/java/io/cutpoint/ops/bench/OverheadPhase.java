@@ -19,9 +19,15 @@ final class OverheadPhase {
 
   static Result run(BenchPlan plan, Consumer<String> progress) {
     int n = plan.overheadWorkers();
-    progress.accept("overhead: " + n + " workers, full mesh, snapshots every " + plan.intervalMillis() + " ms vs off");
+    progress.accept(
+        "overhead: "
+            + n
+            + " workers, full mesh, snapshots every "
+            + plan.intervalMillis()
+            + " ms vs off");
     HeapPeak.reset();
-    try (BenchCluster c = BenchCluster.start(Layout.mesh(n), plan, id -> new BenchApp(plan.smallStateBytes()));
+    try (BenchCluster c =
+            BenchCluster.start(Layout.mesh(n), plan, id -> new BenchApp(plan.smallStateBytes()));
         Traffic t = Traffic.saturate(LatencyPhase.routes(c), SOURCE_THREADS)) {
       Alternating.Result r = Alternating.run(c, plan);
       return new Result(n, r, HeapPeak.peakBytes(), t.errors());

@@ -14,8 +14,10 @@ final class ProcessCpu {
   private ProcessCpu() {}
 
   private static com.sun.management.OperatingSystemMXBean bean() {
-    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-        ? os : null;
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os
+        : null;
   }
 
   /** Nanoseconds of CPU used so far, or -1 where the JVM cannot tell. */

@@ -4,8 +4,11 @@ import io.cutpoint.api.v1.Ack;
 import io.cutpoint.api.v1.ChannelGrpc;
 import io.cutpoint.api.v1.ChannelHeader;
 import io.cutpoint.api.v1.Frame;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -14,13 +17,10 @@ import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
-import io.grpc.stub.StreamObserver;
-import io.grpc.CallOptions;
-import io.grpc.MethodDescriptor;
-import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,18 +50,28 @@ final class RawChannel implements AutoCloseable {
 
   RawChannel() {
     try {
-      server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-          .bossEventLoopGroup(serverGroup).workerEventLoopGroup(serverGroup)
-          .channelType(NioServerSocketChannel.class).directExecutor()
-          .maxInboundMessageSize(8 << 20)
-          .addService(new Sink()).addService(ECHO_SERVICE).build().start();
+      server =
+          NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+              .bossEventLoopGroup(serverGroup)
+              .workerEventLoopGroup(serverGroup)
+              .channelType(NioServerSocketChannel.class)
+              .directExecutor()
+              .maxInboundMessageSize(8 << 20)
+              .addService(new Sink())
+              .addService(ECHO_SERVICE)
+              .build()
+              .start();
     } catch (IOException e) {
       shutdown();
       throw new UncheckedIOException("raw channel cannot listen", e);
     }
-    channel = NettyChannelBuilder.forAddress(new InetSocketAddress("127.0.0.1", server.getPort()))
-        .usePlaintext().eventLoopGroup(clientGroup).channelType(NioSocketChannel.class)
-        .directExecutor().build();
+    channel =
+        NettyChannelBuilder.forAddress(new InetSocketAddress("127.0.0.1", server.getPort()))
+            .usePlaintext()
+            .eventLoopGroup(clientGroup)
+            .channelType(NioSocketChannel.class)
+            .directExecutor()
+            .build();
   }
 
   private static EventLoopGroup group(String name) {
@@ -88,35 +98,45 @@ final class RawChannel implements AutoCloseable {
 
   /** One unary call with {@code payload} as request and answer; returns the answer. */
   byte[] echo(byte[] payload) {
-    return ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
-        payload);
+    return ClientCalls.blockingUnaryCall(
+        channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), payload);
   }
 
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
+  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+          return new ByteArrayInputStream(value);
+        }
 
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+        @Override
+        public byte[] parse(InputStream stream) {
+          try {
+            return stream.readAllBytes();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      };
 
-  private static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
-      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("cutpoint.bench.RawEcho/Echo")
-      .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+  private static final MethodDescriptor<byte[], byte[]> ECHO =
+      MethodDescriptor.<byte[], byte[]>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName("cutpoint.bench.RawEcho/Echo")
+          .setRequestMarshaller(BYTES)
+          .setResponseMarshaller(BYTES)
+          .build();
 
-  private static final ServerServiceDefinition ECHO_SERVICE = ServerServiceDefinition.builder("cutpoint.bench.RawEcho")
-      .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, answer) -> {
-        answer.onNext(request);
-        answer.onCompleted();
-      })).build();
+  private static final ServerServiceDefinition ECHO_SERVICE =
+      ServerServiceDefinition.builder("cutpoint.bench.RawEcho")
+          .addMethod(
+              ECHO,
+              ServerCalls.asyncUnaryCall(
+                  (request, answer) -> {
+                    answer.onNext(request);
+                    answer.onCompleted();
+                  }))
+          .build();
 
   /** Opens a stream; its first frame carries the header. */
   Source open() {
@@ -163,31 +183,34 @@ final class RawChannel implements AutoCloseable {
     private boolean first = true;
 
     private Source() {
-      ChannelGrpc.newStub(channel).open(new ClientResponseObserver<Frame, Ack>() {
-        @Override
-        public void beforeStart(ClientCallStreamObserver<Frame> requestStream) {
-          out = requestStream;
-          requestStream.setOnReadyHandler(() -> {
-            synchronized (ready) {
-              ready.notifyAll();
-            }
-          });
-        }
+      ChannelGrpc.newStub(channel)
+          .open(
+              new ClientResponseObserver<Frame, Ack>() {
+                @Override
+                public void beforeStart(ClientCallStreamObserver<Frame> requestStream) {
+                  out = requestStream;
+                  requestStream.setOnReadyHandler(
+                      () -> {
+                        synchronized (ready) {
+                          ready.notifyAll();
+                        }
+                      });
+                }
 
-        @Override
-        public void onNext(Ack value) {}
+                @Override
+                public void onNext(Ack value) {}
 
-        @Override
-        public void onError(Throwable t) {
-          error = t;
-          synchronized (ready) {
-            ready.notifyAll();
-          }
-        }
+                @Override
+                public void onError(Throwable t) {
+                  error = t;
+                  synchronized (ready) {
+                    ready.notifyAll();
+                  }
+                }
 
-        @Override
-        public void onCompleted() {}
-      });
+                @Override
+                public void onCompleted() {}
+              });
     }
 
     void send(Frame.Builder frame) {
@@ -231,7 +254,11 @@ final class RawChannel implements AutoCloseable {
   }
 
   private void shutdown() {
-    serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    serverGroup
+        .shutdownGracefully(0, 1, TimeUnit.SECONDS)
+        .awaitUninterruptibly(5, TimeUnit.SECONDS);
+    clientGroup
+        .shutdownGracefully(0, 1, TimeUnit.SECONDS)
+        .awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 }

@@ -16,14 +16,19 @@ import java.util.function.Consumer;
 
 /**
  * Item 4: time from a rollback request to every worker resumed, next to the time to read the same
- * state bytes from the store (one thread per worker, as the rollback's downloads run) and ship
- * them over loopback gRPC in 1 MiB frames (median of three runs up to 128 MiB, one above); item 5's
- * peak heap is measured around it.
+ * state bytes from the store (one thread per worker, as the rollback's downloads run) and ship them
+ * over loopback gRPC in 1 MiB frames (median of three runs up to 128 MiB, one above); item 5's peak
+ * heap is measured around it.
  */
 final class RecoveryPhase {
 
   /** One total state size; {@code skipped} says why it was not measured (else null). */
-  record Row(long totalBytes, int workers, double rollbackMillis, double serverMillis, double baselineMillis,
+  record Row(
+      long totalBytes,
+      int workers,
+      double rollbackMillis,
+      double serverMillis,
+      double baselineMillis,
       String skipped) {
     double ratio() {
       return baselineMillis == 0 ? Double.NaN : rollbackMillis / baselineMillis;
@@ -41,19 +46,38 @@ final class RecoveryPhase {
     for (int mib : plan.recoveryMib()) {
       long total = (long) mib << 20;
       int workers = plan.recoveryWorkers();
-      // The workers hold the state, the restore assembles a second copy before it replaces the first.
+      // The workers hold the state, the restore assembles a second copy before it replaces the
+      // first.
       long needed = 3 * total + (256L << 20);
       if (needed > HeapPeak.maxHeapBytes()) {
-        rows.add(new Row(total, workers, 0, 0, 0, "needs about " + (needed >> 20) + " MiB of heap, max is "
-            + (HeapPeak.maxHeapBytes() >> 20) + " MiB (run with a larger -Xmx)"));
+        rows.add(
+            new Row(
+                total,
+                workers,
+                0,
+                0,
+                0,
+                "needs about "
+                    + (needed >> 20)
+                    + " MiB of heap, max is "
+                    + (HeapPeak.maxHeapBytes() >> 20)
+                    + " MiB (run with a larger -Xmx)"));
         continue;
       }
       progress.accept("recovery: " + mib + " MiB over " + workers + " workers");
       int perWorker = (int) (total / workers);
-      try (BenchCluster c = BenchCluster.start(Layout.ring(workers), plan, id -> new BenchApp(perWorker))) {
+      try (BenchCluster c =
+          BenchCluster.start(Layout.ring(workers), plan, id -> new BenchApp(perWorker))) {
         BenchCoordinator.Taken t = c.coordinator().snapshot();
         if (!t.complete()) {
-          rows.add(new Row(total, workers, 0, 0, 0, "snapshot did not complete: " + t.manifest().getReason()));
+          rows.add(
+              new Row(
+                  total,
+                  workers,
+                  0,
+                  0,
+                  0,
+                  "snapshot did not complete: " + t.manifest().getReason()));
           continue;
         }
         long id = t.manifest().getSnapshotId();
@@ -89,18 +113,31 @@ final class RecoveryPhase {
       long start = System.nanoTime();
       List<Future<Long>> shipped = new ArrayList<>();
       for (String id : ids) {
-        shipped.add(pool.submit(() -> {
-          long[] sent = new long[2]; // bytes, frames
-          try (RawChannel.Source source = raw.open()) {
-            store.readState(snapshotId, id, chunk -> {
-              sent[0] += chunk.length;
-              sent[1]++;
-              source.send(Frame.newBuilder().setEpoch(1).addItems(Item.newBuilder().setPosition(sent[1])
-                  .setData(DataMessage.newBuilder().setSeq(sent[1]).setPayload(ByteString.copyFrom(chunk)))));
-            });
-          }
-          return sent[0];
-        }));
+        shipped.add(
+            pool.submit(
+                () -> {
+                  long[] sent = new long[2]; // bytes, frames
+                  try (RawChannel.Source source = raw.open()) {
+                    store.readState(
+                        snapshotId,
+                        id,
+                        chunk -> {
+                          sent[0] += chunk.length;
+                          sent[1]++;
+                          source.send(
+                              Frame.newBuilder()
+                                  .setEpoch(1)
+                                  .addItems(
+                                      Item.newBuilder()
+                                          .setPosition(sent[1])
+                                          .setData(
+                                              DataMessage.newBuilder()
+                                                  .setSeq(sent[1])
+                                                  .setPayload(ByteString.copyFrom(chunk)))));
+                        });
+                  }
+                  return sent[0];
+                }));
       }
       long total = 0;
       for (Future<Long> f : shipped) {

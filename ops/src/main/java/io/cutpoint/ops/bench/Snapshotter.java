@@ -4,8 +4,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Triggers a snapshot every {@code interval} (waiting for each; a late one starts the next at
- * once) and records trigger-to-committed latencies of the complete ones.
+ * Triggers a snapshot every {@code interval} (waiting for each; a late one starts the next at once)
+ * and records trigger-to-committed latencies of the complete ones.
  */
 final class Snapshotter implements AutoCloseable {
 

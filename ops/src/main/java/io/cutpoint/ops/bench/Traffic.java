@@ -31,23 +31,25 @@ final class Traffic implements AutoCloseable {
   /** {@code perSecond} messages a second in total, spread round-robin over {@code routes}. */
   static Traffic steady(List<Route> routes, int perSecond) {
     Traffic t = new Traffic();
-    t.spawn("cutpoint-bench-steady", () -> {
-      long tick = TimeUnit.MILLISECONDS.toNanos(1);
-      long next = System.nanoTime();
-      long sent = 0;
-      double owed = 0;
-      int r = 0;
-      while (t.running) {
-        owed += perSecond / 1000.0;
-        for (; owed >= 1 && t.running; owed--) {
-          Route route = routes.get(r);
-          r = (r + 1) % routes.size();
-          t.send(route, sent++);
-        }
-        next += tick;
-        Pause.untilNanos(next);
-      }
-    });
+    t.spawn(
+        "cutpoint-bench-steady",
+        () -> {
+          long tick = TimeUnit.MILLISECONDS.toNanos(1);
+          long next = System.nanoTime();
+          long sent = 0;
+          double owed = 0;
+          int r = 0;
+          while (t.running) {
+            owed += perSecond / 1000.0;
+            for (; owed >= 1 && t.running; owed--) {
+              Route route = routes.get(r);
+              r = (r + 1) % routes.size();
+              t.send(route, sent++);
+            }
+            next += tick;
+            Pause.untilNanos(next);
+          }
+        });
     return t;
   }
 
@@ -60,16 +62,18 @@ final class Traffic implements AutoCloseable {
       for (int j = i; j < routes.size(); j += n) {
         mine.add(routes.get(j));
       }
-      t.spawn("cutpoint-bench-source-" + i, () -> {
-        long k = 0;
-        while (t.running) {
-          for (Route route : mine) {
-            for (int b = 0; b < BURST && t.running; b++) {
-              t.send(route, k++);
+      t.spawn(
+          "cutpoint-bench-source-" + i,
+          () -> {
+            long k = 0;
+            while (t.running) {
+              for (Route route : mine) {
+                for (int b = 0; b < BURST && t.running; b++) {
+                  t.send(route, k++);
+                }
+              }
             }
-          }
-        }
-      });
+          });
     }
     return t;
   }

@@ -1,6 +1,8 @@
 package io.cutpoint.ops.config;
 
-/** A setting that cannot be used: unknown key, bad value, unreadable file. The message is one line. */
+/**
+ * A setting that cannot be used: unknown key, bad value, unreadable file. The message is one line.
+ */
 public final class ConfigException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -11,8 +11,8 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The resolved settings of {@code cutpoint server}, with where each value came from. A file,
- * {@link #host} or token file that is not set is null.
+ * The resolved settings of {@code cutpoint server}, with where each value came from. A file, {@link
+ * #host} or token file that is not set is null.
  */
 public final class ServerSettings {
 
@@ -21,8 +21,8 @@ public final class ServerSettings {
 
   /**
    * @param values every setting's value as {@link Setting#parse} read it
-   * @param sources for every setting, the place its value came from ({@code flag --port},
-   *     {@code env CUTPOINT_PORT}, {@code file cutpoint.properties}, {@code default})
+   * @param sources for every setting, the place its value came from ({@code flag --port}, {@code
+   *     env CUTPOINT_PORT}, {@code file cutpoint.properties}, {@code default})
    * @throws ConfigException when two settings do not fit together
    */
   public ServerSettings(Map<Setting, Object> values, Map<Setting, String> sources) {
@@ -39,31 +39,105 @@ public final class ServerSettings {
     return sources;
   }
 
-  public int port() { return (Integer) values.get(PORT); }
-  public int metricsPort() { return (Integer) values.get(METRICS_PORT); }
-  public Path dataDir() { return (Path) values.get(DATA_DIR); }
-  public Duration interval() { return (Duration) values.get(INTERVAL); }
-  public Duration timeout() { return (Duration) values.get(TIMEOUT); }
-  public Duration minPause() { return (Duration) values.get(MIN_PAUSE); }
-  public int maxConcurrent() { return (Integer) values.get(MAX_CONCURRENT); }
-  public int tolerableFailures() { return (Integer) values.get(TOLERABLE_FAILURES); }
-  public int retain() { return (Integer) values.get(RETAIN); }
-  public Duration heartbeatInterval() { return (Duration) values.get(HEARTBEAT_INTERVAL); }
-  public Duration heartbeatTimeout() { return (Duration) values.get(HEARTBEAT_TIMEOUT); }
-  public long maxRecordedBytes() { return (Long) values.get(MAX_RECORDED_BYTES); }
-  public RollbackPolicy rollbackPolicy() { return (RollbackPolicy) values.get(ROLLBACK_POLICY); }
-  public Duration rollbackDeadline() { return (Duration) values.get(ROLLBACK_DEADLINE); }
-  public Path adminTokenFile() { return (Path) values.get(ADMIN_TOKEN_FILE); }
-  public Path tlsCert() { return (Path) values.get(TLS_CERT); }
-  public Path tlsKey() { return (Path) values.get(TLS_KEY); }
-  public Path tlsClientCa() { return (Path) values.get(TLS_CLIENT_CA); }
-  public String host() { return (String) values.get(HOST); }
-  public Path workerTokenFile() { return (Path) values.get(WORKER_TOKEN_FILE); }
-  public int maxWorkers() { return (Integer) values.get(MAX_WORKERS); }
-  public int maxChannelsPerWorker() { return (Integer) values.get(MAX_CHANNELS_PER_WORKER); }
-  public int maxIdLength() { return (Integer) values.get(MAX_ID_LENGTH); }
-  public Duration downloadTimeout() { return (Duration) values.get(DOWNLOAD_TIMEOUT); }
-  public Duration forgetLostAfter() { return (Duration) values.get(FORGET_LOST_AFTER); }
+  public int port() {
+    return (Integer) values.get(PORT);
+  }
+
+  public int metricsPort() {
+    return (Integer) values.get(METRICS_PORT);
+  }
+
+  public Path dataDir() {
+    return (Path) values.get(DATA_DIR);
+  }
+
+  public Duration interval() {
+    return (Duration) values.get(INTERVAL);
+  }
+
+  public Duration timeout() {
+    return (Duration) values.get(TIMEOUT);
+  }
+
+  public Duration minPause() {
+    return (Duration) values.get(MIN_PAUSE);
+  }
+
+  public int maxConcurrent() {
+    return (Integer) values.get(MAX_CONCURRENT);
+  }
+
+  public int tolerableFailures() {
+    return (Integer) values.get(TOLERABLE_FAILURES);
+  }
+
+  public int retain() {
+    return (Integer) values.get(RETAIN);
+  }
+
+  public Duration heartbeatInterval() {
+    return (Duration) values.get(HEARTBEAT_INTERVAL);
+  }
+
+  public Duration heartbeatTimeout() {
+    return (Duration) values.get(HEARTBEAT_TIMEOUT);
+  }
+
+  public long maxRecordedBytes() {
+    return (Long) values.get(MAX_RECORDED_BYTES);
+  }
+
+  public RollbackPolicy rollbackPolicy() {
+    return (RollbackPolicy) values.get(ROLLBACK_POLICY);
+  }
+
+  public Duration rollbackDeadline() {
+    return (Duration) values.get(ROLLBACK_DEADLINE);
+  }
+
+  public Path adminTokenFile() {
+    return (Path) values.get(ADMIN_TOKEN_FILE);
+  }
+
+  public Path tlsCert() {
+    return (Path) values.get(TLS_CERT);
+  }
+
+  public Path tlsKey() {
+    return (Path) values.get(TLS_KEY);
+  }
+
+  public Path tlsClientCa() {
+    return (Path) values.get(TLS_CLIENT_CA);
+  }
+
+  public String host() {
+    return (String) values.get(HOST);
+  }
+
+  public Path workerTokenFile() {
+    return (Path) values.get(WORKER_TOKEN_FILE);
+  }
+
+  public int maxWorkers() {
+    return (Integer) values.get(MAX_WORKERS);
+  }
+
+  public int maxChannelsPerWorker() {
+    return (Integer) values.get(MAX_CHANNELS_PER_WORKER);
+  }
+
+  public int maxIdLength() {
+    return (Integer) values.get(MAX_ID_LENGTH);
+  }
+
+  public Duration downloadTimeout() {
+    return (Duration) values.get(DOWNLOAD_TIMEOUT);
+  }
+
+  public Duration forgetLostAfter() {
+    return (Duration) values.get(FORGET_LOST_AFTER);
+  }
 
   /** True when the Prometheus endpoint is off ({@code --metrics-port -1}). */
   public boolean metricsOff() {
@@ -75,19 +149,28 @@ public final class ServerSettings {
     mustBePositive(rollbackDeadline(), ROLLBACK_DEADLINE);
     mustBePositive(heartbeatInterval(), HEARTBEAT_INTERVAL);
     if (heartbeatTimeout().compareTo(heartbeatInterval()) <= 0) {
-      throw new ConfigException("heartbeat-timeout (" + Durations.format(heartbeatTimeout())
-          + ") must be longer than heartbeat-interval (" + Durations.format(heartbeatInterval()) + ")");
+      throw new ConfigException(
+          "heartbeat-timeout ("
+              + Durations.format(heartbeatTimeout())
+              + ") must be longer than heartbeat-interval ("
+              + Durations.format(heartbeatInterval())
+              + ")");
     }
     if ((tlsCert() == null) != (tlsKey() == null)) {
-      throw new ConfigException("tls-cert and tls-key go together ("
-          + sources.get(tlsCert() == null ? TLS_KEY : TLS_CERT) + ")");
+      throw new ConfigException(
+          "tls-cert and tls-key go together ("
+              + sources.get(tlsCert() == null ? TLS_KEY : TLS_CERT)
+              + ")");
     }
     if (tlsClientCa() != null && tlsCert() == null) {
-      throw new ConfigException("tls-client-ca needs tls-cert and tls-key (" + sources.get(TLS_CLIENT_CA) + ")");
+      throw new ConfigException(
+          "tls-client-ca needs tls-cert and tls-key (" + sources.get(TLS_CLIENT_CA) + ")");
     }
     if (maxIdLength() > 128) {
-      throw new ConfigException("max-id-length must be at most 128, the protocol's limit ("
-          + sources.get(MAX_ID_LENGTH) + ")");
+      throw new ConfigException(
+          "max-id-length must be at most 128, the protocol's limit ("
+              + sources.get(MAX_ID_LENGTH)
+              + ")");
     }
     mustBePositive(downloadTimeout(), DOWNLOAD_TIMEOUT);
     if (metricsPort() >= 0 && metricsPort() == port() && port() != 0) {

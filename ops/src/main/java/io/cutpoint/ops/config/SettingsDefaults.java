@@ -16,9 +16,9 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Picocli's value for a {@link Setting} flag not given on the command line: its {@code CUTPOINT_*}
- * environment variable, else its key in the config file, else its default. Picocli asks only
- * after parsing, so {@code --config} is known by then. Records where each value came from, for
- * {@code --print-config} and for messages.
+ * environment variable, else its key in the config file, else its default. Picocli asks only after
+ * parsing, so {@code --config} is known by then. Records where each value came from, for {@code
+ * --print-config} and for messages.
  */
 public final class SettingsDefaults implements IDefaultValueProvider {
 
@@ -27,7 +27,9 @@ public final class SettingsDefaults implements IDefaultValueProvider {
   private final Map<Setting, String> sources = new EnumMap<>(Setting.class);
   private Map<Setting, String> fromFile;
 
-  /** @param configFile the {@code --config} file, read when first needed; null = none */
+  /**
+   * @param configFile the {@code --config} file, read when first needed; null = none
+   */
   public SettingsDefaults(Map<String, String> env, Supplier<Path> configFile) {
     this.env = env;
     this.configFile = configFile;
@@ -35,7 +37,10 @@ public final class SettingsDefaults implements IDefaultValueProvider {
 
   @Override
   public String defaultValue(ArgSpec arg) {
-    Setting s = arg instanceof OptionSpec o ? Setting.byKey(o.longestName().substring(2)).orElse(null) : null;
+    Setting s =
+        arg instanceof OptionSpec o
+            ? Setting.byKey(o.longestName().substring(2)).orElse(null)
+            : null;
     if (s == null) {
       return null;
     }
@@ -64,7 +69,9 @@ public final class SettingsDefaults implements IDefaultValueProvider {
     return fromFile;
   }
 
-  /** A config file's values: Java properties, i.e. {@code key=value} lines and {@code #} comments. */
+  /**
+   * A config file's values: Java properties, i.e. {@code key=value} lines and {@code #} comments.
+   */
   private static Map<Setting, String> read(Path file) {
     Map<Setting, String> values = new EnumMap<>(Setting.class);
     if (file == null) {
@@ -79,8 +86,18 @@ public final class SettingsDefaults implements IDefaultValueProvider {
       throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
     }
     for (String key : p.stringPropertyNames()) {
-      Setting s = Setting.byKey(key).orElseThrow(() -> new ConfigException(
-          "unknown setting '" + key + "' in " + file + " (known: " + Setting.keys() + ")"));
+      Setting s =
+          Setting.byKey(key)
+              .orElseThrow(
+                  () ->
+                      new ConfigException(
+                          "unknown setting '"
+                              + key
+                              + "' in "
+                              + file
+                              + " (known: "
+                              + Setting.keys()
+                              + ")"));
       values.put(s, p.getProperty(key).trim());
     }
     return values;

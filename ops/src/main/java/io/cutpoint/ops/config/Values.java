@@ -5,14 +5,20 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads the textual values of settings: sizes like {@code 64MiB}, bounded integers. Durations: {@link io.cutpoint.util.Durations}. */
+/**
+ * Reads the textual values of settings: sizes like {@code 64MiB}, bounded integers. Durations:
+ * {@link io.cutpoint.util.Durations}.
+ */
 public final class Values {
 
   private static final Pattern BYTES = Pattern.compile("(\\d+)\\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?");
 
   private Values() {}
 
-  /** A size in bytes: a whole number, optionally with {@code KiB}, {@code MiB}, {@code GiB} (or KB, MB, GB: 1000s). */
+  /**
+   * A size in bytes: a whole number, optionally with {@code KiB}, {@code MiB}, {@code GiB} (or KB,
+   * MB, GB: 1000s).
+   */
   public static long bytes(String text) {
     Matcher m = BYTES.matcher(text.trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
@@ -20,15 +26,16 @@ public final class Values {
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "b" : m.group(2);
-    long factor = switch (unit) {
-      case "b" -> 1L;
-      case "kb" -> 1000L;
-      case "k", "kib" -> 1024L;
-      case "mb" -> 1000_000L;
-      case "m", "mib" -> 1024L * 1024;
-      case "gb" -> 1000_000_000L;
-      default -> 1024L * 1024 * 1024;
-    };
+    long factor =
+        switch (unit) {
+          case "b" -> 1L;
+          case "kb" -> 1000L;
+          case "k", "kib" -> 1024L;
+          case "mb" -> 1000_000L;
+          case "m", "mib" -> 1024L * 1024;
+          case "gb" -> 1000_000_000L;
+          default -> 1024L * 1024 * 1024;
+        };
     try {
       return Math.multiplyExact(n, factor);
     } catch (ArithmeticException e) {
@@ -48,7 +55,9 @@ public final class Values {
     return Long.toString(bytes);
   }
 
-  /** A rollback policy as {@code rollback-policy} reads it: {@code none}, {@code latest-complete}. */
+  /**
+   * A rollback policy as {@code rollback-policy} reads it: {@code none}, {@code latest-complete}.
+   */
   public static String format(RollbackPolicy policy) {
     return policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }

@@ -14,9 +14,9 @@ import java.util.function.ToLongBiFunction;
  * moves money to its peers in messages, and credits what it receives. Money is never created nor
  * destroyed, so every consistent cut satisfies: balances + amounts in transit = the initial total.
  *
- * <p>State: the balance as 8 bytes (big-endian). Message: the amount as 8 bytes. All changes run
- * on the worker's event thread ({@link #transfer} from {@code Worker.execute}, {@link #onMessage}
- * from the SDK), which makes a state capture atomic with respect to transfers.
+ * <p>State: the balance as 8 bytes (big-endian). Message: the amount as 8 bytes. All changes run on
+ * the worker's event thread ({@link #transfer} from {@code Worker.execute}, {@link #onMessage} from
+ * the SDK), which makes a state capture atomic with respect to transfers.
  */
 public final class BankAccount implements StateHandler, MessageHandler {
 
@@ -28,7 +28,7 @@ public final class BankAccount implements StateHandler, MessageHandler {
   private volatile long transfersOut;
   private volatile long transfersIn;
   private volatile long restores;
-  private volatile BiConsumer<Long, byte[]> captureListener = (id, state) -> { };
+  private volatile BiConsumer<Long, byte[]> captureListener = (id, state) -> {};
 
   /**
    * @param id the worker id

@@ -20,33 +20,71 @@ public final class BankNode implements AutoCloseable {
   private final CoordinatorSession session;
   private final AtomicLong sendErrors = new AtomicLong();
 
-  private BankNode(BankAccount account, Worker worker, ManagedChannel channel, CoordinatorSession session) {
+  private BankNode(
+      BankAccount account, Worker worker, ManagedChannel channel, CoordinatorSession session) {
     this.account = account;
     this.worker = worker;
     this.coordinatorChannel = channel;
     this.session = session;
   }
 
-  /** Starts the worker's channel server on a free loopback port and joins {@code coordinator} in plaintext. */
-  public static BankNode start(String id, SortedSet<String> outgoing, SortedSet<String> incoming,
-      long balance, int maxAmount, long seed, String coordinator, CaptureLog captures) {
-    return start(id, outgoing, incoming, balance, maxAmount, seed, coordinator,
-        io.grpc.InsecureChannelCredentials.create(), captures);
+  /**
+   * Starts the worker's channel server on a free loopback port and joins {@code coordinator} in
+   * plaintext.
+   */
+  public static BankNode start(
+      String id,
+      SortedSet<String> outgoing,
+      SortedSet<String> incoming,
+      long balance,
+      int maxAmount,
+      long seed,
+      String coordinator,
+      CaptureLog captures) {
+    return start(
+        id,
+        outgoing,
+        incoming,
+        balance,
+        maxAmount,
+        seed,
+        coordinator,
+        io.grpc.InsecureChannelCredentials.create(),
+        captures);
   }
 
   /** As above, reaching the coordinator with {@code credentials} (TLS, a worker token). */
-  public static BankNode start(String id, SortedSet<String> outgoing, SortedSet<String> incoming,
-      long balance, int maxAmount, long seed, String coordinator, io.grpc.ChannelCredentials credentials,
+  public static BankNode start(
+      String id,
+      SortedSet<String> outgoing,
+      SortedSet<String> incoming,
+      long balance,
+      int maxAmount,
+      long seed,
+      String coordinator,
+      io.grpc.ChannelCredentials credentials,
       CaptureLog captures) {
     BankAccount account = new BankAccount(id, new ArrayList<>(outgoing), balance, maxAmount, seed);
     account.onCapture((snapshotId, state) -> captures.record(id, snapshotId, state));
-    Worker worker = Worker.builder(id).listenOn("127.0.0.1", 0).outgoing(outgoing).incoming(incoming)
-        .stateHandler(account).messageHandler(account).build().start();
+    Worker worker =
+        Worker.builder(id)
+            .listenOn("127.0.0.1", 0)
+            .outgoing(outgoing)
+            .incoming(incoming)
+            .stateHandler(account)
+            .messageHandler(account)
+            .build()
+            .start();
     ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(coordinator, credentials).build();
     CoordinatorSession session;
     try {
-      session = new CoordinatorSession(channel, worker, SessionOptions.defaults()
-          .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1))).start();
+      session =
+          new CoordinatorSession(
+                  channel,
+                  worker,
+                  SessionOptions.defaults()
+                      .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1)))
+              .start();
     } catch (RuntimeException e) {
       channel.shutdownNow();
       worker.close();
@@ -75,13 +113,14 @@ public final class BankNode implements AutoCloseable {
   /** Queues one random transfer on the worker's event thread. */
   public void transferSoon() {
     try {
-      worker.execute(() -> {
-        try {
-          account.transfer(worker::send);
-        } catch (RuntimeException e) {
-          sendErrors.incrementAndGet();
-        }
-      });
+      worker.execute(
+          () -> {
+            try {
+              account.transfer(worker::send);
+            } catch (RuntimeException e) {
+              sendErrors.incrementAndGet();
+            }
+          });
     } catch (RuntimeException closed) {
       sendErrors.incrementAndGet();
     }

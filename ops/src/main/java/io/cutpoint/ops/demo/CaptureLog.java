@@ -13,7 +13,8 @@ public final class CaptureLog {
 
   private static final int KEEP_PER_WORKER = 256;
 
-  private final Map<String, ConcurrentSkipListMap<Long, byte[]>> byWorker = new ConcurrentHashMap<>();
+  private final Map<String, ConcurrentSkipListMap<Long, byte[]>> byWorker =
+      new ConcurrentHashMap<>();
 
   public void record(String workerId, long snapshotId, byte[] state) {
     ConcurrentSkipListMap<Long, byte[]> m =

@@ -4,9 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks that a cut of the bank conserves money: the balances recorded in the workers' states
- * plus the amounts recorded in transit on the channels equal the money the bank started with.
- * Pure.
+ * Checks that a cut of the bank conserves money: the balances recorded in the workers' states plus
+ * the amounts recorded in transit on the channels equal the money the bank started with. Pure.
  */
 public final class ConservationCheck {
 
@@ -17,8 +16,8 @@ public final class ConservationCheck {
    * @param inFlight recorded transfers per channel ({@code from->to}), as amounts
    * @param expectedTotal the money the bank holds
    */
-  public static Result check(Map<String, Long> balances, Map<String, List<Long>> inFlight,
-      long expectedTotal) {
+  public static Result check(
+      Map<String, Long> balances, Map<String, List<Long>> inFlight, long expectedTotal) {
     long sumBalances = 0;
     for (long b : balances.values()) {
       sumBalances += b;
@@ -47,9 +46,20 @@ public final class ConservationCheck {
 
     /** {@code 4000 = 3970 in accounts + 30 in flight (3 transfers)}, or the difference. */
     public String describe() {
-      String sums = total() + " = " + balances + " in accounts + " + inFlight + " in flight ("
-          + inFlightMessages + " transfer" + (inFlightMessages == 1 ? "" : "s") + ")";
-      return conserved() ? sums : sums + ", expected " + expected + " (off by " + (total() - expected) + ")";
+      String sums =
+          total()
+              + " = "
+              + balances
+              + " in accounts + "
+              + inFlight
+              + " in flight ("
+              + inFlightMessages
+              + " transfer"
+              + (inFlightMessages == 1 ? "" : "s")
+              + ")";
+      return conserved()
+          ? sums
+          : sums + ", expected " + expected + " (off by " + (total() - expected) + ")";
     }
   }
 }

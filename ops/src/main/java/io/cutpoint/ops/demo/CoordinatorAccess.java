@@ -12,7 +12,8 @@ import io.grpc.InsecureChannelCredentials;
  * @param adminToken null = none
  * @param workerToken null = none
  */
-public record CoordinatorAccess(ChannelCredentials transport, String adminToken, WorkerToken workerToken) {
+public record CoordinatorAccess(
+    ChannelCredentials transport, String adminToken, WorkerToken workerToken) {
 
   /** Plaintext, without tokens (the embedded coordinator, or a loopback one without security). */
   public static CoordinatorAccess plaintext() {

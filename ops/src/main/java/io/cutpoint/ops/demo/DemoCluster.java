@@ -33,7 +33,10 @@ final class DemoCluster implements AutoCloseable {
   private volatile boolean trafficOn;
   private double owed;
 
-  DemoCluster(DemoOptions options, String coordinator, io.grpc.ChannelCredentials credentials,
+  DemoCluster(
+      DemoOptions options,
+      String coordinator,
+      io.grpc.ChannelCredentials credentials,
       CaptureLog captures) {
     this.options = options;
     this.coordinator = coordinator;
@@ -42,11 +45,13 @@ final class DemoCluster implements AutoCloseable {
     this.outgoing = Topologies.outgoing(options.topology(), ids, options.seed());
     this.captures = captures;
     this.nodes = new AtomicReferenceArray<>(ids.size());
-    this.traffic = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "cutpoint-demo-traffic");
-      t.setDaemon(true);
-      return t;
-    });
+    this.traffic =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cutpoint-demo-traffic");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   List<String> ids() {
@@ -66,15 +71,25 @@ final class DemoCluster implements AutoCloseable {
     for (int i = 0; i < ids.size(); i++) {
       joins.add(nodes.get(i).joined());
     }
-    await(CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)), joinTimeout,
+    await(
+        CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)),
+        joinTimeout,
         "workers to join " + coordinator);
     traffic.scheduleAtFixedRate(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
   }
 
   private BankNode startNode(int i, long balance, long seed) {
     String id = ids.get(i);
-    return BankNode.start(id, outgoing.get(id), Topologies.incoming(outgoing, id), balance,
-        options.maxAmount(), seed, coordinator, credentials, captures);
+    return BankNode.start(
+        id,
+        outgoing.get(id),
+        Topologies.incoming(outgoing, id),
+        balance,
+        options.maxAmount(),
+        seed,
+        coordinator,
+        credentials,
+        captures);
   }
 
   private void tick() {
@@ -99,7 +114,8 @@ final class DemoCluster implements AutoCloseable {
    * Kills worker {@code i} abruptly and starts a replacement with the same id, which joins with an
    * empty account (zero balance) and waits for a rollback to restore it.
    */
-  void crashAndReplace(int i, Duration joinTimeout, long seed) throws InterruptedException, TimeoutException {
+  void crashAndReplace(int i, Duration joinTimeout, long seed)
+      throws InterruptedException, TimeoutException {
     BankNode victim = nodes.get(i);
     transfersOfGoneNodes.addAndGet(victim.account().transfersOut());
     victim.crash();
@@ -140,7 +156,9 @@ final class DemoCluster implements AutoCloseable {
   Map<String, Long> balances(Duration timeout) throws InterruptedException, TimeoutException {
     Map<String, Long> balances = new TreeMap<>();
     for (int i = 0; i < ids.size(); i++) {
-      balances.put(ids.get(i), await(nodes.get(i).balanceOnEventThread(), timeout, "balance of " + ids.get(i)));
+      balances.put(
+          ids.get(i),
+          await(nodes.get(i).balanceOnEventThread(), timeout, "balance of " + ids.get(i)));
     }
     return balances;
   }
@@ -175,9 +193,11 @@ final class DemoCluster implements AutoCloseable {
     try {
       return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("waiting for " + what + ": " + e.getCause().getMessage(), e.getCause());
+      throw new IllegalStateException(
+          "waiting for " + what + ": " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
-      throw new TimeoutException("gave up waiting for " + what + " after " + timeout.toMillis() + "ms");
+      throw new TimeoutException(
+          "gave up waiting for " + what + " after " + timeout.toMillis() + "ms");
     }
   }
 

@@ -15,75 +15,119 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "demo", mixinStandardHelpOptions = true,
-    description = {"Run the bank-transfer demo: workers move money over loopback gRPC channels while "
-        + "the coordinator snapshots them; every committed snapshot is checked for conservation "
-        + "of money (balances + transfers in flight = the bank's total); workers crash and the "
-        + "system rolls back to the newest complete snapshot.",
-        "Exit code 0 only if nothing was violated."})
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run the bank-transfer demo: workers move money over loopback gRPC channels while "
+          + "the coordinator snapshots them; every committed snapshot is checked for conservation "
+          + "of money (balances + transfers in flight = the bank's total); workers crash and the "
+          + "system rolls back to the newest complete snapshot.",
+      "Exit code 0 only if nothing was violated."
+    })
 public final class DemoCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
   @Mixin io.cutpoint.ops.demo.deadlock.DeadlockScenario scenario;
 
-  @Option(names = "--workers", paramLabel = "N", defaultValue = "4",
+  @Option(
+      names = "--workers",
+      paramLabel = "N",
+      defaultValue = "4",
       description = "Bank workers (default: ${DEFAULT-VALUE}).")
   int workers;
 
-  @Option(names = "--topology", paramLabel = "KIND", defaultValue = "ring",
+  @Option(
+      names = "--topology",
+      paramLabel = "KIND",
+      defaultValue = "ring",
       description = "Channels: ring, mesh or random (default: ${DEFAULT-VALUE}).")
   Topologies.Kind topology;
 
-  @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s",
+  @Option(
+      names = "--interval",
+      paramLabel = "DURATION",
+      defaultValue = "1s",
       description = "Time between snapshots (default: ${DEFAULT-VALUE}).")
   String interval;
 
-  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "20s",
+  @Option(
+      names = "--duration",
+      paramLabel = "DURATION",
+      defaultValue = "20s",
       description = "How long to run (default: ${DEFAULT-VALUE}).")
   String duration;
 
-  @Option(names = "--crash-every", paramLabel = "DURATION", defaultValue = "7s",
-      description = "Crash a random worker this often, replace it and roll back (0 = never; default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--crash-every",
+      paramLabel = "DURATION",
+      defaultValue = "7s",
+      description =
+          "Crash a random worker this often, replace it and roll back (0 = never; default: ${DEFAULT-VALUE}).")
   String crashEvery;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "1",
       description = "Seeds topology, transfers and crashes (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--rate", paramLabel = "N", defaultValue = "100",
+  @Option(
+      names = "--rate",
+      paramLabel = "N",
+      defaultValue = "100",
       description = "Transfers per second each worker attempts (default: ${DEFAULT-VALUE}).")
   int rate;
 
-  @Option(names = "--balance", paramLabel = "N", defaultValue = "1000",
+  @Option(
+      names = "--balance",
+      paramLabel = "N",
+      defaultValue = "1000",
       description = "Opening balance of each account (default: ${DEFAULT-VALUE}).")
   long balance;
 
   @Option(names = "--json", description = "One JSON object per event, then a summary object.")
   boolean json;
 
-  @Option(names = "--connect", paramLabel = "HOST:PORT",
+  @Option(
+      names = "--connect",
+      paramLabel = "HOST:PORT",
       description = "Run only the workers, against this coordinator (default: an embedded one).")
   String connect;
 
   @Mixin io.cutpoint.ops.admin.CoordinatorCredentials credentials;
 
-  @Option(names = "--worker-token-file", paramLabel = "FILE",
-      description = "With --connect: file holding the coordinator's worker token, for the bank workers to join with.")
+  @Option(
+      names = "--worker-token-file",
+      paramLabel = "FILE",
+      description =
+          "With --connect: file holding the coordinator's worker token, for the bank workers to join with.")
   Path workerTokenFile;
 
-  @Option(names = "--data-dir", paramLabel = "DIR",
-      description = "Store of the embedded coordinator (default: a temporary directory deleted at exit).")
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      description =
+          "Store of the embedded coordinator (default: a temporary directory deleted at exit).")
   Path dataDir;
 
-  @Option(names = "--web", description = "Serve the web console of the embedded coordinator and print its URL.")
+  @Option(
+      names = "--web",
+      description = "Serve the web console of the embedded coordinator and print its URL.")
   boolean web;
 
-  @Option(names = "--web-port", paramLabel = "PORT", defaultValue = "0",
+  @Option(
+      names = "--web-port",
+      paramLabel = "PORT",
+      defaultValue = "0",
       description = "With --web: the console's port on 127.0.0.1 (default: any free port).")
   int webPort;
 
-  @Option(names = "--verbose", description = "Show the coordinator's and workers' logs (default: errors only).")
+  @Option(
+      names = "--verbose",
+      description = "Show the coordinator's and workers' logs (default: errors only).")
   boolean verbose;
 
   @Override
@@ -93,21 +137,35 @@ public final class DemoCommand implements Callable<Integer> {
       return other;
     }
     if (connect != null && dataDir != null) {
-      throw new ParameterException(spec.commandLine(), "--data-dir is for the embedded coordinator; "
-          + "it cannot be combined with --connect");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--data-dir is for the embedded coordinator; " + "it cannot be combined with --connect");
     }
     if (web && connect != null) {
-      throw new ParameterException(spec.commandLine(), "--web serves the embedded coordinator's console; "
-          + "it cannot be combined with --connect (that coordinator serves its own on its HTTP port)");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--web serves the embedded coordinator's console; "
+              + "it cannot be combined with --connect (that coordinator serves its own on its HTTP port)");
     }
     if (webPort < 0 || webPort > 65535) {
-      throw new ParameterException(spec.commandLine(), "--web-port must be 0..65535, got " + webPort);
+      throw new ParameterException(
+          spec.commandLine(), "--web-port must be 0..65535, got " + webPort);
     }
     DemoOptions options;
     try {
-      options = new DemoOptions(workers, topology, duration("--interval", interval, true),
-          duration("--duration", duration, false), duration("--crash-every", crashEvery, true), seed,
-          connect, dataDir, balance, rate, 10);
+      options =
+          new DemoOptions(
+              workers,
+              topology,
+              duration("--interval", interval, true),
+              duration("--duration", duration, false),
+              duration("--crash-every", crashEvery, true),
+              seed,
+              connect,
+              dataDir,
+              balance,
+              rate,
+              10);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -116,8 +174,10 @@ public final class DemoCommand implements Callable<Integer> {
       io.cutpoint.ops.admin.AdminOptionsAccess.checkTarget(spec, connect);
       access = access();
     } else if (credentials.given() || workerTokenFile != null) {
-      throw new ParameterException(spec.commandLine(), "--token-file, --worker-token-file and the --tls "
-          + "flags are for the coordinator of --connect; the embedded one needs none");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--token-file, --worker-token-file and the --tls "
+              + "flags are for the coordinator of --connect; the embedded one needs none");
     }
     if (!verbose) {
       Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
@@ -131,8 +191,10 @@ public final class DemoCommand implements Callable<Integer> {
       runner.serveWeb(webPort);
     }
     boolean terminal = System.console() != null && !json;
-    try (DemoOutput view = json ? DemoOutput.json(out)
-        : terminal ? DemoOutput.live(out, runner::statusLines) : DemoOutput.lines(out)) {
+    try (DemoOutput view =
+        json
+            ? DemoOutput.json(out)
+            : terminal ? DemoOutput.live(out, runner::statusLines) : DemoOutput.lines(out)) {
       return runner.run(view);
     }
   }
@@ -140,23 +202,30 @@ public final class DemoCommand implements Callable<Integer> {
   /** The TLS files, the admin token and the worker token of the --connect coordinator, checked. */
   private CoordinatorAccess access() {
     io.grpc.ChannelCredentials transport = credentials.credentials(spec);
-    String adminToken = credentials.token(spec, System.getenv(io.cutpoint.ops.admin.CoordinatorCredentials.TOKEN_ENV));
+    String adminToken =
+        credentials.token(
+            spec, System.getenv(io.cutpoint.ops.admin.CoordinatorCredentials.TOKEN_ENV));
     try {
       // the TLS files are parsed when a channel is built: find out here, as a usage error
-      new io.cutpoint.ops.admin.AdminClient(connect, Duration.ofSeconds(1), transport, adminToken).close();
+      new io.cutpoint.ops.admin.AdminClient(connect, Duration.ofSeconds(1), transport, adminToken)
+          .close();
     } catch (IllegalArgumentException e) {
       throw credentials.unusableTlsFiles(spec, e);
     }
     io.cutpoint.client.session.WorkerToken workerToken = null;
     if (workerTokenFile != null) {
       try {
-        workerToken = io.cutpoint.client.session.WorkerToken.of(
-            java.nio.file.Files.readString(workerTokenFile, java.nio.charset.StandardCharsets.UTF_8));
+        workerToken =
+            io.cutpoint.client.session.WorkerToken.of(
+                java.nio.file.Files.readString(
+                    workerTokenFile, java.nio.charset.StandardCharsets.UTF_8));
       } catch (java.io.IOException e) {
-        throw new ParameterException(spec.commandLine(),
+        throw new ParameterException(
+            spec.commandLine(),
             "cannot read --worker-token-file " + workerTokenFile + ": " + e.getMessage());
       } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), "--worker-token-file " + workerTokenFile + ": " + e.getMessage());
+        throw new ParameterException(
+            spec.commandLine(), "--worker-token-file " + workerTokenFile + ": " + e.getMessage());
       }
     }
     return new CoordinatorAccess(transport, adminToken, workerToken);

@@ -10,9 +10,18 @@ import java.time.Duration;
  * @param dataDir store of the embedded coordinator; null uses a temporary directory deleted at exit
  * @param ratePerWorker transfers per second each worker attempts
  */
-public record DemoOptions(int workers, Topologies.Kind topology, Duration interval, Duration duration,
-    Duration crashEvery, long seed, String connect, Path dataDir, long initialBalance,
-    int ratePerWorker, int maxAmount) {
+public record DemoOptions(
+    int workers,
+    Topologies.Kind topology,
+    Duration interval,
+    Duration duration,
+    Duration crashEvery,
+    long seed,
+    String connect,
+    Path dataDir,
+    long initialBalance,
+    int ratePerWorker,
+    int maxAmount) {
 
   public DemoOptions {
     if (workers < 2) {

@@ -64,7 +64,11 @@ public interface DemoOutput extends AutoCloseable {
 
   /** A plain line for an event. */
   static String line(DemoEvent e) {
-    return Human.clock(e.atMs()) + "  " + String.format("%-9s", e.type()) + " " + (e.bad() ? "!! " : "")
+    return Human.clock(e.atMs())
+        + "  "
+        + String.format("%-9s", e.type())
+        + " "
+        + (e.bad() ? "!! " : "")
         + e.text();
   }
 
@@ -72,8 +76,10 @@ public interface DemoOutput extends AutoCloseable {
   final class LiveView implements DemoOutput {
     /** Events kept for the view: more than any terminal shows. */
     private static final int KEEP = 500;
+
     /** How often the terminal's size is asked again (it may be resized), in redraws. */
     private static final int SIZE_EVERY = 8;
+
     private final PrintWriter out;
     private final Supplier<List<String>> status;
     private final Supplier<TerminalSize> terminal;
@@ -88,11 +94,13 @@ public interface DemoOutput extends AutoCloseable {
       this.out = out;
       this.status = status;
       this.terminal = terminal;
-      this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cutpoint-demo-view");
-        t.setDaemon(true);
-        return t;
-      });
+      this.timer =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "cutpoint-demo-view");
+                t.setDaemon(true);
+                return t;
+              });
       timer.scheduleAtFixedRate(this::draw, 0, 250, TimeUnit.MILLISECONDS);
     }
 

@@ -36,8 +36,8 @@ import java.util.stream.Stream;
 
 /**
  * Runs the bank demo: a coordinator (embedded, or the one at {@code --connect}), the bank workers,
- * traffic, periodic crashes with rollback, a conservation check of every committed snapshot, and
- * a final check of the quiet system.
+ * traffic, periodic crashes with rollback, a conservation check of every committed snapshot, and a
+ * final check of the quiet system.
  */
 public final class DemoRunner {
 
@@ -59,15 +59,19 @@ public final class DemoRunner {
   private io.grpc.Channel channel;
   private DemoOutput output;
   private boolean rollbackSupported;
+
   /** Port of the web console (0 = any free one), or -1 for none. */
   private int webPort = -1;
+
   private io.cutpoint.ops.http.HttpEndpoint web;
 
   public DemoRunner(DemoOptions options) {
     this(options, CoordinatorAccess.plaintext());
   }
 
-  /** @param access how to reach the {@code --connect} coordinator (the embedded one is plaintext) */
+  /**
+   * @param access how to reach the {@code --connect} coordinator (the embedded one is plaintext)
+   */
   public DemoRunner(DemoOptions options, CoordinatorAccess access) {
     this.o = options;
     this.access = options.connect() == null ? CoordinatorAccess.plaintext() : access;
@@ -87,15 +91,19 @@ public final class DemoRunner {
   public int run(DemoOutput out) throws InterruptedException {
     Thread main = Thread.currentThread();
     java.util.concurrent.CountDownLatch cleanedUp = new java.util.concurrent.CountDownLatch(1);
-    // Ctrl-C: stop the run and let it clean up (workers, coordinator, temporary store) before the JVM ends.
-    Thread hook = new Thread(() -> {
-      main.interrupt();
-      try {
-        cleanedUp.await(20, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "cutpoint-demo-shutdown");
+    // Ctrl-C: stop the run and let it clean up (workers, coordinator, temporary store) before the
+    // JVM ends.
+    Thread hook =
+        new Thread(
+            () -> {
+              main.interrupt();
+              try {
+                cleanedUp.await(20, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "cutpoint-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       return runDemo(out);
@@ -127,37 +135,51 @@ public final class DemoRunner {
         target = "127.0.0.1:" + server.port();
         if (webPort >= 0) {
           try {
-            web = io.cutpoint.ops.http.HttpEndpoint.start("127.0.0.1", webPort, registry,
-                server.adminChannel(), null);
+            web =
+                io.cutpoint.ops.http.HttpEndpoint.start(
+                    "127.0.0.1", webPort, registry, server.adminChannel(), null);
           } catch (RuntimeException e) {
-            throw CliFailure.failed("cannot serve the console on port " + webPort + ": " + e.getMessage());
+            throw CliFailure.failed(
+                "cannot serve the console on port " + webPort + ": " + e.getMessage());
           }
           String url = "http://127.0.0.1:" + web.port() + "/";
-          output.event(DemoEvent.of("web", "console at " + url,
-              Json.object().put("url", url)));
+          output.event(DemoEvent.of("web", "console at " + url, Json.object().put("url", url)));
         }
         states = SnapshotChecker.fromStore(server.context().store());
       } else {
         target = o.connect();
         states = SnapshotChecker.fromCaptures(captures);
       }
-      adminClient = new io.cutpoint.ops.admin.AdminClient(target, Duration.ofSeconds(10), access.transport(),
-          access.adminToken());
+      adminClient =
+          new io.cutpoint.ops.admin.AdminClient(
+              target, Duration.ofSeconds(10), access.transport(), access.adminToken());
       channel = adminClient.channel();
       rollbackSupported = probeRollback();
       DemoCluster c = new DemoCluster(o, target, access.workers(), captures);
-      SnapshotChecker checker = new SnapshotChecker(this::admin, states, new HashSet<>(c.ids()),
-          o.expectedTotal());
+      SnapshotChecker checker =
+          new SnapshotChecker(this::admin, states, new HashSet<>(c.ids()), o.expectedTotal());
       watcher = new SnapshotWatcher(channel, checker, stats, output);
       watcher.start();
       cluster = c;
       c.start(JOIN_TIMEOUT);
-      output.event(DemoEvent.of("started", o.workers() + " workers (" + topologyText(c) + "), "
-          + o.expectedTotal() + " in the bank, coordinator " + target
-          + (o.connect() == null ? " (embedded)" : ""), Json.object().put("workers", o.workers())
-          .put("topology", o.topology().name().toLowerCase(Locale.ROOT))
-          .put("channels", Topologies.channels(c.outgoing())).put("total", o.expectedTotal())
-          .put("coordinator", target).put("rollback_supported", rollbackSupported)));
+      output.event(
+          DemoEvent.of(
+              "started",
+              o.workers()
+                  + " workers ("
+                  + topologyText(c)
+                  + "), "
+                  + o.expectedTotal()
+                  + " in the bank, coordinator "
+                  + target
+                  + (o.connect() == null ? " (embedded)" : ""),
+              Json.object()
+                  .put("workers", o.workers())
+                  .put("topology", o.topology().name().toLowerCase(Locale.ROOT))
+                  .put("channels", Topologies.channels(c.outgoing()))
+                  .put("total", o.expectedTotal())
+                  .put("coordinator", target)
+                  .put("rollback_supported", rollbackSupported)));
       c.trafficOn(true);
       runFor(c);
       finalCheck = finish(c);
@@ -171,8 +193,11 @@ public final class DemoRunner {
       close(server, registry, tempDir);
     }
     double seconds = (System.currentTimeMillis() - startedMs) / 1000.0;
-    output.summary(summaryText(finalCheck, seconds),
-        stats.summary(o, transfers, sendErrors, finalCheck, seconds).put("ok", finalOk(finalCheck)));
+    output.summary(
+        summaryText(finalCheck, seconds),
+        stats
+            .summary(o, transfers, sendErrors, finalCheck, seconds)
+            .put("ok", finalOk(finalCheck)));
     return finalOk(finalCheck) ? ExitCodes.OK : ExitCodes.FAILED;
   }
 
@@ -185,9 +210,15 @@ public final class DemoRunner {
   private boolean quietAtEnd;
 
   private CoordinatorConfig coordinatorConfig(Path dir) {
-    return CoordinatorConfig.builder().port(0).dataDir(dir).snapshotInterval(o.interval())
-        .snapshotTimeout(Duration.ofSeconds(10)).retainCompleteSnapshots(20)
-        .heartbeatInterval(Duration.ofMillis(500)).heartbeatTimeout(Duration.ofSeconds(3)).build();
+    return CoordinatorConfig.builder()
+        .port(0)
+        .dataDir(dir)
+        .snapshotInterval(o.interval())
+        .snapshotTimeout(Duration.ofSeconds(10))
+        .retainCompleteSnapshots(20)
+        .heartbeatInterval(Duration.ofMillis(500))
+        .heartbeatTimeout(Duration.ofSeconds(3))
+        .build();
   }
 
   AdminGrpc.AdminBlockingStub admin() {
@@ -196,7 +227,8 @@ public final class DemoRunner {
 
   /**
    * Rollback to snapshot 0 is invalid: a coordinator with rollback says so, one without says
-   * UNIMPLEMENTED. The first Admin call: a coordinator that is down or refuses the token ends the run.
+   * UNIMPLEMENTED. The first Admin call: a coordinator that is down or refuses the token ends the
+   * run.
    */
   private boolean probeRollback() {
     try {
@@ -204,7 +236,8 @@ public final class DemoRunner {
       return true;
     } catch (StatusRuntimeException e) {
       Status.Code code = e.getStatus().getCode();
-      if (code == Status.Code.UNAVAILABLE || code == Status.Code.UNAUTHENTICATED
+      if (code == Status.Code.UNAVAILABLE
+          || code == Status.Code.UNAUTHENTICATED
           || code == Status.Code.PERMISSION_DENIED) {
         throw e; // unreachable, or not allowed: nothing else would work either
       }
@@ -219,7 +252,8 @@ public final class DemoRunner {
     long every = o.crashEvery().toMillis();
     long nextCrash = every > 0 ? trafficStarted + every : Long.MAX_VALUE;
     long triggerEvery = o.connect() != null ? o.interval().toMillis() : 0;
-    long nextTrigger = triggerEvery > 0 ? System.currentTimeMillis() + triggerEvery : Long.MAX_VALUE;
+    long nextTrigger =
+        triggerEvery > 0 ? System.currentTimeMillis() + triggerEvery : Long.MAX_VALUE;
     while (true) {
       long now = System.currentTimeMillis();
       if (now >= end) {
@@ -242,17 +276,24 @@ public final class DemoRunner {
 
   private boolean warnedNoRollback;
 
-  /** Crashes a random worker, replaces it and rolls back; false when there is nothing to roll back to yet. */
+  /**
+   * Crashes a random worker, replaces it and rolls back; false when there is nothing to roll back
+   * to yet.
+   */
   private boolean crash(DemoCluster c) throws InterruptedException {
     if (!rollbackSupported) {
       if (!warnedNoRollback) {
         warnedNoRollback = true;
-        output.event(DemoEvent.of("crash", "crashes skipped: the coordinator at " + target
-            + " cannot roll back", Json.object().put("skipped", true)));
+        output.event(
+            DemoEvent.of(
+                "crash",
+                "crashes skipped: the coordinator at " + target + " cannot roll back",
+                Json.object().put("skipped", true)));
       }
       return true;
     }
-    long latest = admin().getCluster(GetClusterRequest.getDefaultInstance()).getLatestCompleteSnapshot();
+    long latest =
+        admin().getCluster(GetClusterRequest.getDefaultInstance()).getLatestCompleteSnapshot();
     if (latest == 0) {
       return false;
     }
@@ -261,25 +302,46 @@ public final class DemoRunner {
     c.trafficOn(false);
     watcher.recoveryStarted(System.currentTimeMillis());
     stats.crashes.incrementAndGet();
-    output.event(DemoEvent.of("crash", id + " crashed; a replacement with an empty account joins",
-        Json.object().put("worker", id)));
+    output.event(
+        DemoEvent.of(
+            "crash",
+            id + " crashed; a replacement with an empty account joins",
+            Json.object().put("worker", id)));
     try {
       c.crashAndReplace(victim, JOIN_TIMEOUT, random.nextLong());
-      latest = admin().getCluster(GetClusterRequest.getDefaultInstance()).getLatestCompleteSnapshot();
-      RollbackResponse r = AdminGrpc.newBlockingStub(channel).withDeadlineAfter(45, TimeUnit.SECONDS)
-          .rollback(RollbackRequest.newBuilder().setSnapshotId(latest).setWait(true)
-              .setWaitTimeoutMs(30_000).setReason("the demo crashed " + id + " and replaced it")
-              .build());
+      latest =
+          admin().getCluster(GetClusterRequest.getDefaultInstance()).getLatestCompleteSnapshot();
+      RollbackResponse r =
+          AdminGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(45, TimeUnit.SECONDS)
+              .rollback(
+                  RollbackRequest.newBuilder()
+                      .setSnapshotId(latest)
+                      .setWait(true)
+                      .setWaitTimeoutMs(30_000)
+                      .setReason("the demo crashed " + id + " and replaced it")
+                      .build());
       if (!r.getCompleted()) {
-        recoveryFailed(id, "rollback to snapshot " + r.getSnapshotId() + " did not complete in 30s");
+        recoveryFailed(
+            id, "rollback to snapshot " + r.getSnapshotId() + " did not complete in 30s");
         return true;
       }
       stats.rollbacks.incrementAndGet();
       stats.rollbackTook(r.getDurationMicros());
-      output.event(DemoEvent.of("rollback", "rolled back to snapshot " + r.getSnapshotId() + " in "
-          + Human.micros(r.getDurationMicros()) + " (epoch " + r.getEpoch() + ")", Json.object()
-          .id("snapshot_id", r.getSnapshotId()).id("epoch", r.getEpoch())
-          .put("duration_ms", r.getDurationMicros() / 1000.0)));
+      output.event(
+          DemoEvent.of(
+              "rollback",
+              "rolled back to snapshot "
+                  + r.getSnapshotId()
+                  + " in "
+                  + Human.micros(r.getDurationMicros())
+                  + " (epoch "
+                  + r.getEpoch()
+                  + ")",
+              Json.object()
+                  .id("snapshot_id", r.getSnapshotId())
+                  .id("epoch", r.getEpoch())
+                  .put("duration_ms", r.getDurationMicros() / 1000.0)));
       verifyRecovery(c, id, r.getSnapshotId());
     } catch (StatusRuntimeException e) {
       recoveryFailed(id, GrpcErrors.describe(e, target, "rollback"));
@@ -299,8 +361,15 @@ public final class DemoRunner {
     ConservationCheck.Result r = ConservationCheck.check(balances, Map.of(), o.expectedTotal());
     if (quiet && r.conserved()) {
       stats.recoveriesOk.incrementAndGet();
-      output.event(DemoEvent.of("recovered", "every transfer replayed, " + r.describe(), Json.object()
-          .put("worker", id).id("snapshot_id", snapshotId).put("total", r.total()).put("ok", true)));
+      output.event(
+          DemoEvent.of(
+              "recovered",
+              "every transfer replayed, " + r.describe(),
+              Json.object()
+                  .put("worker", id)
+                  .id("snapshot_id", snapshotId)
+                  .put("total", r.total())
+                  .put("ok", true)));
     } else {
       recoveryFailed(id, (quiet ? "" : "channels did not drain; ") + r.describe());
     }
@@ -308,12 +377,16 @@ public final class DemoRunner {
 
   private void recoveryFailed(String id, String why) {
     stats.recoveriesFailed.incrementAndGet();
-    output.event(DemoEvent.bad("recovery", "recovery of " + id + " failed: " + why,
-        Json.object().put("worker", id).put("ok", false).put("detail", why)));
+    output.event(
+        DemoEvent.bad(
+            "recovery",
+            "recovery of " + id + " failed: " + why,
+            Json.object().put("worker", id).put("ok", false).put("detail", why)));
   }
 
   /** Stops traffic, drains the channels, takes one last snapshot and checks the quiet system. */
-  private ConservationCheck.Result finish(DemoCluster c) throws InterruptedException, TimeoutException {
+  private ConservationCheck.Result finish(DemoCluster c)
+      throws InterruptedException, TimeoutException {
     c.trafficOn(false);
     boolean quiet = c.quiesce(QUIET_TIMEOUT);
     TriggerSnapshotResponse last = triggerAndWait();
@@ -325,10 +398,20 @@ public final class DemoRunner {
     sendErrors = c.sendErrors();
     ConservationCheck.Result r = ConservationCheck.check(balances, Map.of(), o.expectedTotal());
     quietAtEnd = quiet;
-    output.event((r.conserved() && quiet ? DemoEvent.of("final", "", null) : DemoEvent.bad("final", "", null))
-        .withText((quiet ? "" : "channels did not drain; ") + "accounts after the run: " + r.describe()
-            + " " + balances, Json.object().put("total", r.total()).put("conserved", r.conserved())
-            .put("quiet", quiet)));
+    output.event(
+        (r.conserved() && quiet
+                ? DemoEvent.of("final", "", null)
+                : DemoEvent.bad("final", "", null))
+            .withText(
+                (quiet ? "" : "channels did not drain; ")
+                    + "accounts after the run: "
+                    + r.describe()
+                    + " "
+                    + balances,
+                Json.object()
+                    .put("total", r.total())
+                    .put("conserved", r.conserved())
+                    .put("quiet", quiet)));
     return r;
   }
 
@@ -336,7 +419,8 @@ public final class DemoRunner {
   private TriggerSnapshotResponse triggerAndWait() throws InterruptedException {
     for (int attempt = 0; attempt < 20; attempt++) {
       try {
-        return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+        return AdminGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(20, TimeUnit.SECONDS)
             .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build());
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
@@ -361,7 +445,8 @@ public final class DemoRunner {
       refusal = GrpcErrors.describe(e, target, "snapshot");
     }
     try {
-      blocked.observe(admin().getCluster(GetClusterRequest.getDefaultInstance()), refusal)
+      blocked
+          .observe(admin().getCluster(GetClusterRequest.getDefaultInstance()), refusal)
           .ifPresent(output::event);
     } catch (StatusRuntimeException e) {
       // The next trigger asks again.
@@ -403,31 +488,53 @@ public final class DemoRunner {
   }
 
   private String topologyText(DemoCluster c) {
-    return o.topology().name().toLowerCase(Locale.ROOT) + ", " + Topologies.channels(c.outgoing()) + " channels";
+    return o.topology().name().toLowerCase(Locale.ROOT)
+        + ", "
+        + Topologies.channels(c.outgoing())
+        + " channels";
   }
 
   /** Lines of the live view. */
   public List<String> statusLines() {
     List<String> lines = new ArrayList<>();
     long since = trafficStartedMs;
-    long elapsed = since == 0 ? 0 : Math.min(o.duration().toMillis(), System.currentTimeMillis() - since);
+    long elapsed =
+        since == 0 ? 0 : Math.min(o.duration().toMillis(), System.currentTimeMillis() - since);
     DemoCluster c = cluster;
-    lines.add(String.format(Locale.ROOT, "cutpoint demo  %d workers (%s)  coordinator %s  %.0fs / %ds",
-        o.workers(), c == null ? o.topology().name().toLowerCase(Locale.ROOT) : topologyText(c), target,
-        elapsed / 1000.0, o.duration().toSeconds()));
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "cutpoint demo  %d workers (%s)  coordinator %s  %.0fs / %ds",
+            o.workers(),
+            c == null ? o.topology().name().toLowerCase(Locale.ROOT) : topologyText(c),
+            target,
+            elapsed / 1000.0,
+            o.duration().toSeconds()));
     if (c != null) {
       StringBuilder b = new StringBuilder("accounts ");
       c.balancesNow().forEach((id, bal) -> b.append(' ').append(id).append('=').append(bal));
       lines.add(b.toString());
       lines.add("transfers " + c.transfers());
     }
-    lines.add(String.format(Locale.ROOT,
-        "snapshots %d complete, %d conserved, %d violated, %d aborted, %d failed   p50 %.1fms  p99 %.1fms",
-        stats.snapshotsCompleted.get(), stats.snapshotsChecked.get() - stats.conservationViolations.get(),
-        stats.conservationViolations.get(), stats.snapshotsAborted.get(), stats.snapshotsFailed.get(),
-        stats.snapshotPercentileMs(50), stats.snapshotPercentileMs(99)));
-    lines.add("crashes " + stats.crashes.get() + "  rollbacks " + stats.rollbacks.get() + "  recoveries ok "
-        + stats.recoveriesOk.get() + (stats.recoveriesFailed.get() > 0 ? "  FAILED " + stats.recoveriesFailed.get() : ""));
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "snapshots %d complete, %d conserved, %d violated, %d aborted, %d failed   p50 %.1fms  p99 %.1fms",
+            stats.snapshotsCompleted.get(),
+            stats.snapshotsChecked.get() - stats.conservationViolations.get(),
+            stats.conservationViolations.get(),
+            stats.snapshotsAborted.get(),
+            stats.snapshotsFailed.get(),
+            stats.snapshotPercentileMs(50),
+            stats.snapshotPercentileMs(99)));
+    lines.add(
+        "crashes "
+            + stats.crashes.get()
+            + "  rollbacks "
+            + stats.rollbacks.get()
+            + "  recoveries ok "
+            + stats.recoveriesOk.get()
+            + (stats.recoveriesFailed.get() > 0 ? "  FAILED " + stats.recoveriesFailed.get() : ""));
     SnapshotWatcher w = watcher;
     lines.add("last check: " + (w == null ? "-" : w.lastCheck()));
     return lines;
@@ -436,23 +543,53 @@ public final class DemoRunner {
   private String summaryText(ConservationCheck.Result finalCheck, double seconds) {
     boolean ok = finalOk(finalCheck);
     StringBuilder b = new StringBuilder();
-    b.append(String.format(Locale.ROOT, "Summary: %.1fs, %d workers (%s), %d transfers%n", seconds,
-        o.workers(), o.topology().name().toLowerCase(Locale.ROOT), transfers));
-    b.append(String.format(Locale.ROOT, "  snapshots:  %d completed, %d checked (%d violated), %d not covering every account, %d aborted, %d failed (%d outside a recovery)%n",
-        stats.snapshotsCompleted.get(), stats.snapshotsChecked.get(), stats.conservationViolations.get(),
-        stats.snapshotsPartial.get(), stats.snapshotsAborted.get(), stats.snapshotsFailed.get(),
-        stats.snapshotsFailedUnexpected.get()));
-    b.append(String.format(Locale.ROOT, "  latency:    p50 %.1fms, p99 %.1fms%n", stats.snapshotPercentileMs(50),
-        stats.snapshotPercentileMs(99)));
-    b.append(String.format(Locale.ROOT, "  recovery:   %d crashes, %d rollbacks (p50 %.1fms), %d recoveries ok, %d failed%n",
-        stats.crashes.get(), stats.rollbacks.get(), stats.rollbackPercentileMs(50), stats.recoveriesOk.get(),
-        stats.recoveriesFailed.get()));
-    b.append("  final:      ").append(quietAtEnd ? "" : "channels did not drain; ")
-        .append(finalCheck.describe()).append('\n');
-    b.append("  result:     ").append(ok ? "OK: every checked snapshot conserved the money"
-        : stats.nothingWrongButNothingChecked() && finalCheck.conserved() && quietAtEnd
-            ? "FAILED: no snapshot was checked" + (blocked.blocking() ? " (see the line 'blocked')" : "")
-            : "VIOLATED: see the lines marked !!").append('\n');
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Summary: %.1fs, %d workers (%s), %d transfers%n",
+            seconds,
+            o.workers(),
+            o.topology().name().toLowerCase(Locale.ROOT),
+            transfers));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "  snapshots:  %d completed, %d checked (%d violated), %d not covering every account, %d aborted, %d failed (%d outside a recovery)%n",
+            stats.snapshotsCompleted.get(),
+            stats.snapshotsChecked.get(),
+            stats.conservationViolations.get(),
+            stats.snapshotsPartial.get(),
+            stats.snapshotsAborted.get(),
+            stats.snapshotsFailed.get(),
+            stats.snapshotsFailedUnexpected.get()));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "  latency:    p50 %.1fms, p99 %.1fms%n",
+            stats.snapshotPercentileMs(50),
+            stats.snapshotPercentileMs(99)));
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "  recovery:   %d crashes, %d rollbacks (p50 %.1fms), %d recoveries ok, %d failed%n",
+            stats.crashes.get(),
+            stats.rollbacks.get(),
+            stats.rollbackPercentileMs(50),
+            stats.recoveriesOk.get(),
+            stats.recoveriesFailed.get()));
+    b.append("  final:      ")
+        .append(quietAtEnd ? "" : "channels did not drain; ")
+        .append(finalCheck.describe())
+        .append('\n');
+    b.append("  result:     ")
+        .append(
+            ok
+                ? "OK: every checked snapshot conserved the money"
+                : stats.nothingWrongButNothingChecked() && finalCheck.conserved() && quietAtEnd
+                    ? "FAILED: no snapshot was checked"
+                        + (blocked.blocking() ? " (see the line 'blocked')" : "")
+                    : "VIOLATED: see the lines marked !!")
+        .append('\n');
     return b.toString();
   }
 }

@@ -51,25 +51,39 @@ public final class DemoStats {
     return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
   }
 
-  /** True when no complete snapshot broke conservation, every recovery held, no cut failed unexpectedly. */
+  /**
+   * True when no complete snapshot broke conservation, every recovery held, no cut failed
+   * unexpectedly.
+   */
   public boolean clean() {
-    return conservationViolations.get() == 0 && recoveriesFailed.get() == 0
-        && snapshotsFailedUnexpected.get() == 0 && snapshotsChecked.get() > 0;
+    return conservationViolations.get() == 0
+        && recoveriesFailed.get() == 0
+        && snapshotsFailedUnexpected.get() == 0
+        && snapshotsChecked.get() > 0;
   }
 
   /** True when no check failed, and none ran: the run proved nothing. */
   boolean nothingWrongButNothingChecked() {
-    return snapshotsChecked.get() == 0 && conservationViolations.get() == 0 && recoveriesFailed.get() == 0
+    return snapshotsChecked.get() == 0
+        && conservationViolations.get() == 0
+        && recoveriesFailed.get() == 0
         && snapshotsFailedUnexpected.get() == 0;
   }
 
   /** The summary object of {@code --json}. */
-  public Json.Obj summary(DemoOptions o, long transfers, long sendErrors, ConservationCheck.Result finalCheck,
+  public Json.Obj summary(
+      DemoOptions o,
+      long transfers,
+      long sendErrors,
+      ConservationCheck.Result finalCheck,
       double seconds) {
-    return Json.object().put("event", "summary")
+    return Json.object()
+        .put("event", "summary")
         .put("ok", clean() && finalCheck != null && finalCheck.conserved())
-        .put("workers", o.workers()).put("topology", o.topology().name().toLowerCase(java.util.Locale.ROOT))
-        .put("seed", o.seed()).put("duration_s", seconds)
+        .put("workers", o.workers())
+        .put("topology", o.topology().name().toLowerCase(java.util.Locale.ROOT))
+        .put("seed", o.seed())
+        .put("duration_s", seconds)
         .put("transfers", transfers)
         .put("send_errors", sendErrors)
         .put("snapshots_completed", snapshotsCompleted.get())

@@ -4,10 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the live demo view draws in a terminal of a given size: the status lines, a blank line,
- * then as many of the newest events as the remaining rows hold. Every line is cut to the width,
- * so none wraps (a wrapped line would throw off the redraw, which moves the cursor up by lines).
- * The last row stays free for the cursor.
+ * What the live demo view draws in a terminal of a given size: the status lines, a blank line, then
+ * as many of the newest events as the remaining rows hold. Every line is cut to the width, so none
+ * wraps (a wrapped line would throw off the redraw, which moves the cursor up by lines). The last
+ * row stays free for the cursor.
  */
 final class LiveLayout {
 
@@ -35,7 +35,10 @@ final class LiveLayout {
     return out;
   }
 
-  /** {@code line} in at most {@code columns - 1} characters (the last cell would wrap on some terminals). */
+  /**
+   * {@code line} in at most {@code columns - 1} characters (the last cell would wrap on some
+   * terminals).
+   */
   static String cut(String line, int columns) {
     int max = columns - 1;
     return line.length() <= max ? line : line.substring(0, max - 3) + "...";

@@ -24,8 +24,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Downloads a committed snapshot of the bank and checks that it conserves money: the manifest and
- * the recorded channel messages through the Admin service, each worker's state from a
- * {@link StateSource}.
+ * the recorded channel messages through the Admin service, each worker's state from a {@link
+ * StateSource}.
  */
 public final class SnapshotChecker {
 
@@ -52,14 +52,27 @@ public final class SnapshotChecker {
    */
   public static StateSource fromCaptures(CaptureLog captures) {
     return (m, piece) -> {
-      byte[] state = captures.get(piece.getWorkerId(), m.getSnapshotId()).orElseThrow(() ->
-          new IllegalStateException(piece.getWorkerId() + " never captured a state for snapshot "
-              + m.getSnapshotId()));
+      byte[] state =
+          captures
+              .get(piece.getWorkerId(), m.getSnapshotId())
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          piece.getWorkerId()
+                              + " never captured a state for snapshot "
+                              + m.getSnapshotId()));
       CRC32C crc = new CRC32C();
       crc.update(state);
-      if (state.length != piece.getMeta().getStateBytes() || (int) crc.getValue() != piece.getMeta().getStateCrc32C()) {
-        throw new IllegalStateException("stored state of " + piece.getWorkerId()
-            + " differs from what it captured (size " + piece.getMeta().getStateBytes() + " vs " + state.length + ")");
+      if (state.length != piece.getMeta().getStateBytes()
+          || (int) crc.getValue() != piece.getMeta().getStateCrc32C()) {
+        throw new IllegalStateException(
+            "stored state of "
+                + piece.getWorkerId()
+                + " differs from what it captured (size "
+                + piece.getMeta().getStateBytes()
+                + " vs "
+                + state.length
+                + ")");
       }
       return state;
     };
@@ -78,7 +91,11 @@ public final class SnapshotChecker {
   }
 
   /** The outcome of checking one snapshot. */
-  public record Outcome(long snapshotId, Kind kind, ConservationCheck.Result result, String detail,
+  public record Outcome(
+      long snapshotId,
+      Kind kind,
+      ConservationCheck.Result result,
+      String detail,
       SnapshotManifest manifest) {}
 
   private final Supplier<AdminGrpc.AdminBlockingStub> admin;
@@ -86,8 +103,11 @@ public final class SnapshotChecker {
   private final Set<String> accounts;
   private final long expectedTotal;
 
-  public SnapshotChecker(Supplier<AdminGrpc.AdminBlockingStub> admin, StateSource states,
-      Set<String> accounts, long expectedTotal) {
+  public SnapshotChecker(
+      Supplier<AdminGrpc.AdminBlockingStub> admin,
+      StateSource states,
+      Set<String> accounts,
+      long expectedTotal) {
     this.admin = admin;
     this.states = states;
     this.accounts = new TreeSet<>(accounts);
@@ -102,8 +122,11 @@ public final class SnapshotChecker {
   public Outcome check(long snapshotId) {
     SnapshotManifest m;
     try {
-      m = admin.get().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(snapshotId).build())
-          .getManifest();
+      m =
+          admin
+              .get()
+              .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(snapshotId).build())
+              .getManifest();
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         return new Outcome(snapshotId, Kind.GONE, null, "deleted before it could be checked", null);
@@ -115,7 +138,8 @@ public final class SnapshotChecker {
       covered.add(w.getWorkerId());
     }
     if (!covered.equals(accounts)) {
-      return new Outcome(snapshotId, Kind.PARTIAL, null, "covers " + covered + ", not every account", m);
+      return new Outcome(
+          snapshotId, Kind.PARTIAL, null, "covers " + covered + ", not every account", m);
     }
     Map<String, Long> balances = new TreeMap<>();
     try {
@@ -126,8 +150,12 @@ public final class SnapshotChecker {
       return new Outcome(snapshotId, Kind.VIOLATED, null, e.getMessage(), m);
     }
     if (!balances.keySet().equals(accounts)) {
-      return new Outcome(snapshotId, Kind.VIOLATED, null, "pieces of " + balances.keySet()
-          + " only, expected " + accounts, m);
+      return new Outcome(
+          snapshotId,
+          Kind.VIOLATED,
+          null,
+          "pieces of " + balances.keySet() + " only, expected " + accounts,
+          m);
     }
     Map<String, List<Long>> inFlight = new TreeMap<>();
     for (WorkerDecl w : m.getTopology().getWorkersList()) {
@@ -137,15 +165,24 @@ public final class SnapshotChecker {
       }
     }
     ConservationCheck.Result r = ConservationCheck.check(balances, inFlight, expectedTotal);
-    return new Outcome(snapshotId, r.conserved() ? Kind.CONSERVED : Kind.VIOLATED, r, r.describe(), m);
+    return new Outcome(
+        snapshotId, r.conserved() ? Kind.CONSERVED : Kind.VIOLATED, r, r.describe(), m);
   }
 
   private List<Long> amounts(long snapshotId, ChannelRef c) {
     List<Long> amounts = new ArrayList<>();
     String token = "";
     do {
-      GetChannelStateResponse page = admin.get().getChannelState(GetChannelStateRequest.newBuilder()
-          .setSnapshotId(snapshotId).setChannel(c).setPageSize(10_000).setPageToken(token).build());
+      GetChannelStateResponse page =
+          admin
+              .get()
+              .getChannelState(
+                  GetChannelStateRequest.newBuilder()
+                      .setSnapshotId(snapshotId)
+                      .setChannel(c)
+                      .setPageSize(10_000)
+                      .setPageToken(token)
+                      .build());
       for (RecordedMessage r : page.getMessagesList()) {
         amounts.add(BankAccount.decodeAmount(r.getPayload().toByteArray()));
       }

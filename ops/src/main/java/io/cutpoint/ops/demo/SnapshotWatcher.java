@@ -21,8 +21,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Follows the coordinator's events and checks every committed snapshot for conservation of
- * money, on its own thread, as the snapshots complete.
+ * Follows the coordinator's events and checks every committed snapshot for conservation of money,
+ * on its own thread, as the snapshots complete.
  */
 final class SnapshotWatcher implements AutoCloseable {
 
@@ -51,34 +51,36 @@ final class SnapshotWatcher implements AutoCloseable {
 
   /** Subscribes to the event stream and starts checking. */
   void start() {
-    AdminGrpc.newStub(channel).watchEvents(WatchEventsRequest.getDefaultInstance(),
-        new ClientResponseObserver<WatchEventsRequest, Event>() {
-          @Override
-          public void beforeStart(ClientCallStreamObserver<WatchEventsRequest> requestStream) {
-            call = requestStream;
-          }
+    AdminGrpc.newStub(channel)
+        .watchEvents(
+            WatchEventsRequest.getDefaultInstance(),
+            new ClientResponseObserver<WatchEventsRequest, Event>() {
+              @Override
+              public void beforeStart(ClientCallStreamObserver<WatchEventsRequest> requestStream) {
+                call = requestStream;
+              }
 
-          @Override
-          public void onNext(Event e) {
-            queue.add(e);
-          }
+              @Override
+              public void onNext(Event e) {
+                queue.add(e);
+              }
 
-          @Override
-          public void onError(Throwable t) {
-            queue.add(END);
-          }
+              @Override
+              public void onError(Throwable t) {
+                queue.add(END);
+              }
 
-          @Override
-          public void onCompleted() {
-            queue.add(END);
-          }
-        });
+              @Override
+              public void onCompleted() {
+                queue.add(END);
+              }
+            });
     thread.start();
   }
 
   /**
-   * A recovery (crash, replacement, rollback) starts now: a snapshot started before it ends may fail
-   * its cut check (the replacement's counters restart), which the coordinator rightly refuses.
+   * A recovery (crash, replacement, rollback) starts now: a snapshot started before it ends may
+   * fail its cut check (the replacement's counters restart), which the coordinator rightly refuses.
    */
   void recoveryStarted(long nowMs) {
     recoveringSince = nowMs;
@@ -111,9 +113,13 @@ final class SnapshotWatcher implements AutoCloseable {
         try {
           handle(e);
         } catch (StatusRuntimeException ex) {
-          output.event(DemoEvent.of("error", "checking snapshot " + e.getSnapshotId() + ": "
-              + StatusText.of(ex.getStatus()), Json.object().id("snapshot_id", e.getSnapshotId())
-              .put("error", StatusText.of(ex.getStatus()))));
+          output.event(
+              DemoEvent.of(
+                  "error",
+                  "checking snapshot " + e.getSnapshotId() + ": " + StatusText.of(ex.getStatus()),
+                  Json.object()
+                      .id("snapshot_id", e.getSnapshotId())
+                      .put("error", StatusText.of(ex.getStatus()))));
         }
       }
     } catch (InterruptedException e) {
@@ -130,19 +136,35 @@ final class SnapshotWatcher implements AutoCloseable {
       }
       case EVENT_TYPE_SNAPSHOT_ABORTED -> {
         stats.snapshotsAborted.incrementAndGet();
-        output.event(DemoEvent.of("aborted", "snapshot " + e.getSnapshotId() + " aborted: " + e.getMessage(),
-            Json.object().id("snapshot_id", e.getSnapshotId()).put("reason", e.getMessage())));
+        output.event(
+            DemoEvent.of(
+                "aborted",
+                "snapshot " + e.getSnapshotId() + " aborted: " + e.getMessage(),
+                Json.object().id("snapshot_id", e.getSnapshotId()).put("reason", e.getMessage())));
       }
       case EVENT_TYPE_SNAPSHOT_FAILED -> failed(e);
-      case EVENT_TYPE_WORKER_JOINED, EVENT_TYPE_WORKER_LOST, EVENT_TYPE_ROLLBACK_STARTED,
-          EVENT_TYPE_ROLLBACK_COMPLETED, EVENT_TYPE_ROLLBACK_FALLBACK, EVENT_TYPE_ROLLBACK_FAILED -> {
+      case EVENT_TYPE_WORKER_JOINED,
+          EVENT_TYPE_WORKER_LOST,
+          EVENT_TYPE_ROLLBACK_STARTED,
+          EVENT_TYPE_ROLLBACK_COMPLETED,
+          EVENT_TYPE_ROLLBACK_FALLBACK,
+          EVENT_TYPE_ROLLBACK_FAILED -> {
         String type = Human.enumName(e.getType(), "EVENT_TYPE_");
-        String text = type.replace('_', ' ') + (e.getWorkerId().isEmpty() ? "" : " " + e.getWorkerId())
-            + (e.getSnapshotId() == 0 ? "" : " snapshot " + e.getSnapshotId())
-            + (e.getMessage().isEmpty() ? "" : ": " + e.getMessage());
-        output.event(DemoEvent.of("cluster", text, Json.object().put("type", type)
-            .put("worker", e.getWorkerId()).id("snapshot_id", e.getSnapshotId()).id("epoch", e.getEpoch())
-            .put("message", e.getMessage())));
+        String text =
+            type.replace('_', ' ')
+                + (e.getWorkerId().isEmpty() ? "" : " " + e.getWorkerId())
+                + (e.getSnapshotId() == 0 ? "" : " snapshot " + e.getSnapshotId())
+                + (e.getMessage().isEmpty() ? "" : ": " + e.getMessage());
+        output.event(
+            DemoEvent.of(
+                "cluster",
+                text,
+                Json.object()
+                    .put("type", type)
+                    .put("worker", e.getWorkerId())
+                    .id("snapshot_id", e.getSnapshotId())
+                    .id("epoch", e.getEpoch())
+                    .put("message", e.getMessage())));
       }
       default -> {
         // Started, deleted and analysis events are not shown.
@@ -153,16 +175,24 @@ final class SnapshotWatcher implements AutoCloseable {
   private void completed(long id, long durationMicros) {
     stats.snapshotsCompleted.incrementAndGet();
     SnapshotChecker.Outcome o = checker.check(id);
-    long micros = durationMicros > 0 ? durationMicros
-        : o.manifest() == null ? 0 : o.manifest().getTimings().getTotalMicros();
+    long micros =
+        durationMicros > 0
+            ? durationMicros
+            : o.manifest() == null ? 0 : o.manifest().getTimings().getTotalMicros();
     if (micros > 0) {
       stats.snapshotTook(micros);
     }
-    Json.Obj fields = Json.object().id("snapshot_id", id).put("duration_ms", micros / 1000.0)
-        .put("check", o.kind().name().toLowerCase(Locale.ROOT));
+    Json.Obj fields =
+        Json.object()
+            .id("snapshot_id", id)
+            .put("duration_ms", micros / 1000.0)
+            .put("check", o.kind().name().toLowerCase(Locale.ROOT));
     if (o.result() != null) {
-      fields.put("total", o.result().total()).put("balances", o.result().balances())
-          .put("in_flight", o.result().inFlight()).put("in_flight_transfers", o.result().inFlightMessages())
+      fields
+          .put("total", o.result().total())
+          .put("balances", o.result().balances())
+          .put("in_flight", o.result().inFlight())
+          .put("in_flight_transfers", o.result().inFlightMessages())
           .put("expected", o.result().expected());
     }
     String took = micros > 0 ? " (" + Human.micros(micros) + ")" : "";
@@ -170,21 +200,30 @@ final class SnapshotWatcher implements AutoCloseable {
       case CONSERVED -> {
         stats.snapshotsChecked.incrementAndGet();
         lastCheck = "snapshot " + id + " conserved: " + o.detail();
-        output.event(DemoEvent.of("snapshot", "snapshot " + id + took + " conserved: " + o.detail(), fields));
+        output.event(
+            DemoEvent.of(
+                "snapshot", "snapshot " + id + took + " conserved: " + o.detail(), fields));
       }
       case VIOLATED -> {
         stats.snapshotsChecked.incrementAndGet();
         stats.conservationViolations.incrementAndGet();
         lastCheck = "snapshot " + id + " VIOLATED: " + o.detail();
-        output.event(DemoEvent.bad("violation", "snapshot " + id + took + " violates conservation: "
-            + o.detail(), fields.put("detail", o.detail())));
+        output.event(
+            DemoEvent.bad(
+                "violation",
+                "snapshot " + id + took + " violates conservation: " + o.detail(),
+                fields.put("detail", o.detail())));
       }
       case PARTIAL -> {
         stats.snapshotsPartial.incrementAndGet();
-        output.event(DemoEvent.of("snapshot", "snapshot " + id + took + " not checked: " + o.detail(),
-            fields.put("detail", o.detail())));
+        output.event(
+            DemoEvent.of(
+                "snapshot",
+                "snapshot " + id + took + " not checked: " + o.detail(),
+                fields.put("detail", o.detail())));
       }
-      default -> output.event(DemoEvent.of("snapshot", "snapshot " + id + " " + o.detail(), fields));
+      default ->
+          output.event(DemoEvent.of("snapshot", "snapshot " + id + " " + o.detail(), fields));
     }
   }
 
@@ -192,21 +231,37 @@ final class SnapshotWatcher implements AutoCloseable {
     stats.snapshotsFailed.incrementAndGet();
     long started = e.getAtUnixMs();
     try {
-      started = checker.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(e.getSnapshotId())
-          .build()).getManifest().getStartedAtUnixMs();
+      started =
+          checker
+              .admin()
+              .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(e.getSnapshotId()).build())
+              .getManifest()
+              .getStartedAtUnixMs();
     } catch (StatusRuntimeException ignored) {
       // Use the event's time.
     }
     boolean expected = inRecovery(started);
-    Json.Obj fields = Json.object().id("snapshot_id", e.getSnapshotId()).put("reason", e.getMessage())
-        .put("during_recovery", expected);
+    Json.Obj fields =
+        Json.object()
+            .id("snapshot_id", e.getSnapshotId())
+            .put("reason", e.getMessage())
+            .put("during_recovery", expected);
     if (expected) {
-      output.event(DemoEvent.of("failed", "snapshot " + e.getSnapshotId()
-          + " failed its cut check during a recovery (not stored): " + e.getMessage(), fields));
+      output.event(
+          DemoEvent.of(
+              "failed",
+              "snapshot "
+                  + e.getSnapshotId()
+                  + " failed its cut check during a recovery (not stored): "
+                  + e.getMessage(),
+              fields));
     } else {
       stats.snapshotsFailedUnexpected.incrementAndGet();
-      output.event(DemoEvent.bad("failed", "snapshot " + e.getSnapshotId() + " failed its cut check: "
-          + e.getMessage(), fields));
+      output.event(
+          DemoEvent.bad(
+              "failed",
+              "snapshot " + e.getSnapshotId() + " failed its cut check: " + e.getMessage(),
+              fields));
     }
   }
 

@@ -23,16 +23,20 @@ record TerminalSize(int columns, int rows) {
   }
 
   /**
-   * Asks the terminal ({@code stty size} on {@code /dev/tty}); else {@code COLUMNS} and {@code LINES};
-   * else {@link #DEFAULT}. Blocks for at most a second.
+   * Asks the terminal ({@code stty size} on {@code /dev/tty}); else {@code COLUMNS} and {@code
+   * LINES}; else {@link #DEFAULT}. Blocks for at most a second.
    */
   static TerminalSize detect() {
     File tty = new File("/dev/tty");
     if (tty.canRead()) {
       try {
-        Process p = new ProcessBuilder("stty", "size").redirectInput(tty)
-            .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        String answer = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
+        Process p =
+            new ProcessBuilder("stty", "size")
+                .redirectInput(tty)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        String answer =
+            new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
         if (p.waitFor(1, TimeUnit.SECONDS) && p.exitValue() == 0) {
           TerminalSize s = parseStty(answer);
           if (s != null) {
@@ -49,7 +53,9 @@ record TerminalSize(int columns, int rows) {
     return fromEnvironment(System.getenv("COLUMNS"), System.getenv("LINES"));
   }
 
-  /** {@code "24 80"} (rows, then columns) as {@code stty size} prints it; null if it is not that. */
+  /**
+   * {@code "24 80"} (rows, then columns) as {@code stty size} prints it; null if it is not that.
+   */
   static TerminalSize parseStty(String answer) {
     List<String> parts = List.of(answer.trim().split("\\s+"));
     if (parts.size() != 2) {

@@ -91,11 +91,12 @@ public final class Topologies {
   /** The peers that send to {@code id}. */
   public static SortedSet<String> incoming(Map<String, SortedSet<String>> outgoing, String id) {
     SortedSet<String> in = new TreeSet<>();
-    outgoing.forEach((from, tos) -> {
-      if (tos.contains(id)) {
-        in.add(from);
-      }
-    });
+    outgoing.forEach(
+        (from, tos) -> {
+          if (tos.contains(id)) {
+            in.add(from);
+          }
+        });
     return in;
   }
 

@@ -76,7 +76,10 @@ public final class Human {
     return d / 3_600_000 + "h ago";
   }
 
-  /** An enum constant without its type prefix, lower case: {@code SNAPSHOT_STATUS_COMPLETE} -> {@code complete}. */
+  /**
+   * An enum constant without its type prefix, lower case: {@code SNAPSHOT_STATUS_COMPLETE} ->
+   * {@code complete}.
+   */
   public static String enumName(Enum<?> value, String prefix) {
     String n = value.name();
     if (n.startsWith(prefix)) {
@@ -85,7 +88,10 @@ public final class Human {
     return n.toLowerCase(Locale.ROOT);
   }
 
-  /** Bytes as text when they are printable UTF-8-ish ASCII, otherwise as hex; cut to {@code max} characters. */
+  /**
+   * Bytes as text when they are printable UTF-8-ish ASCII, otherwise as hex; cut to {@code max}
+   * characters.
+   */
   public static String payload(byte[] bytes, int max) {
     boolean printable = true;
     for (byte b : bytes) {
@@ -96,7 +102,9 @@ public final class Human {
     }
     StringBuilder s = new StringBuilder();
     if (printable) {
-      s.append('"').append(new String(bytes, java.nio.charset.StandardCharsets.US_ASCII)).append('"');
+      s.append('"')
+          .append(new String(bytes, java.nio.charset.StandardCharsets.US_ASCII))
+          .append('"');
     } else {
       s.append("0x");
       for (byte b : bytes) {

@@ -16,8 +16,8 @@ import java.math.RoundingMode;
 import java.util.Collection;
 
 /**
- * JSON output: protobuf messages through {@link JsonFormat} (proto field names, defaults
- * included), and small objects for summaries and events through Gson (one line each).
+ * JSON output: protobuf messages through {@link JsonFormat} (proto field names, defaults included),
+ * and small objects for summaries and events through Gson (one line each).
  *
  * <p>Ids (snapshot ids, epochs) are JSON strings everywhere, as {@link JsonFormat} prints every
  * 64-bit integer: {@link Obj#id} writes them so. Counts and measurements are numbers.
@@ -27,7 +27,8 @@ public final class Json {
   private static final JsonFormat.Printer PRETTY =
       JsonFormat.printer().preservingProtoFieldNames().alwaysPrintFieldsWithNoPresence();
   private static final JsonFormat.Printer LINE = PRETTY.omittingInsignificantWhitespace();
-  private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
+  private static final Gson GSON =
+      new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
 
   private Json() {}
 
@@ -60,8 +61,8 @@ public final class Json {
   }
 
   /**
-   * A JSON object under construction. Values: strings, numbers (doubles rounded to 3 decimals;
-   * NaN and infinities become null), booleans, null, collections, {@link Obj}, {@link JsonElement};
+   * A JSON object under construction. Values: strings, numbers (doubles rounded to 3 decimals; NaN
+   * and infinities become null), booleans, null, collections, {@link Obj}, {@link JsonElement};
    * anything else as its {@code toString()}.
    */
   public static final class Obj {
@@ -109,7 +110,8 @@ public final class Json {
       if (Double.isNaN(d) || Double.isInfinite(d)) {
         return JsonNull.INSTANCE;
       }
-      BigDecimal rounded = BigDecimal.valueOf(d).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
+      BigDecimal rounded =
+          BigDecimal.valueOf(d).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros();
       return new JsonPrimitive(rounded.scale() < 0 ? rounded.setScale(0) : rounded);
     }
     if (v instanceof Number n) {

@@ -27,7 +27,12 @@ public final class Table {
   public Table row(Object... cells) {
     if (cells.length != header.length) {
       throw new IllegalArgumentException(
-          "expected " + header.length + " cells, got " + cells.length + ": " + Arrays.toString(cells));
+          "expected "
+              + header.length
+              + " cells, got "
+              + cells.length
+              + ": "
+              + Arrays.toString(cells));
     }
     String[] row = new String[cells.length];
     for (int i = 0; i < cells.length; i++) {

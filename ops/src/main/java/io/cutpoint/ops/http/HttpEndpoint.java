@@ -6,7 +6,6 @@ import io.cutpoint.api.v1.GetClusterRequest;
 import io.cutpoint.ops.format.Json;
 import io.cutpoint.server.security.TlsFiles;
 import io.cutpoint.server.security.TlsSetupException;
-import org.eclipse.jetty.util.ssl.SslContextFactory;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -35,12 +34,13 @@ import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The coordinator's HTTP port: {@code GET /metrics} (Prometheus text format), the Admin service
- * as JSON under {@code /api/v1} ({@link AdminRoutes}), its event stream as Server-Sent Events at
+ * The coordinator's HTTP port: {@code GET /metrics} (Prometheus text format), the Admin service as
+ * JSON under {@code /api/v1} ({@link AdminRoutes}), its event stream as Server-Sent Events at
  * {@code /api/v1/events}, and the console at {@code /}.
  *
  * <p>Every API call goes through the coordinator's in-process Admin channel with the caller's
@@ -54,9 +54,15 @@ public final class HttpEndpoint implements AutoCloseable {
 
   /** Content type of the Prometheus text exposition format 0.0.4. */
   public static final String METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
   private static final String JSON = "application/json";
-  /** Longest a unary call may take (a trigger or rollback with {@code wait} is bounded by its own timeout). */
+
+  /**
+   * Longest a unary call may take (a trigger or rollback with {@code wait} is bounded by its own
+   * timeout).
+   */
   private static final long CALL_DEADLINE_SECONDS = 600;
+
   /** Classpath folder of the console's static files (module cutpoint-console). */
   public static final String WEB_ROOT = "/cutpoint-web";
 
@@ -76,8 +82,9 @@ public final class HttpEndpoint implements AutoCloseable {
    * @throws io.cutpoint.server.security.TlsSetupException when the TLS files cannot be used
    * @throws io.javalin.util.JavalinException when the port cannot be bound
    */
-  public static HttpEndpoint start(String host, int port, PrometheusMeterRegistry registry,
-      Channel admin, TlsFiles tls) throws TlsSetupException {
+  public static HttpEndpoint start(
+      String host, int port, PrometheusMeterRegistry registry, Channel admin, TlsFiles tls)
+      throws TlsSetupException {
     SslContextFactory.Server ssl = tls == null ? null : HttpTls.factory(tls);
     Javalin app = Javalin.create(config -> configure(config, host, port, registry, admin, ssl));
     app.start();
@@ -86,24 +93,35 @@ public final class HttpEndpoint implements AutoCloseable {
     return new HttpEndpoint(app, bound);
   }
 
-  private static void configure(JavalinConfig config, String host, int port,
-      PrometheusMeterRegistry registry, Channel admin, SslContextFactory.Server ssl) {
+  private static void configure(
+      JavalinConfig config,
+      String host,
+      int port,
+      PrometheusMeterRegistry registry,
+      Channel admin,
+      SslContextFactory.Server ssl) {
     config.startup.showJavalinBanner = false;
     config.http.prefer405over404 = true;
     config.startup.showOldJavalinVersionWarning = false;
     config.jetty.host = host;
     config.jetty.port = port;
     if (ssl != null) {
-      config.jetty.modifyServer(server -> server.setConnectors(
-          new org.eclipse.jetty.server.Connector[] {httpsConnector(server, host, port, ssl)}));
+      config.jetty.modifyServer(
+          server ->
+              server.setConnectors(
+                  new org.eclipse.jetty.server.Connector[] {
+                    httpsConnector(server, host, port, ssl)
+                  }));
     }
-    config.staticFiles.add(files -> {
-      files.hostedPath = "/";
-      files.directory = WEB_ROOT;
-      files.location = Location.CLASSPATH;
-    });
+    config.staticFiles.add(
+        files -> {
+          files.hostedPath = "/";
+          files.directory = WEB_ROOT;
+          files.location = Location.CLASSPATH;
+        });
     config.routes.get("/play", HttpEndpoint::playground);
-    config.routes.get("/metrics", ctx -> ctx.contentType(METRICS_CONTENT_TYPE).result(registry.scrape()));
+    config.routes.get(
+        "/metrics", ctx -> ctx.contentType(METRICS_CONTENT_TYPE).result(registry.scrape()));
     for (AdminRoutes.Route route : AdminRoutes.UNARY) {
       Handler h = ctx -> unary(ctx, admin, route);
       switch (route.verb()) {
@@ -114,19 +132,35 @@ public final class HttpEndpoint implements AutoCloseable {
     }
     config.routes.before(AdminRoutes.EVENTS, ctx -> probe(ctx, admin));
     config.routes.sse(AdminRoutes.EVENTS, client -> events(client, admin));
-    config.routes.exception(BadRequest.class, (e, ctx) -> error(ctx, 400, "INVALID_ARGUMENT", e.getMessage()));
-    config.routes.exception(StatusRuntimeException.class, (e, ctx) -> grpcError(ctx, e.getStatus()));
-    config.routes.exception(HttpResponseException.class, (e, ctx) ->
-        error(ctx, e.getStatus(), e.getStatus() == 404 ? "NOT_FOUND" : "HTTP_" + e.getStatus(), e.getMessage()));
-    config.routes.exception(Exception.class, (e, ctx) -> {
-      log.error("HTTP {} {} failed", ctx.method(), ctx.path(), e);
-      error(ctx, 500, "INTERNAL", "internal error (" + e.getClass().getSimpleName() + "); see the coordinator's log");
-    });
-    config.routes.error(404, ctx -> {
-      if (ctx.result() == null || ctx.result().isEmpty()) {
-        error(ctx, 404, "NOT_FOUND", "no such page: " + AdminRequests.shorten(ctx.path()));
-      }
-    });
+    config.routes.exception(
+        BadRequest.class, (e, ctx) -> error(ctx, 400, "INVALID_ARGUMENT", e.getMessage()));
+    config.routes.exception(
+        StatusRuntimeException.class, (e, ctx) -> grpcError(ctx, e.getStatus()));
+    config.routes.exception(
+        HttpResponseException.class,
+        (e, ctx) ->
+            error(
+                ctx,
+                e.getStatus(),
+                e.getStatus() == 404 ? "NOT_FOUND" : "HTTP_" + e.getStatus(),
+                e.getMessage()));
+    config.routes.exception(
+        Exception.class,
+        (e, ctx) -> {
+          log.error("HTTP {} {} failed", ctx.method(), ctx.path(), e);
+          error(
+              ctx,
+              500,
+              "INTERNAL",
+              "internal error (" + e.getClass().getSimpleName() + "); see the coordinator's log");
+        });
+    config.routes.error(
+        404,
+        ctx -> {
+          if (ctx.result() == null || ctx.result().isEmpty()) {
+            error(ctx, 404, "NOT_FOUND", "no such page: " + AdminRequests.shorten(ctx.path()));
+          }
+        });
   }
 
   /**
@@ -142,12 +176,13 @@ public final class HttpEndpoint implements AutoCloseable {
         .result(HttpEndpoint.class.getResourceAsStream(WEB_ROOT + "/play/index.html"));
   }
 
-  private static ServerConnector httpsConnector(Server server, String host, int port,
-      SslContextFactory.Server ssl) {
+  private static ServerConnector httpsConnector(
+      Server server, String host, int port, SslContextFactory.Server ssl) {
     HttpConfiguration https = new HttpConfiguration();
     https.addCustomizer(new SecureRequestCustomizer(false));
-    ServerConnector c = new ServerConnector(server,
-        new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(https));
+    ServerConnector c =
+        new ServerConnector(
+            server, new SslConnectionFactory(ssl, "http/1.1"), new HttpConnectionFactory(https));
     c.setHost(host);
     c.setPort(port);
     return c;
@@ -158,9 +193,14 @@ public final class HttpEndpoint implements AutoCloseable {
     MethodDescriptor<Message, Message> method = (MethodDescriptor<Message, Message>) route.method();
     Map<String, String> path = new LinkedHashMap<>();
     ctx.pathParamMap().forEach((k, v) -> path.put(route.fieldOf(k), v));
-    Message request = AdminRequests.build(method, ctx.body(), path, ctx.queryParamMap(), route.fixed());
-    Message response = ClientCalls.blockingUnaryCall(withAuth(admin, ctx.header("Authorization")), method,
-        CallOptions.DEFAULT.withDeadlineAfter(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS), request);
+    Message request =
+        AdminRequests.build(method, ctx.body(), path, ctx.queryParamMap(), route.fixed());
+    Message response =
+        ClientCalls.blockingUnaryCall(
+            withAuth(admin, ctx.header("Authorization")),
+            method,
+            CallOptions.DEFAULT.withDeadlineAfter(CALL_DEADLINE_SECONDS, TimeUnit.SECONDS),
+            request);
     ctx.contentType(JSON).result(Json.line(response));
   }
 
@@ -180,24 +220,27 @@ public final class HttpEndpoint implements AutoCloseable {
     client.keepAlive();
     MethodDescriptor<Message, Message> method =
         (MethodDescriptor<Message, Message>) AdminRoutes.method(AdminRoutes.EVENTS_RPC);
-    ClientCall<Message, Message> call = withAuth(admin, client.ctx().header("Authorization"))
-        .newCall(method, CallOptions.DEFAULT);
+    ClientCall<Message, Message> call =
+        withAuth(admin, client.ctx().header("Authorization")).newCall(method, CallOptions.DEFAULT);
     client.onClose(() -> call.cancel("the HTTP client went away", null));
-    call.start(new ClientCall.Listener<>() {
-      @Override
-      public void onMessage(Message event) {
-        client.sendEvent("event", Json.line(event));
-        call.request(1);
-      }
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onMessage(Message event) {
+            client.sendEvent("event", Json.line(event));
+            call.request(1);
+          }
 
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        if (!status.isOk() && status.getCode() != Status.Code.CANCELLED) {
-          client.sendEvent("error", errorJson(status.getCode().name(), status.getDescription()));
-        }
-        client.close();
-      }
-    }, new Metadata());
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            if (!status.isOk() && status.getCode() != Status.Code.CANCELLED) {
+              client.sendEvent(
+                  "error", errorJson(status.getCode().name(), status.getDescription()));
+            }
+            client.close();
+          }
+        },
+        new Metadata());
     call.sendMessage(AdminRequests.prototype(method));
     call.halfClose();
     call.request(1);
@@ -214,8 +257,12 @@ public final class HttpEndpoint implements AutoCloseable {
   }
 
   private static void grpcError(Context ctx, Status status) {
-    error(ctx, HttpStatuses.of(status.getCode()), status.getCode().name(),
-        status.getDescription() == null ? status.getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+    error(
+        ctx,
+        HttpStatuses.of(status.getCode()),
+        status.getCode().name(),
+        status.getDescription() == null
+            ? status.getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
             : status.getDescription());
   }
 
@@ -227,7 +274,10 @@ public final class HttpEndpoint implements AutoCloseable {
   }
 
   private static String errorJson(String code, String message) {
-    return Json.object().put("code", code).put("message", message == null ? "" : message).toString();
+    return Json.object()
+        .put("code", code)
+        .put("message", message == null ? "" : message)
+        .toString();
   }
 
   /** The port actually bound. */
@@ -241,7 +291,8 @@ public final class HttpEndpoint implements AutoCloseable {
     for (AdminRoutes.Route r : AdminRoutes.UNARY) {
       all.add(r.verb() + " " + r.path() + " -> " + r.rpc());
     }
-    all.add("GET " + AdminRoutes.EVENTS + " -> " + AdminRoutes.EVENTS_RPC + " (Server-Sent Events)");
+    all.add(
+        "GET " + AdminRoutes.EVENTS + " -> " + AdminRoutes.EVENTS_RPC + " (Server-Sent Events)");
     return all;
   }
 

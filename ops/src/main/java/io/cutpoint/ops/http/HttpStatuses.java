@@ -3,8 +3,8 @@ package io.cutpoint.ops.http;
 import io.grpc.Status;
 
 /**
- * The HTTP status of a gRPC status code: the mapping of Google's API design guide
- * ({@code google.rpc.Code}), so that the HTTP API refuses what the gRPC port refuses.
+ * The HTTP status of a gRPC status code: the mapping of Google's API design guide ({@code
+ * google.rpc.Code}), so that the HTTP API refuses what the gRPC port refuses.
  */
 public final class HttpStatuses {
 

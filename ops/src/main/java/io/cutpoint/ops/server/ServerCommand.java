@@ -32,31 +32,41 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * Runs a coordinator until it is stopped: SIGTERM stops it gracefully and exits 0; Ctrl-C stops it too. Each setting of {@link Setting}
- * is a flag, an environment variable and a config-file key; flags win over the environment, the
- * environment over the file, the file over the defaults.
+ * Runs a coordinator until it is stopped: SIGTERM stops it gracefully and exits 0; Ctrl-C stops it
+ * too. Each setting of {@link Setting} is a flag, an environment variable and a config-file key;
+ * flags win over the environment, the environment over the file, the file over the defaults.
  */
-@Command(name = "server", mixinStandardHelpOptions = true,
-    description = {"Run a coordinator: the gRPC services for workers and operators, the snapshot "
-        + "schedule, the RocksDB store, and the Prometheus endpoint.",
-        "Every setting comes from its flag, else its environment variable (CUTPOINT_PORT, "
-        + "CUTPOINT_DATA_DIR, ...), else the --config file (key=value lines such as 'interval=5s'), "
-        + "else its default. Durations: 500ms, 10s, 1m. Sizes: 1048576, 512KiB, 64MiB."})
+@Command(
+    name = "server",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run a coordinator: the gRPC services for workers and operators, the snapshot "
+          + "schedule, the RocksDB store, and the Prometheus endpoint.",
+      "Every setting comes from its flag, else its environment variable (CUTPOINT_PORT, "
+          + "CUTPOINT_DATA_DIR, ...), else the --config file (key=value lines such as 'interval=5s'), "
+          + "else its default. Durations: 500ms, 10s, 1m. Sizes: 1048576, 512KiB, 64MiB."
+    })
 public final class ServerCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--config", paramLabel = "FILE",
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
       description = "Config file of key=value lines (keys: the flag names without dashes).")
   Path configFile;
 
-  @Option(names = "--print-config",
+  @Option(
+      names = "--print-config",
       description = "Print the resolved settings and where each came from, then exit.")
   boolean printConfig;
 
-  @Option(names = "--metrics-host", paramLabel = "HOST", defaultValue = "0.0.0.0",
+  @Option(
+      names = "--metrics-host",
+      paramLabel = "HOST",
+      defaultValue = "0.0.0.0",
       description = "Address the metrics endpoint binds to (default: ${DEFAULT-VALUE}).")
   String metricsHost;
 
@@ -64,20 +74,29 @@ public final class ServerCommand implements Callable<Integer> {
   private SettingsDefaults defaults;
 
   /**
-   * Adds one flag per {@link Setting} to the server command; a flag not given takes its value
-   * from {@link SettingsDefaults} (environment, config file, default).
+   * Adds one flag per {@link Setting} to the server command; a flag not given takes its value from
+   * {@link SettingsDefaults} (environment, config file, default).
    */
   public static void addSettingOptions(CommandLine server, Map<String, String> env) {
     ServerCommand command = server.getCommand();
     command.defaults = new SettingsDefaults(env, () -> command.configFile);
     for (Setting s : Setting.values()) {
-      server.getCommandSpec().addOption(OptionSpec.builder(s.flag())
-          .paramLabel(s.kind().label()).type(Object.class)
-          .converters(text -> s.parse(text, command.defaults.source(s)))
-          .description(Character.toUpperCase(s.description().charAt(0)) + s.description().substring(1)
-              + " (env " + s.envVar() + "; default: "
-              + (s.defaultValue().isEmpty() ? "none" : s.defaultValue()) + ")")
-          .build());
+      server
+          .getCommandSpec()
+          .addOption(
+              OptionSpec.builder(s.flag())
+                  .paramLabel(s.kind().label())
+                  .type(Object.class)
+                  .converters(text -> s.parse(text, command.defaults.source(s)))
+                  .description(
+                      Character.toUpperCase(s.description().charAt(0))
+                          + s.description().substring(1)
+                          + " (env "
+                          + s.envVar()
+                          + "; default: "
+                          + (s.defaultValue().isEmpty() ? "none" : s.defaultValue())
+                          + ")")
+                  .build());
     }
     server.setDefaultValueProvider(command.defaults);
   }
@@ -121,37 +140,60 @@ public final class ServerCommand implements Callable<Integer> {
       throw CliFailure.failed(e.getMessage());
     } catch (IOException e) {
       metrics.close();
-      throw CliFailure.failed("cannot start coordinator on port " + settings.port() + ": "
-          + causeText(e));
+      throw CliFailure.failed(
+          "cannot start coordinator on port " + settings.port() + ": " + causeText(e));
     } catch (RuntimeException e) {
       metrics.close();
-      throw CliFailure.failed("cannot start coordinator with data directory " + settings.dataDir()
-          + ": " + causeText(e));
+      throw CliFailure.failed(
+          "cannot start coordinator with data directory "
+              + settings.dataDir()
+              + ": "
+              + causeText(e));
     }
     HttpEndpoint endpoint = null;
     if (!settings.metricsOff()) {
       try {
-        endpoint = HttpEndpoint.start(metricsHost, settings.metricsPort(), metrics.registry(),
-            server.adminChannel(), config.tls());
+        endpoint =
+            HttpEndpoint.start(
+                metricsHost,
+                settings.metricsPort(),
+                metrics.registry(),
+                server.adminChannel(),
+                config.tls());
       } catch (IOException | RuntimeException e) {
         server.close();
         metrics.close();
-        throw CliFailure.failed("cannot serve metrics on port " + settings.metricsPort() + ": "
-            + causeText(e));
+        throw CliFailure.failed(
+            "cannot serve metrics on port " + settings.metricsPort() + ": " + causeText(e));
       }
     }
     Stopper stopper = new Stopper(server, endpoint, metrics);
     Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     StopOnSigterm.install(stopper::stop);
-    String metricsText = endpoint == null ? "metrics off"
-        : "metrics on " + (config.tls() == null ? "http" : "https") + "://" + displayHost(metricsHost)
-            + ":" + endpoint.port() + "/metrics, console at /";
-    out.println("cutpoint server listening on " + server.bindDescription() + ", " + metricsText
-        + ", data in " + settings.dataDir().toAbsolutePath());
+    String metricsText =
+        endpoint == null
+            ? "metrics off"
+            : "metrics on "
+                + (config.tls() == null ? "http" : "https")
+                + "://"
+                + displayHost(metricsHost)
+                + ":"
+                + endpoint.port()
+                + "/metrics, console at /";
+    out.println(
+        "cutpoint server listening on "
+            + server.bindDescription()
+            + ", "
+            + metricsText
+            + ", data in "
+            + settings.dataDir().toAbsolutePath());
     out.flush();
-    log.info("coordinator on port {}, snapshot interval {}, {}", server.port(),
-        Durations.format(settings.interval()), metricsText);
+    log.info(
+        "coordinator on port {}, snapshot interval {}, {}",
+        server.port(),
+        Durations.format(settings.interval()),
+        metricsText);
     try {
       server.awaitTermination();
     } finally {
@@ -171,14 +213,30 @@ public final class ServerCommand implements Callable<Integer> {
    * @throws ConfigException if the token file cannot be read or holds no usable token
    */
   public static CoordinatorConfig toConfig(ServerSettings s) {
-    TlsFiles tls = s.tlsCert() == null ? null : new TlsFiles(s.tlsCert(), s.tlsKey(), s.tlsClientCa());
-    return new CoordinatorConfig(s.port(), s.dataDir(), s.interval(), s.timeout(), s.minPause(),
-        s.maxConcurrent(), s.tolerableFailures(), s.retain(), s.heartbeatInterval(),
-        s.heartbeatTimeout(), s.maxRecordedBytes(), s.rollbackPolicy(), s.rollbackDeadline(),
-        token(s, s.adminTokenFile(), Setting.ADMIN_TOKEN_FILE), tls, s.host(),
-        token(s, s.workerTokenFile(), Setting.WORKER_TOKEN_FILE),
-        new CoordinatorConfig.WorkerLimits(s.maxWorkers(), s.maxChannelsPerWorker(), s.maxIdLength()),
-        s.downloadTimeout()).toBuilder().forgetLostAfter(s.forgetLostAfter()).build();
+    TlsFiles tls =
+        s.tlsCert() == null ? null : new TlsFiles(s.tlsCert(), s.tlsKey(), s.tlsClientCa());
+    return new CoordinatorConfig(
+            s.port(),
+            s.dataDir(),
+            s.interval(),
+            s.timeout(),
+            s.minPause(),
+            s.maxConcurrent(),
+            s.tolerableFailures(),
+            s.retain(),
+            s.heartbeatInterval(),
+            s.heartbeatTimeout(),
+            s.maxRecordedBytes(),
+            s.rollbackPolicy(),
+            s.rollbackDeadline(),
+            token(s, s.adminTokenFile(), Setting.ADMIN_TOKEN_FILE),
+            tls,
+            s.host(),
+            token(s, s.workerTokenFile(), Setting.WORKER_TOKEN_FILE),
+            new CoordinatorConfig.WorkerLimits(
+                s.maxWorkers(), s.maxChannelsPerWorker(), s.maxIdLength()),
+            s.downloadTimeout())
+        .toBuilder().forgetLostAfter(s.forgetLostAfter()).build();
   }
 
   private static AdminToken token(ServerSettings s, Path file, Setting setting) {
@@ -195,13 +253,15 @@ public final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /** The settings as {@code key = value  (source)} lines. */
+  /** The settings as {@code key = value (source)} lines. */
   public static String describe(ServerSettings s) {
     StringBuilder b = new StringBuilder();
     for (Setting setting : Setting.values()) {
       // A token file is shown by its path, never the token.
-      b.append(String.format("%-20s %-22s # %s%n", setting.key(), setting.format(s.value(setting)),
-          s.sources().get(setting)));
+      b.append(
+          String.format(
+              "%-20s %-22s # %s%n",
+              setting.key(), setting.format(s.value(setting)), s.sources().get(setting)));
     }
     return b.toString();
   }

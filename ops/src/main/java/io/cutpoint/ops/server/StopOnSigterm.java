@@ -8,10 +8,10 @@ import sun.misc.Signal;
  * the JVM's signal thread, {@code cutpoint server} returns from waiting for the coordinator, and
  * the command exits normally. SIGINT (Ctrl-C) keeps the JVM's behaviour.
  *
- * <p>Java has no public API for signal handlers: {@code sun.misc.Signal} (module
- * {@code jdk.unsupported}, kept for this use) is the only one. javac's "internal proprietary API"
- * warning for it cannot be suppressed ({@code @SuppressWarnings} does not reach it, with or
- * without {@code -XDenableSunApiLintControl}, under {@code --release}), so the build shows it.
+ * <p>Java has no public API for signal handlers: {@code sun.misc.Signal} (module {@code
+ * jdk.unsupported}, kept for this use) is the only one. javac's "internal proprietary API" warning
+ * for it cannot be suppressed ({@code @SuppressWarnings} does not reach it, with or without {@code
+ * -XDenableSunApiLintControl}, under {@code --release}), so the build shows it.
  */
 final class StopOnSigterm {
 

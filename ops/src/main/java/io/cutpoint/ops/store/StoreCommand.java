@@ -17,10 +17,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code cutpoint store check|repair --data-dir DIR}: offline commands on a coordinator's data
- * directory (the coordinator must be stopped). Exit 0: no damage; 1: damage found (check) or
- * left after the repair, or the store could not be opened; 2: bad usage.
+ * directory (the coordinator must be stopped). Exit 0: no damage; 1: damage found (check) or left
+ * after the repair, or the store could not be opened; 2: bad usage.
  */
-@Command(name = "store", mixinStandardHelpOptions = true,
+@Command(
+    name = "store",
+    mixinStandardHelpOptions = true,
     description = "Offline commands on a stopped coordinator's data directory.",
     subcommands = {StoreCommand.Check.class, StoreCommand.Repair.class})
 public final class StoreCommand implements Runnable {
@@ -35,15 +37,18 @@ public final class StoreCommand implements Runnable {
   abstract static class StoreAction implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--data-dir", required = true, paramLabel = "DIR",
+    @Option(
+        names = "--data-dir",
+        required = true,
+        paramLabel = "DIR",
         description = "The coordinator's data directory.")
     Path dataDir;
 
     @Override
     public Integer call() {
       if (!Files.isDirectory(dataDir) || !Files.exists(dataDir.resolve("CURRENT"))) {
-        throw new ParameterException(spec.commandLine(),
-            "--data-dir " + dataDir + " holds no snapshot store");
+        throw new ParameterException(
+            spec.commandLine(), "--data-dir " + dataDir + " holds no snapshot store");
       }
       StoreRepair.Report report;
       try {
@@ -63,9 +68,13 @@ public final class StoreCommand implements Runnable {
     abstract String verdictIfDamaged();
   }
 
-  @Command(name = "check", mixinStandardHelpOptions = true,
-      description = {"Open the store and verify every snapshot (every chunk, batch and checksum).",
-          "Exit 0: no damage; 1: damage found; 2: bad usage."})
+  @Command(
+      name = "check",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Open the store and verify every snapshot (every chunk, batch and checksum).",
+        "Exit 0: no damage; 1: damage found; 2: bad usage."
+      })
   static final class Check extends StoreAction {
     @Override
     StoreRepair.Report run(Path dir) {
@@ -79,11 +88,15 @@ public final class StoreCommand implements Runnable {
     }
   }
 
-  @Command(name = "repair", mixinStandardHelpOptions = true,
-      description = {"Rebuild the store from every value that still reads (the damaged directory"
-          + " is kept beside it as DIR.damaged-TIME), then verify every snapshot.",
-          "Exit 0: repaired, no damage left; 1: damaged snapshots remain or the repair failed;"
-              + " 2: bad usage."})
+  @Command(
+      name = "repair",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Rebuild the store from every value that still reads (the damaged directory"
+            + " is kept beside it as DIR.damaged-TIME), then verify every snapshot.",
+        "Exit 0: repaired, no damage left; 1: damaged snapshots remain or the repair failed;"
+            + " 2: bad usage."
+      })
   static final class Repair extends StoreAction {
     @Override
     StoreRepair.Report run(Path dir) {

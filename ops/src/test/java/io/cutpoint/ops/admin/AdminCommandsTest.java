@@ -37,11 +37,15 @@ class AdminCommandsTest {
     Cli.Result r = run("list", "--status", "complete,FAILED");
     assertThat(r.code()).isEqualTo(0);
     assertThat(r.out().lines().findFirst().orElseThrow())
-        .matches("ID\\s+STATUS\\s+TRIGGER\\s+STARTED\\s+DURATION\\s+WORKERS\\s+STATE\\s+IN-FLIGHT\\s+PINNED\\s+REASON");
+        .matches(
+            "ID\\s+STATUS\\s+TRIGGER\\s+STARTED\\s+DURATION\\s+WORKERS\\s+STATE\\s+IN-FLIGHT\\s+PINNED\\s+REASON");
     assertThat(r.out()).containsPattern("8\\s+aborted.*timed out after 60s");
-    assertThat(r.out()).containsPattern("7\\s+complete\\s+admin\\s+1970-01-01 00:00:01Z\\s+50.0ms\\s+2\\s+4.0 KiB\\s+2 \\(10 B\\)");
-    assertThat(admin.lastList.getStatusesList()).containsExactly(
-        SnapshotStatus.SNAPSHOT_STATUS_COMPLETE, SnapshotStatus.SNAPSHOT_STATUS_FAILED);
+    assertThat(r.out())
+        .containsPattern(
+            "7\\s+complete\\s+admin\\s+1970-01-01 00:00:01Z\\s+50.0ms\\s+2\\s+4.0 KiB\\s+2 \\(10 B\\)");
+    assertThat(admin.lastList.getStatusesList())
+        .containsExactly(
+            SnapshotStatus.SNAPSHOT_STATUS_COMPLETE, SnapshotStatus.SNAPSHOT_STATUS_FAILED);
   }
 
   @Test
@@ -58,9 +62,14 @@ class AdminCommandsTest {
   void showPrintsManifestPiecesAndChannelSummary() {
     Cli.Result r = run("show", "7");
     assertThat(r.code()).isEqualTo(0);
-    assertThat(r.out()).contains("snapshot:   7", "status:     complete", "initiators: a",
-        "phases:     markers 20.0ms, upload -, commit -");
-    assertThat(r.out()).containsPattern("a\\s+2.0 KiB\\s+1\\s+2\\s+10 B\\s+unspecified\\s+b=5\\s+b=3");
+    assertThat(r.out())
+        .contains(
+            "snapshot:   7",
+            "status:     complete",
+            "initiators: a",
+            "phases:     markers 20.0ms, upload -, commit -");
+    assertThat(r.out())
+        .containsPattern("a\\s+2.0 KiB\\s+1\\s+2\\s+10 B\\s+unspecified\\s+b=5\\s+b=3");
     assertThat(r.out()).containsPattern("a->b\\s+2").containsPattern("b->a\\s+0");
   }
 
@@ -71,8 +80,10 @@ class AdminCommandsTest {
     assertThat(r.out()).contains("snapshot 7, channel a->b: 2 messages recorded in transit");
     assertThat(r.out()).containsPattern("4\\s+5\\s+\"pay 5\"").containsPattern("5\\s+2\\s+0x0102");
     Cli.Result json = run("show", "7", "--channel", "a->b", "--json", "--limit", "1");
-    assertThat(json.out().strip()).isEqualTo("{\"snapshot_id\":\"7\",\"from\":\"a\",\"to\":\"b\",\"total_messages\":2,"
-        + "\"messages\":[{\"seq\":\"4\",\"payload_base64\":\"cGF5IDU=\"}]}");
+    assertThat(json.out().strip())
+        .isEqualTo(
+            "{\"snapshot_id\":\"7\",\"from\":\"a\",\"to\":\"b\",\"total_messages\":2,"
+                + "\"messages\":[{\"seq\":\"4\",\"payload_base64\":\"cGF5IDU=\"}]}");
   }
 
   @Test
@@ -92,8 +103,10 @@ class AdminCommandsTest {
   void snapshotWaitExitsOneWhenTheSnapshotDoesNotComplete() {
     Cli.Result ok = run("snapshot", "--wait");
     assertThat(ok.code()).isEqualTo(0);
-    assertThat(ok.out()).isEqualTo("snapshot 7 complete in 50.0ms: 2 workers, 4.0 KiB state, "
-        + "2 messages in flight (10 B)\n");
+    assertThat(ok.out())
+        .isEqualTo(
+            "snapshot 7 complete in 50.0ms: 2 workers, 4.0 KiB state, "
+                + "2 messages in flight (10 B)\n");
     Cli.Result aborted = run("snapshot", "--wait", "--wait-timeout", "1234ms");
     assertThat(aborted.code()).isEqualTo(ExitCodes.FAILED);
     assertThat(aborted.err()).isEqualTo("cutpoint: snapshot 8 aborted: timed out after 60s\n");
@@ -102,7 +115,8 @@ class AdminCommandsTest {
   @Test
   void snapshotWithoutWaitReportsTheIdAndJsonIsParsableProto() {
     assertThat(run("snapshot").out()).isEqualTo("snapshot 7 started\n");
-    assertThat(run("snapshot", "--json").out()).contains("\"snapshot_id\": \"7\"", "\"status\": \"SNAPSHOT_STATUS_COMPLETE\"");
+    assertThat(run("snapshot", "--json").out())
+        .contains("\"snapshot_id\": \"7\"", "\"status\": \"SNAPSHOT_STATUS_COMPLETE\"");
   }
 
   @Test
@@ -123,15 +137,18 @@ class AdminCommandsTest {
   void rollbackWaitPrintsTheWorkersItStillWaitsFor() {
     Cli.Result r = run("rollback", "9", "--wait");
     assertThat(r.code()).as(r.err()).isEqualTo(0);
-    assertThat(r.out()).isEqualTo("waiting for b: workers not rejoined: [b]\n"
-        + "rolled back to snapshot 9 in 75.0ms (epoch 2)\n");
+    assertThat(r.out())
+        .isEqualTo(
+            "waiting for b: workers not rejoined: [b]\n"
+                + "rolled back to snapshot 9 in 75.0ms (epoch 2)\n");
   }
 
   @Test
   void rollbackCancelReportsTheWorkersResumedWithoutARestoreAndNeedsNoId() {
     Cli.Result r = run("rollback", "--cancel");
     assertThat(r.code()).isEqualTo(0);
-    assertThat(r.out()).isEqualTo("rollback to snapshot 7 cancelled (epoch 3); resumed without a restore: a\n");
+    assertThat(r.out())
+        .isEqualTo("rollback to snapshot 7 cancelled (epoch 3); resumed without a restore: a\n");
     Cli.Result both = run("rollback", "7", "--cancel");
     assertThat(both.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(both.err()).contains("--cancel takes no snapshot ID");
@@ -142,12 +159,17 @@ class AdminCommandsTest {
 
   @Test
   void clusterShowsAFailedRollbackThePausedScheduleAndWhySnapshotsAreBlocked() {
-    admin.rollbackView = io.cutpoint.api.v1.RollbackView.newBuilder()
-        .setPhase(io.cutpoint.api.v1.RollbackPhase.ROLLBACK_PHASE_FAILED).setSnapshotId(7)
-        .setDetail("the deadline of 1m passed; workers not rejoined: [b]").build();
+    admin.rollbackView =
+        io.cutpoint.api.v1.RollbackView.newBuilder()
+            .setPhase(io.cutpoint.api.v1.RollbackPhase.ROLLBACK_PHASE_FAILED)
+            .setSnapshotId(7)
+            .setDetail("the deadline of 1m passed; workers not rejoined: [b]")
+            .build();
     Cli.Result r = run("cluster");
     assertThat(r.code()).isEqualTo(0);
-    assertThat(r.out()).contains("rollback:          failed (the deadline of 1m passed; workers not rejoined: [b])")
+    assertThat(r.out())
+        .contains(
+            "rollback:          failed (the deadline of 1m passed; workers not rejoined: [b])")
         .doesNotContain("in progress")
         .contains("schedule:          paused (every 10.00s when resumed)")
         .contains("snapshots:         blocked (workers_lost): workers without a live session: [b]");
@@ -180,9 +202,12 @@ class AdminCommandsTest {
   void watchPrintsOneLinePerEventAndJsonLines() {
     Cli.Result r = run("watch");
     assertThat(r.code()).as("the stream ended: the coordinator went away").isEqualTo(1);
-    assertThat(r.err()).startsWith("cutpoint: the coordinator at ").endsWith(" went away (it ended the event stream)\n");
+    assertThat(r.err())
+        .startsWith("cutpoint: the coordinator at ")
+        .endsWith(" went away (it ended the event stream)\n");
     assertThat(r.out().lines()).hasSize(2);
-    assertThat(r.out()).contains("00:00:01.000  snapshot_completed   snapshot=7 epoch=0 took=50.0ms");
+    assertThat(r.out())
+        .contains("00:00:01.000  snapshot_completed   snapshot=7 epoch=0 took=50.0ms");
     assertThat(r.out()).contains("worker_lost          worker=b epoch=0  missed heartbeats");
     Cli.Result json = run("watch", "--json", "--count", "1");
     assertThat(json.code()).as("it stopped after its count").isZero();
@@ -194,6 +219,8 @@ class AdminCommandsTest {
   void unimplementedCallsSayTheServerDoesNotSupportThem() {
     Cli.Result r = run("analyze", "7");
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
-    assertThat(r.err()).startsWith("cutpoint: the coordinator at " + admin.target() + " does not support this operation");
+    assertThat(r.err())
+        .startsWith(
+            "cutpoint: the coordinator at " + admin.target() + " does not support this operation");
   }
 }

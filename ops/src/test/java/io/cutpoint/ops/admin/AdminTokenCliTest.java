@@ -26,8 +26,15 @@ class AdminTokenCliTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = CoordinatorServer.start(CoordinatorConfig.builder().port(0).dataDir(dir.resolve("data"))
-        .snapshotInterval(Duration.ZERO).adminToken(AdminToken.of(TOKEN)).build(), new SimpleMeterRegistry());
+    server =
+        CoordinatorServer.start(
+            CoordinatorConfig.builder()
+                .port(0)
+                .dataDir(dir.resolve("data"))
+                .snapshotInterval(Duration.ZERO)
+                .adminToken(AdminToken.of(TOKEN))
+                .build(),
+            new SimpleMeterRegistry());
   }
 
   @AfterEach
@@ -56,8 +63,10 @@ class AdminTokenCliTest {
   void withoutATokenTheCommandSaysSoInOneLineAndExits1() {
     Cli.Result r = cluster();
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
-    assertThat(r.err().lines()).containsExactly("cutpoint: not allowed: admin token required "
-        + "(give the admin token with --token-file FILE or env CUTPOINT_ADMIN_TOKEN)");
+    assertThat(r.err().lines())
+        .containsExactly(
+            "cutpoint: not allowed: admin token required "
+                + "(give the admin token with --token-file FILE or env CUTPOINT_ADMIN_TOKEN)");
     assertThat(r.out()).isEmpty();
   }
 
@@ -66,8 +75,11 @@ class AdminTokenCliTest {
     Path file = Files.writeString(dir.resolve("token"), "not-" + TOKEN);
     Cli.Result r = cluster("--token-file", file.toString());
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
-    assertThat(r.err().lines()).singleElement().asString()
-        .startsWith("cutpoint: not allowed: bad admin token").doesNotContain(TOKEN);
+    assertThat(r.err().lines())
+        .singleElement()
+        .asString()
+        .startsWith("cutpoint: not allowed: bad admin token")
+        .doesNotContain(TOKEN);
   }
 
   @Test
@@ -83,10 +95,15 @@ class AdminTokenCliTest {
 
   @Test
   void aFailedTlsHandshakeIsNamedWithItsReason() {
-    io.grpc.StatusRuntimeException e = io.grpc.Status.UNAVAILABLE.withDescription("ssl exception")
-        .withCause(new javax.net.ssl.SSLHandshakeException("PKIX path building failed")).asRuntimeException();
-    assertThat(GrpcErrors.describe(e, "h:1", "")).isEqualTo("cannot reach coordinator at h:1: TLS handshake "
-        + "failed (PKIX path building failed; check --tls-ca, and --tls-cert/--tls-key if it wants client certificates)");
+    io.grpc.StatusRuntimeException e =
+        io.grpc.Status.UNAVAILABLE
+            .withDescription("ssl exception")
+            .withCause(new javax.net.ssl.SSLHandshakeException("PKIX path building failed"))
+            .asRuntimeException();
+    assertThat(GrpcErrors.describe(e, "h:1", ""))
+        .isEqualTo(
+            "cannot reach coordinator at h:1: TLS handshake "
+                + "failed (PKIX path building failed; check --tls-ca, and --tls-cert/--tls-key if it wants client certificates)");
   }
 
   @Test

@@ -9,13 +9,22 @@ import org.junit.jupiter.api.Test;
 
 /** `cutpoint list` and `show` mark a snapshot whose stored bytes are damaged. */
 class DamagedSnapshotViewTest {
-  private final SnapshotManifest damaged = SnapshotManifest.newBuilder().setSnapshotId(7)
-      .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
-      .setDamage("snapshot 7, worker b, state chunk 1: CRC32C mismatch").build();
-  private final SnapshotManifest intact = SnapshotManifest.newBuilder().setSnapshotId(6)
-      .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).build();
-  private final SnapshotManifest unreadable = SnapshotManifest.newBuilder().setSnapshotId(5)
-      .setDamage("manifest unreadable: block checksum mismatch").build();
+  private final SnapshotManifest damaged =
+      SnapshotManifest.newBuilder()
+          .setSnapshotId(7)
+          .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+          .setDamage("snapshot 7, worker b, state chunk 1: CRC32C mismatch")
+          .build();
+  private final SnapshotManifest intact =
+      SnapshotManifest.newBuilder()
+          .setSnapshotId(6)
+          .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+          .build();
+  private final SnapshotManifest unreadable =
+      SnapshotManifest.newBuilder()
+          .setSnapshotId(5)
+          .setDamage("manifest unreadable: block checksum mismatch")
+          .build();
 
   @Test
   void theListMarksDamagedSnapshotsWithWhatIsDamaged() {
@@ -29,7 +38,8 @@ class DamagedSnapshotViewTest {
   @Test
   void showSaysItCannotBeRestored() {
     assertThat(SnapshotViews.details(damaged))
-        .contains("complete DAMAGED").contains("cannot be restored");
+        .contains("complete DAMAGED")
+        .contains("cannot be restored");
     assertThat(SnapshotViews.details(intact)).doesNotContain("damage");
   }
 }

@@ -6,15 +6,6 @@ import io.cutpoint.api.v1.AbortSnapshotResponse;
 import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.CancelRollbackRequest;
 import io.cutpoint.api.v1.CancelRollbackResponse;
-import io.cutpoint.api.v1.RemoveWorkerRequest;
-import io.cutpoint.api.v1.RemoveWorkerResponse;
-import io.cutpoint.api.v1.RollbackPhase;
-import io.cutpoint.api.v1.RollbackView;
-import io.cutpoint.api.v1.ScheduleView;
-import io.cutpoint.api.v1.SetScheduleRequest;
-import io.cutpoint.api.v1.SetScheduleResponse;
-import io.cutpoint.api.v1.SnapshotsBlocked;
-import io.cutpoint.api.v1.SnapshotsBlockedReason;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRef;
 import io.cutpoint.api.v1.ClusterView;
@@ -32,11 +23,20 @@ import io.cutpoint.api.v1.ListSnapshotsResponse;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.PhaseTimings;
 import io.cutpoint.api.v1.RecordedMessage;
+import io.cutpoint.api.v1.RemoveWorkerRequest;
+import io.cutpoint.api.v1.RemoveWorkerResponse;
+import io.cutpoint.api.v1.RollbackPhase;
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.RollbackResponse;
+import io.cutpoint.api.v1.RollbackView;
+import io.cutpoint.api.v1.ScheduleView;
+import io.cutpoint.api.v1.SetScheduleRequest;
+import io.cutpoint.api.v1.SetScheduleResponse;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.api.v1.SnapshotsBlocked;
+import io.cutpoint.api.v1.SnapshotsBlockedReason;
 import io.cutpoint.api.v1.Topology;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.TriggerSnapshotResponse;
@@ -56,30 +56,58 @@ import java.util.concurrent.TimeUnit;
 /** An Admin service with canned answers, on a real port, for testing the commands' output. */
 final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
 
-  static final SnapshotManifest COMPLETE = SnapshotManifest.newBuilder()
-      .setSnapshotId(7).setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).setEpoch(1)
-      .setStartedAtUnixMs(1_000).setFinishedAtUnixMs(1_050).setTrigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN)
-      .addInitiators("a")
-      .setTopology(Topology.newBuilder()
-          .addWorkers(WorkerDecl.newBuilder().setWorkerId("a").addOutgoing("b").addIncoming("b"))
-          .addWorkers(WorkerDecl.newBuilder().setWorkerId("b").addOutgoing("a").addIncoming("a")))
-      .addPieces(WorkerPiece.newBuilder().setWorkerId("a").setStateChunks(1).setInFlightMessages(2)
-          .setChannelBytes(10).setMeta(LocalSnapshotMeta.newBuilder().setStateBytes(2048)
-              .addSent(ChannelCounter.newBuilder().setPeer("b").setCount(5))
-              .addReceived(ChannelCounter.newBuilder().setPeer("b").setCount(3))))
-      .setTotalStateBytes(4096).setTotalChannelBytes(10).setInFlightMessages(2)
-      .setTimings(PhaseTimings.newBuilder().setTotalMicros(50_000).setMarkerPropagationMicros(20_000))
-      .build();
+  static final SnapshotManifest COMPLETE =
+      SnapshotManifest.newBuilder()
+          .setSnapshotId(7)
+          .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+          .setEpoch(1)
+          .setStartedAtUnixMs(1_000)
+          .setFinishedAtUnixMs(1_050)
+          .setTrigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN)
+          .addInitiators("a")
+          .setTopology(
+              Topology.newBuilder()
+                  .addWorkers(
+                      WorkerDecl.newBuilder().setWorkerId("a").addOutgoing("b").addIncoming("b"))
+                  .addWorkers(
+                      WorkerDecl.newBuilder().setWorkerId("b").addOutgoing("a").addIncoming("a")))
+          .addPieces(
+              WorkerPiece.newBuilder()
+                  .setWorkerId("a")
+                  .setStateChunks(1)
+                  .setInFlightMessages(2)
+                  .setChannelBytes(10)
+                  .setMeta(
+                      LocalSnapshotMeta.newBuilder()
+                          .setStateBytes(2048)
+                          .addSent(ChannelCounter.newBuilder().setPeer("b").setCount(5))
+                          .addReceived(ChannelCounter.newBuilder().setPeer("b").setCount(3))))
+          .setTotalStateBytes(4096)
+          .setTotalChannelBytes(10)
+          .setInFlightMessages(2)
+          .setTimings(
+              PhaseTimings.newBuilder().setTotalMicros(50_000).setMarkerPropagationMicros(20_000))
+          .build();
 
-  static final SnapshotManifest ABORTED = SnapshotManifest.newBuilder().setSnapshotId(8)
-      .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).setReason("timed out after 60s").build();
+  static final SnapshotManifest ABORTED =
+      SnapshotManifest.newBuilder()
+          .setSnapshotId(8)
+          .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+          .setReason("timed out after 60s")
+          .build();
 
   private final Server server;
   volatile ListSnapshotsRequest lastList;
+
   /** The rollback the cluster view shows. */
   volatile RollbackView rollbackView = RollbackView.getDefaultInstance();
-  /** Counted down by every cluster view served: a rollback of snapshot 9 with wait answers after one. */
-  final java.util.concurrent.CountDownLatch clusterAsked = new java.util.concurrent.CountDownLatch(1);
+
+  /**
+   * Counted down by every cluster view served: a rollback of snapshot 9 with wait answers after
+   * one.
+   */
+  final java.util.concurrent.CountDownLatch clusterAsked =
+      new java.util.concurrent.CountDownLatch(1);
 
   FakeAdmin() throws IOException {
     server = ServerBuilder.forPort(0).addService(this).build().start();
@@ -92,22 +120,29 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
   @Override
   public void triggerSnapshot(TriggerSnapshotRequest r, StreamObserver<TriggerSnapshotResponse> o) {
     SnapshotManifest m = r.getWaitTimeoutMs() == 1234 ? ABORTED : COMPLETE;
-    o.onNext(TriggerSnapshotResponse.newBuilder().setSnapshotId(m.getSnapshotId()).setManifest(m).build());
+    o.onNext(
+        TriggerSnapshotResponse.newBuilder()
+            .setSnapshotId(m.getSnapshotId())
+            .setManifest(m)
+            .build());
     o.onCompleted();
   }
 
   @Override
   public void listSnapshots(ListSnapshotsRequest r, StreamObserver<ListSnapshotsResponse> o) {
     lastList = r;
-    o.onNext(ListSnapshotsResponse.newBuilder().addSnapshots(ABORTED).addSnapshots(COMPLETE).build());
+    o.onNext(
+        ListSnapshotsResponse.newBuilder().addSnapshots(ABORTED).addSnapshots(COMPLETE).build());
     o.onCompleted();
   }
 
   @Override
   public void getSnapshot(GetSnapshotRequest r, StreamObserver<GetSnapshotResponse> o) {
     if (r.getSnapshotId() != 7) {
-      o.onError(Status.NOT_FOUND.withDescription("snapshot " + r.getSnapshotId() + " not found")
-          .asRuntimeException());
+      o.onError(
+          Status.NOT_FOUND
+              .withDescription("snapshot " + r.getSnapshotId() + " not found")
+              .asRuntimeException());
       return;
     }
     o.onNext(GetSnapshotResponse.newBuilder().setManifest(COMPLETE).build());
@@ -119,10 +154,18 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
     GetChannelStateResponse.Builder b = GetChannelStateResponse.newBuilder();
     if (r.getChannel().getFrom().equals("a")) {
       b.setTotalMessages(2);
-      List<RecordedMessage> all = List.of(
-          RecordedMessage.newBuilder().setSeq(4).setPayload(ByteString.copyFromUtf8("pay 5")).build(),
-          RecordedMessage.newBuilder().setSeq(5).setPayload(ByteString.copyFrom(new byte[] {1, 2})).build());
-      b.addAllMessages(all.subList(0, Math.min(all.size(), r.getPageSize() == 0 ? 100 : r.getPageSize())));
+      List<RecordedMessage> all =
+          List.of(
+              RecordedMessage.newBuilder()
+                  .setSeq(4)
+                  .setPayload(ByteString.copyFromUtf8("pay 5"))
+                  .build(),
+              RecordedMessage.newBuilder()
+                  .setSeq(5)
+                  .setPayload(ByteString.copyFrom(new byte[] {1, 2}))
+                  .build());
+      b.addAllMessages(
+          all.subList(0, Math.min(all.size(), r.getPageSize() == 0 ? 100 : r.getPageSize())));
     }
     o.onNext(b.build());
     o.onCompleted();
@@ -130,15 +173,22 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
 
   @Override
   public void deleteSnapshot(DeleteSnapshotRequest r, StreamObserver<DeleteSnapshotResponse> o) {
-    o.onError(Status.FAILED_PRECONDITION.withDescription("snapshot " + r.getSnapshotId() + " is pinned")
-        .asRuntimeException());
+    o.onError(
+        Status.FAILED_PRECONDITION
+            .withDescription("snapshot " + r.getSnapshotId() + " is pinned")
+            .asRuntimeException());
   }
 
   @Override
   public void rollback(RollbackRequest r, StreamObserver<RollbackResponse> o) {
     if (r.getSnapshotId() == 9 && r.getWait()) {
-      rollbackView = RollbackView.newBuilder().setPhase(RollbackPhase.ROLLBACK_PHASE_RUNNING).setSnapshotId(9)
-          .addWaitingFor("b").setDetail("workers not rejoined: [b]").build();
+      rollbackView =
+          RollbackView.newBuilder()
+              .setPhase(RollbackPhase.ROLLBACK_PHASE_RUNNING)
+              .setSnapshotId(9)
+              .addWaitingFor("b")
+              .setDetail("workers not rejoined: [b]")
+              .build();
       try {
         clusterAsked.await(10, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -146,38 +196,61 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
       }
       rollbackView = RollbackView.getDefaultInstance();
     }
-    o.onNext(RollbackResponse.newBuilder().setEpoch(2).setSnapshotId(r.getSnapshotId())
-        .setCompleted(r.getWait()).setDurationMicros(r.getWait() ? 75_000 : 0).build());
+    o.onNext(
+        RollbackResponse.newBuilder()
+            .setEpoch(2)
+            .setSnapshotId(r.getSnapshotId())
+            .setCompleted(r.getWait())
+            .setDurationMicros(r.getWait() ? 75_000 : 0)
+            .build());
     o.onCompleted();
   }
 
   @Override
   public void getCluster(GetClusterRequest r, StreamObserver<ClusterView> o) {
-    o.onNext(ClusterView.newBuilder().setEpoch(2).setLatestCompleteSnapshot(7).addInitiators("a")
-        .addWorkers(WorkerView.newBuilder().setState(WorkerState.WORKER_STATE_RUNNING)
-            .setDecl(WorkerDecl.newBuilder().setWorkerId("a").setChannelAddress("127.0.0.1:5000")
-                .addOutgoing("b").addIncoming("b")))
-        .addChannels(ChannelRef.newBuilder().setFrom("a").setTo("b"))
-        .setRollback(rollbackView)
-        .setSchedule(ScheduleView.newBuilder().setIntervalMs(10_000).setPaused(true))
-        .setSnapshotsBlocked(SnapshotsBlocked.newBuilder()
-            .setReason(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_WORKERS_LOST).addWorkers("b")
-            .setMessage("workers without a live session: [b]"))
-        .build());
+    o.onNext(
+        ClusterView.newBuilder()
+            .setEpoch(2)
+            .setLatestCompleteSnapshot(7)
+            .addInitiators("a")
+            .addWorkers(
+                WorkerView.newBuilder()
+                    .setState(WorkerState.WORKER_STATE_RUNNING)
+                    .setDecl(
+                        WorkerDecl.newBuilder()
+                            .setWorkerId("a")
+                            .setChannelAddress("127.0.0.1:5000")
+                            .addOutgoing("b")
+                            .addIncoming("b")))
+            .addChannels(ChannelRef.newBuilder().setFrom("a").setTo("b"))
+            .setRollback(rollbackView)
+            .setSchedule(ScheduleView.newBuilder().setIntervalMs(10_000).setPaused(true))
+            .setSnapshotsBlocked(
+                SnapshotsBlocked.newBuilder()
+                    .setReason(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_WORKERS_LOST)
+                    .addWorkers("b")
+                    .setMessage("workers without a live session: [b]"))
+            .build());
     o.onCompleted();
     clusterAsked.countDown();
   }
 
   @Override
   public void cancelRollback(CancelRollbackRequest r, StreamObserver<CancelRollbackResponse> o) {
-    o.onNext(CancelRollbackResponse.newBuilder().setSnapshotId(7).setEpoch(3).addResumedUnrestored("a").build());
+    o.onNext(
+        CancelRollbackResponse.newBuilder()
+            .setSnapshotId(7)
+            .setEpoch(3)
+            .addResumedUnrestored("a")
+            .build());
     o.onCompleted();
   }
 
   @Override
   public void removeWorker(RemoveWorkerRequest r, StreamObserver<RemoveWorkerResponse> o) {
     if (!r.getWorkerId().equals("b")) {
-      o.onError(Status.NOT_FOUND.withDescription("no worker " + r.getWorkerId()).asRuntimeException());
+      o.onError(
+          Status.NOT_FOUND.withDescription("no worker " + r.getWorkerId()).asRuntimeException());
       return;
     }
     o.onNext(RemoveWorkerResponse.getDefaultInstance());
@@ -187,8 +260,13 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
   @Override
   public void abortSnapshot(AbortSnapshotRequest r, StreamObserver<AbortSnapshotResponse> o) {
     if (r.getSnapshotId() != 8) {
-      o.onError(Status.FAILED_PRECONDITION.withDescription("snapshot " + r.getSnapshotId()
-          + " is not pending: it is SNAPSHOT_STATUS_COMPLETE").asRuntimeException());
+      o.onError(
+          Status.FAILED_PRECONDITION
+              .withDescription(
+                  "snapshot "
+                      + r.getSnapshotId()
+                      + " is not pending: it is SNAPSHOT_STATUS_COMPLETE")
+              .asRuntimeException());
       return;
     }
     o.onNext(AbortSnapshotResponse.newBuilder().setManifest(ABORTED).build());
@@ -197,17 +275,29 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
 
   @Override
   public void setSchedule(SetScheduleRequest r, StreamObserver<SetScheduleResponse> o) {
-    o.onNext(SetScheduleResponse.newBuilder().setSchedule(ScheduleView.newBuilder().setIntervalMs(10_000)
-        .setPaused(r.getPaused())).build());
+    o.onNext(
+        SetScheduleResponse.newBuilder()
+            .setSchedule(ScheduleView.newBuilder().setIntervalMs(10_000).setPaused(r.getPaused()))
+            .build());
     o.onCompleted();
   }
 
   @Override
   public void watchEvents(WatchEventsRequest r, StreamObserver<Event> o) {
-    o.onNext(Event.newBuilder().setType(EventType.EVENT_TYPE_SNAPSHOT_COMPLETED).setSnapshotId(7)
-        .setAtUnixMs(1_000).setDurationMicros(50_000).build());
-    o.onNext(Event.newBuilder().setType(EventType.EVENT_TYPE_WORKER_LOST).setWorkerId("b")
-        .setAtUnixMs(2_000).setMessage("missed heartbeats").build());
+    o.onNext(
+        Event.newBuilder()
+            .setType(EventType.EVENT_TYPE_SNAPSHOT_COMPLETED)
+            .setSnapshotId(7)
+            .setAtUnixMs(1_000)
+            .setDurationMicros(50_000)
+            .build());
+    o.onNext(
+        Event.newBuilder()
+            .setType(EventType.EVENT_TYPE_WORKER_LOST)
+            .setWorkerId("b")
+            .setAtUnixMs(2_000)
+            .setMessage("missed heartbeats")
+            .build());
     o.onCompleted();
   }
 

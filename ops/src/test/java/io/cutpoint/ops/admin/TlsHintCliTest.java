@@ -30,9 +30,15 @@ class TlsHintCliTest {
   @BeforeEach
   void start() throws Exception {
     cert = resource("localhost.pem");
-    server = CoordinatorServer.start(CoordinatorConfig.builder().port(0).dataDir(dir.resolve("data"))
-        .snapshotInterval(Duration.ZERO).tls(new TlsFiles(cert, resource("localhost.key"), null)).build(),
-        new SimpleMeterRegistry());
+    server =
+        CoordinatorServer.start(
+            CoordinatorConfig.builder()
+                .port(0)
+                .dataDir(dir.resolve("data"))
+                .snapshotInterval(Duration.ZERO)
+                .tls(new TlsFiles(cert, resource("localhost.key"), null))
+                .build(),
+            new SimpleMeterRegistry());
   }
 
   @AfterEach
@@ -42,24 +48,33 @@ class TlsHintCliTest {
 
   @Test
   void aPlaintextCallToATlsCoordinatorHintsAtTlsCa() {
-    Cli.Result r = Cli.run("cluster", "--server", "localhost:" + server.port(), "--deadline", "10s");
+    Cli.Result r =
+        Cli.run("cluster", "--server", "localhost:" + server.port(), "--deadline", "10s");
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
-    assertThat(r.err().lines()).singleElement().asString()
+    assertThat(r.err().lines())
+        .singleElement()
+        .asString()
         .startsWith("cutpoint: cannot reach coordinator at localhost:" + server.port())
         .endsWith("(if the coordinator serves TLS, give its CA with --tls-ca FILE)");
   }
 
   @Test
   void withItsCaTheSameCallWorks() {
-    Cli.Result r = Cli.run("cluster", "--server", "localhost:" + server.port(), "--tls-ca", cert.toString());
+    Cli.Result r =
+        Cli.run("cluster", "--server", "localhost:" + server.port(), "--tls-ca", cert.toString());
     assertThat(r.err()).isEmpty();
     assertThat(r.code()).isEqualTo(ExitCodes.OK);
   }
 
   @Test
   void noHintWhenNothingListens() {
-    assertThat(GrpcErrors.plaintextHint(io.grpc.Status.UNAVAILABLE.withDescription("io exception")
-        .withCause(new java.net.ConnectException("Connection refused")).asRuntimeException())).isEmpty();
+    assertThat(
+            GrpcErrors.plaintextHint(
+                io.grpc.Status.UNAVAILABLE
+                    .withDescription("io exception")
+                    .withCause(new java.net.ConnectException("Connection refused"))
+                    .asRuntimeException()))
+        .isEmpty();
     assertThat(GrpcErrors.plaintextHint(io.grpc.Status.NOT_FOUND.asRuntimeException())).isEmpty();
   }
 }

@@ -13,23 +13,42 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A smoke run of {@code cutpoint bench} with tiny parameters: every phase runs, the JSON is whole. */
+/**
+ * A smoke run of {@code cutpoint bench} with tiny parameters: every phase runs, the JSON is whole.
+ */
 class BenchCommandTest {
 
   @TempDir Path dir;
 
   @Test
   void tinyRunEndsWithOneJsonObjectHoldingEveryRequiredKey() throws Exception {
-    Cli.Result r = Cli.run("bench", "--quick", "--json", "--workers", "8", "--samples", "3",
-        "--window-ms", "200", "--recovery-mib", "1", "--dataflow", "2,3", "--large-state-kib", "16",
-        "--data-dir", dir.toString());
+    Cli.Result r =
+        Cli.run(
+            "bench",
+            "--quick",
+            "--json",
+            "--workers",
+            "8",
+            "--samples",
+            "3",
+            "--window-ms",
+            "200",
+            "--recovery-mib",
+            "1",
+            "--dataflow",
+            "2,3",
+            "--large-state-kib",
+            "16",
+            "--data-dir",
+            dir.toString());
 
     assertThat(r.code()).as(r.err()).isZero();
     List<String> lines = r.out().lines().toList();
     JsonObject json = JsonParser.parseString(lines.get(lines.size() - 1)).getAsJsonObject();
     // the throughput ratios are checked against their pairs in assertConsistent
     assertThat(json.keySet()).contains("overhead_ratio", "dataplane_ratio");
-    for (String key : List.of("snapshot_p50_ms_8_mesh", "snapshot_p99_ms_8_mesh", "recovery_ratio")) {
+    for (String key :
+        List.of("snapshot_p50_ms_8_mesh", "snapshot_p99_ms_8_mesh", "recovery_ratio")) {
       assertThat(json.get(key)).as(key).isNotNull();
       assertThat(json.get(key).isJsonPrimitive()).as(key + " is a number").isTrue();
       assertThat(json.get(key).getAsDouble()).as(key).isPositive();
@@ -38,12 +57,14 @@ class BenchCommandTest {
     assertThat(dataflow).hasSize(2);
     for (JsonElement e : dataflow) {
       JsonObject row = e.getAsJsonObject();
-      assertThat(row.keySet()).contains("p", "snapshot_p50_ms", "snapshot_p99_ms", "throughput_ratio");
+      assertThat(row.keySet())
+          .contains("p", "snapshot_p50_ms", "snapshot_p99_ms", "throughput_ratio");
     }
     assertThat(dataflow.get(1).getAsJsonObject().get("p").getAsInt()).isEqualTo(3);
     // 8 workers x ring and mesh x 2 state sizes x idle and traffic
     assertThat(json.getAsJsonArray("latency")).hasSize(8);
-    assertThat(r.out()).contains("Snapshot latency", "Overhead", "Data plane", "Recovery", "Dataflow", "Targets");
+    assertThat(r.out())
+        .contains("Snapshot latency", "Overhead", "Data plane", "Recovery", "Dataflow", "Targets");
     assertConsistent(json);
     try (var left = Files.list(dir)) {
       assertThat(left).as("every coordinator store is deleted").isEmpty();
@@ -52,18 +73,22 @@ class BenchCommandTest {
 
   /** The numbers agree with each other: percentiles in order, each ratio the quotient it names. */
   private static void assertConsistent(JsonObject json) {
-    assertThat(num(json, "snapshot_p50_ms_8_mesh")).isLessThanOrEqualTo(num(json, "snapshot_p99_ms_8_mesh"));
+    assertThat(num(json, "snapshot_p50_ms_8_mesh"))
+        .isLessThanOrEqualTo(num(json, "snapshot_p99_ms_8_mesh"));
     boolean headlineRow = false;
     for (JsonElement e : json.getAsJsonArray("latency")) {
       JsonObject row = e.getAsJsonObject();
       assertThat(row.get("workers").getAsInt()).isEqualTo(8);
       assertPercentiles(row, "p50_ms", "p99_ms", "max_ms");
       assertThat(row.get("samples").getAsInt()).as("samples of %s", row).isBetween(1, 3);
-      assertThat(row.get("samples").getAsInt() + row.get("failed").getAsInt()).as("samples + failed of %s", row)
+      assertThat(row.get("samples").getAsInt() + row.get("failed").getAsInt())
+          .as("samples + failed of %s", row)
           .isLessThanOrEqualTo(3);
-      headlineRow |= row.get("layout").getAsString().equals("mesh") && !row.get("traffic").getAsBoolean()
-          && num(row, "p50_ms") == num(json, "snapshot_p50_ms_8_mesh")
-          && num(row, "p99_ms") == num(json, "snapshot_p99_ms_8_mesh");
+      headlineRow |=
+          row.get("layout").getAsString().equals("mesh")
+              && !row.get("traffic").getAsBoolean()
+              && num(row, "p50_ms") == num(json, "snapshot_p50_ms_8_mesh")
+              && num(row, "p99_ms") == num(json, "snapshot_p99_ms_8_mesh");
     }
     assertThat(headlineRow).as("the headline p50/p99 come from an idle 8-worker mesh row").isTrue();
 
@@ -79,9 +104,13 @@ class BenchCommandTest {
       }
     }
     if (minDataplane == Double.MAX_VALUE) {
-      assertThat(json.get("dataplane_ratio").isJsonNull()).as("dataplane_ratio without any pair").isTrue();
+      assertThat(json.get("dataplane_ratio").isJsonNull())
+          .as("dataplane_ratio without any pair")
+          .isTrue();
     } else {
-      assertThat(num(json, "dataplane_ratio")).as("dataplane_ratio is the worst payload's").isEqualTo(minDataplane);
+      assertThat(num(json, "dataplane_ratio"))
+          .as("dataplane_ratio is the worst payload's")
+          .isEqualTo(minDataplane);
     }
 
     double maxRecovery = 0;
@@ -93,7 +122,9 @@ class BenchCommandTest {
       assertRatio(num(row, "ratio"), num(row, "rollback_ms"), num(row, "read_and_ship_ms"));
       maxRecovery = Math.max(maxRecovery, num(row, "ratio"));
     }
-    assertThat(num(json, "recovery_ratio")).as("recovery_ratio is the worst size's").isEqualTo(maxRecovery);
+    assertThat(num(json, "recovery_ratio"))
+        .as("recovery_ratio is the worst size's")
+        .isEqualTo(maxRecovery);
 
     for (JsonElement e : json.getAsJsonArray("dataflow")) {
       JsonObject row = e.getAsJsonObject();
@@ -110,7 +141,9 @@ class BenchCommandTest {
 
   private static void assertPercentiles(JsonObject o, String... keys) {
     for (int i = 1; i < keys.length; i++) {
-      assertThat(num(o, keys[i - 1])).as("%s <= %s in %s", keys[i - 1], keys[i], o).isLessThanOrEqualTo(num(o, keys[i]));
+      assertThat(num(o, keys[i - 1]))
+          .as("%s <= %s in %s", keys[i - 1], keys[i], o)
+          .isLessThanOrEqualTo(num(o, keys[i]));
     }
     assertThat(num(o, keys[0])).as("%s in %s", keys[0], o).isPositive();
   }
@@ -121,8 +154,11 @@ class BenchCommandTest {
    */
   private static void assertRatio(double ratio, double numerator, double denominator) {
     assertThat(denominator).isPositive();
-    assertThat(ratio).isPositive().isFinite()
-        .isCloseTo(numerator / denominator, org.assertj.core.data.Offset.offset(0.0006 + 0.001 * ratio));
+    assertThat(ratio)
+        .isPositive()
+        .isFinite()
+        .isCloseTo(
+            numerator / denominator, org.assertj.core.data.Offset.offset(0.0006 + 0.001 * ratio));
   }
 
   /**
@@ -140,9 +176,13 @@ class BenchCommandTest {
       assertThat(holder.get(key).isJsonNull()).as("no pair, no %s in %s", key, holder).isTrue();
       return false;
     }
-    assertThat(pairs).as("pair ratios of %s", row).allSatisfy(p -> assertThat(p).isNotNegative().isFinite());
+    assertThat(pairs)
+        .as("pair ratios of %s", row)
+        .allSatisfy(p -> assertThat(p).isNotNegative().isFinite());
     List<Double> sorted = pairs.stream().sorted().toList();
-    assertThat(num(holder, key)).as("%s: median of %s", key, row).isEqualTo(sorted.get((sorted.size() + 1) / 2 - 1));
+    assertThat(num(holder, key))
+        .as("%s: median of %s", key, row)
+        .isEqualTo(sorted.get((sorted.size() + 1) / 2 - 1));
     assertThat(num(row, "ratio_min")).isEqualTo(sorted.get(0));
     assertThat(num(row, "ratio_max")).isEqualTo(sorted.get(sorted.size() - 1));
     return true;

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The raw limits, the critical-path floor, CPU per snapshot and the ratio spreads of
- * {@code cutpoint bench}: the arithmetic on its own, and one tiny run end to end.
+ * The raw limits, the critical-path floor, CPU per snapshot and the ratio spreads of {@code
+ * cutpoint bench}: the arithmetic on its own, and one tiny run end to end.
  */
 class BenchLimitsTest {
 
@@ -23,16 +23,25 @@ class BenchLimitsTest {
   @Test
   void markerDepthFollowsTheCoordinatorsInitiators() {
     assertThat(CriticalPath.markerDepth(Layout.ring(2))).isEqualTo(2);
-    assertThat(CriticalPath.markerDepth(Layout.ring(5))).as("one initiator, the marker goes round").isEqualTo(5);
-    assertThat(CriticalPath.markerDepth(Layout.mesh(8))).as("initiator, then everyone's markers").isEqualTo(2);
-    assertThat(CriticalPath.markerDepth(Layout.dataflow(3))).as("every source initiates").isEqualTo(1);
+    assertThat(CriticalPath.markerDepth(Layout.ring(5)))
+        .as("one initiator, the marker goes round")
+        .isEqualTo(5);
+    assertThat(CriticalPath.markerDepth(Layout.mesh(8)))
+        .as("initiator, then everyone's markers")
+        .isEqualTo(2);
+    assertThat(CriticalPath.markerDepth(Layout.dataflow(3)))
+        .as("every source initiates")
+        .isEqualTo(1);
   }
 
   @Test
   void limitIsTwoRoundTripsHopsTransferAndOneCommit() {
-    LimitsPhase.Result l = new LimitsPhase.Result(samples(0.1), samples(0.2), samples(1.5), 1e9, 5e8);
-    // 2 x 0.2 (trigger, upload) + (1 + 2) x 0.1 (start, markers) + 1.5 (commit), 1 KiB x 8 at 500 MB/s
-    assertThat(CriticalPath.limitMillis(Layout.mesh(8), 1024, l)).isCloseTo(2.2 + 8 * 1024 / 5e8 * 1000, within(1e-9));
+    LimitsPhase.Result l =
+        new LimitsPhase.Result(samples(0.1), samples(0.2), samples(1.5), 1e9, 5e8);
+    // 2 x 0.2 (trigger, upload) + (1 + 2) x 0.1 (start, markers) + 1.5 (commit), 1 KiB x 8 at 500
+    // MB/s
+    assertThat(CriticalPath.limitMillis(Layout.mesh(8), 1024, l))
+        .isCloseTo(2.2 + 8 * 1024 / 5e8 * 1000, within(1e-9));
     // 16 MiB x 2 workers at the slower rate, the ingest
     assertThat(CriticalPath.limitMillis(Layout.ring(2), 16 << 20, l))
         .isCloseTo(0.4 + 0.3 + 1.5 + 2.0 * (16 << 20) / 5e8 * 1000, within(1e-9));
@@ -42,12 +51,14 @@ class BenchLimitsTest {
   void aMedianRatioAboveOneIsNoiseAndMeetsNoTarget() {
     Samples gain = samples(0.98, 1.04, 1.07);
     assertThat(BenchReport.ratio(gain)).isEqualTo("1.040 [0.980-1.070] noise");
-    BenchReport.Target noisy = new BenchReport.Target("t", ">= 0.97", gain.p50(), false, 0.97, true);
+    BenchReport.Target noisy =
+        new BenchReport.Target("t", ">= 0.97", gain.p50(), false, 0.97, true);
     assertThat(noisy.met()).as("noise meets nothing").isNull();
 
     Samples loss = samples(0.93, 0.95, 1.01);
     assertThat(BenchReport.ratio(loss)).isEqualTo("0.950 [0.930-1.010]");
-    assertThat(new BenchReport.Target("t", ">= 0.97", loss.p50(), false, 0.97, false).met()).isFalse();
+    assertThat(new BenchReport.Target("t", ">= 0.97", loss.p50(), false, 0.97, false).met())
+        .isFalse();
     assertThat(BenchReport.ratio(new Samples())).isEqualTo("-");
   }
 
@@ -59,9 +70,27 @@ class BenchLimitsTest {
 
   @Test
   void tinyRunReportsLimitsLimitMultiplesCpuPerSnapshotAndRatioSpreads() {
-    Cli.Result r = Cli.run("bench", "--quick", "--json", "--workers", "8", "--idle-rings", "2", "--samples", "3",
-        "--window-ms", "200", "--recovery-mib", "1", "--dataflow", "2", "--large-state-kib", "16",
-        "--data-dir", dir.toString());
+    Cli.Result r =
+        Cli.run(
+            "bench",
+            "--quick",
+            "--json",
+            "--workers",
+            "8",
+            "--idle-rings",
+            "2",
+            "--samples",
+            "3",
+            "--window-ms",
+            "200",
+            "--recovery-mib",
+            "1",
+            "--dataflow",
+            "2",
+            "--large-state-kib",
+            "16",
+            "--data-dir",
+            dir.toString());
 
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("Limits of this machine", "p50/limit", "cpu/snap", "cpu ns/msg");
@@ -69,17 +98,25 @@ class BenchLimitsTest {
     JsonObject json = JsonParser.parseString(lines.get(lines.size() - 1)).getAsJsonObject();
 
     JsonObject limits = json.getAsJsonObject("limits");
-    for (String key : List.of("marker_hop_ms_p50", "unary_rtt_ms_p50", "synced_commit_ms_p50", "stream_bytes_per_s",
-        "rocksdb_ingest_bytes_per_s")) {
+    for (String key :
+        List.of(
+            "marker_hop_ms_p50",
+            "unary_rtt_ms_p50",
+            "synced_commit_ms_p50",
+            "stream_bytes_per_s",
+            "rocksdb_ingest_bytes_per_s")) {
       assertThat(limits.get(key).getAsDouble()).as(key).isPositive();
     }
     for (String latency : List.of("marker_hop_ms", "unary_rtt_ms", "synced_commit_ms")) {
-      assertThat(limits.get(latency + "_p50").getAsDouble()).as(latency)
+      assertThat(limits.get(latency + "_p50").getAsDouble())
+          .as(latency)
           .isLessThanOrEqualTo(limits.get(latency + "_p99").getAsDouble());
     }
 
     assertThat(json.get("snapshot_p50_ms_2_ring").getAsDouble()).isPositive();
-    assertThat(json.get("snapshot_p50_ms_128_ring").isJsonNull()).as("no 128-worker ring was asked for").isTrue();
+    assertThat(json.get("snapshot_p50_ms_128_ring").isJsonNull())
+        .as("no 128-worker ring was asked for")
+        .isTrue();
     assertThat(json.get("cpu_ms_per_snapshot_8_mesh").getAsDouble()).isPositive();
 
     // 8 workers: ring and mesh x 2 states x idle and traffic; then the idle-only 2-worker ring
@@ -89,8 +126,10 @@ class BenchLimitsTest {
       double limit = row.get("limit_ms").getAsDouble();
       assertThat(limit).isPositive();
       double multiple = row.get("p50_ms").getAsDouble() / limit; // both printed to 3 decimals
-      assertThat(row.get("p50_over_limit").getAsDouble()).isCloseTo(multiple, within(0.01 * multiple + 0.002));
-      assertThat(row.get("cpu_ms_per_snapshot").isJsonNull()).as("CPU is measured on idle rows only")
+      assertThat(row.get("p50_over_limit").getAsDouble())
+          .isCloseTo(multiple, within(0.01 * multiple + 0.002));
+      assertThat(row.get("cpu_ms_per_snapshot").isJsonNull())
+          .as("CPU is measured on idle rows only")
           .isEqualTo(row.get("traffic").getAsBoolean());
     }
     JsonObject last = json.getAsJsonArray("latency").get(8).getAsJsonObject();
@@ -100,8 +139,10 @@ class BenchLimitsTest {
 
     JsonObject overhead = json.getAsJsonObject("overhead");
     assertSpread(overhead, "ratio", 6);
-    assertThat(overhead.get("ratio").getAsDouble()).isEqualTo(json.get("overhead_ratio").getAsDouble());
-    assertThat(json.get("overhead_ratio_noise").getAsBoolean()).isEqualTo(overhead.get("noise").getAsBoolean());
+    assertThat(overhead.get("ratio").getAsDouble())
+        .isEqualTo(json.get("overhead_ratio").getAsDouble());
+    assertThat(json.get("overhead_ratio_noise").getAsBoolean())
+        .isEqualTo(overhead.get("noise").getAsBoolean());
     assertThat(overhead.get("cpu_ns_per_msg_off").getAsDouble()).isPositive();
     assertThat(overhead.get("cpu_ns_per_msg_on").getAsDouble()).isPositive();
     for (JsonElement e : json.getAsJsonArray("dataplane")) {

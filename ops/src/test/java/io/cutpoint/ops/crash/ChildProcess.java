@@ -56,13 +56,15 @@ final class ChildProcess {
     starts++;
     int incarnation = starts;
     Process p = process;
-    Thread reader = new Thread(() -> read(p, incarnation), "crash-child-" + name + "-" + incarnation);
+    Thread reader =
+        new Thread(() -> read(p, incarnation), "crash-child-" + name + "-" + incarnation);
     reader.setDaemon(true);
     reader.start();
   }
 
   private void read(Process p, int incarnation) {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = r.readLine(); line != null; line = r.readLine()) {
         synchronized (tail) {
           tail.addLast("#" + incarnation + " " + line);

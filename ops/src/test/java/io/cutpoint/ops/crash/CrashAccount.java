@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * The bank account each crash-test worker process runs: state = the balance (8 bytes), message =
- * an amount (8 bytes). A transfer takes the amount off the balance only when the worker took the
+ * The bank account each crash-test worker process runs: state = the balance (8 bytes), message = an
+ * amount (8 bytes). A transfer takes the amount off the balance only when the worker took the
  * message (a halted worker drops it and returns 0). Runs on the worker's event thread only.
  */
 final class CrashAccount implements StateHandler, MessageHandler {

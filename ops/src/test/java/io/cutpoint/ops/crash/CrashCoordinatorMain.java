@@ -17,8 +17,8 @@ import java.time.Duration;
  * gracefully on {@code STOP} or when stdin ends.
  *
  * <p>Arguments: port file, data directory, snapshot interval (ms), rollback deadline (ms). The
- * first start binds an ephemeral port and writes it to the port file; a restart binds the port
- * in the file again, as a restarted coordinator keeps its address.
+ * first start binds an ephemeral port and writes it to the port file; a restart binds the port in
+ * the file again, as a restarted coordinator keeps its address.
  */
 public final class CrashCoordinatorMain {
 
@@ -29,17 +29,18 @@ public final class CrashCoordinatorMain {
   }
 
   public static void main(String[] args) throws Exception {
-    CoordinatorConfig config = CoordinatorConfig.builder()
-        .port(portFile(Path.of(args[0])))
-        .dataDir(Path.of(args[1]))
-        .snapshotInterval(Duration.ofMillis(Long.parseLong(args[2])))
-        .snapshotTimeout(Duration.ofSeconds(5))
-        .heartbeatInterval(Duration.ofMillis(200))
-        .heartbeatTimeout(Duration.ofSeconds(2))
-        .retainCompleteSnapshots(100_000)
-        .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE)
-        .rollbackDeadline(Duration.ofMillis(Long.parseLong(args[3])))
-        .build();
+    CoordinatorConfig config =
+        CoordinatorConfig.builder()
+            .port(portFile(Path.of(args[0])))
+            .dataDir(Path.of(args[1]))
+            .snapshotInterval(Duration.ofMillis(Long.parseLong(args[2])))
+            .snapshotTimeout(Duration.ofSeconds(5))
+            .heartbeatInterval(Duration.ofMillis(200))
+            .heartbeatTimeout(Duration.ofSeconds(2))
+            .retainCompleteSnapshots(100_000)
+            .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE)
+            .rollbackDeadline(Duration.ofMillis(Long.parseLong(args[3])))
+            .build();
     CoordinatorServer server = CoordinatorServer.start(config, new SimpleMeterRegistry());
     Path portFile = Path.of(args[0]);
     if (!Files.exists(portFile)) {
@@ -47,8 +48,11 @@ public final class CrashCoordinatorMain {
     }
     System.out.println("CP READY port=" + server.port());
     System.out.flush();
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    for (String line = in.readLine(); line != null && !line.trim().equals("STOP"); line = in.readLine()) {
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line = in.readLine();
+        line != null && !line.trim().equals("STOP");
+        line = in.readLine()) {
       // only STOP is understood
     }
     server.close();

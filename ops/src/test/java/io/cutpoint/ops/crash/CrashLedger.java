@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * What the worker processes reported ({@code CP ...} lines), and the checks on it: a restored
- * state equals the piece the worker recorded for that snapshot, and a snapshot's balances plus the
+ * What the worker processes reported ({@code CP ...} lines), and the checks on it: a restored state
+ * equals the piece the worker recorded for that snapshot, and a snapshot's balances plus the
  * amounts recorded in transit add up to the total. Pure: fed lines, answers violations.
  */
 final class CrashLedger {
@@ -20,7 +20,8 @@ final class CrashLedger {
   record Piece(String worker, long snapshot, long epoch, long balance, long crc, long inFlight) {}
 
   /** A restore as the worker carried it out. */
-  record Restored(String worker, long snapshot, long epoch, long balance, long crc, long inFlight) {}
+  record Restored(
+      String worker, long snapshot, long epoch, long balance, long crc, long inFlight) {}
 
   /** An answer to {@code QUIET}. */
   record Quiet(String worker, boolean quiet, long balance, long epoch) {}
@@ -34,7 +35,8 @@ final class CrashLedger {
   private volatile boolean coordinatorReady;
   private volatile int coordinatorPort;
   private static final java.util.regex.Pattern ROLLBACK_DONE =
-      java.util.regex.Pattern.compile("rollback to snapshot \\d+ COMPLETED in epoch \\d+ after (\\d+) ms");
+      java.util.regex.Pattern.compile(
+          "rollback to snapshot \\d+ COMPLETED in epoch \\d+ after (\\d+) ms");
 
   /** One line of output of child {@code child}. */
   void accept(String child, String line) {
@@ -61,19 +63,45 @@ final class CrashLedger {
         }
         case "JOINED" -> joins.merge(kv.get("w"), 1, Integer::sum);
         case "PIECE" -> {
-          Piece p = new Piece(kv.get("w"), num(kv, "s"), num(kv, "e"), num(kv, "bal"), num(kv, "crc"),
-              num(kv, "inflight"));
+          Piece p =
+              new Piece(
+                  kv.get("w"),
+                  num(kv, "s"),
+                  num(kv, "e"),
+                  num(kv, "bal"),
+                  num(kv, "crc"),
+                  num(kv, "inflight"));
           Piece before = pieces.putIfAbsent(key(p.snapshot(), p.worker()), p);
           if (before != null && !before.equals(p)) {
-            problems.add("two different pieces of snapshot " + p.snapshot() + " from " + p.worker()
-                + ": " + before + " and " + p);
+            problems.add(
+                "two different pieces of snapshot "
+                    + p.snapshot()
+                    + " from "
+                    + p.worker()
+                    + ": "
+                    + before
+                    + " and "
+                    + p);
           }
         }
-        case "RESTORED" -> restores.add(new Restored(kv.get("w"), num(kv, "s"), num(kv, "e"),
-            num(kv, "bal"), num(kv, "crc"), num(kv, "inflight")));
-        case "QUIET" -> quiet.put(kv.get("w"), new Quiet(kv.get("w"), Boolean.parseBoolean(kv.get("quiet")),
-            num(kv, "bal"), num(kv, "e")));
-        default -> { }
+        case "RESTORED" ->
+            restores.add(
+                new Restored(
+                    kv.get("w"),
+                    num(kv, "s"),
+                    num(kv, "e"),
+                    num(kv, "bal"),
+                    num(kv, "crc"),
+                    num(kv, "inflight")));
+        case "QUIET" ->
+            quiet.put(
+                kv.get("w"),
+                new Quiet(
+                    kv.get("w"),
+                    Boolean.parseBoolean(kv.get("quiet")),
+                    num(kv, "bal"),
+                    num(kv, "e")));
+        default -> {}
       }
     } catch (RuntimeException e) {
       problems.add(child + ": unreadable report '" + line + "': " + e);
@@ -113,13 +141,33 @@ final class CrashLedger {
     for (Restored r : restores) {
       Piece p = pieces.get(key(r.snapshot(), r.worker()));
       if (p == null) {
-        out.add(r.worker() + " restored snapshot " + r.snapshot() + " in epoch " + r.epoch()
-            + " but never reported recording that snapshot");
+        out.add(
+            r.worker()
+                + " restored snapshot "
+                + r.snapshot()
+                + " in epoch "
+                + r.epoch()
+                + " but never reported recording that snapshot");
       } else if (p.crc() != r.crc() || p.balance() != r.balance() || p.inFlight() != r.inFlight()) {
-        out.add(r.worker() + " restored snapshot " + r.snapshot() + " in epoch " + r.epoch()
-            + " as balance " + r.balance() + " (crc " + r.crc() + ", in flight " + r.inFlight()
-            + ") but recorded balance " + p.balance() + " (crc " + p.crc() + ", in flight "
-            + p.inFlight() + ")");
+        out.add(
+            r.worker()
+                + " restored snapshot "
+                + r.snapshot()
+                + " in epoch "
+                + r.epoch()
+                + " as balance "
+                + r.balance()
+                + " (crc "
+                + r.crc()
+                + ", in flight "
+                + r.inFlight()
+                + ") but recorded balance "
+                + p.balance()
+                + " (crc "
+                + p.crc()
+                + ", in flight "
+                + p.inFlight()
+                + ")");
       }
     }
     return out;
@@ -135,8 +183,10 @@ final class CrashLedger {
       }
       sum += p.balance() + p.inFlight();
     }
-    return sum == total ? Optional.empty()
-        : Optional.of("snapshot " + snapshot + " holds " + sum + " (balances + in flight), not " + total);
+    return sum == total
+        ? Optional.empty()
+        : Optional.of(
+            "snapshot " + snapshot + " holds " + sum + " (balances + in flight), not " + total);
   }
 
   Map<String, Quiet> quiet() {

@@ -27,31 +27,35 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kills bank workers and the coordinator with {@code kill -9} at random moments, also during
- * snapshots and rollbacks, and checks after every recovery that nothing was lost: every process
- * is its own JVM, a supervisor restarts what dies (same worker id, same coordinator port and
- * RocksDB directory), and the coordinator's automatic policy (LATEST_COMPLETE) rolls the system
- * back when a worker is lost.
+ * snapshots and rollbacks, and checks after every recovery that nothing was lost: every process is
+ * its own JVM, a supervisor restarts what dies (same worker id, same coordinator port and RocksDB
+ * directory), and the coordinator's automatic policy (LATEST_COMPLETE) rolls the system back when a
+ * worker is lost.
  *
- * <p>After every recovery: every worker restored exactly the state it recorded for the snapshot
- * it was restored from; the newest snapshots conserve the money; new snapshots complete in the
- * new epoch. At the end: traffic stops, and the live balances add up to the total; every COMPLETE
+ * <p>After every recovery: every worker restored exactly the state it recorded for the snapshot it
+ * was restored from; the newest snapshots conserve the money; new snapshots complete in the new
+ * epoch. At the end: traffic stops, and the live balances add up to the total; every COMPLETE
  * snapshot read back from the store passes {@code CutVerifier} and conserves the money.
  *
- * <p>A handful of kills by default; {@code -Dcutpoint.crash.kills=50} (or {@code -Pcrash-long})
- * for the long run. The seed is printed and can be set with {@code -Dcutpoint.crash.seed}.
+ * <p>A handful of kills by default; {@code -Dcutpoint.crash.kills=50} (or {@code -Pcrash-long}) for
+ * the long run. The seed is printed and can be set with {@code -Dcutpoint.crash.seed}.
  */
 class CrashRecoveryTest {
 
   private static final int KILLS = Integer.getInteger("cutpoint.crash.kills", 6);
-  /** Fixed unless {@code -Dcutpoint.crash.seed} is given, so that a failure can be replayed; printed either way. */
+
+  /**
+   * Fixed unless {@code -Dcutpoint.crash.seed} is given, so that a failure can be replayed; printed
+   * either way.
+   */
   private static final long SEED = Long.getLong("cutpoint.crash.seed", 20_261_201L);
+
   private static final List<String> WORKERS = List.of("w1", "w2", "w3");
   private static final long BALANCE = 1_000_000;
   private static final long TOTAL = BALANCE * WORKERS.size();
   private static final Duration RECOVERY = Duration.ofSeconds(120);
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private final CrashLedger ledger = new CrashLedger();
   private final Random random = new Random(SEED);
@@ -64,7 +68,10 @@ class CrashRecoveryTest {
   private int rollbacksSeen;
   private int conservationChecks;
 
-  /** Longer than the build's 5 minute default: a few minutes on a loaded machine (-Pcrash-long lifts it). */
+  /**
+   * Longer than the build's 5 minute default: a few minutes on a loaded machine (-Pcrash-long lifts
+   * it).
+   */
   @Test
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void killedWorkersAndCoordinatorsRecoverWithoutLosingMoneyOrConsistency() throws Exception {
@@ -73,8 +80,12 @@ class CrashRecoveryTest {
     supervisor = new Supervisor();
     try {
       System.out.printf("crash test: seed %d, %d kills, workers %s%n", SEED, KILLS, WORKERS);
-      supervisor.add(new ChildProcess("coordinator", CrashCoordinatorMain.class,
-          List.of(tmp.resolve("coordinator.port").toString(), data.toString(), "400", "60000"), ledger::accept));
+      supervisor.add(
+          new ChildProcess(
+              "coordinator",
+              CrashCoordinatorMain.class,
+              List.of(tmp.resolve("coordinator.port").toString(), data.toString(), "400", "60000"),
+              ledger::accept));
       await().atMost(RECOVERY).until(ledger::coordinatorReady);
       int port = ledger.coordinatorPort(); // bound as port 0; restarts bind it again
       channel = NettyChannelBuilder.forAddress("localhost", port).usePlaintext().build();
@@ -83,8 +94,17 @@ class CrashRecoveryTest {
       for (String w : WORKERS) {
         List<String> peers = new ArrayList<>(WORKERS);
         peers.remove(w);
-        supervisor.add(new ChildProcess(w, CrashWorkerMain.class, List.of(w, "localhost:" + port,
-            String.join(",", peers), String.valueOf(BALANCE), String.valueOf(seed++)), ledger::accept));
+        supervisor.add(
+            new ChildProcess(
+                w,
+                CrashWorkerMain.class,
+                List.of(
+                    w,
+                    "localhost:" + port,
+                    String.join(",", peers),
+                    String.valueOf(BALANCE),
+                    String.valueOf(seed++)),
+                ledger::accept));
       }
       await().atMost(RECOVERY).ignoreExceptions().until(() -> healthy(0));
       long last = awaitNewComplete(0, 0);
@@ -96,14 +116,19 @@ class CrashRecoveryTest {
         long epochBefore = cluster().getEpoch();
         long newestBefore = newestComplete();
         String scenario = scenario(event);
-        System.out.printf("crash test: event %d (%s), kills so far %d, epoch %d%n", event, scenario, kills, epochBefore);
+        System.out.printf(
+            "crash test: event %d (%s), kills so far %d, epoch %d%n",
+            event, scenario, kills, epochBefore);
         switch (scenario) {
           case "worker at a random moment" -> {
             randomMoment();
             kill(randomWorker());
           }
           case "worker during a snapshot" -> {
-            await().atMost(RECOVERY).pollInterval(Duration.ofMillis(2)).ignoreExceptions()
+            await()
+                .atMost(RECOVERY)
+                .pollInterval(Duration.ofMillis(2))
+                .ignoreExceptions()
                 .until(() -> cluster().getPendingSnapshotsCount() > 0);
             kill(randomWorker());
           }
@@ -111,7 +136,10 @@ class CrashRecoveryTest {
             String first = randomWorker();
             kill(first);
             awaitRollbackInProgress();
-            String second = WORKERS.get((WORKERS.indexOf(first) + 1 + random.nextInt(WORKERS.size() - 1)) % WORKERS.size());
+            String second =
+                WORKERS.get(
+                    (WORKERS.indexOf(first) + 1 + random.nextInt(WORKERS.size() - 1))
+                        % WORKERS.size());
             kill(second);
           }
           case "coordinator at a random moment" -> {
@@ -137,7 +165,13 @@ class CrashRecoveryTest {
       await().atMost(RECOVERY).until(this::allQuiet);
       long live = ledger.quiet().values().stream().mapToLong(CrashLedger.Quiet::balance).sum();
       if (live != TOTAL) {
-        violations.add("after the run the live balances add up to " + live + ", not " + TOTAL + ": " + ledger.quiet());
+        violations.add(
+            "after the run the live balances add up to "
+                + live
+                + ", not "
+                + TOTAL
+                + ": "
+                + ledger.quiet());
       }
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       supervisor.shutdown();
@@ -155,15 +189,29 @@ class CrashRecoveryTest {
       List<Long> millis = new ArrayList<>(ledger.rollbackMillis());
       java.util.Collections.sort(millis);
       if (!millis.isEmpty()) {
-        System.out.printf("CRASH TEST ROLLBACKS: %d completed, duration min %d ms, median %d ms, max %d ms "
+        System.out.printf(
+            "CRASH TEST ROLLBACKS: %d completed, duration min %d ms, median %d ms, max %d ms "
                 + "(from the loss to every worker resumed, restart of the killed JVM included)%n",
-            millis.size(), millis.get(0), millis.get(millis.size() / 2), millis.get(millis.size() - 1));
+            millis.size(),
+            millis.get(0),
+            millis.get(millis.size() / 2),
+            millis.get(millis.size() - 1));
       }
-      System.out.printf("CRASH TEST RESULT: seed %d, kills %d, recoveries %d, rollbacks %d, restores %d, "
+      System.out.printf(
+          "CRASH TEST RESULT: seed %d, kills %d, recoveries %d, rollbacks %d, restores %d, "
               + "complete snapshots read back %d (%d recorded in-flight messages), conservation checks %d, "
               + "newest snapshot %d, time %d s, violations %d%n",
-          SEED, kills, recoveries, rollbacksSeen, ledger.restores().size(), stored.complete(),
-          stored.inFlightMessages(), conservationChecks, last, seconds, violations.size());
+          SEED,
+          kills,
+          recoveries,
+          rollbacksSeen,
+          ledger.restores().size(),
+          stored.complete(),
+          stored.inFlightMessages(),
+          conservationChecks,
+          last,
+          seconds,
+          violations.size());
       violations.forEach(v -> System.out.println("VIOLATION: " + v));
       assertThat(violations).isEmpty();
       assertThat(stored.complete()).isGreaterThan(recoveries);
@@ -198,16 +246,21 @@ class CrashRecoveryTest {
   }
 
   /**
-   * After the kills: the cluster is whole again in a newer epoch (when a worker died), every
-   * worker restored what it recorded, and new snapshots complete and conserve the money.
+   * After the kills: the cluster is whole again in a newer epoch (when a worker died), every worker
+   * restored what it recorded, and new snapshots complete and conserve the money.
    */
   private long recover(long epochBefore, long newestBefore, boolean rolledBack) {
-    await().atMost(RECOVERY).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+    await()
+        .atMost(RECOVERY)
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreExceptions()
         .until(() -> healthy(rolledBack ? epochBefore + 1 : epochBefore));
     long epoch = cluster().getEpoch();
     if (rolledBack) {
       rollbacksSeen += (int) (epoch - epochBefore);
-      await().atMost(RECOVERY).until(() -> ledger.restoresInto(epoch).keySet().containsAll(WORKERS));
+      await()
+          .atMost(RECOVERY)
+          .until(() -> ledger.restoresInto(epoch).keySet().containsAll(WORKERS));
       Map<String, CrashLedger.Restored> restored = ledger.restoresInto(epoch);
       TreeSet<Long> targets = new TreeSet<>();
       restored.values().forEach(r -> targets.add(r.snapshot()));
@@ -216,11 +269,18 @@ class CrashRecoveryTest {
       } else if (targets.first() < newestBefore) {
         // LATEST_COMPLETE: the newest complete snapshot before the kill is still stored (nothing is
         // pruned in this test), so nothing older may be the target.
-        violations.add("epoch " + epoch + ": rolled back to snapshot " + targets.first()
-            + ", older than snapshot " + newestBefore + ", the newest complete one before the kill");
+        violations.add(
+            "epoch "
+                + epoch
+                + ": rolled back to snapshot "
+                + targets.first()
+                + ", older than snapshot "
+                + newestBefore
+                + ", the newest complete one before the kill");
       } else if (targets.first() > newestBefore && newestBefore > 0) {
         // A snapshot that completed between our last look and the kill is a fine target too.
-        System.out.printf("crash test: epoch %d restored snapshot %d (newer than %d seen before the kill)%n",
+        System.out.printf(
+            "crash test: epoch %d restored snapshot %d (newer than %d seen before the kill)%n",
             epoch, targets.first(), newestBefore);
       }
       violations.addAll(ledger.restoreViolations());
@@ -229,11 +289,18 @@ class CrashRecoveryTest {
     // Traffic goes on: two new snapshots complete in this epoch, and money moved between them.
     long first = awaitNewComplete(newestBefore, epoch);
     long second = awaitNewComplete(first, epoch);
-    await().atMost(RECOVERY).until(() -> ledger.hasAllPieces(second, WORKERS) && ledger.hasAllPieces(first, WORKERS));
-    boolean moved = WORKERS.stream().anyMatch(w ->
-        ledger.piece(first, w).orElseThrow().balance() != ledger.piece(second, w).orElseThrow().balance());
+    await()
+        .atMost(RECOVERY)
+        .until(() -> ledger.hasAllPieces(second, WORKERS) && ledger.hasAllPieces(first, WORKERS));
+    boolean moved =
+        WORKERS.stream()
+            .anyMatch(
+                w ->
+                    ledger.piece(first, w).orElseThrow().balance()
+                        != ledger.piece(second, w).orElseThrow().balance());
     if (!moved) {
-      violations.add("no money moved between snapshots " + first + " and " + second + " in epoch " + epoch);
+      violations.add(
+          "no money moved between snapshots " + first + " and " + second + " in epoch " + epoch);
     }
     checkNewestSnapshots();
     return second;
@@ -243,9 +310,15 @@ class CrashRecoveryTest {
   private long checkedUpTo;
 
   private void checkNewestSnapshots() {
-    List<SnapshotManifest> complete = admin.withDeadlineAfter(10, TimeUnit.SECONDS).listSnapshots(
-        ListSnapshotsRequest.newBuilder().addStatuses(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).setPageSize(1000)
-            .build()).getSnapshotsList();
+    List<SnapshotManifest> complete =
+        admin
+            .withDeadlineAfter(10, TimeUnit.SECONDS)
+            .listSnapshots(
+                ListSnapshotsRequest.newBuilder()
+                    .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                    .setPageSize(1000)
+                    .build())
+            .getSnapshotsList();
     long newest = checkedUpTo;
     for (SnapshotManifest m : complete) {
       long id = m.getSnapshotId();
@@ -282,7 +355,10 @@ class CrashRecoveryTest {
   }
 
   private void awaitRollbackInProgress() {
-    await().atMost(RECOVERY).pollInterval(Duration.ofMillis(5)).ignoreExceptions()
+    await()
+        .atMost(RECOVERY)
+        .pollInterval(Duration.ofMillis(5))
+        .ignoreExceptions()
         .until(() -> cluster().getRollbackInProgress());
   }
 
@@ -297,20 +373,34 @@ class CrashRecoveryTest {
   }
 
   private ClusterView cluster() {
-    return admin.withDeadlineAfter(2, TimeUnit.SECONDS).getCluster(GetClusterRequest.getDefaultInstance());
+    return admin
+        .withDeadlineAfter(2, TimeUnit.SECONDS)
+        .getCluster(GetClusterRequest.getDefaultInstance());
   }
 
   private boolean healthy(long minEpoch) {
     ClusterView v = cluster();
-    return v.getEpoch() >= minEpoch && !v.getRollbackInProgress() && v.getWorkersCount() == WORKERS.size()
-        && v.getWorkersList().stream().allMatch(w -> w.getState() == WorkerState.WORKER_STATE_RUNNING);
+    return v.getEpoch() >= minEpoch
+        && !v.getRollbackInProgress()
+        && v.getWorkersCount() == WORKERS.size()
+        && v.getWorkersList().stream()
+            .allMatch(w -> w.getState() == WorkerState.WORKER_STATE_RUNNING);
   }
 
   private long newestComplete() {
     try {
-      return admin.withDeadlineAfter(2, TimeUnit.SECONDS).listSnapshots(ListSnapshotsRequest.newBuilder()
-              .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).setPageSize(1).build())
-          .getSnapshotsList().stream().mapToLong(SnapshotManifest::getSnapshotId).max().orElse(0);
+      return admin
+          .withDeadlineAfter(2, TimeUnit.SECONDS)
+          .listSnapshots(
+              ListSnapshotsRequest.newBuilder()
+                  .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                  .setPageSize(1)
+                  .build())
+          .getSnapshotsList()
+          .stream()
+          .mapToLong(SnapshotManifest::getSnapshotId)
+          .max()
+          .orElse(0);
     } catch (RuntimeException e) {
       return checkedUpTo;
     }
@@ -319,16 +409,28 @@ class CrashRecoveryTest {
   /** Waits for a complete snapshot newer than {@code after} taken in {@code epoch}; its id. */
   private long awaitNewComplete(long after, long epoch) {
     long[] found = new long[1];
-    await().atMost(RECOVERY).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() -> {
-      for (SnapshotManifest m : admin.withDeadlineAfter(2, TimeUnit.SECONDS).listSnapshots(
-          ListSnapshotsRequest.newBuilder().addStatuses(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).setPageSize(20)
-              .build()).getSnapshotsList()) {
-        if (m.getSnapshotId() > after && m.getEpoch() == epoch) {
-          found[0] = found[0] == 0 ? m.getSnapshotId() : Math.min(found[0], m.getSnapshotId());
-        }
-      }
-      return found[0] != 0;
-    });
+    await()
+        .atMost(RECOVERY)
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              for (SnapshotManifest m :
+                  admin
+                      .withDeadlineAfter(2, TimeUnit.SECONDS)
+                      .listSnapshots(
+                          ListSnapshotsRequest.newBuilder()
+                              .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                              .setPageSize(20)
+                              .build())
+                      .getSnapshotsList()) {
+                if (m.getSnapshotId() > after && m.getEpoch() == epoch) {
+                  found[0] =
+                      found[0] == 0 ? m.getSnapshotId() : Math.min(found[0], m.getSnapshotId());
+                }
+              }
+              return found[0] != 0;
+            });
     return found[0];
   }
 }

@@ -18,10 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One bank worker as its own process, for the crash test: a {@link Worker} with a {@link
- * CrashAccount} and a {@link CoordinatorSession}, moving money to its peers every few
- * milliseconds. Reports on stdout ({@code CP ...} lines); takes commands on stdin: {@code STOP}
- * (no more transfers), {@code QUIET} (answers whether everything it sent was delivered, and its
- * balance). Exits when stdin ends.
+ * CrashAccount} and a {@link CoordinatorSession}, moving money to its peers every few milliseconds.
+ * Reports on stdout ({@code CP ...} lines); takes commands on stdin: {@code STOP} (no more
+ * transfers), {@code QUIET} (answers whether everything it sent was delivered, and its balance).
+ * Exits when stdin ends.
  *
  * <p>Arguments: worker id, coordinator host:port, comma-separated peers, opening balance, seed.
  */
@@ -35,36 +35,52 @@ public final class CrashWorkerMain {
     List<String> peers = List.of(args[2].split(","));
     long balance = Long.parseLong(args[3]);
     long seed = Long.parseLong(args[4]);
-    PrintStream stdout = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-    java.util.function.Consumer<String> out = line -> {
-      synchronized (stdout) {
-        stdout.println(line);
-      }
-    };
+    PrintStream stdout =
+        new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    java.util.function.Consumer<String> out =
+        line -> {
+          synchronized (stdout) {
+            stdout.println(line);
+          }
+        };
 
     CrashAccount account = new CrashAccount(balance, peers, seed);
-    Worker worker = Worker.builder(id).outgoing(peers).incoming(peers)
-        .stateHandler(account).messageHandler(account).build();
+    Worker worker =
+        Worker.builder(id)
+            .outgoing(peers)
+            .incoming(peers)
+            .stateHandler(account)
+            .messageHandler(account)
+            .build();
     account.attach(worker);
     worker.start();
     ReportingControl control = new ReportingControl(worker, account, out);
-    CoordinatorSession session = CoordinatorSession.connect(target, control, SessionOptions.defaults()
-        .withReconnect(Duration.ofMillis(50), Duration.ofMillis(500)));
+    CoordinatorSession session =
+        CoordinatorSession.connect(
+            target,
+            control,
+            SessionOptions.defaults().withReconnect(Duration.ofMillis(50), Duration.ofMillis(500)));
     session.joined().thenRun(() -> out.accept("CP JOINED w=" + id + " e=" + worker.epoch()));
 
     ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor();
-    java.util.concurrent.atomic.AtomicBoolean traffic = new java.util.concurrent.atomic.AtomicBoolean(true);
-    driver.scheduleWithFixedDelay(() -> {
-      if (traffic.get()) {
-        try {
-          worker.execute(account::transfer);
-        } catch (RuntimeException e) {
-          // closing
-        }
-      }
-    }, 3, 3, TimeUnit.MILLISECONDS);
+    java.util.concurrent.atomic.AtomicBoolean traffic =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    driver.scheduleWithFixedDelay(
+        () -> {
+          if (traffic.get()) {
+            try {
+              worker.execute(account::transfer);
+            } catch (RuntimeException e) {
+              // closing
+            }
+          }
+        },
+        3,
+        3,
+        TimeUnit.MILLISECONDS);
 
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       switch (line.trim()) {
         case "STOP" -> {
@@ -78,8 +94,15 @@ public final class CrashWorkerMain {
           CompletableFuture<Long> bal = new CompletableFuture<>();
           worker.execute(() -> bal.complete(account.balance()));
           long b = bal.get(10, TimeUnit.SECONDS);
-          out.accept("CP QUIET w=" + id + " quiet=" + worker.allAcknowledged() + " bal=" + b
-              + " e=" + worker.epoch());
+          out.accept(
+              "CP QUIET w="
+                  + id
+                  + " quiet="
+                  + worker.allAcknowledged()
+                  + " bal="
+                  + b
+                  + " e="
+                  + worker.epoch());
         }
         default -> out.accept("CP UNKNOWN " + line);
       }

@@ -1,7 +1,7 @@
 package io.cutpoint.ops.crash;
 
-import io.cutpoint.client.Worker;
 import io.cutpoint.client.ForwardingWorkerControl;
+import io.cutpoint.client.Worker;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.cut.RecordedMessage;
@@ -31,7 +31,6 @@ final class ReportingControl extends ForwardingWorkerControl {
     this.out = out;
   }
 
-
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
     worker.restore(epoch, piece, state);
@@ -43,28 +42,49 @@ final class ReportingControl extends ForwardingWorkerControl {
     } catch (Exception e) {
       throw new IllegalStateException("could not read the state after the restore", e);
     }
-    out.accept("CP RESTORED w=" + worker.workerId() + " s=" + piece.snapshotId() + " e=" + epoch
-        + " bal=" + CrashAccount.balanceOf(now) + " crc=" + crc(now)
-        + " inflight=" + inFlight(piece.recordings()));
+    out.accept(
+        "CP RESTORED w="
+            + worker.workerId()
+            + " s="
+            + piece.snapshotId()
+            + " e="
+            + epoch
+            + " bal="
+            + CrashAccount.balanceOf(now)
+            + " crc="
+            + crc(now)
+            + " inflight="
+            + inFlight(piece.recordings()));
   }
 
   @Override
   public void setSnapshotListener(LocalSnapshotListener listener) {
-    worker.setSnapshotListener(new LocalSnapshotListener() {
-      @Override
-      public void completed(CompletedLocalSnapshot s) {
-        byte[] state = s.state().state();
-        out.accept("CP PIECE w=" + worker.workerId() + " s=" + s.cut().snapshotId() + " e="
-            + worker.epoch() + " bal=" + CrashAccount.balanceOf(state) + " crc=" + crc(state)
-            + " inflight=" + inFlight(s.cut().recordings()));
-        listener.completed(s);
-      }
+    worker.setSnapshotListener(
+        new LocalSnapshotListener() {
+          @Override
+          public void completed(CompletedLocalSnapshot s) {
+            byte[] state = s.state().state();
+            out.accept(
+                "CP PIECE w="
+                    + worker.workerId()
+                    + " s="
+                    + s.cut().snapshotId()
+                    + " e="
+                    + worker.epoch()
+                    + " bal="
+                    + CrashAccount.balanceOf(state)
+                    + " crc="
+                    + crc(state)
+                    + " inflight="
+                    + inFlight(s.cut().recordings()));
+            listener.completed(s);
+          }
 
-      @Override
-      public void failed(long snapshotId, String reason) {
-        listener.failed(snapshotId, reason);
-      }
-    });
+          @Override
+          public void failed(long snapshotId, String reason) {
+            listener.failed(snapshotId, reason);
+          }
+        });
   }
 
   static long inFlight(Map<String, List<RecordedMessage>> recordings) {

@@ -62,15 +62,29 @@ final class StoredCuts {
             }
           }
           String first = meta.getFirstMarkerFrom();
-          pieces.add(new LocalSnapshot(id, w, counters(meta.getSentList()), counters(meta.getReceivedList()),
-              recorded, first.isEmpty() ? null : first));
+          pieces.add(
+              new LocalSnapshot(
+                  id,
+                  w,
+                  counters(meta.getSentList()),
+                  counters(meta.getReceivedList()),
+                  recorded,
+                  first.isEmpty() ? null : first));
           byte[] state = state(store, id, w);
           money += CrashAccount.balanceOf(state);
-          ledger.piece(id, w).ifPresent(p -> {
-            if (p.crc() != ReportingControl.crc(state)) {
-              violations.add("snapshot " + id + ", worker " + w + ": stored state differs from the one it recorded");
-            }
-          });
+          ledger
+              .piece(id, w)
+              .ifPresent(
+                  p -> {
+                    if (p.crc() != ReportingControl.crc(state)) {
+                      violations.add(
+                          "snapshot "
+                              + id
+                              + ", worker "
+                              + w
+                              + ": stored state differs from the one it recorded");
+                    }
+                  });
         }
         for (Violation v : CutVerifier.verify(Cut.of(id, workers, channels, pieces))) {
           violations.add("snapshot " + id + " (COMPLETE) is inconsistent: " + v);
@@ -81,10 +95,16 @@ final class StoredCuts {
       }
       for (CrashLedger.Restored r : ledger.restores()) {
         if (store.manifest(r.snapshot()).isEmpty()) {
-          violations.add(r.worker() + " restored snapshot " + r.snapshot() + ", which is not stored");
+          violations.add(
+              r.worker() + " restored snapshot " + r.snapshot() + ", which is not stored");
         } else if (ReportingControl.crc(state(store, r.snapshot(), r.worker())) != r.crc()) {
-          violations.add(r.worker() + " restored snapshot " + r.snapshot() + " in epoch " + r.epoch()
-              + " with a state that differs from the stored piece");
+          violations.add(
+              r.worker()
+                  + " restored snapshot "
+                  + r.snapshot()
+                  + " in epoch "
+                  + r.epoch()
+                  + " with a state that differs from the stored piece");
         }
       }
     }

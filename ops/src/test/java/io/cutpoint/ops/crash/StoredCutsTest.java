@@ -18,11 +18,12 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The read-back of stored snapshots catches an inconsistent cut, lost money and a wrong restore. */
+/**
+ * The read-back of stored snapshots catches an inconsistent cut, lost money and a wrong restore.
+ */
 class StoredCutsTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aConsistentConservingSnapshotPassesAndEachFaultIsCaught() {
@@ -40,48 +41,100 @@ class StoredCutsTest {
     StoredCuts.Result r = StoredCuts.check(dir, 100, ledger);
 
     assertThat(r.complete()).isEqualTo(4);
-    assertThat(r.violations()).hasSize(4)
-        .anySatisfy(v -> assertThat(v).isEqualTo("snapshot 4 (COMPLETE) is inconsistent: a->b: "
-            + "the channel whose marker started the recording holds 1 messages; it must be empty"))
+    assertThat(r.violations())
+        .hasSize(4)
+        .anySatisfy(
+            v ->
+                assertThat(v)
+                    .isEqualTo(
+                        "snapshot 4 (COMPLETE) is inconsistent: a->b: "
+                            + "the channel whose marker started the recording holds 1 messages; it must be empty"))
         .anySatisfy(v -> assertThat(v).startsWith("snapshot 2 (COMPLETE) is inconsistent"))
         .anySatisfy(v -> assertThat(v).isEqualTo("snapshot 3 (COMPLETE) holds 101, not 100"))
-        .anySatisfy(v -> assertThat(v).contains("a restored snapshot 1 in epoch 2 with a state that differs"));
+        .anySatisfy(
+            v ->
+                assertThat(v)
+                    .contains("a restored snapshot 1 in epoch 2 with a state that differs"));
   }
 
-  private static void write(SnapshotStore store, long id, long balanceA, long balanceB, long sentAtoB,
-      long inTransit) {
+  private static void write(
+      SnapshotStore store, long id, long balanceA, long balanceB, long sentAtoB, long inTransit) {
     write(store, id, balanceA, balanceB, sentAtoB, inTransit, "");
   }
 
-  /** As above; b's stored piece names {@code firstMarkerOfB} as the channel whose marker made it record. */
-  private static void write(SnapshotStore store, long id, long balanceA, long balanceB, long sentAtoB,
-      long inTransit, String firstMarkerOfB) {
-    Topology topology = Topology.newBuilder()
-        .addWorkers(WorkerDecl.newBuilder().setWorkerId("a").setChannelAddress("h:1").addOutgoing("b").addIncoming("b"))
-        .addWorkers(WorkerDecl.newBuilder().setWorkerId("b").setChannelAddress("h:2").addOutgoing("a").addIncoming("a"))
-        .build();
-    SnapshotManifest pending = SnapshotManifest.newBuilder().setSnapshotId(id)
-        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING).setEpoch(1).setTopology(topology)
-        .addInitiators("a").build();
+  /**
+   * As above; b's stored piece names {@code firstMarkerOfB} as the channel whose marker made it
+   * record.
+   */
+  private static void write(
+      SnapshotStore store,
+      long id,
+      long balanceA,
+      long balanceB,
+      long sentAtoB,
+      long inTransit,
+      String firstMarkerOfB) {
+    Topology topology =
+        Topology.newBuilder()
+            .addWorkers(
+                WorkerDecl.newBuilder()
+                    .setWorkerId("a")
+                    .setChannelAddress("h:1")
+                    .addOutgoing("b")
+                    .addIncoming("b"))
+            .addWorkers(
+                WorkerDecl.newBuilder()
+                    .setWorkerId("b")
+                    .setChannelAddress("h:2")
+                    .addOutgoing("a")
+                    .addIncoming("a"))
+            .build();
+    SnapshotManifest pending =
+        SnapshotManifest.newBuilder()
+            .setSnapshotId(id)
+            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+            .setEpoch(1)
+            .setTopology(topology)
+            .addInitiators("a")
+            .build();
     store.createPending(pending);
     piece(store, id, "a", balanceA, "b", sentAtoB, 1, "");
     piece(store, id, "b", balanceB, "a", 1, 1, firstMarkerOfB);
-    store.putChannelRecording(id, ChannelId.of("a", "b"),
+    store.putChannelRecording(
+        id,
+        ChannelId.of("a", "b"),
         List.of(new RecordedMessage(2, CrashAccount.encode(inTransit))));
-    store.commit(pending.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
-        .setInFlightMessages(1).build());
+    store.commit(
+        pending.toBuilder()
+            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+            .setInFlightMessages(1)
+            .build());
   }
 
-  private static void piece(SnapshotStore store, long id, String w, long balance, String peer, long sent,
-      long received, String firstMarkerFrom) {
+  private static void piece(
+      SnapshotStore store,
+      long id,
+      String w,
+      long balance,
+      String peer,
+      long sent,
+      long received,
+      String firstMarkerFrom) {
     byte[] state = java.nio.ByteBuffer.allocate(8).putLong(balance).array();
     CRC32C crc = new CRC32C();
     crc.update(state);
     store.putStateChunk(id, w, 0, state, (int) crc.getValue());
-    store.putWorkerMeta(id, LocalSnapshotMeta.newBuilder().setSnapshotId(id).setWorkerId(w).setEpoch(1)
-        .addSent(ChannelCounter.newBuilder().setPeer(peer).setCount(sent))
-        .addReceived(ChannelCounter.newBuilder().setPeer(peer).setCount(received))
-        .setStateBytes(state.length).setStateCrc32C((int) crc.getValue())
-        .setFirstMarkerFrom(firstMarkerFrom).build());
+    store.putWorkerMeta(
+        id,
+        LocalSnapshotMeta.newBuilder()
+            .setSnapshotId(id)
+            .setWorkerId(w)
+            .setEpoch(1)
+            .addSent(ChannelCounter.newBuilder().setPeer(peer).setCount(sent))
+            .addReceived(ChannelCounter.newBuilder().setPeer(peer).setCount(received))
+            .setStateBytes(state.length)
+            .setStateCrc32C((int) crc.getValue())
+            .setFirstMarkerFrom(firstMarkerFrom)
+            .build());
   }
 }

@@ -35,8 +35,12 @@ final class Supervisor implements AutoCloseable {
         return;
       }
       if (expectedDeaths.get(child.name).getAndUpdate(n -> Math.max(0, n - 1)) == 0) {
-        unexpectedDeaths.add(child.name + " exited by itself with status "
-            + child.process().exitValue() + "; last lines: " + child.tail());
+        unexpectedDeaths.add(
+            child.name
+                + " exited by itself with status "
+                + child.process().exitValue()
+                + "; last lines: "
+                + child.tail());
       }
       launch(child);
     }
@@ -82,7 +86,11 @@ final class Supervisor implements AutoCloseable {
   String tails() {
     StringBuilder b = new StringBuilder();
     for (ChildProcess c : all()) {
-      b.append("---- last lines of ").append(c.name).append(" (started ").append(c.starts()).append(" times)\n");
+      b.append("---- last lines of ")
+          .append(c.name)
+          .append(" (started ")
+          .append(c.starts())
+          .append(" times)\n");
       c.tail().forEach(l -> b.append("  ").append(l).append('\n'));
     }
     return b.toString();

@@ -18,10 +18,12 @@ class BankTest {
     List<byte[]> wire = new ArrayList<>();
     long moved = 0;
     for (int i = 0; i < 50; i++) {
-      moved += a.transfer((to, payload) -> {
-        wire.add(payload);
-        return wire.size();
-      });
+      moved +=
+          a.transfer(
+              (to, payload) -> {
+                wire.add(payload);
+                return wire.size();
+              });
     }
     assertThat(a.balance()).isEqualTo(100 - moved);
     long seq = 0;
@@ -50,12 +52,14 @@ class BankTest {
     a.onCapture((id, state) -> log.record("a", id, state));
     byte[] state = a.captureState(7).state();
     assertThat(BankAccount.decodeBalance(state)).isEqualTo(42);
-    assertThat(log.get("a", 7)).hasValueSatisfying(s -> assertThat(BankAccount.decodeBalance(s)).isEqualTo(42));
+    assertThat(log.get("a", 7))
+        .hasValueSatisfying(s -> assertThat(BankAccount.decodeBalance(s)).isEqualTo(42));
     a.onMessage("b", 1, BankAccount.encodeAmount(8));
     a.restore(state);
     assertThat(a.balance()).isEqualTo(42);
     assertThat(a.restores()).isEqualTo(1);
-    assertThatThrownBy(() -> BankAccount.decodeBalance(new byte[3])).hasMessageContaining("8 bytes");
+    assertThatThrownBy(() -> BankAccount.decodeBalance(new byte[3]))
+        .hasMessageContaining("8 bytes");
   }
 
   @Test
@@ -66,11 +70,13 @@ class BankTest {
     assertThat(ok.conserved()).isTrue();
     assertThat(ok.describe()).isEqualTo("200 = 185 in accounts + 15 in flight (2 transfers)");
 
-    ConservationCheck.Result lost = ConservationCheck.check(balances, Map.of("a->b", List.of(10L)), 200);
+    ConservationCheck.Result lost =
+        ConservationCheck.check(balances, Map.of("a->b", List.of(10L)), 200);
     assertThat(lost.conserved()).isFalse();
     assertThat(lost.describe()).endsWith("expected 200 (off by -5)");
-    ConservationCheck.Result twice = ConservationCheck.check(balances,
-        Map.of("a->b", List.of(10L, 10L), "b->a", List.of(5L)), 200);
+    ConservationCheck.Result twice =
+        ConservationCheck.check(
+            balances, Map.of("a->b", List.of(10L, 10L), "b->a", List.of(5L)), 200);
     assertThat(twice.conserved()).isFalse();
   }
 
@@ -80,11 +86,16 @@ class BankTest {
     Map<String, SortedSet<String>> ring = Topologies.outgoing(Topologies.Kind.RING, ids, 1);
     assertThat(ring.get("bank-6")).containsExactly("bank-1");
     assertThat(Topologies.channels(ring)).isEqualTo(6);
-    assertThat(Topologies.channels(Topologies.outgoing(Topologies.Kind.MESH, ids, 1))).isEqualTo(30);
+    assertThat(Topologies.channels(Topologies.outgoing(Topologies.Kind.MESH, ids, 1)))
+        .isEqualTo(30);
     for (long seed = 0; seed < 50; seed++) {
-      Map<String, SortedSet<String>> random = Topologies.outgoing(Topologies.Kind.RANDOM, ids, seed);
+      Map<String, SortedSet<String>> random =
+          Topologies.outgoing(Topologies.Kind.RANDOM, ids, seed);
       for (String id : ids) {
-        assertThat(random.get(id)).as("out of %s, seed %d", id, seed).isNotEmpty().doesNotContain(id);
+        assertThat(random.get(id))
+            .as("out of %s, seed %d", id, seed)
+            .isNotEmpty()
+            .doesNotContain(id);
         assertThat(Topologies.incoming(random, id)).as("into %s, seed %d", id, seed).isNotEmpty();
       }
       assertThat(random).isEqualTo(Topologies.outgoing(Topologies.Kind.RANDOM, ids, seed));

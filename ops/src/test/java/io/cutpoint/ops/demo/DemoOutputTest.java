@@ -13,11 +13,20 @@ import org.junit.jupiter.api.Test;
 
 class DemoOutputTest {
 
-  private static final DemoEvent SNAPSHOT = new DemoEvent("snapshot", 1_000,
-      "snapshot 3 (12.0ms) conserved: 4000 = 3990 in accounts + 10 in flight (1 transfer)",
-      Json.object().put("event", "snapshot").put("at_ms", 1_000).id("snapshot_id", 3), false);
-  private static final DemoEvent VIOLATION = new DemoEvent("violation", 2_000, "snapshot 4 violates conservation",
-      Json.object().put("event", "violation").id("snapshot_id", 4), true);
+  private static final DemoEvent SNAPSHOT =
+      new DemoEvent(
+          "snapshot",
+          1_000,
+          "snapshot 3 (12.0ms) conserved: 4000 = 3990 in accounts + 10 in flight (1 transfer)",
+          Json.object().put("event", "snapshot").put("at_ms", 1_000).id("snapshot_id", 3),
+          false);
+  private static final DemoEvent VIOLATION =
+      new DemoEvent(
+          "violation",
+          2_000,
+          "snapshot 4 violates conservation",
+          Json.object().put("event", "violation").id("snapshot_id", 4),
+          true);
 
   @Test
   void jsonPrintsOneParsableObjectPerEventThenTheSummary() {
@@ -41,10 +50,11 @@ class DemoOutputTest {
     out.event(SNAPSHOT);
     out.event(VIOLATION);
     out.summary("Summary: ok\n", Json.object());
-    assertThat(s.toString()).isEqualTo(
-        "00:00:01.000  snapshot  snapshot 3 (12.0ms) conserved: 4000 = 3990 in accounts + 10 in flight (1 transfer)\n"
-      + "00:00:02.000  violation !! snapshot 4 violates conservation\n"
-      + "Summary: ok\n");
+    assertThat(s.toString())
+        .isEqualTo(
+            "00:00:01.000  snapshot  snapshot 3 (12.0ms) conserved: 4000 = 3990 in accounts + 10 in flight (1 transfer)\n"
+                + "00:00:02.000  violation !! snapshot 4 violates conservation\n"
+                + "Summary: ok\n");
   }
 
   @Test
@@ -56,6 +66,7 @@ class DemoOutputTest {
     out.summary("Summary: bad\n", Json.object());
     String text = s.toString();
     assertThat(text).contains("status line\033[K\n").contains("\033[J");
-    assertThat(text).endsWith("00:00:02.000  violation !! snapshot 4 violates conservation\n\nSummary: bad\n");
+    assertThat(text)
+        .endsWith("00:00:02.000  violation !! snapshot 4 violates conservation\n\nSummary: bad\n");
   }
 }

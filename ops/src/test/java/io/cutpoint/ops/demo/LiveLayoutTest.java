@@ -8,18 +8,22 @@ import org.junit.jupiter.api.Test;
 
 class LiveLayoutTest {
 
-  private static final List<String> STATUS = List.of(
-      "cutpoint demo  4 workers (ring)  coordinator in-process  12s / 20s",
-      "accounts  bank-1=1000 bank-2=1000 bank-3=1000 bank-4=1000 bank-5=1000 bank-6=1000 bank-7=1000",
-      "transfers 1234",
-      "snapshots 12 complete, 12 conserved, 0 violated, 0 aborted, 0 failed   p50 3.1ms  p99 9.9ms",
-      "crashes 1  rollbacks 1  recoveries ok 1",
-      "last check: snapshot 12 conserved");
+  private static final List<String> STATUS =
+      List.of(
+          "cutpoint demo  4 workers (ring)  coordinator in-process  12s / 20s",
+          "accounts  bank-1=1000 bank-2=1000 bank-3=1000 bank-4=1000 bank-5=1000 bank-6=1000 bank-7=1000",
+          "transfers 1234",
+          "snapshots 12 complete, 12 conserved, 0 violated, 0 aborted, 0 failed   p50 3.1ms  p99 9.9ms",
+          "crashes 1  rollbacks 1  recoveries ok 1",
+          "last check: snapshot 12 conserved");
 
   private static List<String> events(int n) {
     List<String> e = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
-      e.add("12:00:00.000  snapshot  snapshot " + i + " (3.0ms) conserved: 4000 = 3990 in accounts + 10 in flight");
+      e.add(
+          "12:00:00.000  snapshot  snapshot "
+              + i
+              + " (3.0ms) conserved: 4000 = 3990 in accounts + 10 in flight");
     }
     return e;
   }
@@ -50,7 +54,9 @@ class LiveLayoutTest {
   @Test
   void aTinyTerminalKeepsTheFirstStatusLines() {
     List<String> lines = LiveLayout.lines(STATUS, events(5), new TerminalSize(20, 5));
-    assertThat(lines).as("clamped to 20x8: the status, no room for events").hasSize(6)
+    assertThat(lines)
+        .as("clamped to 20x8: the status, no room for events")
+        .hasSize(6)
         .allSatisfy(l -> assertThat(l.length()).isLessThan(20));
   }
 

@@ -42,30 +42,42 @@ class SnapshotCheckerTest {
   @BeforeEach
   void start() throws Exception {
     String name = InProcessServerBuilder.generateName();
-    server = InProcessServerBuilder.forName(name).directExecutor().addService(new AdminGrpc.AdminImplBase() {
-      @Override
-      public void getSnapshot(GetSnapshotRequest r, StreamObserver<GetSnapshotResponse> o) {
-        SnapshotManifest m = manifests.get(r.getSnapshotId());
-        if (m == null) {
-          o.onError(Status.NOT_FOUND.asRuntimeException());
-          return;
-        }
-        o.onNext(GetSnapshotResponse.newBuilder().setManifest(m).build());
-        o.onCompleted();
-      }
+    server =
+        InProcessServerBuilder.forName(name)
+            .directExecutor()
+            .addService(
+                new AdminGrpc.AdminImplBase() {
+                  @Override
+                  public void getSnapshot(
+                      GetSnapshotRequest r, StreamObserver<GetSnapshotResponse> o) {
+                    SnapshotManifest m = manifests.get(r.getSnapshotId());
+                    if (m == null) {
+                      o.onError(Status.NOT_FOUND.asRuntimeException());
+                      return;
+                    }
+                    o.onNext(GetSnapshotResponse.newBuilder().setManifest(m).build());
+                    o.onCompleted();
+                  }
 
-      @Override
-      public void getChannelState(GetChannelStateRequest r, StreamObserver<GetChannelStateResponse> o) {
-        GetChannelStateResponse.Builder b = GetChannelStateResponse.newBuilder();
-        long seq = 1;
-        for (long amount : channels.getOrDefault(r.getChannel().getFrom() + "->" + r.getChannel().getTo(), List.of())) {
-          b.addMessages(RecordedMessage.newBuilder().setSeq(seq++)
-              .setPayload(ByteString.copyFrom(BankAccount.encodeAmount(amount))));
-        }
-        o.onNext(b.setTotalMessages(b.getMessagesCount()).build());
-        o.onCompleted();
-      }
-    }).build().start();
+                  @Override
+                  public void getChannelState(
+                      GetChannelStateRequest r, StreamObserver<GetChannelStateResponse> o) {
+                    GetChannelStateResponse.Builder b = GetChannelStateResponse.newBuilder();
+                    long seq = 1;
+                    for (long amount :
+                        channels.getOrDefault(
+                            r.getChannel().getFrom() + "->" + r.getChannel().getTo(), List.of())) {
+                      b.addMessages(
+                          RecordedMessage.newBuilder()
+                              .setSeq(seq++)
+                              .setPayload(ByteString.copyFrom(BankAccount.encodeAmount(amount))));
+                    }
+                    o.onNext(b.setTotalMessages(b.getMessagesCount()).build());
+                    o.onCompleted();
+                  }
+                })
+            .build()
+            .start();
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
   }
 
@@ -78,14 +90,21 @@ class SnapshotCheckerTest {
   private static WorkerPiece piece(String id, byte[] state) {
     CRC32C crc = new CRC32C();
     crc.update(state);
-    return WorkerPiece.newBuilder().setWorkerId(id).setMeta(LocalSnapshotMeta.newBuilder()
-        .setStateBytes(state.length).setStateCrc32C((int) crc.getValue())).build();
+    return WorkerPiece.newBuilder()
+        .setWorkerId(id)
+        .setMeta(
+            LocalSnapshotMeta.newBuilder()
+                .setStateBytes(state.length)
+                .setStateCrc32C((int) crc.getValue()))
+        .build();
   }
 
   private void store(long id, long balanceA, long balanceB, String... workers) {
     Topology.Builder t = Topology.newBuilder();
-    SnapshotManifest.Builder m = SnapshotManifest.newBuilder().setSnapshotId(id)
-        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    SnapshotManifest.Builder m =
+        SnapshotManifest.newBuilder()
+            .setSnapshotId(id)
+            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     for (String w : workers) {
       String other = w.equals("a") ? "b" : "a";
       t.addWorkers(WorkerDecl.newBuilder().setWorkerId(w).addOutgoing(other).addIncoming(other));
@@ -95,7 +114,8 @@ class SnapshotCheckerTest {
   }
 
   private SnapshotChecker checker(SnapshotChecker.StateSource states) {
-    return new SnapshotChecker(() -> AdminGrpc.newBlockingStub(channel), states, Set.of("a", "b"), 200);
+    return new SnapshotChecker(
+        () -> AdminGrpc.newBlockingStub(channel), states, Set.of("a", "b"), 200);
   }
 
   private static SnapshotChecker.StateSource balances(long a, long b) {
@@ -127,7 +147,8 @@ class SnapshotCheckerTest {
     CaptureLog log = new CaptureLog();
     log.record("a", 1, BankAccount.encodeBalance(100));
     log.record("b", 1, BankAccount.encodeBalance(100));
-    assertThat(checker(SnapshotChecker.fromCaptures(log)).check(1).kind()).isEqualTo(SnapshotChecker.Kind.CONSERVED);
+    assertThat(checker(SnapshotChecker.fromCaptures(log)).check(1).kind())
+        .isEqualTo(SnapshotChecker.Kind.CONSERVED);
 
     log.record("b", 1, BankAccount.encodeBalance(99));
     SnapshotChecker.Outcome o = checker(SnapshotChecker.fromCaptures(log)).check(1);

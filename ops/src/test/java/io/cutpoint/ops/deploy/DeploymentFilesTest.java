@@ -19,8 +19,8 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * What can be checked of {@code ops/deploy} without a service manager or a container engine: the
  * systemd unit with {@code systemd-analyze verify}, the compose file and Grafana provisioning as
- * YAML whose paths exist, the Prometheus configuration with {@code promtool check config}, and
- * that every {@code CUTPOINT_*} variable they set is a setting of {@code cutpoint server}.
+ * YAML whose paths exist, the Prometheus configuration with {@code promtool check config}, and that
+ * every {@code CUTPOINT_*} variable they set is a setting of {@code cutpoint server}.
  */
 class DeploymentFilesTest {
 
@@ -30,8 +30,10 @@ class DeploymentFilesTest {
 
   @Test
   void theSystemdUnitVerifiesCleanly() throws Exception {
-    ExternalTool.Result r = ExternalTool.require("systemd-analyze", "apt-get install systemd")
-        .run(deploy, "verify", "./cutpoint.service").succeeded();
+    ExternalTool.Result r =
+        ExternalTool.require("systemd-analyze", "apt-get install systemd")
+            .run(deploy, "verify", "./cutpoint.service")
+            .succeeded();
     assertThat(r.output()).as("warnings of systemd-analyze verify").isBlank();
   }
 
@@ -39,7 +41,9 @@ class DeploymentFilesTest {
   @Test
   void theUnitCheckCatchesAMisspeltKey(@TempDir Path dir) throws Exception {
     ExternalTool tool = ExternalTool.require("systemd-analyze", "apt-get install systemd");
-    String unit = Files.readString(deploy.resolve("cutpoint.service")).replace("Restart=on-failure", "Restrat=on-failure");
+    String unit =
+        Files.readString(deploy.resolve("cutpoint.service"))
+            .replace("Restart=on-failure", "Restrat=on-failure");
     Files.writeString(dir.resolve("cutpoint.service"), unit);
 
     ExternalTool.Result r = tool.run(dir, "verify", "./cutpoint.service");
@@ -50,17 +54,30 @@ class DeploymentFilesTest {
   @Test
   void theUnitStopsGracefullyRestartsOnFailureAndKeepsItsDataAndToken() throws IOException {
     String unit = Files.readString(deploy.resolve("cutpoint.service"));
-    assertThat(unit).contains("KillSignal=SIGTERM", "TimeoutStopSec=", "SuccessExitStatus=143", "Restart=on-failure",
-        "StateDirectory=cutpoint", "ExecStart=/usr/bin/java ", "-jar /opt/cutpoint/cutpoint.jar server",
-        Setting.DATA_DIR.envVar() + "=/var/lib/cutpoint/", Setting.ADMIN_TOKEN_FILE.envVar() + "=/etc/cutpoint/");
+    assertThat(unit)
+        .contains(
+            "KillSignal=SIGTERM",
+            "TimeoutStopSec=",
+            "SuccessExitStatus=143",
+            "Restart=on-failure",
+            "StateDirectory=cutpoint",
+            "ExecStart=/usr/bin/java ",
+            "-jar /opt/cutpoint/cutpoint.jar server",
+            Setting.DATA_DIR.envVar() + "=/var/lib/cutpoint/",
+            Setting.ADMIN_TOKEN_FILE.envVar() + "=/etc/cutpoint/");
     assertThat(unknownSettings(unit)).isEmpty();
   }
 
   @Test
   void theDockerfileRunsTheJarAsAServer() throws IOException {
     String dockerfile = Files.readString(deploy.resolve("Dockerfile"));
-    assertThat(dockerfile).contains("COPY ops/target/cutpoint.jar ", "EXPOSE 7070 9464", "STOPSIGNAL SIGTERM",
-        "CMD [\"server\"]", Setting.HOST.envVar() + "=0.0.0.0");
+    assertThat(dockerfile)
+        .contains(
+            "COPY ops/target/cutpoint.jar ",
+            "EXPOSE 7070 9464",
+            "STOPSIGNAL SIGTERM",
+            "CMD [\"server\"]",
+            Setting.HOST.envVar() + "=0.0.0.0");
     assertThat(unknownSettings(dockerfile)).isEmpty();
   }
 
@@ -74,8 +91,14 @@ class DeploymentFilesTest {
     Path context = deploy.resolve((String) build.get("context")).normalize();
     assertThat(context).isEqualTo(root);
     assertThat(context.resolve((String) build.get("dockerfile"))).isRegularFile();
-    assertThat(unknownSettings(String.join("\n", map(map(services.get("cutpoint")).get("environment")).keySet()
-        .stream().map(k -> k + "=").toList()))).isEmpty();
+    assertThat(
+            unknownSettings(
+                String.join(
+                    "\n",
+                    map(map(services.get("cutpoint")).get("environment")).keySet().stream()
+                        .map(k -> k + "=")
+                        .toList())))
+        .isEmpty();
 
     List<String> mounts = new ArrayList<>();
     for (Object service : services.values()) {
@@ -85,13 +108,18 @@ class DeploymentFilesTest {
           String spec = (String) v;
           if (spec.startsWith(".")) {
             mounts.add(spec);
-            assertThat(deploy.resolve(spec.substring(0, spec.indexOf(':'))).normalize()).as(spec).exists();
+            assertThat(deploy.resolve(spec.substring(0, spec.indexOf(':'))).normalize())
+                .as(spec)
+                .exists();
           }
         }
       }
     }
-    assertThat(mounts).contains("../alerts:/etc/prometheus/alerts:ro", "../dashboards:/var/lib/grafana/dashboards:ro",
-        "./prometheus.yml:/etc/prometheus/deploy/prometheus.yml:ro");
+    assertThat(mounts)
+        .contains(
+            "../alerts:/etc/prometheus/alerts:ro",
+            "../dashboards:/var/lib/grafana/dashboards:ro",
+            "./prometheus.yml:/etc/prometheus/deploy/prometheus.yml:ro");
     assertThat(map(services.get("prometheus")).get("command").toString())
         .contains("--config.file=/etc/prometheus/deploy/prometheus.yml");
   }
@@ -99,21 +127,31 @@ class DeploymentFilesTest {
   @Test
   void grafanaIsProvisionedWithPrometheusAndTheShippedDashboard() throws IOException {
     Path provisioning = deploy.resolve("grafana/provisioning");
-    Map<String, Object> source = map(((List<?>) yaml(provisioning.resolve("datasources/prometheus.yml"))
-        .get("datasources")).get(0));
-    assertThat(source).containsEntry("type", "prometheus").containsEntry("url", "http://prometheus:9090");
-    Map<String, Object> provider = map(((List<?>) yaml(provisioning.resolve("dashboards/cutpoint.yml"))
-        .get("providers")).get(0));
+    Map<String, Object> source =
+        map(
+            ((List<?>) yaml(provisioning.resolve("datasources/prometheus.yml")).get("datasources"))
+                .get(0));
+    assertThat(source)
+        .containsEntry("type", "prometheus")
+        .containsEntry("url", "http://prometheus:9090");
+    Map<String, Object> provider =
+        map(
+            ((List<?>) yaml(provisioning.resolve("dashboards/cutpoint.yml")).get("providers"))
+                .get(0));
     assertThat(map(provider.get("options"))).containsEntry("path", "/var/lib/grafana/dashboards");
     assertThat(root.resolve("ops/dashboards/cutpoint.json")).isRegularFile();
   }
 
   @Test
   void theComposePrometheusConfigurationScrapesTheCoordinatorAndLoadsTheRules() throws Exception {
-    ExternalTool.Result r = ExternalTool.require("promtool", "apt-get install prometheus")
-        .run(root, "check", "config", "ops/deploy/prometheus.yml").succeeded();
-    assertThat(r.output()).contains("SUCCESS: 1 rule files found",
-        "SUCCESS: " + PromtoolTest.alertRules(root) + " rules found");
+    ExternalTool.Result r =
+        ExternalTool.require("promtool", "apt-get install prometheus")
+            .run(root, "check", "config", "ops/deploy/prometheus.yml")
+            .succeeded();
+    assertThat(r.output())
+        .contains(
+            "SUCCESS: 1 rule files found",
+            "SUCCESS: " + PromtoolTest.alertRules(root) + " rules found");
     assertThat(Files.readString(deploy.resolve("prometheus.yml"))).contains("\"cutpoint:9464\"");
   }
 

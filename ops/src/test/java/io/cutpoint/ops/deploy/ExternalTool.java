@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * A command-line tool of the machine (promtool, systemd-analyze) run on the repository's files.
- * Where the tool is missing, a test that needs it is skipped and says why, unless
- * {@code -Dcutpoint.require.tools=true} or the environment has {@code CUTPOINT_REQUIRE_TOOLS=true}
- * (as {@code .ci/run} sets it): then it fails.
+ * Where the tool is missing, a test that needs it is skipped and says why, unless {@code
+ * -Dcutpoint.require.tools=true} or the environment has {@code CUTPOINT_REQUIRE_TOOLS=true} (as
+ * {@code .ci/run} sets it): then it fails.
  */
 public final class ExternalTool {
 
@@ -24,15 +24,19 @@ public final class ExternalTool {
     this.name = name;
   }
 
-  /** The tool on the PATH; skips (or, when tools are required, fails) the test if it is not there. */
+  /**
+   * The tool on the PATH; skips (or, when tools are required, fails) the test if it is not there.
+   */
   public static ExternalTool require(String name, String installHint) {
     boolean found = onPath(name);
-    boolean required = Boolean.getBoolean("cutpoint.require.tools")
-        || "true".equals(System.getenv("CUTPOINT_REQUIRE_TOOLS"));
+    boolean required =
+        Boolean.getBoolean("cutpoint.require.tools")
+            || "true".equals(System.getenv("CUTPOINT_REQUIRE_TOOLS"));
     if (!found && required) {
       throw new AssertionError(name + " is not on the PATH (" + installHint + ")");
     }
-    Assumptions.assumeTrue(found, () -> name + " is not on the PATH (" + installHint + "); skipped");
+    Assumptions.assumeTrue(
+        found, () -> name + " is not on the PATH (" + installHint + "); skipped");
     return new ExternalTool(name);
   }
 
@@ -48,7 +52,10 @@ public final class ExternalTool {
 
   /** The repository's root folder (the parent of the ops module). */
   static Path repositoryRoot() {
-    return Path.of(System.getProperty("cutpoint.ops.dir", ".")).toAbsolutePath().normalize().getParent();
+    return Path.of(System.getProperty("cutpoint.ops.dir", "."))
+        .toAbsolutePath()
+        .normalize()
+        .getParent();
   }
 
   /** Runs the tool with {@code args} in {@code dir}; returns its exit code and its output. */
@@ -58,14 +65,21 @@ public final class ExternalTool {
     command.addAll(List.of(args));
     Path output = Files.createTempFile("cutpoint-tool", ".txt");
     try {
-      Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-          .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-          .start();
+      Process p =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+              .start();
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
         p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         throw new AssertionError(String.join(" ", command) + " did not end within 60 s");
       }
-      return new Result(String.join(" ", command), p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+      return new Result(
+          String.join(" ", command),
+          p.exitValue(),
+          Files.readString(output, StandardCharsets.UTF_8));
     } finally {
       Files.deleteIfExists(output);
     }

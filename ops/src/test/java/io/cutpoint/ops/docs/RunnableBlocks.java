@@ -16,9 +16,12 @@ import java.util.stream.Stream;
  */
 final class RunnableBlocks {
 
-  private static final Pattern MARKER = Pattern.compile("^<!-- runnable(?: expect=\"([^\"]*)\")? -->\\s*$");
+  private static final Pattern MARKER =
+      Pattern.compile("^<!-- runnable(?: expect=\"([^\"]*)\")? -->\\s*$");
 
-  /** One marked block: where it is, its commands, and what its output must contain ("" = nothing). */
+  /**
+   * One marked block: where it is, its commands, and what its output must contain ("" = nothing).
+   */
   record Block(String file, int line, String script, String expect) {
     @Override
     public String toString() {
@@ -53,12 +56,14 @@ final class RunnableBlocks {
       Matcher m = MARKER.matcher(lines.get(i));
       if (!m.matches()) {
         if (lines.get(i).strip().startsWith("<!-- runnable")) {
-          throw new IllegalArgumentException(file + ":" + (i + 1) + ": malformed marker: " + lines.get(i));
+          throw new IllegalArgumentException(
+              file + ":" + (i + 1) + ": malformed marker: " + lines.get(i));
         }
         continue;
       }
       if (i + 1 >= lines.size() || !lines.get(i + 1).strip().equals("```bash")) {
-        throw new IllegalArgumentException(file + ":" + (i + 1) + ": a runnable marker must be followed by a ```bash block");
+        throw new IllegalArgumentException(
+            file + ":" + (i + 1) + ": a runnable marker must be followed by a ```bash block");
       }
       StringBuilder script = new StringBuilder();
       int j = i + 2;
@@ -67,7 +72,8 @@ final class RunnableBlocks {
         j++;
       }
       if (j >= lines.size()) {
-        throw new IllegalArgumentException(file + ":" + (i + 2) + ": the runnable block never closes");
+        throw new IllegalArgumentException(
+            file + ":" + (i + 2) + ": the runnable block never closes");
       }
       blocks.add(new Block(file, i + 2, script.toString(), m.group(1) == null ? "" : m.group(1)));
       i = j;

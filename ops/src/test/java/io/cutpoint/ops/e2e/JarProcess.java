@@ -36,7 +36,8 @@ final class JarProcess implements AutoCloseable {
   static Path jar() {
     String path = System.getProperty("cutpoint.jar");
     if (path == null) {
-      throw new IllegalStateException("system property cutpoint.jar is not set (run with failsafe)");
+      throw new IllegalStateException(
+          "system property cutpoint.jar is not set (run with failsafe)");
     }
     Path jar = Path.of(path);
     if (!Files.isRegularFile(jar)) {
@@ -46,8 +47,13 @@ final class JarProcess implements AutoCloseable {
   }
 
   static JarProcess start(String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar", jar().toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "-jar",
+                jar().toString()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().keySet().removeIf(k -> k.startsWith("CUTPOINT_"));
@@ -65,24 +71,36 @@ final class JarProcess implements AutoCloseable {
   /** Waits for the process to exit. */
   Result waitForExit(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      throw new AssertionError("cutpoint did not exit within " + timeout + "; stdout: " + out + " stderr: " + err);
+      throw new AssertionError(
+          "cutpoint did not exit within " + timeout + "; stdout: " + out + " stderr: " + err);
     }
     outReader.join(5_000);
     errReader.join(5_000);
-    return new Result(process.exitValue(), String.join("\n", out), String.join("\n", err), List.copyOf(out));
+    return new Result(
+        process.exitValue(), String.join("\n", out), String.join("\n", err), List.copyOf(out));
   }
 
   /** Waits for a stdout line matching {@code pattern} and returns the match. */
   Matcher awaitOut(Pattern pattern, Duration timeout) {
     Matcher[] found = new Matcher[1];
-    await().atMost(timeout).pollInterval(Duration.ofMillis(50)).until(() -> {
-      if (!process.isAlive() && find(pattern).isEmpty()) {
-        throw new AssertionError("cutpoint exited with " + process.exitValue() + "; stdout: " + out + " stderr: " + err);
-      }
-      Optional<Matcher> m = find(pattern);
-      m.ifPresent(x -> found[0] = x);
-      return m.isPresent();
-    });
+    await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              if (!process.isAlive() && find(pattern).isEmpty()) {
+                throw new AssertionError(
+                    "cutpoint exited with "
+                        + process.exitValue()
+                        + "; stdout: "
+                        + out
+                        + " stderr: "
+                        + err);
+              }
+              Optional<Matcher> m = find(pattern);
+              m.ifPresent(x -> found[0] = x);
+              return m.isPresent();
+            });
     return found[0];
   }
 
@@ -126,15 +144,19 @@ final class JarProcess implements AutoCloseable {
   }
 
   private static Thread pump(InputStream in, List<String> into) {
-    Thread t = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-        for (String line = r.readLine(); line != null; line = r.readLine()) {
-          into.add(line);
-        }
-      } catch (IOException e) {
-        // The process ended.
-      }
-    }, "cutpoint-it-pump");
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                  into.add(line);
+                }
+              } catch (IOException e) {
+                // The process ended.
+              }
+            },
+            "cutpoint-it-pump");
     t.setDaemon(true);
     t.start();
     return t;

@@ -11,12 +11,14 @@ class FormatTest {
 
   @Test
   void tablePadsColumnsAndRightAlignsNumberColumns() {
-    String out = new Table(">ID", "STATUS", ">SIZE").row(7, "complete", "1.5 KiB").row(12, "failed", "0 B")
-        .render();
-    assertThat(out).isEqualTo(
-        "ID  STATUS       SIZE\n"
-      + " 7  complete  1.5 KiB\n"
-      + "12  failed        0 B\n");
+    String out =
+        new Table(">ID", "STATUS", ">SIZE")
+            .row(7, "complete", "1.5 KiB")
+            .row(12, "failed", "0 B")
+            .render();
+    assertThat(out)
+        .isEqualTo(
+            "ID  STATUS       SIZE\n" + " 7  complete  1.5 KiB\n" + "12  failed        0 B\n");
   }
 
   @Test
@@ -49,20 +51,36 @@ class FormatTest {
 
   @Test
   void handBuiltJsonEscapesAndNests() {
-    String json = Json.object().put("name", "a\"b\\c\nd").put("n", 3L).put("ok", true)
-        .put("ratio", 0.5).put("third", 1 / 3.0).put("whole", 2.0).put("nan", Double.NaN)
-        .put("none", null).put("list", List.of(1, "x", Json.object().put("k", "v")))
-        .put("tree", Json.tree(ChannelRef.newBuilder().setFrom("a").build())).toString();
-    assertThat(json).isEqualTo("{\"name\":\"a\\\"b\\\\c\\nd\",\"n\":3,\"ok\":true,\"ratio\":0.5,"
-        + "\"third\":0.333,\"whole\":2,\"nan\":null,\"none\":null,\"list\":[1,\"x\",{\"k\":\"v\"}],"
-        + "\"tree\":{\"from\":\"a\",\"to\":\"\"}}");
+    String json =
+        Json.object()
+            .put("name", "a\"b\\c\nd")
+            .put("n", 3L)
+            .put("ok", true)
+            .put("ratio", 0.5)
+            .put("third", 1 / 3.0)
+            .put("whole", 2.0)
+            .put("nan", Double.NaN)
+            .put("none", null)
+            .put("list", List.of(1, "x", Json.object().put("k", "v")))
+            .put("tree", Json.tree(ChannelRef.newBuilder().setFrom("a").build()))
+            .toString();
+    assertThat(json)
+        .isEqualTo(
+            "{\"name\":\"a\\\"b\\\\c\\nd\",\"n\":3,\"ok\":true,\"ratio\":0.5,"
+                + "\"third\":0.333,\"whole\":2,\"nan\":null,\"none\":null,\"list\":[1,\"x\",{\"k\":\"v\"}],"
+                + "\"tree\":{\"from\":\"a\",\"to\":\"\"}}");
   }
 
   @Test
   void idsAreStringsAsJsonFormatPrintsSixtyFourBitIntegers() {
     assertThat(Json.object().id("snapshot_id", 7).id("epoch", 2).put("messages", 3L).toString())
         .isEqualTo("{\"snapshot_id\":\"7\",\"epoch\":\"2\",\"messages\":3}");
-    assertThat(Json.line(io.cutpoint.api.v1.RollbackResponse.newBuilder().setSnapshotId(7).setEpoch(2).build()))
+    assertThat(
+            Json.line(
+                io.cutpoint.api.v1.RollbackResponse.newBuilder()
+                    .setSnapshotId(7)
+                    .setEpoch(2)
+                    .build()))
         .contains("\"snapshot_id\":\"7\"", "\"epoch\":\"2\"");
   }
 

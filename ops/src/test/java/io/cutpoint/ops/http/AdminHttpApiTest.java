@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Admin service over HTTP against a real coordinator with three bank workers that want an
- * admin token: the answers are the gRPC answers in the protobuf JSON mapping, the refusals the
- * gRPC refusals as 400/401/404 with a message.
+ * The Admin service over HTTP against a real coordinator with three bank workers that want an admin
+ * token: the answers are the gRPC answers in the protobuf JSON mapping, the refusals the gRPC
+ * refusals as 400/401/404 with a message.
  */
 class AdminHttpApiTest {
 
@@ -59,7 +59,9 @@ class AdminHttpApiTest {
     grpc = ManagedChannelBuilder.forTarget(cluster.server.target()).usePlaintext().build();
     Metadata md = new Metadata();
     md.put(AdminTokenInterceptor.AUTHORIZATION, "Bearer " + TOKEN);
-    admin = AdminGrpc.newBlockingStub(grpc).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md));
+    admin =
+        AdminGrpc.newBlockingStub(grpc)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md));
   }
 
   @AfterAll
@@ -81,10 +83,13 @@ class AdminHttpApiTest {
   static long trigger(Http http) throws Exception {
     HttpResponse<String>[] last = new HttpResponse[1];
     // A periodic snapshot may be pending: the coordinator then refuses (at most one at once).
-    await().atMost(Duration.ofSeconds(60)).until(() -> {
-      last[0] = http.post("/api/v1/snapshots", "{\"wait\": true}");
-      return !last[0].body().contains("pending, at most");
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              last[0] = http.post("/api/v1/snapshots", "{\"wait\": true}");
+              return !last[0].body().contains("pending, at most");
+            });
     HttpResponse<String> r = last[0];
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     JsonObject m = json(r).getAsJsonObject("manifest");
@@ -97,7 +102,9 @@ class AdminHttpApiTest {
     Set<String> routed = new HashSet<>();
     AdminRoutes.UNARY.forEach(r -> routed.add(r.rpc()));
     routed.add(AdminRoutes.EVENTS_RPC);
-    assertThat(AdminGrpc.getServiceDescriptor().getMethods().stream().map(MethodDescriptor::getBareMethodName))
+    assertThat(
+            AdminGrpc.getServiceDescriptor().getMethods().stream()
+                .map(MethodDescriptor::getBareMethodName))
         .containsExactlyInAnyOrderElementsOf(routed);
   }
 
@@ -106,33 +113,51 @@ class AdminHttpApiTest {
     long id = trigger();
     HttpResponse<String> one = http.get("/api/v1/snapshots/" + id);
     assertThat(one.statusCode()).isEqualTo(200);
-    assertThat(one.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+    assertThat(one.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
     assertThat(JsonParser.parseString(one.body()))
-        .isEqualTo(JsonParser.parseString(Json.line(admin.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()))));
+        .isEqualTo(
+            JsonParser.parseString(
+                Json.line(
+                    admin.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()))));
     HttpResponse<String> list = http.get("/api/v1/snapshots?statuses=complete&page_size=1000");
-    assertThat(JsonParser.parseString(list.body())).isEqualTo(JsonParser.parseString(Json.line(admin.listSnapshots(
-        ListSnapshotsRequest.newBuilder().addStatuses(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
-            .setPageSize(1000).build()))));
+    assertThat(JsonParser.parseString(list.body()))
+        .isEqualTo(
+            JsonParser.parseString(
+                Json.line(
+                    admin.listSnapshots(
+                        ListSnapshotsRequest.newBuilder()
+                            .addStatuses(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                            .setPageSize(1000)
+                            .build()))));
     assertThat(list.body()).contains("\"snapshot_id\":\"" + id + "\"");
   }
 
-  /** A complete snapshot and a channel of it with at least two recorded messages (traffic runs all the time). */
+  /**
+   * A complete snapshot and a channel of it with at least two recorded messages (traffic runs all
+   * the time).
+   */
   static long[] snapshotWithMessages(Http http, String[] channel) {
     long[] found = new long[1];
-    await().atMost(Duration.ofMinutes(2)).until(() -> {
-      long id = trigger(http);
-      for (var c : json(http.get("/api/v1/snapshots/" + id + "/analysis")).getAsJsonObject("summary")
-          .getAsJsonArray("per_channel")) {
-        JsonObject o = c.getAsJsonObject();
-        if (o.get("in_flight_messages").getAsLong() >= 2) {
-          channel[0] = o.getAsJsonObject("channel").get("from").getAsString();
-          channel[1] = o.getAsJsonObject("channel").get("to").getAsString();
-          found[0] = id;
-          return true;
-        }
-      }
-      return false;
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () -> {
+              long id = trigger(http);
+              for (var c :
+                  json(http.get("/api/v1/snapshots/" + id + "/analysis"))
+                      .getAsJsonObject("summary")
+                      .getAsJsonArray("per_channel")) {
+                JsonObject o = c.getAsJsonObject();
+                if (o.get("in_flight_messages").getAsLong() >= 2) {
+                  channel[0] = o.getAsJsonObject("channel").get("from").getAsString();
+                  channel[1] = o.getAsJsonObject("channel").get("to").getAsString();
+                  found[0] = id;
+                  return true;
+                }
+              }
+              return false;
+            });
     return found;
   }
 
@@ -146,10 +171,15 @@ class AdminHttpApiTest {
     String token = first.get("next_page_token").getAsString();
     assertThat(token).isNotEmpty();
     HttpResponse<String> second = http.get(path + "?page_size=1&page_token=" + token);
-    GetChannelStateRequest.Builder req = GetChannelStateRequest.newBuilder().setSnapshotId(id)
-        .setChannel(ChannelRef.newBuilder().setFrom(ch[0]).setTo(ch[1])).setPageSize(1);
+    GetChannelStateRequest.Builder req =
+        GetChannelStateRequest.newBuilder()
+            .setSnapshotId(id)
+            .setChannel(ChannelRef.newBuilder().setFrom(ch[0]).setTo(ch[1]))
+            .setPageSize(1);
     assertThat(JsonParser.parseString(second.body()))
-        .isEqualTo(JsonParser.parseString(Json.line(admin.getChannelState(req.setPageToken(token).build()))));
+        .isEqualTo(
+            JsonParser.parseString(
+                Json.line(admin.getChannelState(req.setPageToken(token).build()))));
   }
 
   @Test
@@ -157,13 +187,26 @@ class AdminHttpApiTest {
     JsonObject c = json(http.get("/api/v1/cluster"));
     assertThat(c.getAsJsonArray("workers")).hasSize(3);
     long id = trigger();
-    assertThat(json(http.get("/api/v1/snapshots/" + id + "/analysis")).get("snapshot_id").getAsLong()).isEqualTo(id);
-    assertThat(json(http.post("/api/v1/snapshots/" + id + "/pin", null)).getAsJsonObject("manifest").get("pinned").getAsBoolean()).isTrue();
+    assertThat(
+            json(http.get("/api/v1/snapshots/" + id + "/analysis")).get("snapshot_id").getAsLong())
+        .isEqualTo(id);
+    assertThat(
+            json(http.post("/api/v1/snapshots/" + id + "/pin", null))
+                .getAsJsonObject("manifest")
+                .get("pinned")
+                .getAsBoolean())
+        .isTrue();
     HttpResponse<String> pinnedDelete = http.send("DELETE", "/api/v1/snapshots/" + id, null);
     assertThat(pinnedDelete.statusCode()).as(pinnedDelete.body()).isEqualTo(400);
     assertThat(json(pinnedDelete).get("code").getAsString()).isEqualTo("FAILED_PRECONDITION");
-    assertThat(json(http.post("/api/v1/snapshots/" + id + "/unpin", null)).getAsJsonObject("manifest").get("pinned").getAsBoolean()).isFalse();
-    HttpResponse<String> rb = http.post("/api/v1/snapshots/" + id + "/rollback", "{\"wait\": true}");
+    assertThat(
+            json(http.post("/api/v1/snapshots/" + id + "/unpin", null))
+                .getAsJsonObject("manifest")
+                .get("pinned")
+                .getAsBoolean())
+        .isFalse();
+    HttpResponse<String> rb =
+        http.post("/api/v1/snapshots/" + id + "/rollback", "{\"wait\": true}");
     assertThat(rb.statusCode()).as(rb.body()).isEqualTo(200);
     assertThat(json(rb).get("completed").getAsBoolean()).isTrue();
     assertThat(json(rb).get("snapshot_id").getAsLong()).isEqualTo(id);
@@ -176,8 +219,18 @@ class AdminHttpApiTest {
     HttpResponse<String> paused = http.post("/api/v1/schedule/pause", null);
     assertThat(paused.statusCode()).as(paused.body()).isEqualTo(200);
     assertThat(json(paused).getAsJsonObject("schedule").get("paused").getAsBoolean()).isTrue();
-    assertThat(json(http.get("/api/v1/cluster")).getAsJsonObject("schedule").get("paused").getAsBoolean()).isTrue();
-    assertThat(json(http.post("/api/v1/schedule/resume", null)).getAsJsonObject("schedule").get("paused").getAsBoolean()).isFalse();
+    assertThat(
+            json(http.get("/api/v1/cluster"))
+                .getAsJsonObject("schedule")
+                .get("paused")
+                .getAsBoolean())
+        .isTrue();
+    assertThat(
+            json(http.post("/api/v1/schedule/resume", null))
+                .getAsJsonObject("schedule")
+                .get("paused")
+                .getAsBoolean())
+        .isFalse();
 
     HttpResponse<String> cancel = http.post("/api/v1/rollback/cancel", null);
     assertThat(cancel.statusCode()).as(cancel.body()).isEqualTo(400);
@@ -199,48 +252,78 @@ class AdminHttpApiTest {
     HttpResponse<String> wrong = anonymous.withToken("not-it").post("/api/v1/snapshots", "{}");
     assertThat(wrong.statusCode()).isEqualTo(401);
     assertThat(json(wrong).get("message").getAsString()).isEqualTo("bad admin token");
-    assertThat(anonymous.withToken("not-it").post("/api/v1/snapshots/1/rollback", null).statusCode()).isEqualTo(401);
+    assertThat(
+            anonymous.withToken("not-it").post("/api/v1/snapshots/1/rollback", null).statusCode())
+        .isEqualTo(401);
 
-    List<String[]> bad = List.of(
-        new String[] {"GET", "/api/v1/snapshots/abc", "400", "snapshot_id"},
-        new String[] {"GET", "/api/v1/snapshots/987654", "404", "987654"},
-        new String[] {"GET", "/api/v1/snapshots?page_size=-1", "400", "page_size"},
-        new String[] {"GET", "/api/v1/snapshots?statuses=done", "400", "SNAPSHOT_STATUS_COMPLETE"},
-        new String[] {"GET", "/api/v1/snapshots?colour=red", "400", "unknown parameter 'colour'"},
-        new String[] {"GET", "/api/v1/snapshots?page_token=zzz", "400", ""},
-        new String[] {"POST", "/api/v1/snapshots", "400", "not JSON"},
-        new String[] {"GET", "/api/v1/snapshots/0", "400", ""},
-        new String[] {"GET", "/api/v1/nothing", "404", "/api/v1/nothing"},
-        new String[] {"POST", "/api/v1/snapshots/987654/rollback", "404", "987654"});
+    List<String[]> bad =
+        List.of(
+            new String[] {"GET", "/api/v1/snapshots/abc", "400", "snapshot_id"},
+            new String[] {"GET", "/api/v1/snapshots/987654", "404", "987654"},
+            new String[] {"GET", "/api/v1/snapshots?page_size=-1", "400", "page_size"},
+            new String[] {
+              "GET", "/api/v1/snapshots?statuses=done", "400", "SNAPSHOT_STATUS_COMPLETE"
+            },
+            new String[] {
+              "GET", "/api/v1/snapshots?colour=red", "400", "unknown parameter 'colour'"
+            },
+            new String[] {"GET", "/api/v1/snapshots?page_token=zzz", "400", ""},
+            new String[] {"POST", "/api/v1/snapshots", "400", "not JSON"},
+            new String[] {"GET", "/api/v1/snapshots/0", "400", ""},
+            new String[] {"GET", "/api/v1/nothing", "404", "/api/v1/nothing"},
+            new String[] {"POST", "/api/v1/snapshots/987654/rollback", "404", "987654"});
     for (String[] b : bad) {
-      HttpResponse<String> r = http.send(b[0], b[1], b[0].equals("POST") && b[1].endsWith("snapshots") ? "{wait" : null);
-      assertThat(r.statusCode()).as(b[0] + " " + b[1] + ": " + r.body()).isEqualTo(Integer.parseInt(b[2]));
-      assertThat(json(r).get("message").getAsString()).as(b[1]).isNotEmpty().contains(b[3]).doesNotContain("at io.");
+      HttpResponse<String> r =
+          http.send(b[0], b[1], b[0].equals("POST") && b[1].endsWith("snapshots") ? "{wait" : null);
+      assertThat(r.statusCode())
+          .as(b[0] + " " + b[1] + ": " + r.body())
+          .isEqualTo(Integer.parseInt(b[2]));
+      assertThat(json(r).get("message").getAsString())
+          .as(b[1])
+          .isNotEmpty()
+          .contains(b[3])
+          .doesNotContain("at io.");
     }
   }
 
   @Test
   void eventsArriveAsServerSentEventsAndNeedTheToken() throws Exception {
     HttpClient client = HttpClient.newHttpClient();
-    HttpResponse<String> refused = client.send(HttpRequest.newBuilder(URI.create(cluster.base() + AdminRoutes.EVENTS))
-            .header("Accept", "text/event-stream").build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> refused =
+        client.send(
+            HttpRequest.newBuilder(URI.create(cluster.base() + AdminRoutes.EVENTS))
+                .header("Accept", "text/event-stream")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(refused.statusCode()).isEqualTo(401);
     assertThat(refused.body()).contains("admin token required");
 
-    HttpResponse<Stream<String>> stream = client.send(HttpRequest.newBuilder(URI.create(cluster.base() + AdminRoutes.EVENTS))
-        .header("Accept", "text/event-stream").header("Authorization", "Bearer " + TOKEN).build(),
-        HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> stream =
+        client.send(
+            HttpRequest.newBuilder(URI.create(cluster.base() + AdminRoutes.EVENTS))
+                .header("Accept", "text/event-stream")
+                .header("Authorization", "Bearer " + TOKEN)
+                .build(),
+            HttpResponse.BodyHandlers.ofLines());
     assertThat(stream.statusCode()).isEqualTo(200);
-    assertThat(stream.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+    assertThat(stream.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
     List<String> lines = new CopyOnWriteArrayList<>();
     Thread reader = new Thread(() -> stream.body().forEach(lines::add), "sse-reader");
     reader.setDaemon(true);
     reader.start();
     try {
       long id = trigger();
-      await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l ->
-          l.startsWith("data: ") && l.contains("EVENT_TYPE_SNAPSHOT_COMPLETED") && l.contains("\"snapshot_id\":\"" + id + "\"")));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  lines.stream()
+                      .anyMatch(
+                          l ->
+                              l.startsWith("data: ")
+                                  && l.contains("EVENT_TYPE_SNAPSHOT_COMPLETED")
+                                  && l.contains("\"snapshot_id\":\"" + id + "\"")));
       assertThat(lines).contains("event: event");
     } finally {
       stream.body().close();

@@ -11,13 +11,14 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * Headless Debian Chromium through its chromedriver (both from apt: {@code chromium},
- * {@code chromium-driver}); a fresh profile per browser, deleted by {@link #close()}.
+ * Headless Debian Chromium through its chromedriver (both from apt: {@code chromium}, {@code
+ * chromium-driver}); a fresh profile per browser, deleted by {@link #close()}.
  */
 final class Browser implements AutoCloseable {
 
   static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
   /** Where the screenshots go, for a person to look at. */
   static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
@@ -36,17 +37,29 @@ final class Browser implements AutoCloseable {
   /** A browser whose window (and screenshots) are {@code width x height}. */
   static Browser start(int width, int height) throws IOException {
     if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-      throw new IllegalStateException("the browser tests need Debian's chromium and chromium-driver: "
-          + "apt-get install -y chromium chromium-driver (.ci/run does it)");
+      throw new IllegalStateException(
+          "the browser tests need Debian's chromium and chromium-driver: "
+              + "apt-get install -y chromium chromium-driver (.ci/run does it)");
     }
     Path profile = Files.createTempDirectory("cutpoint-chromium-");
     ChromeOptions options = new ChromeOptions();
     options.setBinary(CHROMIUM.toFile());
-    options.addArguments("--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-        "--window-size=" + width + "," + height, "--user-data-dir=" + profile);
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+    options.addArguments(
+        "--no-sandbox",
+        "--headless",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        "--window-size=" + width + "," + height,
+        "--user-data-dir=" + profile);
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(CHROMEDRIVER.toFile())
+            .usingAnyFreePort()
+            .build();
     ChromeDriver driver = new ChromeDriver(service, options);
     driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(120));
     return new Browser(driver, profile);

@@ -17,18 +17,18 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 
 /**
- * The console in headless Chromium against a real coordinator with three bank workers that wants
- * an admin token. Screenshots of each page go to {@code target/screenshots/}.
+ * The console in headless Chromium against a real coordinator with three bank workers that wants an
+ * admin token. Screenshots of each page go to {@code target/screenshots/}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserTest {
@@ -69,19 +69,25 @@ class ConsoleBrowserTest {
   // scripts that run at once in the page, never through element handles that go stale.
 
   private static long count(String css) {
-    return (Long) browser.driver.executeScript("return document.querySelectorAll(arguments[0]).length", css);
+    return (Long)
+        browser.driver.executeScript("return document.querySelectorAll(arguments[0]).length", css);
   }
 
   @SuppressWarnings("unchecked")
   private static List<String> attrs(String css, String attr) {
-    return (List<String>) browser.driver.executeScript(
-        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.getAttribute(arguments[1]))", css, attr);
+    return (List<String>)
+        browser.driver.executeScript(
+            "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.getAttribute(arguments[1]))",
+            css,
+            attr);
   }
 
   @SuppressWarnings("unchecked")
   private static List<String> texts(String css) {
-    return (List<String>) browser.driver.executeScript(
-        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)", css);
+    return (List<String>)
+        browser.driver.executeScript(
+            "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)",
+            css);
   }
 
   private static String text(String css) {
@@ -91,9 +97,15 @@ class ConsoleBrowserTest {
 
   /** Waits for the element and clicks it (SVG groups too). */
   private static void click(String css) {
-    await().atMost(UI).until(() -> (Boolean) browser.driver.executeScript(
-        "const e = document.querySelector(arguments[0]); if (!e) return false;"
-            + " if (e.click) e.click(); else e.dispatchEvent(new MouseEvent('click', {bubbles: true})); return true;", css));
+    await()
+        .atMost(UI)
+        .until(
+            () ->
+                (Boolean)
+                    browser.driver.executeScript(
+                        "const e = document.querySelector(arguments[0]); if (!e) return false;"
+                            + " if (e.click) e.click(); else e.dispatchEvent(new MouseEvent('click', {bubbles: true})); return true;",
+                        css));
   }
 
   private static void open(String hash) {
@@ -107,10 +119,16 @@ class ConsoleBrowserTest {
   }
 
   private static String toast() {
-    await().atMost(UI).until(() -> (Boolean) browser.driver.executeScript(
-        "const t = document.getElementById('toast'); return t.style.display === 'block' && t.textContent !== ''"));
+    await()
+        .atMost(UI)
+        .until(
+            () ->
+                (Boolean)
+                    browser.driver.executeScript(
+                        "const t = document.getElementById('toast'); return t.style.display === 'block' && t.textContent !== ''"));
     String t = text("#toast");
-    browser.driver.executeScript("const t = document.getElementById('toast'); t.style.display = 'none'; t.textContent = ''");
+    browser.driver.executeScript(
+        "const t = document.getElementById('toast'); t.style.display = 'none'; t.textContent = ''");
     return t;
   }
 
@@ -138,9 +156,12 @@ class ConsoleBrowserTest {
   void theClusterShowsEveryWorkerAndTheTopology() {
     open("#/cluster");
     await().atMost(UI).until(() -> count("#topology g[data-worker]") == 3);
-    assertThat(attrs("#topology g[data-worker]", "data-worker")).containsExactlyInAnyOrder("bank-1", "bank-2", "bank-3");
+    assertThat(attrs("#topology g[data-worker]", "data-worker"))
+        .containsExactlyInAnyOrder("bank-1", "bank-2", "bank-3");
     assertThat(count("#topology line[data-channel]")).isEqualTo(3);
-    assertThat(texts("#workers tbody tr")).hasSize(3).allSatisfy(t -> assertThat(t).contains("RUNNING"));
+    assertThat(texts("#workers tbody tr"))
+        .hasSize(3)
+        .allSatisfy(t -> assertThat(t).contains("RUNNING"));
     browser.screenshot("console-cluster");
   }
 
@@ -168,13 +189,25 @@ class ConsoleBrowserTest {
       shown.add(seqs.get(i) + ":" + payloads.get(i));
     }
     Path tokenFile = Files.writeString(dir.resolve("token"), TOKEN);
-    Cli.Result show = Cli.run("show", Long.toString(id), "--channel", name, "--json",
-        "--server", cluster.server.target(), "--token-file", tokenFile.toString());
+    Cli.Result show =
+        Cli.run(
+            "show",
+            Long.toString(id),
+            "--channel",
+            name,
+            "--json",
+            "--server",
+            cluster.server.target(),
+            "--token-file",
+            tokenFile.toString());
     assertThat(show.code()).as(show.err()).isZero();
     JsonObject cli = JsonParser.parseString(show.out()).getAsJsonObject();
     List<String> listed = new ArrayList<>();
     for (JsonElement m : cli.getAsJsonArray("messages")) {
-      listed.add(m.getAsJsonObject().get("seq").getAsString() + ":" + m.getAsJsonObject().get("payload_base64").getAsString());
+      listed.add(
+          m.getAsJsonObject().get("seq").getAsString()
+              + ":"
+              + m.getAsJsonObject().get("payload_base64").getAsString());
     }
     assertThat(shown).isEqualTo(listed).hasSize(cli.get("total_messages").getAsInt());
     browser.screenshot("console-snapshot-detail");
@@ -189,7 +222,9 @@ class ConsoleBrowserTest {
     String done = toast();
     assertThat(done).matches("snapshot #\\d+ complete");
     long triggered = Long.parseLong(done.replaceAll("\\D", ""));
-    JsonObject m = AdminHttpApiTest.json(http.get("/api/v1/snapshots/" + triggered)).getAsJsonObject("manifest");
+    JsonObject m =
+        AdminHttpApiTest.json(http.get("/api/v1/snapshots/" + triggered))
+            .getAsJsonObject("manifest");
     assertThat(m.get("trigger").getAsString()).isEqualTo("SNAPSHOT_TRIGGER_ADMIN");
 
     long epoch = AdminHttpApiTest.json(http.get("/api/v1/cluster")).get("epoch").getAsLong();
@@ -211,7 +246,8 @@ class ConsoleBrowserTest {
     click("#confirm-dialog[open] #confirm-ok");
     click("#token-dialog[open] #token-cancel");
     assertThat(toast()).isEqualTo("401 bad admin token");
-    assertThat(AdminHttpApiTest.json(http.get("/api/v1/cluster")).get("epoch").getAsLong()).isEqualTo(after);
+    assertThat(AdminHttpApiTest.json(http.get("/api/v1/cluster")).get("epoch").getAsLong())
+        .isEqualTo(after);
 
     setToken(TOKEN);
     open("#/snapshots");
@@ -236,7 +272,9 @@ class ConsoleBrowserTest {
 
   private static long adminTriggered() throws Exception {
     long n = 0;
-    for (JsonElement e : AdminHttpApiTest.json(http.get("/api/v1/snapshots?page_size=1000")).getAsJsonArray("snapshots")) {
+    for (JsonElement e :
+        AdminHttpApiTest.json(http.get("/api/v1/snapshots?page_size=1000"))
+            .getAsJsonArray("snapshots")) {
       if (e.getAsJsonObject().get("trigger").getAsString().equals("SNAPSHOT_TRIGGER_ADMIN")) {
         n++;
       }

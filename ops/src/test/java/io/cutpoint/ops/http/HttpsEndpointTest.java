@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The HTTP port with the gRPC port's TLS files: the console and the API over a real TLS
- * handshake, the admin token refused as over gRPC, and plain HTTP to the TLS port refused.
+ * The HTTP port with the gRPC port's TLS files: the console and the API over a real TLS handshake,
+ * the admin token refused as over gRPC, and plain HTTP to the TLS port refused.
  */
 class HttpsEndpointTest {
 
@@ -42,9 +42,14 @@ class HttpsEndpointTest {
   @BeforeAll
   static void start() throws Exception {
     pki = TestPki.create(dir);
-    cluster = LiveCluster.start(dir, TOKEN, TlsFiles.of(pki.serverCert(), pki.serverKey()), 0, Duration.ZERO);
-    client = HttpClient.newBuilder().sslContext(trusting(pki.caCert()))
-        .connectTimeout(Duration.ofSeconds(30)).build();
+    cluster =
+        LiveCluster.start(
+            dir, TOKEN, TlsFiles.of(pki.serverCert(), pki.serverKey()), 0, Duration.ZERO);
+    client =
+        HttpClient.newBuilder()
+            .sslContext(trusting(pki.caCert()))
+            .connectTimeout(Duration.ofSeconds(30))
+            .build();
   }
 
   @AfterAll
@@ -59,9 +64,11 @@ class HttpsEndpointTest {
     KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
     trust.load(null, null);
     try (InputStream in = Files.newInputStream(caPem)) {
-      trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      trust.setCertificateEntry(
+          "ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
     }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     SSLContext ctx = SSLContext.getInstance("TLS");
     ctx.init(null, tmf.getTrustManagers(), null);
@@ -69,7 +76,8 @@ class HttpsEndpointTest {
   }
 
   private static HttpResponse<String> get(String path, String authorization) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(cluster.base() + path)).timeout(Duration.ofSeconds(60));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(cluster.base() + path)).timeout(Duration.ofSeconds(60));
     if (authorization != null) {
       b.header("Authorization", authorization);
     }
@@ -86,7 +94,10 @@ class HttpsEndpointTest {
     assertThat(cluster.body()).startsWith("{");
     var session = cluster.sslSession().orElseThrow();
     assertThat(session.getProtocol()).startsWith("TLSv1.");
-    assertThat(((X509Certificate) session.getPeerCertificates()[0]).getSubjectX500Principal().getName())
+    assertThat(
+            ((X509Certificate) session.getPeerCertificates()[0])
+                .getSubjectX500Principal()
+                .getName())
         .isEqualTo("CN=localhost");
     assertThat(get("/", null).body()).contains("<title>Cutpoint console</title>");
     assertThat(get("/play/", null).body()).contains("<title>Cutpoint playground</title>");
@@ -112,8 +123,9 @@ class HttpsEndpointTest {
       s.connect(new InetSocketAddress("127.0.0.1", cluster.http.port()), 30_000);
       s.setSoTimeout(30_000); // a port that hung on plain text would fail here, not pass
       OutputStream out = s.getOutputStream();
-      out.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-          .getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       answer = s.getInputStream().readAllBytes(); // ends when the server closes the connection
     }

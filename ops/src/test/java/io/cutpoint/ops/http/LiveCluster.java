@@ -17,8 +17,8 @@ import java.util.SortedSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real coordinator on loopback with its HTTP port, and real bank workers in a ring moving
- * money around, for the HTTP API and browser tests. {@link #close()} stops all of it.
+ * A real coordinator on loopback with its HTTP port, and real bank workers in a ring moving money
+ * around, for the HTTP API and browser tests. {@link #close()} stops all of it.
  */
 final class LiveCluster implements AutoCloseable {
 
@@ -45,9 +45,17 @@ final class LiveCluster implements AutoCloseable {
   static LiveCluster start(Path dir, String token, TlsFiles tls, int workers, Duration interval)
       throws Exception {
     Metrics metrics = new Metrics();
-    CoordinatorServer server = CoordinatorServer.start(CoordinatorConfig.builder().port(0)
-        .dataDir(dir.resolve("data")).snapshotInterval(interval).retainCompleteSnapshots(100_000)
-        .adminToken(token == null ? null : AdminToken.of(token)).tls(tls).build(), metrics.registry());
+    CoordinatorServer server =
+        CoordinatorServer.start(
+            CoordinatorConfig.builder()
+                .port(0)
+                .dataDir(dir.resolve("data"))
+                .snapshotInterval(interval)
+                .retainCompleteSnapshots(100_000)
+                .adminToken(token == null ? null : AdminToken.of(token))
+                .tls(tls)
+                .build(),
+            metrics.registry());
     HttpEndpoint http;
     try {
       http = HttpEndpoint.start("127.0.0.1", 0, metrics.registry(), server.adminChannel(), tls);
@@ -59,13 +67,21 @@ final class LiveCluster implements AutoCloseable {
     LiveCluster c = new LiveCluster(server, http, metrics, tls != null);
     try {
       List<String> ids = workers == 0 ? List.of() : Topologies.ids(workers);
-      Map<String, SortedSet<String>> out = workers == 0 ? Map.of()
-          : Topologies.outgoing(Topologies.Kind.RING, ids, 7);
+      Map<String, SortedSet<String>> out =
+          workers == 0 ? Map.of() : Topologies.outgoing(Topologies.Kind.RING, ids, 7);
       CaptureLog captures = new CaptureLog();
       for (int i = 0; i < workers; i++) {
         String id = ids.get(i);
-        c.nodes.add(BankNode.start(id, out.get(id), Topologies.incoming(out, id), 1_000, 20, i,
-            server.target(), captures));
+        c.nodes.add(
+            BankNode.start(
+                id,
+                out.get(id),
+                Topologies.incoming(out, id),
+                1_000,
+                20,
+                i,
+                server.target(),
+                captures));
       }
       for (BankNode n : c.nodes) {
         n.joined().get(30, TimeUnit.SECONDS);
@@ -79,11 +95,15 @@ final class LiveCluster implements AutoCloseable {
 
   /** From now on until {@link #close()}, each worker sends {@code perTick} transfers every 2 ms. */
   LiveCluster withTraffic(int perTick) {
-    traffic.scheduleAtFixedRate(() -> {
-      for (int i = 0; i < perTick; i++) {
-        nodes.forEach(BankNode::transferSoon);
-      }
-    }, 0, 2, TimeUnit.MILLISECONDS);
+    traffic.scheduleAtFixedRate(
+        () -> {
+          for (int i = 0; i < perTick; i++) {
+            nodes.forEach(BankNode::transferSoon);
+          }
+        },
+        0,
+        2,
+        TimeUnit.MILLISECONDS);
     return this;
   }
 

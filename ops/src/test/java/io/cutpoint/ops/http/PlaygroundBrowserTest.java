@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PlaygroundBrowserTest {
 
   private static final Duration UI = Duration.ofMinutes(2);
+
   /** Seeded runs the FIFO-off test may take to see the verifier flag a cut. */
   private static final int SEEDED_RUNS = 5;
 
@@ -37,7 +38,9 @@ class PlaygroundBrowserTest {
   @BeforeAll
   static void start() throws Exception {
     admin = InProcessChannelBuilder.forName("playground-test-unused").build(); // static files only
-    http = HttpEndpoint.start("127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), admin, null);
+    http =
+        HttpEndpoint.start(
+            "127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), admin, null);
     browser = Browser.start(1100, 900);
   }
 
@@ -66,29 +69,41 @@ class PlaygroundBrowserTest {
 
   /** Sets the field, fires its change, clicks New system; the page reports the system built. */
   private static void newSystem(String topology, int size, int seed, boolean fifo) {
-    js("const $ = id => document.getElementById(id);"
-        + "$('topology').value = arguments[0]; $('size').value = arguments[1]; $('seed').value = arguments[2];"
-        + "if ($('fifo').checked !== arguments[3]) $('fifo').click();"
-        + "$('reset').click();", topology, size, seed, fifo);
+    js(
+        "const $ = id => document.getElementById(id);"
+            + "$('topology').value = arguments[0]; $('size').value = arguments[1]; $('seed').value = arguments[2];"
+            + "if ($('fifo').checked !== arguments[3]) $('fifo').click();"
+            + "$('reset').click();",
+        topology,
+        size,
+        seed,
+        fifo);
     assertThat((String) js("return document.getElementById('status').textContent"))
         .startsWith("a new system: " + size + " processes, " + topology + ", seed " + seed);
   }
 
   /** Runs a batch of snapshots through the page's button; returns {consistent, count}. */
   private static long[] batch(int count) {
-    js("document.getElementById('batch-result').removeAttribute('data-ok');"
-        + "document.getElementById('batch-count').value = arguments[0];"
-        + "document.getElementById('batch').click();", count);
-    await().atMost(UI).until(() -> js("return document.getElementById('batch-result').dataset.ok") != null);
+    js(
+        "document.getElementById('batch-result').removeAttribute('data-ok');"
+            + "document.getElementById('batch-count').value = arguments[0];"
+            + "document.getElementById('batch').click();",
+        count);
+    await()
+        .atMost(UI)
+        .until(() -> js("return document.getElementById('batch-result').dataset.ok") != null);
     return new long[] {
       Long.parseLong((String) js("return document.getElementById('batch-result').dataset.ok")),
-      Long.parseLong((String) js("return document.getElementById('batch-result').dataset.count"))};
+      Long.parseLong((String) js("return document.getElementById('batch-result').dataset.count"))
+    };
   }
 
   @SuppressWarnings("unchecked")
   private static List<String> statuses() {
-    return (List<String>) js("return Array.from(document.querySelectorAll('#snapshots tbody tr'))"
-        + ".map(r => r.dataset.status)");
+    return (List<String>)
+        js(
+            "return Array.from(document.querySelectorAll('#snapshots tbody tr'))"
+                + ".map(r => r.dataset.status)");
   }
 
   @Test
@@ -104,7 +119,8 @@ class PlaygroundBrowserTest {
     assertThat((String) js("return document.getElementById('counts').textContent"))
         .startsWith("200 consistent, 0 flagged, 0 failed");
     js("document.querySelector('#snapshots tbody tr').click()");
-    assertThat((String) js("return document.getElementById('verdict').dataset.verdict")).isEqualTo("consistent");
+    assertThat((String) js("return document.getElementById('verdict').dataset.verdict"))
+        .isEqualTo("consistent");
     browser.screenshot("playground-200-consistent");
   }
 
@@ -121,9 +137,11 @@ class PlaygroundBrowserTest {
     }
     assertThat(flaggedAtSeed).as("a flagged cut within %d seeded runs", SEEDED_RUNS).isPositive();
     js("document.querySelector('#snapshots tbody tr[data-status=INCONSISTENT]').click()");
-    assertThat((String) js("return document.getElementById('verdict').dataset.verdict")).isEqualTo("inconsistent");
+    assertThat((String) js("return document.getElementById('verdict').dataset.verdict"))
+        .isEqualTo("inconsistent");
     assertThat((String) js("return document.getElementById('verdict').textContent"))
-        .contains("The verifier flags this cut").containsPattern("p\\d+->p\\d+");
+        .contains("The verifier flags this cut")
+        .containsPattern("p\\d+->p\\d+");
     assertThat((Boolean) js("return document.getElementById('rollback').disabled")).isTrue();
     browser.screenshot("playground-fifo-off-flagged");
   }
@@ -132,19 +150,27 @@ class PlaygroundBrowserTest {
   void rollbackToAConsistentCutReplaysItsRecordedMessages() {
     open("http://127.0.0.1:" + http.port() + "/play/");
     newSystem("mesh", 4, 3, true);
-    js("document.getElementById('rate').value = 20; document.getElementById('rate').dispatchEvent(new Event('input'));");
+    js(
+        "document.getElementById('rate').value = 20; document.getElementById('rate').dispatchEvent(new Event('input'));");
     assertThat(batch(10)).containsExactly(10, 10);
     // A cut with transfers in transit, so that the rollback has something to replay.
-    Boolean found = (Boolean) js("const rows = Array.from(document.querySelectorAll('#snapshots tbody tr'));"
-        + "for (const r of rows) { r.click();"
-        + "  if (document.querySelector('#cut td:last-child') && Array.from(document.querySelectorAll('#cut tbody td:last-child'))"
-        + "      .some(td => td.textContent.includes('#'))) return true; }"
-        + "return false;");
+    Boolean found =
+        (Boolean)
+            js(
+                "const rows = Array.from(document.querySelectorAll('#snapshots tbody tr'));"
+                    + "for (const r of rows) { r.click();"
+                    + "  if (document.querySelector('#cut td:last-child') && Array.from(document.querySelectorAll('#cut tbody td:last-child'))"
+                    + "      .some(td => td.textContent.includes('#'))) return true; }"
+                    + "return false;");
     assertThat(found).as("a consistent cut with recorded messages").isTrue();
     js("document.getElementById('pause').click(); document.getElementById('rollback').click();");
 
-    assertThat((String) js("return document.getElementById('status').textContent")).startsWith("rolled back to snapshot #");
-    await().atMost(UI).until(() -> (Long) js("return document.querySelectorAll('#graph circle.replay').length") > 0);
+    assertThat((String) js("return document.getElementById('status').textContent"))
+        .startsWith("rolled back to snapshot #");
+    await()
+        .atMost(UI)
+        .until(
+            () -> (Long) js("return document.querySelectorAll('#graph circle.replay').length") > 0);
     browser.screenshot("playground-rollback-replay");
   }
 

@@ -23,25 +23,58 @@ class ServerCommandTest {
 
   @Test
   void settingsMapOntoTheCoordinatorConfig() {
-    ServerSettings s = Settings.resolve(Map.of(Setting.PORT, "7001", Setting.INTERVAL, "2s",
-        Setting.TIMEOUT, "9s", Setting.MIN_PAUSE, "100ms", Setting.MAX_CONCURRENT, "2",
-        Setting.TOLERABLE_FAILURES, "4", Setting.RETAIN, "6", Setting.HEARTBEAT_INTERVAL, "300ms",
-        Setting.HEARTBEAT_TIMEOUT, "2s", Setting.MAX_RECORDED_BYTES, "1MiB"),
-        Map.of("CUTPOINT_DATA_DIR", "/d"));
+    ServerSettings s =
+        Settings.resolve(
+            Map.of(
+                Setting.PORT,
+                "7001",
+                Setting.INTERVAL,
+                "2s",
+                Setting.TIMEOUT,
+                "9s",
+                Setting.MIN_PAUSE,
+                "100ms",
+                Setting.MAX_CONCURRENT,
+                "2",
+                Setting.TOLERABLE_FAILURES,
+                "4",
+                Setting.RETAIN,
+                "6",
+                Setting.HEARTBEAT_INTERVAL,
+                "300ms",
+                Setting.HEARTBEAT_TIMEOUT,
+                "2s",
+                Setting.MAX_RECORDED_BYTES,
+                "1MiB"),
+            Map.of("CUTPOINT_DATA_DIR", "/d"));
     CoordinatorConfig c = ServerCommand.toConfig(s);
-    assertThat(c).isEqualTo(new CoordinatorConfig(7001, Path.of("/d"), Duration.ofSeconds(2),
-        Duration.ofSeconds(9), Duration.ofMillis(100), 2, 4, 6, Duration.ofMillis(300), Duration.ofSeconds(2),
-        1 << 20));
+    assertThat(c)
+        .isEqualTo(
+            new CoordinatorConfig(
+                7001,
+                Path.of("/d"),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(9),
+                Duration.ofMillis(100),
+                2,
+                4,
+                6,
+                Duration.ofMillis(300),
+                Duration.ofSeconds(2),
+                1 << 20));
   }
 
   @Test
   void rollbackPolicyAndDeadlineReachTheCoordinatorConfig() {
-    ServerSettings s = Settings.resolve(Map.of(Setting.ROLLBACK_POLICY, "latest-complete"),
-        Map.of("CUTPOINT_ROLLBACK_DEADLINE", "30s"));
+    ServerSettings s =
+        Settings.resolve(
+            Map.of(Setting.ROLLBACK_POLICY, "latest-complete"),
+            Map.of("CUTPOINT_ROLLBACK_DEADLINE", "30s"));
     CoordinatorConfig c = ServerCommand.toConfig(s);
     assertThat(c.rollbackPolicy()).isEqualTo(RollbackPolicy.LATEST_COMPLETE);
     assertThat(c.rollbackDeadline()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(ServerCommand.describe(s)).contains("rollback-policy", "latest-complete", "env CUTPOINT_ROLLBACK_DEADLINE");
+    assertThat(ServerCommand.describe(s))
+        .contains("rollback-policy", "latest-complete", "env CUTPOINT_ROLLBACK_DEADLINE");
 
     ServerSettings defaults = Settings.resolve(Map.of(), Map.of());
     assertThat(ServerCommand.toConfig(defaults).rollbackPolicy()).isEqualTo(RollbackPolicy.NONE);
@@ -53,15 +86,16 @@ class ServerCommandTest {
     assertThat(ServerCommand.toConfig(defaults).forgetLostAfter()).isZero();
     ServerSettings env = Settings.resolve(Map.of(), Map.of("CUTPOINT_FORGET_LOST_AFTER", "10m"));
     assertThat(ServerCommand.toConfig(env).forgetLostAfter()).isEqualTo(Duration.ofMinutes(10));
-    assertThat(ServerCommand.describe(env)).contains("forget-lost-after", "env CUTPOINT_FORGET_LOST_AFTER");
+    assertThat(ServerCommand.describe(env))
+        .contains("forget-lost-after", "env CUTPOINT_FORGET_LOST_AFTER");
     ServerSettings flag = Settings.resolve(Map.of(Setting.FORGET_LOST_AFTER, "30s"), Map.of());
     assertThat(ServerCommand.toConfig(flag).forgetLostAfter()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
   void anUnknownRollbackPolicyNamesTheSettingAndTheChoices() {
-    assertThatThrownBy(() -> Settings.resolve(Map.of(Setting.ROLLBACK_POLICY, "sometimes"),
-        Map.of()))
+    assertThatThrownBy(
+            () -> Settings.resolve(Map.of(Setting.ROLLBACK_POLICY, "sometimes"), Map.of()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("rollback-policy")
         .hasMessageContaining("none, latest-complete");
@@ -69,21 +103,37 @@ class ServerCommandTest {
 
   @Test
   void startupFailuresAreShortened() {
-    assertThat(ServerCommand.causeText(new IOException("bind failed",
-        new BindException("bind(..) failed with error(-98): Address already in use"))))
+    assertThat(
+            ServerCommand.causeText(
+                new IOException(
+                    "bind failed",
+                    new BindException("bind(..) failed with error(-98): Address already in use"))))
         .isEqualTo("address already in use");
-    assertThat(ServerCommand.causeText(new RuntimeException("While lock file: /d/LOCK: Resource temporarily unavailable")))
-        .isEqualTo("it is in use by another process (While lock file: /d/LOCK: Resource temporarily unavailable)");
+    assertThat(
+            ServerCommand.causeText(
+                new RuntimeException("While lock file: /d/LOCK: Resource temporarily unavailable")))
+        .isEqualTo(
+            "it is in use by another process (While lock file: /d/LOCK: Resource temporarily unavailable)");
   }
 
   @Test
   void aTakenPortIsAFailedOperationWithOneLine(@TempDir Path dir) throws IOException {
     try (ServerSocket taken = new ServerSocket(0)) {
-      Cli.Result r = Cli.run("server", "--port", String.valueOf(taken.getLocalPort()), "--metrics-port", "-1",
-          "--data-dir", dir.toString());
+      Cli.Result r =
+          Cli.run(
+              "server",
+              "--port",
+              String.valueOf(taken.getLocalPort()),
+              "--metrics-port",
+              "-1",
+              "--data-dir",
+              dir.toString());
       assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
-      assertThat(r.err()).isEqualTo("cutpoint: cannot start coordinator on port " + taken.getLocalPort()
-          + ": address already in use\n");
+      assertThat(r.err())
+          .isEqualTo(
+              "cutpoint: cannot start coordinator on port "
+                  + taken.getLocalPort()
+                  + ": address already in use\n");
     }
   }
 }

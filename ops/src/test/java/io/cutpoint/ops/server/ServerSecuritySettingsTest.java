@@ -28,8 +28,11 @@ class ServerSecuritySettingsTest {
     Path file = Files.writeString(dir.resolve("admin.token"), TOKEN + "\n");
     Cli.Result r = Cli.run("server", "--print-config", "--admin-token-file", file.toString());
     assertThat(r.code()).isEqualTo(ExitCodes.OK);
-    assertThat(r.out()).containsPattern("admin-token-file\\s+" + java.util.regex.Pattern.quote(file.toString())
-        + "\\s+# flag --admin-token-file");
+    assertThat(r.out())
+        .containsPattern(
+            "admin-token-file\\s+"
+                + java.util.regex.Pattern.quote(file.toString())
+                + "\\s+# flag --admin-token-file");
     assertThat(r.out()).containsPattern("tls-cert\\s+none\\s+# default");
     assertThat(r.out()).doesNotContain(TOKEN);
   }
@@ -37,12 +40,12 @@ class ServerSecuritySettingsTest {
   @Test
   void theTokenFileFromTheEnvironmentBecomesTheCoordinatorsToken() throws Exception {
     Path file = Files.writeString(dir.resolve("admin.token"), TOKEN + "\n");
-    CoordinatorConfig c = ServerCommand.toConfig(Settings.resolve(Map.of(),
-        Map.of("CUTPOINT_ADMIN_TOKEN_FILE", file.toString())));
+    CoordinatorConfig c =
+        ServerCommand.toConfig(
+            Settings.resolve(Map.of(), Map.of("CUTPOINT_ADMIN_TOKEN_FILE", file.toString())));
     assertThat(c.adminToken().matches(TOKEN)).isTrue();
     assertThat(c.tls()).isNull();
-    CoordinatorConfig open = ServerCommand.toConfig(
-        Settings.resolve(Map.of(), Map.of()));
+    CoordinatorConfig open = ServerCommand.toConfig(Settings.resolve(Map.of(), Map.of()));
     assertThat(open.adminToken()).isNull();
   }
 
@@ -51,33 +54,67 @@ class ServerSecuritySettingsTest {
     Properties file = new Properties();
     file.setProperty("tls-cert", "/etc/c.pem");
     file.setProperty("tls-key", "/etc/c.key");
-    CoordinatorConfig c = ServerCommand.toConfig(Settings.resolve(
-        Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"), Map.of(), file, dir.resolve("cutpoint.properties")));
-    assertThat(c.tls()).isEqualTo(new TlsFiles(Path.of("/etc/c.pem"), Path.of("/etc/c.key"), Path.of("/etc/ca.pem")));
+    CoordinatorConfig c =
+        ServerCommand.toConfig(
+            Settings.resolve(
+                Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"),
+                Map.of(),
+                file,
+                dir.resolve("cutpoint.properties")));
+    assertThat(c.tls())
+        .isEqualTo(
+            new TlsFiles(Path.of("/etc/c.pem"), Path.of("/etc/c.key"), Path.of("/etc/ca.pem")));
     assertThatThrownBy(() -> Settings.resolve(Map.of(Setting.TLS_CERT, "/etc/c.pem"), Map.of()))
-        .isInstanceOf(ConfigException.class).hasMessage("tls-cert and tls-key go together (flag --tls-cert)");
-    assertThatThrownBy(() -> Settings.resolve(Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"), Map.of()))
-        .isInstanceOf(ConfigException.class).hasMessageStartingWith("tls-client-ca needs tls-cert and tls-key");
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("tls-cert and tls-key go together (flag --tls-cert)");
+    assertThatThrownBy(
+            () -> Settings.resolve(Map.of(Setting.TLS_CLIENT_CA, "/etc/ca.pem"), Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("tls-client-ca needs tls-cert and tls-key");
   }
 
   @Test
   void anEmptyTokenFileIsAUsageErrorInOneLine() throws Exception {
     Path file = Files.writeString(dir.resolve("admin.token"), "  \n");
-    Cli.Result r = Cli.run("server", "--port", "0", "--metrics-port", "-1", "--data-dir",
-        dir.resolve("data").toString(), "--admin-token-file", file.toString());
+    Cli.Result r =
+        Cli.run(
+            "server",
+            "--port",
+            "0",
+            "--metrics-port",
+            "-1",
+            "--data-dir",
+            dir.resolve("data").toString(),
+            "--admin-token-file",
+            file.toString());
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
-    assertThat(r.err().lines()).containsExactly("cutpoint: unusable admin-token-file " + file
-        + " (flag --admin-token-file): the admin token is empty");
+    assertThat(r.err().lines())
+        .containsExactly(
+            "cutpoint: unusable admin-token-file "
+                + file
+                + " (flag --admin-token-file): the admin token is empty");
   }
 
   @Test
   void aMissingTlsKeyFailsTheStartNamingTheFile() throws Exception {
     Path cert = Files.writeString(dir.resolve("server.pem"), "not a certificate");
     Path key = dir.resolve("missing.key");
-    Cli.Result r = Cli.run("server", "--port", "0", "--metrics-port", "-1", "--data-dir",
-        dir.resolve("data").toString(), "--tls-cert", cert.toString(), "--tls-key", key.toString());
+    Cli.Result r =
+        Cli.run(
+            "server",
+            "--port",
+            "0",
+            "--metrics-port",
+            "-1",
+            "--data-dir",
+            dir.resolve("data").toString(),
+            "--tls-cert",
+            cert.toString(),
+            "--tls-key",
+            key.toString());
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
-    assertThat(r.err().lines()).containsExactly(
-        "cutpoint: TLS private key file " + key + " does not exist or is not readable");
+    assertThat(r.err().lines())
+        .containsExactly(
+            "cutpoint: TLS private key file " + key + " does not exist or is not readable");
   }
 }

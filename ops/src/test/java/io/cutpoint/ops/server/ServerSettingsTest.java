@@ -26,7 +26,8 @@ class ServerSettingsTest {
     return p;
   }
 
-  private ServerSettings resolve(Map<Setting, String> flags, Map<String, String> env, Properties file) {
+  private ServerSettings resolve(
+      Map<Setting, String> flags, Map<String, String> env, Properties file) {
     return Settings.resolve(flags, env, file, configFile());
   }
 
@@ -66,8 +67,10 @@ class ServerSettingsTest {
 
   @Test
   void eachLayerAloneOverridesTheDefault() {
-    assertThat(resolve(Map.of(Setting.RETAIN, "2"), Map.of(), new Properties()).retain()).isEqualTo(2);
-    assertThat(resolve(Map.of(), Map.of("CUTPOINT_RETAIN", "3"), new Properties()).retain()).isEqualTo(3);
+    assertThat(resolve(Map.of(Setting.RETAIN, "2"), Map.of(), new Properties()).retain())
+        .isEqualTo(2);
+    assertThat(resolve(Map.of(), Map.of("CUTPOINT_RETAIN", "3"), new Properties()).retain())
+        .isEqualTo(3);
     assertThat(resolve(Map.of(), Map.of(), file("retain", "4")).retain()).isEqualTo(4);
   }
 
@@ -79,14 +82,18 @@ class ServerSettingsTest {
 
   @Test
   void environmentVariablesOfOtherProgramsAndCommandsAreIgnored() {
-    ServerSettings s = resolve(Map.of(), Map.of("CUTPOINT_SERVER", "h:1", "PORT", "1"), new Properties());
+    ServerSettings s =
+        resolve(Map.of(), Map.of("CUTPOINT_SERVER", "h:1", "PORT", "1"), new Properties());
     assertThat(s.port()).isEqualTo(7070);
   }
 
   @Test
   void fileKeysMayUseDashesUnderscoresOrDots() {
-    ServerSettings s = resolve(Map.of(), Map.of(),
-        file("data_dir", "/d", "heartbeat.interval", "2s", "max-recorded-bytes", "1KiB"));
+    ServerSettings s =
+        resolve(
+            Map.of(),
+            Map.of(),
+            file("data_dir", "/d", "heartbeat.interval", "2s", "max-recorded-bytes", "1KiB"));
     assertThat(s.dataDir()).isEqualTo(Path.of("/d"));
     assertThat(s.heartbeatInterval()).isEqualTo(Duration.ofSeconds(2));
     assertThat(s.maxRecordedBytes()).isEqualTo(1024);
@@ -101,9 +108,11 @@ class ServerSettingsTest {
 
   @Test
   void badValueNamesTheSettingAndWhereItCameFrom() {
-    assertThatThrownBy(() -> resolve(Map.of(), Map.of("CUTPOINT_INTERVAL", "soon"), new Properties()))
+    assertThatThrownBy(
+            () -> resolve(Map.of(), Map.of("CUTPOINT_INTERVAL", "soon"), new Properties()))
         .isInstanceOf(ConfigException.class)
-        .hasMessage("bad value for interval (env CUTPOINT_INTERVAL): 'soon' is not a duration (e.g. 250ms, 1.5s, 1m30s, 2h, PT10S)");
+        .hasMessage(
+            "bad value for interval (env CUTPOINT_INTERVAL): 'soon' is not a duration (e.g. 250ms, 1.5s, 1m30s, 2h, PT10S)");
     assertThatThrownBy(() -> resolve(Map.of(Setting.PORT, "70000"), Map.of(), new Properties()))
         .hasMessage("bad value for port (flag --port): '70000' is out of range 0..65535");
     assertThatThrownBy(() -> resolve(Map.of(), Map.of(), file("retain", "0")))
@@ -118,20 +127,23 @@ class ServerSettingsTest {
 
   @Test
   void heartbeatTimeoutMustExceedTheInterval() {
-    assertThatThrownBy(() -> resolve(Map.of(Setting.HEARTBEAT_TIMEOUT, "1s"), Map.of(), new Properties()))
+    assertThatThrownBy(
+            () -> resolve(Map.of(Setting.HEARTBEAT_TIMEOUT, "1s"), Map.of(), new Properties()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("heartbeat-timeout (1s) must be longer than heartbeat-interval (1s)");
   }
 
   @Test
   void metricsCanBeSwitchedOff() {
-    assertThat(resolve(Map.of(Setting.METRICS_PORT, "-1"), Map.of(), new Properties()).metricsOff()).isTrue();
+    assertThat(resolve(Map.of(Setting.METRICS_PORT, "-1"), Map.of(), new Properties()).metricsOff())
+        .isTrue();
     assertThat(resolve(Map.of(), Map.of(), new Properties()).metricsOff()).isFalse();
   }
 
   @Test
   void zeroIntervalMeansNoPeriodicSnapshots() {
-    assertThat(resolve(Map.of(Setting.INTERVAL, "0"), Map.of(), new Properties()).interval()).isZero();
+    assertThat(resolve(Map.of(Setting.INTERVAL, "0"), Map.of(), new Properties()).interval())
+        .isZero();
   }
 
   @Test
@@ -139,7 +151,8 @@ class ServerSettingsTest {
     ServerSettings s = resolve(Map.of(Setting.RETAIN, "3"), Map.of(), new Properties());
     assertThat(s.value(Setting.RETAIN)).isEqualTo(3);
     assertThat(s.value(Setting.INTERVAL)).isEqualTo(s.interval());
-    assertThat(ServerCommand.describe(s)).contains("retain               3                      # flag --retain")
+    assertThat(ServerCommand.describe(s))
+        .contains("retain               3                      # flag --retain")
         .contains("tls-cert             none                   # default");
     assertThat(ServerCommand.describe(s).lines()).hasSize(Setting.values().length);
   }

@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.Properties;
 import picocli.CommandLine;
 
-/** Resolves server settings the way {@code cutpoint server} does, from flags, environment and file. */
+/**
+ * Resolves server settings the way {@code cutpoint server} does, from flags, environment and file.
+ */
 final class Settings {
 
   private Settings() {}
@@ -36,8 +38,8 @@ final class Settings {
   }
 
   /** With {@code file} written to {@code configFile} and given as {@code --config}. */
-  static ServerSettings resolve(Map<Setting, String> flags, Map<String, String> env, Properties file,
-      Path configFile) {
+  static ServerSettings resolve(
+      Map<Setting, String> flags, Map<String, String> env, Properties file, Path configFile) {
     try (Writer w = Files.newBufferedWriter(configFile)) {
       file.store(w, null);
     } catch (IOException e) {
@@ -51,10 +53,11 @@ final class Settings {
 
   private static List<String> args(Map<Setting, String> flags) {
     List<String> args = new ArrayList<>();
-    flags.forEach((s, v) -> {
-      args.add(s.flag());
-      args.add(v);
-    });
+    flags.forEach(
+        (s, v) -> {
+          args.add(s.flag());
+          args.add(v);
+        });
     return args;
   }
 }

@@ -46,7 +46,8 @@ class StoreCommandTest {
     assertThat(check.out()).containsPattern("snapshot \\d+: DAMAGED: ").contains("DAMAGED: the");
 
     Cli.Result repair = Cli.run("store", "repair", "--data-dir", dir.toString());
-    assertThat(repair.out()).contains("state_chunks: values of snapshot")
+    assertThat(repair.out())
+        .contains("state_chunks: values of snapshot")
         .contains("the damaged store is kept in");
     assertThat(repair.code()).isEqualTo(1);
     assertThat(repair.out()).contains("REPAIRED WITH LOSSES");
@@ -67,7 +68,8 @@ class StoreCommandTest {
   @Test
   void badUsageExitsTwo() {
     assertThat(Cli.run("store", "check").code()).isEqualTo(2);
-    Cli.Result none = Cli.run("store", "repair", "--data-dir", parent.resolve("nothing").toString());
+    Cli.Result none =
+        Cli.run("store", "repair", "--data-dir", parent.resolve("nothing").toString());
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("holds no snapshot store");
     assertThat(Cli.run("store").code()).isEqualTo(2);
@@ -90,10 +92,13 @@ class StoreCommandTest {
     try (RocksSnapshotStore store = RocksSnapshotStore.open(dir)) {
       for (int i = 0; i < count; i++) {
         long id = store.allocateSnapshotId();
-        SnapshotManifest pending = SnapshotManifest.newBuilder().setSnapshotId(id)
-            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
-            .setTopology(Topology.newBuilder().addWorkers(WorkerDecl.newBuilder().setWorkerId("w")))
-            .build();
+        SnapshotManifest pending =
+            SnapshotManifest.newBuilder()
+                .setSnapshotId(id)
+                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+                .setTopology(
+                    Topology.newBuilder().addWorkers(WorkerDecl.newBuilder().setWorkerId("w")))
+                .build();
         store.createPending(pending);
         byte[] state = new byte[64 << 10];
         random.nextBytes(state);
@@ -101,28 +106,38 @@ class StoreCommandTest {
           byte[] chunk = java.util.Arrays.copyOfRange(state, c << 13, (c + 1) << 13);
           store.putStateChunk(id, "w", c, chunk, Crc32c.of(chunk));
         }
-        store.putWorkerMeta(id, LocalSnapshotMeta.newBuilder().setWorkerId("w")
-            .setStateBytes(state.length).setStateCrc32C(Crc32c.of(state)).build());
-        store.commit(pending.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).build());
+        store.putWorkerMeta(
+            id,
+            LocalSnapshotMeta.newBuilder()
+                .setWorkerId("w")
+                .setStateBytes(state.length)
+                .setStateCrc32C(Crc32c.of(state))
+                .build());
+        store.commit(
+            pending.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).build());
       }
     }
-    withRawDb(dir, (db, handles) -> {
-      try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-        db.flush(flush, handles);
-      }
-    });
+    withRawDb(
+        dir,
+        (db, handles) -> {
+          try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flush, handles);
+          }
+        });
     return dir;
   }
 
   private static void flipInTheMiddleOfEachSst(Path dir, String family) throws Exception {
     List<Path> files = new ArrayList<>();
-    withRawDb(dir, (db, handles) -> {
-      for (LiveFileMetaData f : db.getLiveFilesMetaData()) {
-        if (new String(f.columnFamilyName()).equals(family)) {
-          files.add(dir.resolve(f.fileName().replaceFirst("^/", "")));
-        }
-      }
-    });
+    withRawDb(
+        dir,
+        (db, handles) -> {
+          for (LiveFileMetaData f : db.getLiveFilesMetaData()) {
+            if (new String(f.columnFamilyName()).equals(family)) {
+              files.add(dir.resolve(f.fileName().replaceFirst("^/", "")));
+            }
+          }
+        });
     assertThat(files).isNotEmpty();
     for (Path file : files) {
       byte[] bytes = Files.readAllBytes(file);

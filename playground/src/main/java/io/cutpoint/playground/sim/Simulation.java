@@ -22,15 +22,16 @@ import java.util.TreeSet;
  * milliseconds. Nothing here reads a clock or a thread: the same seed and the same calls give the
  * same run, on the JVM and compiled to JavaScript in the playground.
  *
- * <p>Channels are FIFO unless {@link #setFifo} turns that off: then a marker travels on its own
- * and data messages may overtake it or be overtaken (data messages keep their order among
- * themselves, as the engine numbers them). A marker sent on a non-FIFO channel carries no sender
- * count, so the engine cannot refuse it and the broken cut reaches the verifier.
+ * <p>Channels are FIFO unless {@link #setFifo} turns that off: then a marker travels on its own and
+ * data messages may overtake it or be overtaken (data messages keep their order among themselves,
+ * as the engine numbers them). A marker sent on a non-FIFO channel carries no sender count, so the
+ * engine cannot refuse it and the broken cut reaches the verifier.
  */
 public final class Simulation {
 
   /** Money each process starts with. */
   public static final long START_BALANCE = 100;
+
   /** Runs kept for display; older finished ones are dropped (their counts stay). */
   private static final int KEPT_RUNS = 300;
 
@@ -86,8 +87,14 @@ public final class Simulation {
         peers.add(names[j]);
         channels.add(ChannelId.of(names[i], names[j]));
       }
-      engines[i] = new SnapshotEngine(names[i], peers, peers, capture(i), new Output(i),
-          EngineOptions.defaults().withNanoClock(() -> now * 1_000_000L));
+      engines[i] =
+          new SnapshotEngine(
+              names[i],
+              peers,
+              peers,
+              capture(i),
+              new Output(i),
+              EngineOptions.defaults().withNanoClock(() -> now * 1_000_000L));
       balance[i] = START_BALANCE;
     }
     for (ChannelId c : channels) {
@@ -102,7 +109,8 @@ public final class Simulation {
   /** Transfers per simulated second, per process; 0 stops the traffic. */
   public void setRate(double perSecond) {
     if (!(perSecond >= 0) || perSecond > 1000) {
-      throw new IllegalArgumentException("the message rate is 0 to 1000 per second, got " + perSecond);
+      throw new IllegalArgumentException(
+          "the message rate is 0 to 1000 per second, got " + perSecond);
     }
     rate = perSecond;
     scheduleAllSends();
@@ -112,7 +120,9 @@ public final class Simulation {
     fifo = on;
   }
 
-  /** Mean delay of one channel ({@code from -> to}), or of every channel when {@code from} is null. */
+  /**
+   * Mean delay of one channel ({@code from -> to}), or of every channel when {@code from} is null.
+   */
   public void setDelay(String from, String to, long ms) {
     if (ms < 1 || ms > 60_000) {
       throw new IllegalArgumentException("a channel delay is 1 to 60000 ms, got " + ms);
@@ -195,8 +205,15 @@ public final class Simulation {
     enqueue(names[i], to, false, seq, amount, 0, -1, false);
   }
 
-  private void enqueue(String from, String to, boolean marker, long seq, int amount, long snapshotId,
-      long sentCount, boolean replay) {
+  private void enqueue(
+      String from,
+      String to,
+      boolean marker,
+      long seq,
+      int amount,
+      long snapshotId,
+      long sentCount,
+      boolean replay) {
     ChannelId c = ChannelId.of(from, to);
     long arrive = now + Math.max(1, Math.round(delay.get(c) * (0.5 + rng.nextDouble())));
     if (fifo) {
@@ -208,7 +225,9 @@ public final class Simulation {
     if (!marker) {
       lastDataArrival.merge(c, arrive, Math::max);
     }
-    queue.add(new Transit(order++, from, to, marker, seq, amount, snapshotId, sentCount, now, arrive, replay));
+    queue.add(
+        new Transit(
+            order++, from, to, marker, seq, amount, snapshotId, sentCount, now, arrive, replay));
   }
 
   private void arrive(Transit t) {
@@ -303,9 +322,12 @@ public final class Simulation {
   public void rollback(long id) {
     SnapshotRun run = runs.get(id);
     if (run == null || run.status() != SnapshotRun.Status.CONSISTENT) {
-      throw new IllegalStateException("snapshot " + id + " is "
-          + (run == null ? "unknown" : run.status().name().toLowerCase(java.util.Locale.ROOT))
-          + ": only a consistent cut can be rolled back to");
+      throw new IllegalStateException(
+          "snapshot "
+              + id
+              + " is "
+              + (run == null ? "unknown" : run.status().name().toLowerCase(java.util.Locale.ROOT))
+              + ": only a consistent cut can be rolled back to");
     }
     queue.clear();
     lastArrival.clear();
@@ -320,12 +342,23 @@ public final class Simulation {
     }
     for (int i = 0; i < names.length; i++) {
       CompletedLocalSnapshot piece = run.pieces().get(names[i]);
-      piece.cut().recordings().forEach((from, messages) -> {
-        for (RecordedMessage m : messages) {
-          enqueue(from, names[index(piece.cut().workerId())], false, m.seq(),
-              (int) Money.decode(m.payload()), 0, -1, true);
-        }
-      });
+      piece
+          .cut()
+          .recordings()
+          .forEach(
+              (from, messages) -> {
+                for (RecordedMessage m : messages) {
+                  enqueue(
+                      from,
+                      names[index(piece.cut().workerId())],
+                      false,
+                      m.seq(),
+                      (int) Money.decode(m.payload()),
+                      0,
+                      -1,
+                      true);
+                }
+              });
     }
     history.rolledBack(id, now);
   }
@@ -447,7 +480,9 @@ public final class Simulation {
     return history;
   }
 
-  /** Snapshots, oldest first (the most recent {@value #KEPT_RUNS} finished ones and all in flight). */
+  /**
+   * Snapshots, oldest first (the most recent {@value #KEPT_RUNS} finished ones and all in flight).
+   */
   public Iterable<SnapshotRun> runs() {
     return runs.values();
   }

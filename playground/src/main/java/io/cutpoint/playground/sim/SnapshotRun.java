@@ -20,7 +20,13 @@ import java.util.TreeMap;
 public final class SnapshotRun {
 
   /** Where a snapshot is. */
-  public enum Status { RECORDING, CONSISTENT, INCONSISTENT, FAILED, ABORTED }
+  public enum Status {
+    RECORDING,
+    CONSISTENT,
+    INCONSISTENT,
+    FAILED,
+    ABORTED
+  }
 
   public final long id;
   public final List<String> initiators;
@@ -38,8 +44,12 @@ public final class SnapshotRun {
   }
 
   /** Adds a piece; when every worker has reported, verifies the cut and returns true. */
-  boolean add(CompletedLocalSnapshot piece, Set<String> workers, Set<io.cutpoint.cut.ChannelId> channels,
-      long money, long now) {
+  boolean add(
+      CompletedLocalSnapshot piece,
+      Set<String> workers,
+      Set<io.cutpoint.cut.ChannelId> channels,
+      long money,
+      long now) {
     if (status != Status.RECORDING) {
       return false;
     }

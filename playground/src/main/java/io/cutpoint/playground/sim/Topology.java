@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Processes {@code p1..pN} and undirected links between them; each link is two channels, one
- * each way, so a connected topology is strongly connected and a marker from any process reaches
- * every other.
+ * Processes {@code p1..pN} and undirected links between them; each link is two channels, one each
+ * way, so a connected topology is strongly connected and a marker from any process reaches every
+ * other.
  *
  * @param size number of processes, 2 to 12
  * @param links pairs {@code {a, b}} of 0-based process indexes, {@code a < b}, no duplicates
@@ -18,14 +18,16 @@ public record Topology(int size, List<int[]> links) {
 
   public Topology {
     if (size < MIN || size > MAX) {
-      throw new IllegalArgumentException("a playground has " + MIN + " to " + MAX + " processes, got " + size);
+      throw new IllegalArgumentException(
+          "a playground has " + MIN + " to " + MAX + " processes, got " + size);
     }
     List<int[]> copy = new ArrayList<>();
     for (int[] l : links) {
       int a = Math.min(l[0], l[1]);
       int b = Math.max(l[0], l[1]);
       if (a < 0 || b >= size || a == b) {
-        throw new IllegalArgumentException("no such link " + l[0] + "-" + l[1] + " among " + size + " processes");
+        throw new IllegalArgumentException(
+            "no such link " + l[0] + "-" + l[1] + " among " + size + " processes");
       }
       for (int[] c : copy) {
         if (c[0] == a && c[1] == b) {
@@ -43,8 +45,8 @@ public record Topology(int size, List<int[]> links) {
   }
 
   /**
-   * A named topology: {@code ring}, {@code mesh}, {@code line} or {@code random} (a random
-   * spanning tree plus a third of the other links, from {@code seed}).
+   * A named topology: {@code ring}, {@code mesh}, {@code line} or {@code random} (a random spanning
+   * tree plus a third of the other links, from {@code seed}).
    */
   public static Topology named(String kind, int size, long seed) {
     List<int[]> links = new ArrayList<>();
@@ -79,14 +81,16 @@ public record Topology(int size, List<int[]> links) {
           }
         }
       }
-      default -> throw new IllegalArgumentException(
-          "unknown topology " + kind + ": ring, mesh, line or random");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown topology " + kind + ": ring, mesh, line or random");
     }
     return new Topology(size, links);
   }
 
   /** Links written {@code "1-2,2-3"} (1-based, as the processes are named). */
-  @SuppressWarnings("StringSplitter") // empty parts are skipped; Guava's Splitter is not in the browser
+  @SuppressWarnings(
+      "StringSplitter") // empty parts are skipped; Guava's Splitter is not in the browser
   public static Topology drawn(int size, String links) {
     List<int[]> parsed = new ArrayList<>();
     for (String part : links.split(",")) {
@@ -99,10 +103,14 @@ public record Topology(int size, List<int[]> links) {
         throw new IllegalArgumentException("a link is written a-b, got " + p);
       }
       try {
-        parsed.add(new int[] {Integer.parseInt(p.substring(0, dash).trim()) - 1,
-            Integer.parseInt(p.substring(dash + 1).trim()) - 1});
+        parsed.add(
+            new int[] {
+              Integer.parseInt(p.substring(0, dash).trim()) - 1,
+              Integer.parseInt(p.substring(dash + 1).trim()) - 1
+            });
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("a link is written a-b with process numbers, got " + p, e);
+        throw new IllegalArgumentException(
+            "a link is written a-b with process numbers, got " + p, e);
       }
     }
     return new Topology(size, parsed);

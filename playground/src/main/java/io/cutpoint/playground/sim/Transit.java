@@ -10,8 +10,18 @@ package io.cutpoint.playground.sim;
  * @param sentCount the marker's sender count, or -1 when the channel is not FIFO (unknown)
  * @param replay whether a rollback put this message back on its channel
  */
-public record Transit(long order, String from, String to, boolean marker, long seq, int amount,
-    long snapshotId, long sentCount, long sentAt, long arriveAt, boolean replay) {
+public record Transit(
+    long order,
+    String from,
+    String to,
+    boolean marker,
+    long seq,
+    int amount,
+    long snapshotId,
+    long sentCount,
+    long sentAt,
+    long arriveAt,
+    boolean replay) {
 
   static int byArrival(Transit a, Transit b) {
     int c = Long.compare(a.arriveAt, b.arriveAt);

@@ -70,7 +70,8 @@ class SimulationTest {
     }
     long recorded = 0;
     for (var piece : withTransit.pieces().values()) {
-      assertThat(sim.balance(piece.cut().workerId())).isEqualTo(Money.decode(piece.state().state()));
+      assertThat(sim.balance(piece.cut().workerId()))
+          .isEqualTo(Money.decode(piece.state().state()));
       recorded += piece.cut().inFlightMessages();
     }
     assertThat(replayed).isEqualTo(recorded);
@@ -93,7 +94,8 @@ class SimulationTest {
       }
     }
     long id = bad.id;
-    assertThatThrownBy(() -> sim.rollback(id)).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> sim.rollback(id))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("only a consistent cut can be rolled back to");
   }
 
@@ -116,7 +118,8 @@ class SimulationTest {
     assertThatThrownBy(() -> Topology.drawn(13, "")).hasMessageContaining("2 to 12 processes");
     assertThatThrownBy(() -> Topology.drawn(3, "1-1")).hasMessageContaining("no such link");
     Simulation sim = new Simulation(Topology.drawn(3, "1-2, 2-3"), 1, 100);
-    assertThatThrownBy(() -> sim.setDelay("p1", "p3", 10)).hasMessageContaining("no channel p1->p3");
+    assertThatThrownBy(() -> sim.setDelay("p1", "p3", 10))
+        .hasMessageContaining("no channel p1->p3");
     assertThatThrownBy(() -> sim.setRate(-1)).hasMessageContaining("0 to 1000");
     assertThatThrownBy(() -> sim.snapshot(List.of("p9"))).hasMessageContaining("no process p9");
   }

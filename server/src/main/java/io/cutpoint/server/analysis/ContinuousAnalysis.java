@@ -11,13 +11,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Analyzes every committed snapshot and reports <em>changes</em>: a deadlock seen for the first
- * time (one log line and one {@link Listener#deadlockDetected} call, not one per snapshot while
- * it lasts), a deadlock gone (after a rollback, say), and the computation found terminated.
+ * time (one log line and one {@link Listener#deadlockDetected} call, not one per snapshot while it
+ * lasts), a deadlock gone (after a rollback, say), and the computation found terminated.
  *
- * <p>The coordinator calls {@link #snapshotCommitted(long)} after each commit; the analysis runs
- * on the given executor so the commit path never waits for channel reads. A deadlock is known by
- * its core (the workers on its cycles); a snapshot older than the newest one analyzed is skipped,
- * since snapshots may commit out of order and an old cut says nothing new.
+ * <p>The coordinator calls {@link #snapshotCommitted(long)} after each commit; the analysis runs on
+ * the given executor so the commit path never waits for channel reads. A deadlock is known by its
+ * core (the workers on its cycles); a snapshot older than the newest one analyzed is skipped, since
+ * snapshots may commit out of order and an old cut says nothing new.
  *
  * <p>Confined to the executor's one thread ({@code cutpoint-maintenance} in a coordinator): no
  * lock. Tests call {@link #analyzeNow} on their own thread, one call at a time.

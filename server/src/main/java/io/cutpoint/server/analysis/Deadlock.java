@@ -11,8 +11,8 @@ import java.util.TreeSet;
  *
  * @param workers every worker of the set, sorted
  * @param core the strongly connected component at its heart (the workers on cycles), sorted
- * @param cycle one cycle through the core, starting at its smallest worker id: each waits for
- *     the next, the last for the first (a single worker waits for itself)
+ * @param cycle one cycle through the core, starting at its smallest worker id: each waits for the
+ *     next, the last for the first (a single worker waits for itself)
  * @param edges the remaining wait-for edges between workers of the set, sorted: they prove it
  */
 public record Deadlock(

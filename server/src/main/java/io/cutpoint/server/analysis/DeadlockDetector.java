@@ -58,8 +58,7 @@ public final class DeadlockDetector {
     List<Deadlock> sets = new ArrayList<>();
     for (SortedSet<String> core : cores) {
       SortedSet<String> members = reachersOf(core, waitersOf);
-      sets.add(
-          new Deadlock(members, core, cycleThrough(core, graph), graph.edgesWithin(members)));
+      sets.add(new Deadlock(members, core, cycleThrough(core, graph), graph.edgesWithin(members)));
     }
     return new DeadlockVerdict(sets, graph.unblockedByInFlight());
   }

@@ -22,8 +22,8 @@ import java.util.TreeSet;
 
 /**
  * Analyzes a stored snapshot: reads its manifest, every worker's declarations and every channel's
- * recording from the {@link SnapshotStore}, builds a {@link CutModel} and runs {@link
- * CutAnalysis}. The admin API's {@code Analyze} calls {@link #analyze(long)}.
+ * recording from the {@link SnapshotStore}, builds a {@link CutModel} and runs {@link CutAnalysis}.
+ * The admin API's {@code Analyze} calls {@link #analyze(long)}.
  *
  * <p>Only COMPLETE snapshots are analyzed: they are the cuts that passed verification, so they are
  * consistent and the stable properties found in them are real. Thread-safe (it keeps no state).
@@ -90,8 +90,8 @@ public final class SnapshotAnalyzer {
       meta.getReceivedList().forEach(c -> channels.add(ChannelId.of(c.getPeer(), worker)));
       cut.worker(toWorker(worker, meta));
     }
-    for (Map.Entry<ChannelId, List<RecordedMessage>> e
-        : store.readChannels(snapshotId, channels).entrySet()) {
+    for (Map.Entry<ChannelId, List<RecordedMessage>> e :
+        store.readChannels(snapshotId, channels).entrySet()) {
       ChannelId channel = e.getKey();
       List<RecordedMessage> messages = e.getValue();
       long bytes = 0;
@@ -129,7 +129,8 @@ public final class SnapshotAnalyzer {
 
   static CutModel.Worker toWorker(String worker, LocalSnapshotMeta meta) {
     List<CutModel.Wait> waits = new ArrayList<>();
-    meta.getWaitingForList().forEach(w -> waits.add(new CutModel.Wait(w.getPeer(), w.getResource())));
+    meta.getWaitingForList()
+        .forEach(w -> waits.add(new CutModel.Wait(w.getPeer(), w.getResource())));
     return new CutModel.Worker(worker, activity(meta), waits, meta.getStateBytes());
   }
 

@@ -5,10 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Termination of a cut: the computation has terminated when every worker declared itself
- * passive (it only acts when a message arrives) and no message is in transit on any channel —
- * then no worker will ever act again. A worker that did not declare its activity is counted as
- * active: silence is not evidence of being idle.
+ * Termination of a cut: the computation has terminated when every worker declared itself passive
+ * (it only acts when a message arrives) and no message is in transit on any channel — then no
+ * worker will ever act again. A worker that did not declare its activity is counted as active:
+ * silence is not evidence of being idle.
  */
 public final class TerminationDetector {
 

@@ -4,8 +4,8 @@ import java.util.Comparator;
 import java.util.Objects;
 
 /**
- * An edge of the global wait-for graph: {@code waiter} is blocked until {@code holder} sends to
- * it. Orders by waiter, holder, then resource, which is the order every report uses.
+ * An edge of the global wait-for graph: {@code waiter} is blocked until {@code holder} sends to it.
+ * Orders by waiter, holder, then resource, which is the order every report uses.
  *
  * @param waiter the blocked worker
  * @param holder the worker it waits for

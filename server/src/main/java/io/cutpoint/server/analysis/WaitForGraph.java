@@ -13,16 +13,15 @@ import java.util.TreeSet;
  * The global wait-for graph of a cut, after the in-flight rule.
  *
  * <p>Every wait a worker declared becomes an edge {@code waiter -> holder}, except when the cut
- * records at least one message in transit on the channel {@code holder -> waiter}: that message
- * is already on its way and, once delivered, answers the wait, so the edge is dropped and kept
- * apart in {@link #unblockedByInFlight()}. The analysis cannot read payloads, so one message from
- * the holder answers every wait on that holder: the rule can only remove edges, never add one, so
- * it can hide a deadlock whose cure is a message that does not actually help, but never invents
- * one.
+ * records at least one message in transit on the channel {@code holder -> waiter}: that message is
+ * already on its way and, once delivered, answers the wait, so the edge is dropped and kept apart
+ * in {@link #unblockedByInFlight()}. The analysis cannot read payloads, so one message from the
+ * holder answers every wait on that holder: the rule can only remove edges, never add one, so it
+ * can hide a deadlock whose cure is a message that does not actually help, but never invents one.
  *
  * <p>A worker is <em>blocked</em> when at least one edge leaves it. Waits on a peer that is not a
- * worker of the cut stay as edges (so they are reported) but that peer has no edges of its own,
- * so it is never part of a cycle.
+ * worker of the cut stay as edges (so they are reported) but that peer has no edges of its own, so
+ * it is never part of a cycle.
  */
 public final class WaitForGraph {
 

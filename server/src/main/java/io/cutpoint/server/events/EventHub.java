@@ -61,14 +61,16 @@ public final class EventHub {
   }
 
   /** Publishes an event of {@code type}, stamped with the time and epoch. */
-  public void publish(EventType type, long snapshotId, String workerId, String message, long durationMicros) {
-    Event.Builder b = Event.newBuilder()
-        .setType(type)
-        .setAtUnixMs(clock.millis())
-        .setSnapshotId(snapshotId)
-        .setEpoch(epoch.getAsLong())
-        .setMessage(message == null ? "" : message)
-        .setDurationMicros(durationMicros);
+  public void publish(
+      EventType type, long snapshotId, String workerId, String message, long durationMicros) {
+    Event.Builder b =
+        Event.newBuilder()
+            .setType(type)
+            .setAtUnixMs(clock.millis())
+            .setSnapshotId(snapshotId)
+            .setEpoch(epoch.getAsLong())
+            .setMessage(message == null ? "" : message)
+            .setDurationMicros(durationMicros);
     if (workerId != null) {
       b.setWorkerId(workerId);
     }

@@ -8,17 +8,19 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 
 /**
- * One watcher's stream: a bounded buffer drained as fast as the watcher's transport is ready
- * (gRPC flow control). When the buffer is full the watcher is dropped. The I/O edge keeps one
- * small lock here: events are offered by whichever thread publishes them and drained by the
- * transport's readiness callback; the monitor guards the buffer, {@code closed} and the observer.
+ * One watcher's stream: a bounded buffer drained as fast as the watcher's transport is ready (gRPC
+ * flow control). When the buffer is full the watcher is dropped. The I/O edge keeps one small lock
+ * here: events are offered by whichever thread publishes them and drained by the transport's
+ * readiness callback; the monitor guards the buffer, {@code closed} and the observer.
  */
 public final class EventStream implements EventHub.EventSink {
 
   private final ServerCallStreamObserver<Event> observer;
   private final int capacity;
+
   @GuardedBy("this")
   private final Queue<Event> buffer = new ArrayDeque<>();
+
   @GuardedBy("this")
   private boolean closed;
 
@@ -29,13 +31,14 @@ public final class EventStream implements EventHub.EventSink {
 
   /** Subscribes to {@code hub} and unsubscribes when the watcher goes away. */
   public void attach(EventHub hub) {
-    observer.setOnCancelHandler(() -> {
-      synchronized (this) {
-        closed = true;
-        buffer.clear();
-      }
-      hub.unsubscribe(this);
-    });
+    observer.setOnCancelHandler(
+        () -> {
+          synchronized (this) {
+            closed = true;
+            buffer.clear();
+          }
+          hub.unsubscribe(this);
+        });
     observer.setOnReadyHandler(this::drain);
     hub.subscribe(this);
   }
@@ -64,9 +67,11 @@ public final class EventStream implements EventHub.EventSink {
       closed = true;
       buffer.clear();
       try {
-        observer.onError(Status.RESOURCE_EXHAUSTED
-            .withDescription("event watcher fell more than " + capacity + " events behind and was dropped")
-            .asRuntimeException());
+        observer.onError(
+            Status.RESOURCE_EXHAUSTED
+                .withDescription(
+                    "event watcher fell more than " + capacity + " events behind and was dropped")
+                .asRuntimeException());
       } catch (RuntimeException ignored) {
         // the call may already be cancelled
       }

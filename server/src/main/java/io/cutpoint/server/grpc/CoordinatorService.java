@@ -20,7 +20,8 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
   }
 
   @Override
-  public StreamObserver<WorkerMessage> session(StreamObserver<CoordinatorMessage> responseObserver) {
+  public StreamObserver<WorkerMessage> session(
+      StreamObserver<CoordinatorMessage> responseObserver) {
     return new SessionStream(ctx, responseObserver);
   }
 
@@ -30,15 +31,20 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
   }
 
   @Override
-  public void downloadSnapshot(DownloadRequest request, StreamObserver<DownloadPart> responseObserver) {
+  public void downloadSnapshot(
+      DownloadRequest request, StreamObserver<DownloadPart> responseObserver) {
     DownloadSender sender = new DownloadSender(ctx, responseObserver);
     try {
       // in the call's context: the caller's identity travels with it
       ctx.transfers().execute(io.grpc.Context.current().wrap(() -> sender.send(request)));
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      responseObserver.onError(io.grpc.Status.RESOURCE_EXHAUSTED
-          .withDescription("the coordinator serves " + io.cutpoint.server.CoordinatorServer.MAX_DOWNLOADS
-              + " downloads at once, or is shutting down; try again").asRuntimeException());
+      responseObserver.onError(
+          io.grpc.Status.RESOURCE_EXHAUSTED
+              .withDescription(
+                  "the coordinator serves "
+                      + io.cutpoint.server.CoordinatorServer.MAX_DOWNLOADS
+                      + " downloads at once, or is shutting down; try again")
+              .asRuntimeException());
     }
   }
 }

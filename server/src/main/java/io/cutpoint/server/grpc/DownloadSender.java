@@ -30,9 +30,9 @@ import java.util.List;
  * a large state is never buffered whole; a download not finished within the coordinator's download
  * timeout (a receiver that stopped reading) ends with DEADLINE_EXCEEDED and frees its thread.
  *
- * <p>Runs on a {@code cutpoint-transfer} thread of its own. The I/O edge keeps one monitor here, {@code
- * ready}, which guards no state: the transfer thread waits on it until the transport is ready
- * (gRPC flow control) and the transport's callbacks notify it.
+ * <p>Runs on a {@code cutpoint-transfer} thread of its own. The I/O edge keeps one monitor here,
+ * {@code ready}, which guards no state: the transfer thread waits on it until the transport is
+ * ready (gRPC flow control) and the transport's callbacks notify it.
  */
 final class DownloadSender {
 
@@ -47,16 +47,18 @@ final class DownloadSender {
   DownloadSender(CoordinatorContext ctx, StreamObserver<DownloadPart> out) {
     this.ctx = ctx;
     this.out = (ServerCallStreamObserver<DownloadPart>) out;
-    this.out.setOnReadyHandler(() -> {
-      synchronized (ready) {
-        ready.notifyAll();
-      }
-    });
-    this.out.setOnCancelHandler(() -> {
-      synchronized (ready) {
-        ready.notifyAll();
-      }
-    });
+    this.out.setOnReadyHandler(
+        () -> {
+          synchronized (ready) {
+            ready.notifyAll();
+          }
+        });
+    this.out.setOnCancelHandler(
+        () -> {
+          synchronized (ready) {
+            ready.notifyAll();
+          }
+        });
   }
 
   void send(DownloadRequest request) {
@@ -65,22 +67,43 @@ final class DownloadSender {
       SnapshotManifest manifest = check(request);
       String worker = request.getWorkerId();
       long id = request.getSnapshotId();
-      LocalSnapshotMeta meta = ctx.store().workerMeta(id, worker).orElseThrow(() -> Status.DATA_LOSS
-          .withDescription("snapshot " + id + " has no stored counters of worker " + worker).asRuntimeException());
+      LocalSnapshotMeta meta =
+          ctx.store()
+              .workerMeta(id, worker)
+              .orElseThrow(
+                  () ->
+                      Status.DATA_LOSS
+                          .withDescription(
+                              "snapshot " + id + " has no stored counters of worker " + worker)
+                          .asRuntimeException());
       put(DownloadPart.newBuilder().setHeader(UploadHeader.newBuilder().setMeta(meta)).build());
       int[] index = {0};
-      int chunks = ctx.store().readState(id, worker, data -> {
-        put(DownloadPart.newBuilder().setStateChunk(StateChunk.newBuilder()
-            .setIndex(index[0]++).setData(ByteString.copyFrom(data)).setCrc32C(Crc32c.of(data))).build());
-      });
+      int chunks =
+          ctx.store()
+              .readState(
+                  id,
+                  worker,
+                  data -> {
+                    put(
+                        DownloadPart.newBuilder()
+                            .setStateChunk(
+                                StateChunk.newBuilder()
+                                    .setIndex(index[0]++)
+                                    .setData(ByteString.copyFrom(data))
+                                    .setCrc32C(Crc32c.of(data)))
+                            .build());
+                  });
       long messages = 0;
       for (String from : incoming(manifest, worker)) {
         List<RecordedMessage> recorded = ctx.store().readChannel(id, ChannelId.of(from, worker));
         messages += recorded.size();
         sendChannel(from, recorded);
       }
-      put(DownloadPart.newBuilder().setTrailer(
-          UploadTrailer.newBuilder().setStateChunks(chunks).setRecordedMessages(messages)).build());
+      put(
+          DownloadPart.newBuilder()
+              .setTrailer(
+                  UploadTrailer.newBuilder().setStateChunks(chunks).setRecordedMessages(messages))
+              .build());
       out.onCompleted();
     } catch (StatusRuntimeException e) {
       error(e.getStatus());
@@ -95,19 +118,39 @@ final class DownloadSender {
     if (request.getSnapshotId() <= 0) {
       throw Status.INVALID_ARGUMENT.withDescription("snapshot_id is required").asRuntimeException();
     }
-    WorkerIds.problem(request.getWorkerId()).ifPresent(p -> {
-      throw Status.INVALID_ARGUMENT.withDescription(p).asRuntimeException();
-    });
+    WorkerIds.problem(request.getWorkerId())
+        .ifPresent(
+            p -> {
+              throw Status.INVALID_ARGUMENT.withDescription(p).asRuntimeException();
+            });
     OwnSession.require(ctx, request.getWorkerId(), "download");
-    SnapshotManifest m = ctx.store().manifest(request.getSnapshotId()).orElseThrow(() ->
-        Status.NOT_FOUND.withDescription("no snapshot " + request.getSnapshotId()).asRuntimeException());
+    SnapshotManifest m =
+        ctx.store()
+            .manifest(request.getSnapshotId())
+            .orElseThrow(
+                () ->
+                    Status.NOT_FOUND
+                        .withDescription("no snapshot " + request.getSnapshotId())
+                        .asRuntimeException());
     if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-      throw Status.FAILED_PRECONDITION.withDescription("snapshot " + request.getSnapshotId() + " is "
-          + m.getStatus() + "; only complete snapshots can be downloaded").asRuntimeException();
+      throw Status.FAILED_PRECONDITION
+          .withDescription(
+              "snapshot "
+                  + request.getSnapshotId()
+                  + " is "
+                  + m.getStatus()
+                  + "; only complete snapshots can be downloaded")
+          .asRuntimeException();
     }
-    if (m.getTopology().getWorkersList().stream().noneMatch(w -> w.getWorkerId().equals(request.getWorkerId()))) {
-      throw Status.NOT_FOUND.withDescription("snapshot " + request.getSnapshotId()
-          + " has no piece of worker " + request.getWorkerId()).asRuntimeException();
+    if (m.getTopology().getWorkersList().stream()
+        .noneMatch(w -> w.getWorkerId().equals(request.getWorkerId()))) {
+      throw Status.NOT_FOUND
+          .withDescription(
+              "snapshot "
+                  + request.getSnapshotId()
+                  + " has no piece of worker "
+                  + request.getWorkerId())
+          .asRuntimeException();
     }
     return m;
   }
@@ -115,15 +158,19 @@ final class DownloadSender {
   private static List<String> incoming(SnapshotManifest m, String worker) {
     return m.getTopology().getWorkersList().stream()
         .filter(w -> w.getWorkerId().equals(worker))
-        .findFirst().<List<String>>map(WorkerDecl::getIncomingList).orElse(List.of());
+        .findFirst()
+        .<List<String>>map(WorkerDecl::getIncomingList)
+        .orElse(List.of());
   }
 
   private void sendChannel(String from, List<RecordedMessage> recorded) {
     ChannelRecording.Builder part = ChannelRecording.newBuilder().setFrom(from);
     long bytes = 0;
     for (RecordedMessage m : recorded) {
-      part.addMessages(io.cutpoint.api.v1.RecordedMessage.newBuilder()
-          .setSeq(m.seq()).setPayload(ByteString.copyFrom(m.payload())));
+      part.addMessages(
+          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+              .setSeq(m.seq())
+              .setPayload(ByteString.copyFrom(m.payload())));
       bytes += m.payload().length;
       if (part.getMessagesCount() >= MESSAGES_PER_PART || bytes >= BYTES_PER_PART) {
         put(DownloadPart.newBuilder().setChannel(part).build());
@@ -141,8 +188,11 @@ final class DownloadSender {
       while (!out.isReady() && !out.isCancelled()) {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
-          throw Status.DEADLINE_EXCEEDED.withDescription("the download did not finish within "
-              + ctx.config().downloadTimeout().toMillis() + " ms (download-timeout): the worker stopped reading")
+          throw Status.DEADLINE_EXCEEDED
+              .withDescription(
+                  "the download did not finish within "
+                      + ctx.config().downloadTimeout().toMillis()
+                      + " ms (download-timeout): the worker stopped reading")
               .asRuntimeException();
         }
         try {
@@ -154,7 +204,9 @@ final class DownloadSender {
       }
     }
     if (out.isCancelled()) {
-      throw Status.CANCELLED.withDescription("the worker cancelled the download").asRuntimeException();
+      throw Status.CANCELLED
+          .withDescription("the worker cancelled the download")
+          .asRuntimeException();
     }
     out.onNext(part);
   }

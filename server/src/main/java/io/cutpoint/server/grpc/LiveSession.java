@@ -6,9 +6,9 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 
 /**
- * The sending side of one worker's session stream. Sends are serialized (a gRPC stream observer
- * is not thread-safe) and never block; after the stream ended they are dropped. The I/O edge keeps
- * one small lock here: the coordinator loop sends, and the transport thread marks the stream ended
+ * The sending side of one worker's session stream. Sends are serialized (a gRPC stream observer is
+ * not thread-safe) and never block; after the stream ended they are dropped. The I/O edge keeps one
+ * small lock here: the coordinator loop sends, and the transport thread marks the stream ended
  * ({@link #ended()}); the monitor guards only the observer, {@code closed} and {@code held}.
  */
 public final class LiveSession {
@@ -17,8 +17,10 @@ public final class LiveSession {
   private final long token;
   private final String secret;
   private final StreamObserver<CoordinatorMessage> out;
+
   @GuardedBy("this")
   private boolean closed;
+
   /** Messages sent before the welcome, held until it goes out; null once welcomed. */
   @GuardedBy("this")
   private java.util.List<CoordinatorMessage> held = new java.util.ArrayList<>();
@@ -43,11 +45,14 @@ public final class LiveSession {
     return secret;
   }
 
-  /** True if {@code presented} is this session's secret; takes the same time wherever they differ. */
+  /**
+   * True if {@code presented} is this session's secret; takes the same time wherever they differ.
+   */
   public boolean secretMatches(String presented) {
-    return presented != null && java.security.MessageDigest.isEqual(
-        secret.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-        presented.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    return presented != null
+        && java.security.MessageDigest.isEqual(
+            secret.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+            presented.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
   /** Sends the welcome, then whatever was sent to this session before it. */

@@ -21,16 +21,31 @@ final class OwnSession {
   static LiveSession require(CoordinatorContext ctx, String workerId, String what) {
     Optional<String> other = WorkerIdentity.notCertifiedAs(workerId);
     if (other.isPresent()) {
-      throw Status.PERMISSION_DENIED.withDescription(other.get() + "; a worker may " + what
-          + " only its own piece").asRuntimeException();
+      throw Status.PERMISSION_DENIED
+          .withDescription(other.get() + "; a worker may " + what + " only its own piece")
+          .asRuntimeException();
     }
-    LiveSession session = ctx.sessions().get(workerId)
-        .filter(s -> ctx.membership().token(workerId) == s.token())
-        .orElseThrow(() -> Status.PERMISSION_DENIED.withDescription("worker " + workerId
-            + " has no live session; join before you " + what).asRuntimeException());
+    LiveSession session =
+        ctx.sessions()
+            .get(workerId)
+            .filter(s -> ctx.membership().token(workerId) == s.token())
+            .orElseThrow(
+                () ->
+                    Status.PERMISSION_DENIED
+                        .withDescription(
+                            "worker " + workerId + " has no live session; join before you " + what)
+                        .asRuntimeException());
     if (!session.secretMatches(WorkerIdentity.presentedSecret())) {
-      throw Status.PERMISSION_DENIED.withDescription("the " + what + " does not carry the session secret of worker "
-          + workerId + "'s live session (metadata " + WorkerIdentity.SESSION_SECRET.name() + ")").asRuntimeException();
+      throw Status.PERMISSION_DENIED
+          .withDescription(
+              "the "
+                  + what
+                  + " does not carry the session secret of worker "
+                  + workerId
+                  + "'s live session (metadata "
+                  + WorkerIdentity.SESSION_SECRET.name()
+                  + ")")
+          .asRuntimeException();
     }
     return session;
   }

@@ -10,9 +10,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The bounds on what an upload header may carry, checked before anything of it is kept: every
- * peer named is a valid worker id, no list is longer than the channels a worker may declare, and
- * free text is short. A header that passes can be stored and echoed without growing unbounded.
+ * The bounds on what an upload header may carry, checked before anything of it is kept: every peer
+ * named is a valid worker id, no list is longer than the channels a worker may declare, and free
+ * text is short. A header that passes can be stored and echoed without growing unbounded.
  */
 final class PieceMetaCheck {
 
@@ -29,8 +29,12 @@ final class PieceMetaCheck {
       return p;
     }
     if (meta.getWaitingForCount() > maxChannels) {
-      return Optional.of("header lists " + meta.getWaitingForCount() + " wait-for edges; at most "
-          + maxChannels + " are allowed");
+      return Optional.of(
+          "header lists "
+              + meta.getWaitingForCount()
+              + " wait-for edges; at most "
+              + maxChannels
+              + " are allowed");
     }
     for (WaitFor w : meta.getWaitingForList()) {
       Optional<String> q = WorkerIds.problem(w.getPeer());
@@ -38,17 +42,28 @@ final class PieceMetaCheck {
         return Optional.of("header: wait-for peer: " + q.get());
       }
       if (w.getResource().length() > WorkerIds.MAX_ID_LENGTH) {
-        return Optional.of("header: wait-for resource name is " + w.getResource().length()
-            + " characters long; at most " + WorkerIds.MAX_ID_LENGTH + " are allowed");
+        return Optional.of(
+            "header: wait-for resource name is "
+                + w.getResource().length()
+                + " characters long; at most "
+                + WorkerIds.MAX_ID_LENGTH
+                + " are allowed");
       }
     }
     return Optional.empty();
   }
 
-  private static Optional<String> counters(List<ChannelCounter> list, String what, int maxChannels) {
+  private static Optional<String> counters(
+      List<ChannelCounter> list, String what, int maxChannels) {
     if (list.size() > maxChannels) {
-      return Optional.of("header lists " + list.size() + " " + what + " counters; at most " + maxChannels
-          + " are allowed");
+      return Optional.of(
+          "header lists "
+              + list.size()
+              + " "
+              + what
+              + " counters; at most "
+              + maxChannels
+              + " are allowed");
     }
     Set<String> seen = new HashSet<>();
     for (ChannelCounter c : list) {
@@ -57,7 +72,8 @@ final class PieceMetaCheck {
         return Optional.of("header: " + what + " counter: " + q.get());
       }
       if (!seen.add(c.getPeer())) {
-        return Optional.of("header lists the " + what + " counter of peer " + c.getPeer() + " twice");
+        return Optional.of(
+            "header lists the " + what + " counter of peer " + c.getPeer() + " twice");
       }
     }
     return Optional.empty();

@@ -21,10 +21,12 @@ public final class SessionRegistry implements WorkerCommands {
    * Registers a live session (replacing none: the membership refuses a second live one) with a
    * fresh random secret of 256 bits.
    */
-  public LiveSession register(String workerId, long token, io.grpc.stub.StreamObserver<CoordinatorMessage> out) {
+  public LiveSession register(
+      String workerId, long token, io.grpc.stub.StreamObserver<CoordinatorMessage> out) {
     byte[] secret = new byte[32];
     random.nextBytes(secret);
-    LiveSession s = new LiveSession(workerId, token, java.util.HexFormat.of().formatHex(secret), out);
+    LiveSession s =
+        new LiveSession(workerId, token, java.util.HexFormat.of().formatHex(secret), out);
     sessions.put(workerId, s);
     return s;
   }
@@ -50,16 +52,21 @@ public final class SessionRegistry implements WorkerCommands {
 
   @Override
   public void startSnapshot(String workerId, long snapshotId, long epoch) {
-    send(workerId, CoordinatorMessage.newBuilder()
-        .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(snapshotId).setEpoch(epoch))
-        .build());
+    send(
+        workerId,
+        CoordinatorMessage.newBuilder()
+            .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(snapshotId).setEpoch(epoch))
+            .build());
   }
 
   @Override
   public void abortSnapshot(String workerId, long snapshotId, String reason) {
-    send(workerId, CoordinatorMessage.newBuilder()
-        .setAbortSnapshot(AbortSnapshot.newBuilder().setSnapshotId(snapshotId).setReason(reason))
-        .build());
+    send(
+        workerId,
+        CoordinatorMessage.newBuilder()
+            .setAbortSnapshot(
+                AbortSnapshot.newBuilder().setSnapshotId(snapshotId).setReason(reason))
+            .build());
   }
 
   /** Ends every session (shutdown): workers reconnect to the next coordinator by themselves. */

@@ -39,9 +39,11 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
   /** A transport thread: posts {@code message} to the loop. */
   @Override
   public void onNext(WorkerMessage message) {
-    Optional<String> notCertified = message.getBodyCase() == WorkerMessage.BodyCase.JOIN
-        ? io.cutpoint.server.security.WorkerIdentity.notCertifiedAs(message.getJoin().getWorkerId())
-        : Optional.empty();
+    Optional<String> notCertified =
+        message.getBodyCase() == WorkerMessage.BodyCase.JOIN
+            ? io.cutpoint.server.security.WorkerIdentity.notCertifiedAs(
+                message.getJoin().getWorkerId())
+            : Optional.empty();
     ctx.loop().execute(() -> handle(message, notCertified));
   }
 
@@ -51,8 +53,9 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     }
     if (session == null) {
       if (message.getBodyCase() != WorkerMessage.BodyCase.JOIN) {
-        refuse(Status.INVALID_ARGUMENT.withDescription(
-            "the first message of a session must be join, got " + message.getBodyCase()));
+        refuse(
+            Status.INVALID_ARGUMENT.withDescription(
+                "the first message of a session must be join, got " + message.getBodyCase()));
         return;
       }
       join(message.getJoin(), notCertified);
@@ -62,12 +65,19 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     switch (message.getBodyCase()) {
       case HEARTBEAT -> ctx.membership().heartbeat(id, session.token(), ctx.clock().millis());
       case SNAPSHOT_REQUEST -> requestSnapshot(message.getSnapshotRequest().getRequestId());
-      case SNAPSHOT_FAILED -> ctx.lifecycle().localFailure(
-          message.getSnapshotFailed().getSnapshotId(), id, WorkerIds.text(message.getSnapshotFailed().getReason()));
+      case SNAPSHOT_FAILED ->
+          ctx.lifecycle()
+              .localFailure(
+                  message.getSnapshotFailed().getSnapshotId(),
+                  id,
+                  WorkerIds.text(message.getSnapshotFailed().getReason()));
       case HALTED -> ctx.rollback().onHalted(id, message.getHalted().getEpoch());
-      case RESTORED -> ctx.rollback().onRestored(
-          id, message.getRestored().getEpoch(), message.getRestored().getSnapshotId());
-      case JOIN -> end(Status.INVALID_ARGUMENT.withDescription("join may only be sent once per session"));
+      case RESTORED ->
+          ctx.rollback()
+              .onRestored(
+                  id, message.getRestored().getEpoch(), message.getRestored().getSnapshotId());
+      case JOIN ->
+          end(Status.INVALID_ARGUMENT.withDescription("join may only be sent once per session"));
       case BODY_NOT_SET -> end(Status.INVALID_ARGUMENT.withDescription("empty worker message"));
     }
   }
@@ -82,27 +92,38 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       refuse(Status.PERMISSION_DENIED.withDescription(other.get()));
       return;
     }
-    Declaration decl = Declaration.of(join.getWorkerId(), join.getChannelAddress(),
-        join.getOutgoingList(), join.getIncomingList());
+    Declaration decl =
+        Declaration.of(
+            join.getWorkerId(),
+            join.getChannelAddress(),
+            join.getOutgoingList(),
+            join.getIncomingList());
     CoordinatorContext.Joined joined = ctx.join(decl, out);
     if (joined.outcome() instanceof Membership.Refused r) {
-      refuse(switch (r.refusal()) {
-        case ALREADY_EXISTS -> Status.ALREADY_EXISTS.withDescription(r.message());
-        case CONTRADICTS_TOPOLOGY -> Status.FAILED_PRECONDITION.withDescription(
-            "declared channels contradict the topology: " + r.message());
-        case TOO_MANY_WORKERS -> Status.RESOURCE_EXHAUSTED.withDescription(r.message());
-      });
+      refuse(
+          switch (r.refusal()) {
+            case ALREADY_EXISTS -> Status.ALREADY_EXISTS.withDescription(r.message());
+            case CONTRADICTS_TOPOLOGY ->
+                Status.FAILED_PRECONDITION.withDescription(
+                    "declared channels contradict the topology: " + r.message());
+            case TOO_MANY_WORKERS -> Status.RESOURCE_EXHAUSTED.withDescription(r.message());
+          });
       return;
     }
     Membership.Accepted accepted = (Membership.Accepted) joined.outcome();
     session = joined.session();
-    Welcome.Builder welcome = Welcome.newBuilder()
-        .setEpoch(ctx.epoch())
-        .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
-        .setHalted(ctx.rollback().holdsWorkers())
-        .setSessionSecret(session.secret());
-    accepted.peerAddresses().forEach((peer, address) ->
-        welcome.addPeers(PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));
+    Welcome.Builder welcome =
+        Welcome.newBuilder()
+            .setEpoch(ctx.epoch())
+            .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
+            .setHalted(ctx.rollback().holdsWorkers())
+            .setSessionSecret(session.secret());
+    accepted
+        .peerAddresses()
+        .forEach(
+            (peer, address) ->
+                welcome.addPeers(
+                    PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));
     session.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
     ctx.joined(decl, accepted, join.getFresh());
   }
@@ -119,9 +140,14 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     }
     for (var list : java.util.List.of(join.getOutgoingList(), join.getIncomingList())) {
       if (list.size() > limits.maxChannelsPerWorker()) {
-        return Optional.of("worker declares " + list.size() + " " + (list == join.getOutgoingList() ? "outgoing"
-            : "incoming") + " channels; at most " + limits.maxChannelsPerWorker()
-            + " are allowed (max-channels-per-worker)");
+        return Optional.of(
+            "worker declares "
+                + list.size()
+                + " "
+                + (list == join.getOutgoingList() ? "outgoing" : "incoming")
+                + " channels; at most "
+                + limits.maxChannelsPerWorker()
+                + " are allowed (max-channels-per-worker)");
       }
       java.util.Set<String> seen = new java.util.HashSet<>();
       for (String peer : list) {
@@ -142,15 +168,24 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
 
   private void requestSnapshot(long requestId) {
     LiveSession s = session;
-    var unused = ctx.lifecycle().trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, s.workerId()).thenAccept(result -> {
-      SnapshotGranted.Builder granted = SnapshotGranted.newBuilder().setRequestId(requestId);
-      if (result instanceof TriggerResult.Started started) {
-        granted.setSnapshotId(started.snapshotId()).setEpoch(started.manifest().getEpoch());
-      } else {
-        granted.setRefusedReason(((TriggerResult.Refused) result).message()).setEpoch(ctx.epoch());
-      }
-      s.send(CoordinatorMessage.newBuilder().setSnapshotGranted(granted).build());
-    });
+    var unused =
+        ctx.lifecycle()
+            .trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, s.workerId())
+            .thenAccept(
+                result -> {
+                  SnapshotGranted.Builder granted =
+                      SnapshotGranted.newBuilder().setRequestId(requestId);
+                  if (result instanceof TriggerResult.Started started) {
+                    granted
+                        .setSnapshotId(started.snapshotId())
+                        .setEpoch(started.manifest().getEpoch());
+                  } else {
+                    granted
+                        .setRefusedReason(((TriggerResult.Refused) result).message())
+                        .setEpoch(ctx.epoch());
+                  }
+                  s.send(CoordinatorMessage.newBuilder().setSnapshotGranted(granted).build());
+                });
   }
 
   private void refuse(Status status) {
@@ -177,7 +212,9 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     if (!done && session != null) {
       done = true;
       session.ended();
-      ctx.lost(session.workerId(), session.token(),
+      ctx.lost(
+          session.workerId(),
+          session.token(),
           Status.UNAVAILABLE.withDescription("session stream broke: " + StatusText.of(t)));
     }
     done = true;
@@ -192,7 +229,10 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
   private void completed() {
     if (!done && session != null) {
       done = true;
-      ctx.lost(session.workerId(), session.token(), Status.OK.withDescription("the worker ended its session"));
+      ctx.lost(
+          session.workerId(),
+          session.token(),
+          Status.OK.withDescription("the worker ended its session"));
       return;
     }
     if (!done) {

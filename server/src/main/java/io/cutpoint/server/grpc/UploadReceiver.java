@@ -41,11 +41,18 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
 
   /** Largest state chunk accepted. */
   static final int MAX_CHUNK_BYTES = 1 << 20;
+
   private static final byte[] NO_PAYLOAD = new byte[0];
+
   /** How long an upload waits for the loop's answer (it answers in microseconds). */
   private static final long LOOP_WAIT_SECONDS = 30;
 
-  private enum Phase { HEADER, STATE, CHANNELS, DONE }
+  private enum Phase {
+    HEADER,
+    STATE,
+    CHANNELS,
+    DONE
+  }
 
   private final CoordinatorContext ctx;
   private final StreamObserver<UploadResult> out;
@@ -97,33 +104,66 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     if (m.getSnapshotId() <= 0) {
       throw invalid("header has no snapshot id");
     }
-    WorkerIds.problem(m.getWorkerId()).ifPresent(p -> {
-      throw invalid("header: " + p);
-    });
-    PieceMetaCheck.problem(m, ctx.config().limits().maxChannelsPerWorker()).ifPresent(p -> {
-      throw invalid(p);
-    });
+    WorkerIds.problem(m.getWorkerId())
+        .ifPresent(
+            p -> {
+              throw invalid("header: " + p);
+            });
+    PieceMetaCheck.problem(m, ctx.config().limits().maxChannelsPerWorker())
+        .ifPresent(
+            p -> {
+              throw invalid(p);
+            });
     OwnSession.require(ctx, m.getWorkerId(), "upload");
-    ctx.store().manifest(m.getSnapshotId())
-        .filter(snap -> snap.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+    ctx.store()
+        .manifest(m.getSnapshotId())
+        .filter(
+            snap -> snap.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_PENDING)
         .filter(snap -> snap.getEpoch() != m.getEpoch())
-        .ifPresent(snap -> {
-          throw Status.FAILED_PRECONDITION.withDescription("the piece was recorded in epoch " + m.getEpoch()
-              + ", snapshot " + m.getSnapshotId() + " belongs to epoch " + snap.getEpoch()).asRuntimeException();
-        });
+        .ifPresent(
+            snap -> {
+              throw Status.FAILED_PRECONDITION
+                  .withDescription(
+                      "the piece was recorded in epoch "
+                          + m.getEpoch()
+                          + ", snapshot "
+                          + m.getSnapshotId()
+                          + " belongs to epoch "
+                          + snap.getEpoch())
+                  .asRuntimeException();
+            });
     switch (admit(m)) {
-      case ADMITTED -> { }
-      case DUPLICATE -> throw Status.ALREADY_EXISTS.withDescription("worker " + m.getWorkerId()
-          + " already delivered its piece of snapshot " + m.getSnapshotId()).asRuntimeException();
-      case IN_PROGRESS -> throw Status.ALREADY_EXISTS.withDescription("another upload of worker "
-          + m.getWorkerId() + "'s piece of snapshot " + m.getSnapshotId() + " is under way")
-          .asRuntimeException();
-      case UNKNOWN -> throw Status.NOT_FOUND.withDescription(
-          "no pending snapshot " + m.getSnapshotId()).asRuntimeException();
-      case ENDED -> throw Status.FAILED_PRECONDITION.withDescription(
-          "snapshot " + m.getSnapshotId() + " is no longer pending").asRuntimeException();
-      case NOT_A_PARTICIPANT -> throw Status.PERMISSION_DENIED.withDescription(
-          "snapshot " + m.getSnapshotId() + " does not cover worker " + m.getWorkerId()).asRuntimeException();
+      case ADMITTED -> {}
+      case DUPLICATE ->
+          throw Status.ALREADY_EXISTS
+              .withDescription(
+                  "worker "
+                      + m.getWorkerId()
+                      + " already delivered its piece of snapshot "
+                      + m.getSnapshotId())
+              .asRuntimeException();
+      case IN_PROGRESS ->
+          throw Status.ALREADY_EXISTS
+              .withDescription(
+                  "another upload of worker "
+                      + m.getWorkerId()
+                      + "'s piece of snapshot "
+                      + m.getSnapshotId()
+                      + " is under way")
+              .asRuntimeException();
+      case UNKNOWN ->
+          throw Status.NOT_FOUND
+              .withDescription("no pending snapshot " + m.getSnapshotId())
+              .asRuntimeException();
+      case ENDED ->
+          throw Status.FAILED_PRECONDITION
+              .withDescription("snapshot " + m.getSnapshotId() + " is no longer pending")
+              .asRuntimeException();
+      case NOT_A_PARTICIPANT ->
+          throw Status.PERMISSION_DENIED
+              .withDescription(
+                  "snapshot " + m.getSnapshotId() + " does not cover worker " + m.getWorkerId())
+              .asRuntimeException();
     }
     meta = m; // from here on this upload holds the worker's slot, until acknowledged or released
     // an earlier attempt of this upload may have stored parts before it broke: start clean
@@ -144,31 +184,47 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw Status.UNAVAILABLE.withDescription("the coordinator did not answer the upload: " + e)
+      throw Status.UNAVAILABLE
+          .withDescription("the coordinator did not answer the upload: " + e)
           .asRuntimeException();
     }
   }
 
   private void chunk(StateChunk c) {
     if (phase != Phase.STATE) {
-      throw invalid(phase == Phase.HEADER ? "state chunk before the header" : "state chunk after channel recordings");
+      throw invalid(
+          phase == Phase.HEADER
+              ? "state chunk before the header"
+              : "state chunk after channel recordings");
     }
     if (c.getIndex() != chunks) {
       throw invalid("state chunk " + c.getIndex() + " out of order: expected " + chunks);
     }
     byte[] data = c.getData().toByteArray();
     if (data.length > MAX_CHUNK_BYTES) {
-      throw invalid("state chunk " + c.getIndex() + " has " + data.length + " bytes, at most " + MAX_CHUNK_BYTES);
+      throw invalid(
+          "state chunk "
+              + c.getIndex()
+              + " has "
+              + data.length
+              + " bytes, at most "
+              + MAX_CHUNK_BYTES);
     }
     int crc = Crc32c.of(data);
     if (crc != c.getCrc32C()) {
-      throw invalid("state chunk " + c.getIndex() + " fails its CRC32C: computed "
-          + Crc32c.hex(crc) + ", sent " + Crc32c.hex(c.getCrc32C()));
+      throw invalid(
+          "state chunk "
+              + c.getIndex()
+              + " fails its CRC32C: computed "
+              + Crc32c.hex(crc)
+              + ", sent "
+              + Crc32c.hex(c.getCrc32C()));
     }
     if (stateBytes + data.length > meta.getStateBytes()) {
       throw invalid("state chunks exceed the declared " + meta.getStateBytes() + " bytes");
     }
-    ctx.store().putStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, c.getCrc32C());
+    ctx.store()
+        .putStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, c.getCrc32C());
     stateCrc.update(data);
     stateBytes += data.length;
     chunks++;
@@ -180,9 +236,11 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     }
     phase = Phase.CHANNELS;
     String from = r.getFrom();
-    WorkerIds.problem(from).ifPresent(p -> {
-      throw invalid("channel recording: " + p);
-    });
+    WorkerIds.problem(from)
+        .ifPresent(
+            p -> {
+              throw invalid("channel recording: " + p);
+            });
     if (from.equals(meta.getWorkerId())) {
       throw invalid("channel recording from the worker to itself");
     }
@@ -197,8 +255,16 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     long last = kept.isEmpty() ? 0 : kept.get(kept.size() - 1).seq();
     for (io.cutpoint.api.v1.RecordedMessage m : r.getMessagesList()) {
       if (m.getSeq() <= last) {
-        throw invalid("channel " + from + "->" + meta.getWorkerId() + ": recorded seq " + m.getSeq()
-            + " after " + last + "; sequence numbers must increase");
+        throw invalid(
+            "channel "
+                + from
+                + "->"
+                + meta.getWorkerId()
+                + ": recorded seq "
+                + m.getSeq()
+                + " after "
+                + last
+                + "; sequence numbers must increase");
       }
       last = m.getSeq();
       byte[] payload = m.getPayload().toByteArray();
@@ -209,14 +275,24 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     long limit = ctx.config().maxRecordedBytesPerSnapshot();
     if (limit > 0 && recordedBytes > limit) {
       long id = meta.getSnapshotId();
-      String message = "worker " + meta.getWorkerId() + " uploaded more than " + limit + " bytes of recorded messages";
-      onLoop(() -> ctx.lifecycle().abort(id, FailureReason.LOCAL_FAILURE, message)); // before the answer
-      throw Status.RESOURCE_EXHAUSTED.withDescription("recorded messages exceed the limit of " + limit
-          + " bytes per snapshot").asRuntimeException();
+      String message =
+          "worker "
+              + meta.getWorkerId()
+              + " uploaded more than "
+              + limit
+              + " bytes of recorded messages";
+      onLoop(
+          () ->
+              ctx.lifecycle().abort(id, FailureReason.LOCAL_FAILURE, message)); // before the answer
+      throw Status.RESOURCE_EXHAUSTED
+          .withDescription("recorded messages exceed the limit of " + limit + " bytes per snapshot")
+          .asRuntimeException();
     }
     recordedMessages += toStore.size();
     if (!toStore.isEmpty()) {
-      ctx.store().putChannelRecording(meta.getSnapshotId(), ChannelId.of(from, meta.getWorkerId()), toStore);
+      ctx.store()
+          .putChannelRecording(
+              meta.getSnapshotId(), ChannelId.of(from, meta.getWorkerId()), toStore);
     }
   }
 
@@ -225,24 +301,40 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       throw invalid("trailer before the header");
     }
     if (t.getStateChunks() != chunks) {
-      throw invalid("trailer counts " + t.getStateChunks() + " state chunks, " + chunks + " arrived");
+      throw invalid(
+          "trailer counts " + t.getStateChunks() + " state chunks, " + chunks + " arrived");
     }
     if (t.getRecordedMessages() != recordedMessages) {
-      throw invalid("trailer counts " + t.getRecordedMessages() + " recorded messages, " + recordedMessages + " arrived");
+      throw invalid(
+          "trailer counts "
+              + t.getRecordedMessages()
+              + " recorded messages, "
+              + recordedMessages
+              + " arrived");
     }
     if (stateBytes != meta.getStateBytes()) {
-      throw invalid("state has " + stateBytes + " bytes, the header declares " + meta.getStateBytes());
+      throw invalid(
+          "state has " + stateBytes + " bytes, the header declares " + meta.getStateBytes());
     }
     int whole = Crc32c.value(stateCrc);
     if (whole != meta.getStateCrc32C()) {
-      throw invalid("the whole state fails its CRC32C: computed " + Crc32c.hex(whole)
-          + ", declared " + Crc32c.hex(meta.getStateCrc32C()));
+      throw invalid(
+          "the whole state fails its CRC32C: computed "
+              + Crc32c.hex(whole)
+              + ", declared "
+              + Crc32c.hex(meta.getStateCrc32C()));
     }
-    LocalSnapshot cut = new LocalSnapshot(meta.getSnapshotId(), meta.getWorkerId(),
-        counters(meta.getSentList(), "sent"), counters(meta.getReceivedList(), "received"), recorded, firstMarkerFrom);
+    LocalSnapshot cut =
+        new LocalSnapshot(
+            meta.getSnapshotId(),
+            meta.getWorkerId(),
+            counters(meta.getSentList(), "sent"),
+            counters(meta.getReceivedList(), "received"),
+            recorded,
+            firstMarkerFrom);
     // the channel flagged first_marker is what was verified; whatever the header said is replaced
-    LocalSnapshotMeta stored = meta.toBuilder()
-        .setFirstMarkerFrom(firstMarkerFrom == null ? "" : firstMarkerFrom).build();
+    LocalSnapshotMeta stored =
+        meta.toBuilder().setFirstMarkerFrom(firstMarkerFrom == null ? "" : firstMarkerFrom).build();
     ctx.store().putWorkerMeta(meta.getSnapshotId(), stored);
     Piece piece = new Piece(stored, cut, chunks, recordedBytes);
     phase = Phase.DONE; // the loop answers from here on
@@ -255,21 +347,34 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       case SUCCESS -> {
         ctx.metrics().piece(piece);
         // the last piece is answered once the snapshot's commit is done
-        var unused = ctx.lifecycle().settled(piece.snapshotId()).whenComplete((ignored, error) -> {
-          try {
-            out.onNext(UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
-            out.onCompleted();
-          } catch (RuntimeException cancelled) {
-            // cancelled meanwhile: the piece is in all the same
-          }
-        });
+        var unused =
+            ctx.lifecycle()
+                .settled(piece.snapshotId())
+                .whenComplete(
+                    (ignored, error) -> {
+                      try {
+                        out.onNext(
+                            UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
+                        out.onCompleted();
+                      } catch (RuntimeException cancelled) {
+                        // cancelled meanwhile: the piece is in all the same
+                      }
+                    });
       }
-      case DUPLICATE, NOT_ADMITTED -> refuse(Status.ALREADY_EXISTS.withDescription("worker "
-          + meta.getWorkerId() + "'s piece of snapshot " + meta.getSnapshotId()
-          + " came from another upload"));
-      case UNKNOWN -> refuse(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
-      case DISCARDED -> refuse(Status.FAILED_PRECONDITION.withDescription(
-          "snapshot " + meta.getSnapshotId() + " ended before the upload finished"));
+      case DUPLICATE, NOT_ADMITTED ->
+          refuse(
+              Status.ALREADY_EXISTS.withDescription(
+                  "worker "
+                      + meta.getWorkerId()
+                      + "'s piece of snapshot "
+                      + meta.getSnapshotId()
+                      + " came from another upload"));
+      case UNKNOWN ->
+          refuse(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
+      case DISCARDED ->
+          refuse(
+              Status.FAILED_PRECONDITION.withDescription(
+                  "snapshot " + meta.getSnapshotId() + " ended before the upload finished"));
     }
   }
 
@@ -310,7 +415,10 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     }
   }
 
-  /** Frees the worker's slot (on the loop) if this upload was admitted and did not deliver its piece. */
+  /**
+   * Frees the worker's slot (on the loop) if this upload was admitted and did not deliver its
+   * piece.
+   */
   private void releaseSlot() {
     if (meta != null) {
       long id = meta.getSnapshotId();

@@ -2,7 +2,10 @@ package io.cutpoint.server.lifecycle;
 
 /** Whether an upload of a worker's piece may proceed (checked when its header arrives). */
 public enum Admission {
-  /** The snapshot is pending, covers the worker, and has no piece from it yet, nor an upload of one under way. */
+  /**
+   * The snapshot is pending, covers the worker, and has no piece from it yet, nor an upload of one
+   * under way.
+   */
   ADMITTED,
   /** The worker already delivered its piece. */
   DUPLICATE,

@@ -4,8 +4,8 @@ import java.util.Optional;
 
 /**
  * Remembers why the periodic snapshots cannot start, and tells when that changes, so that a
- * coordinator reports a block once per change of reason instead of once per period. Pure;
- * {@link #observe} runs on one thread (the coordinator loop), {@link #current} on any.
+ * coordinator reports a block once per change of reason instead of once per period. Pure; {@link
+ * #observe} runs on one thread (the coordinator loop), {@link #current} on any.
  */
 public final class BlockedSnapshots {
 

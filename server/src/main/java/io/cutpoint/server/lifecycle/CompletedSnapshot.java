@@ -5,8 +5,8 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import java.time.Duration;
 
 /**
- * A snapshot that was verified and committed. Unlike a {@link PendingSnapshot} it is immutable
- * and holds nothing but its committed manifest.
+ * A snapshot that was verified and committed. Unlike a {@link PendingSnapshot} it is immutable and
+ * holds nothing but its committed manifest.
  *
  * @param manifest the committed manifest (status COMPLETE)
  * @param markers markers sent: one per channel of the topology

@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link Scheduler} on one daemon thread: the coordinator's event loop ({@code
  * cutpoint-coordinator}) and the store executor ({@code cutpoint-store}) are each one. Tasks that
- * throw are logged, never lost silently; tasks posted after {@link #close()} are dropped (a
- * {@link #call} then fails).
+ * throw are logged, never lost silently; tasks posted after {@link #close()} are dropped (a {@link
+ * #call} then fails).
  */
 public final class ExecutorScheduler implements Scheduler, AutoCloseable {
 
@@ -24,12 +24,14 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
   private volatile Thread thread;
 
   public ExecutorScheduler(String threadName) {
-    executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      thread = t;
-      return t;
-    });
+    executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              thread = t;
+              return t;
+            });
   }
 
   @Override
@@ -38,13 +40,17 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
       return () -> {};
     }
     try {
-      ScheduledFuture<?> f = executor.schedule(() -> {
-        try {
-          task.run();
-        } catch (RuntimeException e) {
-          log.error("scheduled task failed", e);
-        }
-      }, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+      ScheduledFuture<?> f =
+          executor.schedule(
+              () -> {
+                try {
+                  task.run();
+                } catch (RuntimeException e) {
+                  log.error("scheduled task failed", e);
+                }
+              },
+              Math.max(0, delay.toNanos()),
+              TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     } catch (RejectedExecutionException e) {
       return () -> {};
@@ -54,13 +60,14 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
   @Override
   public void execute(Runnable task) {
     try {
-      executor.execute(() -> {
-        try {
-          task.run();
-        } catch (RuntimeException e) {
-          log.error("task failed", e);
-        }
-      });
+      executor.execute(
+          () -> {
+            try {
+              task.run();
+            } catch (RuntimeException e) {
+              log.error("task failed", e);
+            }
+          });
     } catch (RejectedExecutionException e) {
       log.debug("task dropped: {} is closed", thread == null ? "the executor" : thread.getName());
     }
@@ -78,13 +85,14 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
     }
     CompletableFuture<T> result = new CompletableFuture<>();
     try {
-      executor.execute(() -> {
-        try {
-          result.complete(body.get());
-        } catch (RuntimeException e) {
-          result.completeExceptionally(e);
-        }
-      });
+      executor.execute(
+          () -> {
+            try {
+              result.complete(body.get());
+            } catch (RuntimeException e) {
+              result.completeExceptionally(e);
+            }
+          });
     } catch (RejectedExecutionException e) {
       result.completeExceptionally(new RejectedExecutionException("the coordinator is stopping"));
     }

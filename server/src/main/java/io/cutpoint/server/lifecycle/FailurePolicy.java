@@ -1,11 +1,11 @@
 package io.cutpoint.server.lifecycle;
 
 /**
- * Decides which snapshot failures count against the tolerable number of consecutive failures,
- * and when that number is exceeded. A complete snapshot resets the count. Failures caused by
- * membership (a lost worker, a topology change) or by the coordinator itself do not count: they
- * are reported on their own and say nothing about whether snapshots can succeed. Not thread-safe:
- * the lifecycle calls it under its lock.
+ * Decides which snapshot failures count against the tolerable number of consecutive failures, and
+ * when that number is exceeded. A complete snapshot resets the count. Failures caused by membership
+ * (a lost worker, a topology change) or by the coordinator itself do not count: they are reported
+ * on their own and say nothing about whether snapshots can succeed. Not thread-safe: the lifecycle
+ * calls it under its lock.
  */
 public final class FailurePolicy {
 

@@ -32,17 +32,25 @@ public final class PendingSnapshot {
   private final Topology topology;
   private final SortedSet<ChannelId> channels;
   private final SortedMap<String, Piece> pieces = new TreeMap<>();
+
   /** The upload that holds each worker's slot until its piece is added or it is released. */
   private final Map<String, Object> uploads = new HashMap<>();
+
   private final CompletableFuture<SnapshotManifest> outcome = new CompletableFuture<>();
   private Instant firstUpload;
   private Instant lastUpload;
   private Scheduler.Cancellable timeout = () -> {};
+
   /** Verified, its commit handed to the store: nothing ends it but the commit's result. */
   private boolean committing;
 
-  PendingSnapshot(long id, long epoch, SnapshotTrigger trigger, Instant startedAt,
-      SortedSet<String> initiators, Topology topology) {
+  PendingSnapshot(
+      long id,
+      long epoch,
+      SnapshotTrigger trigger,
+      Instant startedAt,
+      SortedSet<String> initiators,
+      Topology topology) {
     this.id = id;
     this.epoch = epoch;
     this.trigger = trigger;
@@ -139,7 +147,8 @@ public final class PendingSnapshot {
 
   /** The cut assembled from the pieces delivered so far. */
   Cut cut() {
-    return Cut.of(id, topology.workerIds(), channels, pieces.values().stream().map(Piece::cut).toList());
+    return Cut.of(
+        id, topology.workerIds(), channels, pieces.values().stream().map(Piece::cut).toList());
   }
 
   /** Time from start to the last worker's upload (its local snapshot recorded). */
@@ -160,8 +169,9 @@ public final class PendingSnapshot {
         .setEpoch(epoch)
         .setStartedAtUnixMs(startedAt.toEpochMilli())
         .addAllInitiators(initiators)
-        .setTopology(io.cutpoint.api.v1.Topology.newBuilder()
-            .addAllWorkers(topology.workers().values().stream().map(d -> d.toProto()).toList()))
+        .setTopology(
+            io.cutpoint.api.v1.Topology.newBuilder()
+                .addAllWorkers(topology.workers().values().stream().map(d -> d.toProto()).toList()))
         .setTrigger(trigger)
         .addAllPieces(pieces.values().stream().map(Piece::toProto).toList())
         .build();

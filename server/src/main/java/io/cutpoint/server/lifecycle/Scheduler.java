@@ -20,8 +20,8 @@ public interface Scheduler {
   }
 
   /**
-   * True on the scheduler's own thread. A manual scheduler has no thread of its own: the test
-   * that drives it is the loop, so it answers true.
+   * True on the scheduler's own thread. A manual scheduler has no thread of its own: the test that
+   * drives it is the loop, so it answers true.
    */
   default boolean inLoop() {
     return true;
@@ -33,14 +33,16 @@ public interface Scheduler {
    */
   default void checkInLoop(String owner) {
     if (!inLoop()) {
-      throw new IllegalStateException(owner + " runs on the coordinator loop, not on thread "
-          + Thread.currentThread().getName());
+      throw new IllegalStateException(
+          owner
+              + " runs on the coordinator loop, not on thread "
+              + Thread.currentThread().getName());
     }
   }
 
   /**
-   * Runs {@code body} on the scheduler's thread and completes with its value (at once when
-   * called there). The future completes on the scheduler's thread.
+   * Runs {@code body} on the scheduler's thread and completes with its value (at once when called
+   * there). The future completes on the scheduler's thread.
    */
   default <T> CompletableFuture<T> call(Supplier<T> body) {
     if (inLoop()) {
@@ -51,36 +53,43 @@ public interface Scheduler {
       }
     }
     CompletableFuture<T> result = new CompletableFuture<>();
-    execute(() -> {
-      try {
-        result.complete(body.get());
-      } catch (RuntimeException e) {
-        result.completeExceptionally(e);
-      }
-    });
+    execute(
+        () -> {
+          try {
+            result.complete(body.get());
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+        });
     return result;
   }
 
   /**
-   * Runs {@code body} on the scheduler's thread and completes as the future it returns does: for
-   * an event whose answer comes from a later event (a store write's result).
+   * Runs {@code body} on the scheduler's thread and completes as the future it returns does: for an
+   * event whose answer comes from a later event (a store write's result).
    */
   default <T> CompletableFuture<T> callAsync(Supplier<CompletableFuture<T>> body) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    var unused = call(() -> {
-      var unusedAnswer = body.get().whenComplete((value, error) -> {
-        if (error == null) {
-          result.complete(value);
-        } else {
-          result.completeExceptionally(error);
-        }
-      });
-      return Boolean.TRUE;
-    }).whenComplete((ignored, error) -> {
-      if (error != null) {
-        result.completeExceptionally(error);
-      }
-    });
+    var unused =
+        call(() -> {
+              var unusedAnswer =
+                  body.get()
+                      .whenComplete(
+                          (value, error) -> {
+                            if (error == null) {
+                              result.complete(value);
+                            } else {
+                              result.completeExceptionally(error);
+                            }
+                          });
+              return Boolean.TRUE;
+            })
+            .whenComplete(
+                (ignored, error) -> {
+                  if (error != null) {
+                    result.completeExceptionally(error);
+                  }
+                });
     return result;
   }
 

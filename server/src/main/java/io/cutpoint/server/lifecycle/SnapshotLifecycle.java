@@ -15,8 +15,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -29,11 +29,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The snapshot lifecycle: PENDING -> COMPLETE | ABORTED | FAILED. Starts snapshots (checking the
  * topology, the maximum concurrent snapshots and the minimum pause), collects the workers' pieces,
- * verifies the cut with {@link CutVerifier} and commits it, and aborts on timeout, lost workers
- * and topology changes. Time comes from the injected {@link Clock}, timers from the injected
- * {@link Scheduler}; it talks to workers only through {@link WorkerCommands} and to the store only
- * through {@link StoreEffects}, whose results come back as events ({@code pendingWritten},
- * {@code committed}).
+ * verifies the cut with {@link CutVerifier} and commits it, and aborts on timeout, lost workers and
+ * topology changes. Time comes from the injected {@link Clock}, timers from the injected {@link
+ * Scheduler}; it talks to workers only through {@link WorkerCommands} and to the store only through
+ * {@link StoreEffects}, whose results come back as events ({@code pendingWritten}, {@code
+ * committed}).
  *
  * <p>Confined to the coordinator loop (the scheduler's thread): no lock; every event method checks
  * that it runs there. After each event it publishes an immutable {@link View} that readers on any
@@ -47,15 +47,20 @@ public final class SnapshotLifecycle {
   private static final String OWNER = "SnapshotLifecycle";
 
   /** The settings the lifecycle needs (from {@code CoordinatorConfig}). */
-  public record Settings(Duration timeout, Duration minPause, int maxConcurrent, int tolerableFailures) {}
+  public record Settings(
+      Duration timeout, Duration minPause, int maxConcurrent, int tolerableFailures) {}
 
   /**
    * What readers see: the pending snapshots (by id, with their manifests), the failure count and
    * the pause, as of the last event.
    */
-  public record View(SortedMap<Long, SnapshotManifest> pending, SortedMap<Long, SnapshotManifest> ending,
-      int consecutiveFailures, SnapshotBlock paused) {
-    static final View EMPTY = new View(Collections.emptySortedMap(), Collections.emptySortedMap(), 0, null);
+  public record View(
+      SortedMap<Long, SnapshotManifest> pending,
+      SortedMap<Long, SnapshotManifest> ending,
+      int consecutiveFailures,
+      SnapshotBlock paused) {
+    static final View EMPTY =
+        new View(Collections.emptySortedMap(), Collections.emptySortedMap(), 0, null);
 
     public List<Long> pendingIds() {
       return List.copyOf(pending.keySet());
@@ -72,14 +77,19 @@ public final class SnapshotLifecycle {
   private final FailurePolicy policy;
   private final SortedMap<Long, PendingSnapshot> pending = new TreeMap<>();
   private final RecentIds recent = new RecentIds(RECENT_IDS);
+
   /** Replies and outcomes decided by the current event, completed once it is applied. */
   private final List<Runnable> afterEvent = new ArrayList<>();
+
   /** Ended snapshots whose end the store has not written yet, for readers. */
   private final SortedMap<Long, SnapshotManifest> unwritten = new TreeMap<>();
+
   /** Triggers whose pending manifest is being written. */
   private int starting;
+
   /** Counts the aborts of every pending snapshot; a start that spans one is aborted too. */
   private long aborts;
+
   private FailureReason lastAbortReason = FailureReason.COORDINATOR;
   private String lastAbortMessage = "";
   private Instant lastEnded;
@@ -87,11 +97,17 @@ public final class SnapshotLifecycle {
   private volatile View view = View.EMPTY;
 
   /**
-   * @param loop the coordinator loop: timers run there, and it is the only thread that may call
-   *     the event methods
+   * @param loop the coordinator loop: timers run there, and it is the only thread that may call the
+   *     event methods
    */
-  public SnapshotLifecycle(Settings settings, Clock clock, Scheduler loop, StoreEffects store,
-      Supplier<Membership.View> cluster, WorkerCommands commands, SnapshotListener listener) {
+  public SnapshotLifecycle(
+      Settings settings,
+      Clock clock,
+      Scheduler loop,
+      StoreEffects store,
+      Supplier<Membership.View> cluster,
+      WorkerCommands commands,
+      SnapshotListener listener) {
     this.settings = settings;
     this.clock = clock;
     this.loop = loop;
@@ -103,11 +119,10 @@ public final class SnapshotLifecycle {
   }
 
   /**
-   * Starts a snapshot. With a {@code requester} (a worker asking for a snapshot) that worker is
-   * an initiator and is not sent a start command (it initiates when it gets the id); the other
-   * needed initiators are. A refusal completes at once; a start completes once the store has
-   * allocated the id and written the pending manifest (an event on the loop), when the start
-   * commands are sent.
+   * Starts a snapshot. With a {@code requester} (a worker asking for a snapshot) that worker is an
+   * initiator and is not sent a start command (it initiates when it gets the id); the other needed
+   * initiators are. A refusal completes at once; a start completes once the store has allocated the
+   * id and written the pending manifest (an event on the loop), when the start commands are sent.
    */
   public CompletableFuture<TriggerResult> trigger(SnapshotTrigger trigger, String requester) {
     loop.checkInLoop(OWNER);
@@ -117,27 +132,39 @@ public final class SnapshotLifecycle {
       return refused(new TriggerResult.Refused(blocked.get()));
     }
     if (requester != null && !v.members().containsKey(requester)) {
-      return refused(new TriggerResult.Refused(TriggerResult.Reason.NOT_READY, "unknown worker " + requester));
+      return refused(
+          new TriggerResult.Refused(TriggerResult.Reason.NOT_READY, "unknown worker " + requester));
     }
     if (pending.size() + starting >= settings.maxConcurrent()) {
-      return refused(new TriggerResult.Refused(TriggerResult.Reason.TOO_MANY_PENDING,
-          (pending.size() + starting) + " snapshot(s) pending, at most " + settings.maxConcurrent()
-              + " at once: " + pending.keySet()));
+      return refused(
+          new TriggerResult.Refused(
+              TriggerResult.Reason.TOO_MANY_PENDING,
+              (pending.size() + starting)
+                  + " snapshot(s) pending, at most "
+                  + settings.maxConcurrent()
+                  + " at once: "
+                  + pending.keySet()));
     }
     Instant now = clock.instant();
     if (lastEnded != null && now.isBefore(lastEnded.plus(settings.minPause()))) {
-      return refused(new TriggerResult.Refused(TriggerResult.Reason.TOO_SOON, "the minimum pause of "
-          + settings.minPause() + " since the last snapshot has not passed"));
+      return refused(
+          new TriggerResult.Refused(
+              TriggerResult.Reason.TOO_SOON,
+              "the minimum pause of "
+                  + settings.minPause()
+                  + " since the last snapshot has not passed"));
     }
-    SortedSet<String> initiators = InitiatorSelection.selectWith(
-        v.topology().workerIds(), v.topology().channels(), requester);
+    SortedSet<String> initiators =
+        InitiatorSelection.selectWith(v.topology().workerIds(), v.topology().channels(), requester);
     CompletableFuture<TriggerResult> reply = new CompletableFuture<>();
     starting++;
     long abortsBefore = aborts;
     store.createPending(
-        (id, epoch) -> new PendingSnapshot(id, epoch, trigger, now, initiators, v.topology()).manifest(),
-        (manifest, failure) -> pendingWritten(manifest, failure, trigger, now, initiators, v, requester,
-            abortsBefore, reply));
+        (id, epoch) ->
+            new PendingSnapshot(id, epoch, trigger, now, initiators, v.topology()).manifest(),
+        (manifest, failure) ->
+            pendingWritten(
+                manifest, failure, trigger, now, initiators, v, requester, abortsBefore, reply));
     return reply;
   }
 
@@ -146,19 +173,37 @@ public final class SnapshotLifecycle {
   }
 
   /** Event: the store wrote the pending manifest of a started snapshot, or could not. */
-  private void pendingWritten(SnapshotManifest manifest, StoreException failure, SnapshotTrigger trigger,
-      Instant startedAt, SortedSet<String> initiators, Membership.View v, String requester, long abortsBefore,
+  private void pendingWritten(
+      SnapshotManifest manifest,
+      StoreException failure,
+      SnapshotTrigger trigger,
+      Instant startedAt,
+      SortedSet<String> initiators,
+      Membership.View v,
+      String requester,
+      long abortsBefore,
       CompletableFuture<TriggerResult> reply) {
     loop.checkInLoop(OWNER);
     starting--;
     if (failure != null) {
-      afterEvent.add(() -> reply.complete(new TriggerResult.Refused(SnapshotBlock.of(
-          SnapshotBlock.Reason.STORE_UNAVAILABLE, "store failed: " + failure.getMessage()))));
+      afterEvent.add(
+          () ->
+              reply.complete(
+                  new TriggerResult.Refused(
+                      SnapshotBlock.of(
+                          SnapshotBlock.Reason.STORE_UNAVAILABLE,
+                          "store failed: " + failure.getMessage()))));
       applied();
       return;
     }
-    PendingSnapshot p = new PendingSnapshot(manifest.getSnapshotId(), manifest.getEpoch(), trigger, startedAt,
-        initiators, v.topology());
+    PendingSnapshot p =
+        new PendingSnapshot(
+            manifest.getSnapshotId(),
+            manifest.getEpoch(),
+            trigger,
+            startedAt,
+            initiators,
+            v.topology());
     pending.put(p.id(), p);
     long id = p.id();
     p.timeout(loop.schedule(() -> onTimeout(id), settings.timeout()));
@@ -184,22 +229,37 @@ public final class SnapshotLifecycle {
       return Optional.of(paused);
     }
     if (view.members().isEmpty()) {
-      return Optional.of(SnapshotBlock.of(SnapshotBlock.Reason.NO_WORKERS, "no workers have joined"));
+      return Optional.of(
+          SnapshotBlock.of(SnapshotBlock.Reason.NO_WORKERS, "no workers have joined"));
     }
     if (!view.allLive()) {
-      return Optional.of(new SnapshotBlock(SnapshotBlock.Reason.WORKERS_LOST, view.lost(),
-          "workers without a live session: " + view.lost()));
+      return Optional.of(
+          new SnapshotBlock(
+              SnapshotBlock.Reason.WORKERS_LOST,
+              view.lost(),
+              "workers without a live session: " + view.lost()));
     }
-    List<Membership.Member> notRunning = view.members().values().stream()
-        .filter(m -> m.state() != io.cutpoint.api.v1.WorkerState.WORKER_STATE_RUNNING).toList();
+    List<Membership.Member> notRunning =
+        view.members().values().stream()
+            .filter(m -> m.state() != io.cutpoint.api.v1.WorkerState.WORKER_STATE_RUNNING)
+            .toList();
     if (!notRunning.isEmpty()) {
-      return Optional.of(new SnapshotBlock(SnapshotBlock.Reason.WORKERS_NOT_RUNNING,
-          notRunning.stream().map(m -> m.decl().workerId()).toList(), "workers not running: "
-              + notRunning.stream().map(m -> m.decl().workerId() + " (" + m.state() + ")").toList()));
+      return Optional.of(
+          new SnapshotBlock(
+              SnapshotBlock.Reason.WORKERS_NOT_RUNNING,
+              notRunning.stream().map(m -> m.decl().workerId()).toList(),
+              "workers not running: "
+                  + notRunning.stream()
+                      .map(m -> m.decl().workerId() + " (" + m.state() + ")")
+                      .toList()));
     }
     if (!view.topology().closed()) {
-      return Optional.of(SnapshotBlock.of(SnapshotBlock.Reason.TOPOLOGY_OPEN, "the topology is not "
-          + "closed; channels declared by one end only: " + view.topology().pendingChannels()));
+      return Optional.of(
+          SnapshotBlock.of(
+              SnapshotBlock.Reason.TOPOLOGY_OPEN,
+              "the topology is not "
+                  + "closed; channels declared by one end only: "
+                  + view.topology().pendingChannels()));
     }
     return Optional.empty();
   }
@@ -233,8 +293,8 @@ public final class SnapshotLifecycle {
   }
 
   /**
-   * An admitted upload ended without a piece (it broke, or was refused part-way): the worker's
-   * slot is free for a retry. Does nothing unless {@code uploader} holds the slot.
+   * An admitted upload ended without a piece (it broke, or was refused part-way): the worker's slot
+   * is free for a retry. Does nothing unless {@code uploader} holds the slot.
    */
   public void release(long snapshotId, String workerId, Object uploader) {
     loop.checkInLoop(OWNER);
@@ -245,10 +305,10 @@ public final class SnapshotLifecycle {
   }
 
   /**
-   * Accepts a worker's piece from the upload that holds its slot; when it is the last one,
-   * verifies the cut and hands the commit to the store (the snapshot completes on the {@code
-   * committed} event). The piece's counters are what the upload stored, so the cut verified is
-   * the cut committed.
+   * Accepts a worker's piece from the upload that holds its slot; when it is the last one, verifies
+   * the cut and hands the commit to the store (the snapshot completes on the {@code committed}
+   * event). The piece's counters are what the upload stored, so the cut verified is the cut
+   * committed.
    */
   public AckResult acknowledge(Piece piece, Object uploader) {
     loop.checkInLoop(OWNER);
@@ -274,8 +334,8 @@ public final class SnapshotLifecycle {
   }
 
   /**
-   * Completes when {@code snapshotId} is no longer being committed: at once unless its verified
-   * cut is with the store, else once the commit's result is applied. An upload of the last piece
+   * Completes when {@code snapshotId} is no longer being committed: at once unless its verified cut
+   * is with the store, else once the commit's result is applied. An upload of the last piece
    * answers then, so that its worker sees the snapshot ended.
    */
   public CompletableFuture<?> settled(long snapshotId) {
@@ -289,15 +349,19 @@ public final class SnapshotLifecycle {
     loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(snapshotId);
     if (p != null && p.covers(workerId) && !p.committing()) {
-      end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.LOCAL_FAILURE,
-          "worker " + workerId + " gave up its local snapshot: " + reason, List.of());
+      end(
+          p,
+          SnapshotStatus.SNAPSHOT_STATUS_ABORTED,
+          FailureReason.LOCAL_FAILURE,
+          "worker " + workerId + " gave up its local snapshot: " + reason,
+          List.of());
     }
     applied();
   }
 
   /**
-   * A worker lost its session: every pending snapshot covering it is aborted (a verified one
-   * being committed is not: its cut is whole), and so is one being started.
+   * A worker lost its session: every pending snapshot covering it is aborted (a verified one being
+   * committed is not: its cut is whole), and so is one being started.
    */
   public void workerLost(String workerId) {
     loop.checkInLoop(OWNER);
@@ -305,7 +369,12 @@ public final class SnapshotLifecycle {
     noteAbort(FailureReason.WORKER_LOST, message);
     for (PendingSnapshot p : new ArrayList<>(pending.values())) {
       if (p.covers(workerId) && !p.committing()) {
-        end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.WORKER_LOST, message, List.of());
+        end(
+            p,
+            SnapshotStatus.SNAPSHOT_STATUS_ABORTED,
+            FailureReason.WORKER_LOST,
+            message,
+            List.of());
       }
     }
     applied();
@@ -320,7 +389,8 @@ public final class SnapshotLifecycle {
    * Aborts one pending snapshot; empty when it is not pending (or is being committed), else its
    * outcome (complete once the event is applied).
    */
-  public Optional<CompletableFuture<SnapshotManifest>> abort(long snapshotId, FailureReason reason, String message) {
+  public Optional<CompletableFuture<SnapshotManifest>> abort(
+      long snapshotId, FailureReason reason, String message) {
     loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(snapshotId);
     if (p == null || p.committing()) {
@@ -376,12 +446,13 @@ public final class SnapshotLifecycle {
   }
 
   /**
-   * The manifest of a snapshot as of the last event if it is pending, or ended and its end not
-   * yet written to the store; any thread.
+   * The manifest of a snapshot as of the last event if it is pending, or ended and its end not yet
+   * written to the store; any thread.
    */
   public Optional<SnapshotManifest> pendingManifest(long snapshotId) {
     View v = view;
-    return Optional.ofNullable(v.pending().get(snapshotId)).or(() -> Optional.ofNullable(v.ending().get(snapshotId)));
+    return Optional.ofNullable(v.pending().get(snapshotId))
+        .or(() -> Optional.ofNullable(v.ending().get(snapshotId)));
   }
 
   /** Failed or aborted snapshots in a row, as of the last event; any thread. */
@@ -396,8 +467,12 @@ public final class SnapshotLifecycle {
     }
     SortedSet<String> missing = new java.util.TreeSet<>(p.workers());
     missing.removeAll(p.pieces().keySet());
-    end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.TIMEOUT,
-        "timed out after " + Durations.format(settings.timeout()) + "; no piece from " + missing, List.of());
+    end(
+        p,
+        SnapshotStatus.SNAPSHOT_STATUS_ABORTED,
+        FailureReason.TIMEOUT,
+        "timed out after " + Durations.format(settings.timeout()) + "; no piece from " + missing,
+        List.of());
     applied();
   }
 
@@ -405,8 +480,14 @@ public final class SnapshotLifecycle {
     Instant uploaded = clock.instant();
     List<Violation> violations = CutVerifier.verify(p.cut());
     if (!violations.isEmpty()) {
-      end(p, SnapshotStatus.SNAPSHOT_STATUS_FAILED, FailureReason.CUT_INVALID,
-          "the cut is inconsistent: " + violations.size() + " violation(s), first: " + violations.get(0),
+      end(
+          p,
+          SnapshotStatus.SNAPSHOT_STATUS_FAILED,
+          FailureReason.CUT_INVALID,
+          "the cut is inconsistent: "
+              + violations.size()
+              + " violation(s), first: "
+              + violations.get(0),
           violations);
       return;
     }
@@ -420,45 +501,57 @@ public final class SnapshotLifecycle {
       inFlight += piece.inFlightMessages();
     }
     Instant end = clock.instant();
-    SnapshotManifest complete = base.toBuilder()
-        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
-        .setFinishedAtUnixMs(end.toEpochMilli())
-        .setTotalStateBytes(stateBytes)
-        .setTotalChannelBytes(channelBytes)
-        .setInFlightMessages(inFlight)
-        .setTimings(timings(p, uploaded, end))
-        .build();
+    SnapshotManifest complete =
+        base.toBuilder()
+            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+            .setFinishedAtUnixMs(end.toEpochMilli())
+            .setTotalStateBytes(stateBytes)
+            .setTotalChannelBytes(channelBytes)
+            .setInFlightMessages(inFlight)
+            .setTimings(timings(p, uploaded, end))
+            .build();
     p.committing(true);
     store.commit(complete, failure -> committed(p, complete, uploaded, failure));
   }
 
   /** Event: the store committed the verified snapshot, or could not (it ends ABORTED). */
-  private void committed(PendingSnapshot p, SnapshotManifest written, Instant uploaded, StoreException failure) {
+  private void committed(
+      PendingSnapshot p, SnapshotManifest written, Instant uploaded, StoreException failure) {
     loop.checkInLoop(OWNER);
     if (pending.get(p.id()) != p) {
       return;
     }
     p.committing(false);
     if (failure != null) {
-      end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, FailureReason.STORE_ERROR,
-          "commit failed: " + failure.getMessage(), List.of());
+      end(
+          p,
+          SnapshotStatus.SNAPSHOT_STATUS_ABORTED,
+          FailureReason.STORE_ERROR,
+          "commit failed: " + failure.getMessage(),
+          List.of());
       applied();
       return;
     }
     Instant committed = clock.instant();
-    SnapshotManifest complete = written.toBuilder()
-        .setFinishedAtUnixMs(committed.toEpochMilli())
-        .setTimings(timings(p, uploaded, committed))
-        .build();
+    SnapshotManifest complete =
+        written.toBuilder()
+            .setFinishedAtUnixMs(committed.toEpochMilli())
+            .setTimings(timings(p, uploaded, committed))
+            .build();
     pending.remove(p.id());
     recent.remember(p.id());
     p.cancelTimeout();
     lastEnded = committed;
     policy.onSuccess();
     CompletedSnapshot done = new CompletedSnapshot(complete, p.channels().size());
-    log.info("snapshot {} COMPLETE in {} ms: {} workers, {} channels, {} state bytes, {} in-flight messages",
-        p.id(), done.duration().toMillis(), p.workers().size(), p.channels().size(),
-        complete.getTotalStateBytes(), complete.getInFlightMessages());
+    log.info(
+        "snapshot {} COMPLETE in {} ms: {} workers, {} channels, {} state bytes, {} in-flight messages",
+        p.id(),
+        done.duration().toMillis(),
+        p.workers().size(),
+        p.channels().size(),
+        complete.getTotalStateBytes(),
+        complete.getInFlightMessages());
     afterEvent.add(() -> listener.completed(done));
     afterEvent.add(() -> p.outcome().complete(complete));
     applied();
@@ -477,24 +570,34 @@ public final class SnapshotLifecycle {
     return Math.max(0, d.toNanos() / 1000);
   }
 
-  private void end(PendingSnapshot p, SnapshotStatus status, FailureReason reason, String message,
+  private void end(
+      PendingSnapshot p,
+      SnapshotStatus status,
+      FailureReason reason,
+      String message,
       List<Violation> violations) {
     pending.remove(p.id());
     recent.remember(p.id());
     p.cancelTimeout();
     Instant now = clock.instant();
     lastEnded = now;
-    SnapshotManifest.Builder b = p.manifest().toBuilder()
-        .setStatus(status)
-        .setReason(message)
-        .setFinishedAtUnixMs(now.toEpochMilli())
-        .setTimings(PhaseTimings.newBuilder()
-            .setMarkerPropagationMicros(micros(p.markerPropagation()))
-            .setTotalMicros(micros(Duration.between(p.startedAt(), now))));
+    SnapshotManifest.Builder b =
+        p.manifest().toBuilder()
+            .setStatus(status)
+            .setReason(message)
+            .setFinishedAtUnixMs(now.toEpochMilli())
+            .setTimings(
+                PhaseTimings.newBuilder()
+                    .setMarkerPropagationMicros(micros(p.markerPropagation()))
+                    .setTotalMicros(micros(Duration.between(p.startedAt(), now))));
     for (Violation v : violations) {
-      io.cutpoint.api.v1.Violation.Builder vb = io.cutpoint.api.v1.Violation.newBuilder().setMessage(v.message());
+      io.cutpoint.api.v1.Violation.Builder vb =
+          io.cutpoint.api.v1.Violation.newBuilder().setMessage(v.message());
       if (v.channel() != null) {
-        vb.setChannel(io.cutpoint.api.v1.ChannelRef.newBuilder().setFrom(v.channel().from()).setTo(v.channel().to()));
+        vb.setChannel(
+            io.cutpoint.api.v1.ChannelRef.newBuilder()
+                .setFrom(v.channel().from())
+                .setTo(v.channel().to()));
       }
       if (v.workerId() != null) {
         vb.setWorkerId(v.workerId());
@@ -509,18 +612,30 @@ public final class SnapshotLifecycle {
     }
     unwritten.put(p.id(), manifest);
     boolean exceeded = policy.onFailure(reason);
-    log.info("snapshot {} {} after {} ms ({}): {}", p.id(), status == SnapshotStatus.SNAPSHOT_STATUS_FAILED
-        ? "FAILED" : "ABORTED", Duration.between(p.startedAt(), now).toMillis(), reason, message);
+    log.info(
+        "snapshot {} {} after {} ms ({}): {}",
+        p.id(),
+        status == SnapshotStatus.SNAPSHOT_STATUS_FAILED ? "FAILED" : "ABORTED",
+        Duration.between(p.startedAt(), now).toMillis(),
+        reason,
+        message);
     if (exceeded) {
-      log.error("{} consecutive snapshots failed, more than the tolerable {}; latest: {}",
-          policy.consecutiveFailures(), settings.tolerableFailures(), message);
+      log.error(
+          "{} consecutive snapshots failed, more than the tolerable {}; latest: {}",
+          policy.consecutiveFailures(),
+          settings.tolerableFailures(),
+          message);
     }
     Duration took = Duration.between(p.startedAt(), now);
     store.finish(manifest, () -> finished(p, manifest, reason, took, exceeded));
   }
 
   /** Event: the store wrote the end of a snapshot; its listeners and waiters are told. */
-  private void finished(PendingSnapshot p, SnapshotManifest manifest, FailureReason reason, Duration took,
+  private void finished(
+      PendingSnapshot p,
+      SnapshotManifest manifest,
+      FailureReason reason,
+      Duration took,
       boolean exceeded) {
     loop.checkInLoop(OWNER);
     unwritten.remove(p.id());
@@ -536,8 +651,12 @@ public final class SnapshotLifecycle {
   private void applied() {
     SortedMap<Long, SnapshotManifest> manifests = new TreeMap<>();
     pending.forEach((id, p) -> manifests.put(id, p.manifest()));
-    view = new View(Collections.unmodifiableSortedMap(manifests), Collections.unmodifiableSortedMap(new TreeMap<>(unwritten)),
-        policy.consecutiveFailures(), paused);
+    view =
+        new View(
+            Collections.unmodifiableSortedMap(manifests),
+            Collections.unmodifiableSortedMap(new TreeMap<>(unwritten)),
+            policy.consecutiveFailures(),
+            paused);
     while (!afterEvent.isEmpty()) {
       List<Runnable> now = new ArrayList<>(afterEvent);
       afterEvent.clear();

@@ -20,5 +20,9 @@ public interface SnapshotListener {
    *
    * @param toleranceExceeded this failure made the consecutive failures exceed the tolerable number
    */
-  default void ended(SnapshotManifest manifest, FailureReason reason, Duration duration, boolean toleranceExceeded) {}
+  default void ended(
+      SnapshotManifest manifest,
+      FailureReason reason,
+      Duration duration,
+      boolean toleranceExceeded) {}
 }

@@ -6,10 +6,10 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
- * The store writes the snapshot lifecycle decides on, performed elsewhere: production hands them
- * to {@link StoreExecutor} (one {@code cutpoint-store} thread, so they keep their order), tests
- * queue them and perform them when they choose. Every result is delivered back on the
- * coordinator loop, as an event of the lifecycle.
+ * The store writes the snapshot lifecycle decides on, performed elsewhere: production hands them to
+ * {@link StoreExecutor} (one {@code cutpoint-store} thread, so they keep their order), tests queue
+ * them and perform them when they choose. Every result is delivered back on the coordinator loop,
+ * as an event of the lifecycle.
  */
 public interface StoreEffects {
 

@@ -10,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Performs the coordinator's store writes and slow reads on one thread, {@code cutpoint-store},
- * so that they keep the order the loop decided them in, and posts each result back to the loop as
- * an event. Nothing on this thread touches the loop's state: it reads and writes the store only.
+ * Performs the coordinator's store writes and slow reads on one thread, {@code cutpoint-store}, so
+ * that they keep the order the loop decided them in, and posts each result back to the loop as an
+ * event. Nothing on this thread touches the loop's state: it reads and writes the store only.
  */
 public final class StoreExecutor implements StoreEffects, AutoCloseable {
 
@@ -31,74 +31,80 @@ public final class StoreExecutor implements StoreEffects, AutoCloseable {
   }
 
   @Override
-  public void createPending(PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
-    thread.execute(() -> {
-      SnapshotManifest written;
-      try {
-        written = manifest.build(store.allocateSnapshotId(), store.epoch());
-        store.createPending(written);
-      } catch (StoreException e) {
-        log.error("could not record a new snapshot", e);
-        loop.execute(() -> done.accept(null, e));
-        return;
-      }
-      loop.execute(() -> done.accept(written, null));
-    });
+  public void createPending(
+      PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
+    thread.execute(
+        () -> {
+          SnapshotManifest written;
+          try {
+            written = manifest.build(store.allocateSnapshotId(), store.epoch());
+            store.createPending(written);
+          } catch (StoreException e) {
+            log.error("could not record a new snapshot", e);
+            loop.execute(() -> done.accept(null, e));
+            return;
+          }
+          loop.execute(() -> done.accept(written, null));
+        });
   }
 
   @Override
   public void commit(SnapshotManifest complete, Consumer<StoreException> done) {
-    thread.execute(() -> {
-      StoreException failure = null;
-      try {
-        store.commit(complete);
-      } catch (StoreException e) {
-        log.error("commit of snapshot {} failed", complete.getSnapshotId(), e);
-        failure = e;
-      }
-      StoreException f = failure;
-      loop.execute(() -> done.accept(f));
-    });
+    thread.execute(
+        () -> {
+          StoreException failure = null;
+          try {
+            store.commit(complete);
+          } catch (StoreException e) {
+            log.error("commit of snapshot {} failed", complete.getSnapshotId(), e);
+            failure = e;
+          }
+          StoreException f = failure;
+          loop.execute(() -> done.accept(f));
+        });
   }
 
   @Override
   public void finish(SnapshotManifest ended, Runnable done) {
-    thread.execute(() -> {
-      try {
-        store.finish(ended);
-      } catch (StoreException e) {
-        log.error("could not record the end of snapshot {}", ended.getSnapshotId(), e);
-      }
-      loop.execute(done);
-    });
+    thread.execute(
+        () -> {
+          try {
+            store.finish(ended);
+          } catch (StoreException e) {
+            log.error("could not record the end of snapshot {}", ended.getSnapshotId(), e);
+          }
+          loop.execute(done);
+        });
   }
 
   /**
-   * Runs {@code work} against the store on this thread; {@code done} gets on the loop its value,
-   * or the exception it threw.
+   * Runs {@code work} against the store on this thread; {@code done} gets on the loop its value, or
+   * the exception it threw.
    */
   public <T> void submit(Function<SnapshotStore, T> work, BiConsumer<T, RuntimeException> done) {
-    thread.execute(() -> {
-      T value;
-      try {
-        value = work.apply(store);
-      } catch (RuntimeException e) {
-        loop.execute(() -> done.accept(null, e));
-        return;
-      }
-      loop.execute(() -> done.accept(value, null));
-    });
+    thread.execute(
+        () -> {
+          T value;
+          try {
+            value = work.apply(store);
+          } catch (RuntimeException e) {
+            loop.execute(() -> done.accept(null, e));
+            return;
+          }
+          loop.execute(() -> done.accept(value, null));
+        });
   }
 
   /** Runs {@code work} on this thread, after every write posted before it; a failure is logged. */
   public void execute(String what, Consumer<SnapshotStore> work) {
-    thread.execute(() -> {
-      try {
-        work.accept(store);
-      } catch (RuntimeException e) {
-        log.error("{} failed", what, e);
-      }
-    });
+    thread.execute(
+        () -> {
+          try {
+            work.accept(store);
+          } catch (RuntimeException e) {
+            log.error("{} failed", what, e);
+          }
+        });
   }
 
   /** Stops; writes still queued are dropped (a restart ends their snapshots as ABORTED). */

@@ -12,7 +12,8 @@ public sealed interface TriggerResult {
    * @param manifest its pending manifest
    * @param outcome completes with the final manifest (COMPLETE, ABORTED or FAILED)
    */
-  record Started(SnapshotManifest manifest, CompletableFuture<SnapshotManifest> outcome) implements TriggerResult {
+  record Started(SnapshotManifest manifest, CompletableFuture<SnapshotManifest> outcome)
+      implements TriggerResult {
     public long snapshotId() {
       return manifest.getSnapshotId();
     }
@@ -32,8 +33,12 @@ public sealed interface TriggerResult {
 
     /** A refusal for a state of the cluster. */
     public Refused(SnapshotBlock block) {
-      this(block.reason() == SnapshotBlock.Reason.STORE_UNAVAILABLE ? Reason.STORE_ERROR : Reason.NOT_READY,
-          block.message(), block);
+      this(
+          block.reason() == SnapshotBlock.Reason.STORE_UNAVAILABLE
+              ? Reason.STORE_ERROR
+              : Reason.NOT_READY,
+          block.message(),
+          block);
     }
   }
 

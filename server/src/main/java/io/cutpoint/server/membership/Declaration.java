@@ -11,7 +11,10 @@ import java.util.TreeSet;
  * it sends to and receives from.
  */
 public record Declaration(
-    String workerId, String channelAddress, SortedSet<String> outgoing, SortedSet<String> incoming) {
+    String workerId,
+    String channelAddress,
+    SortedSet<String> outgoing,
+    SortedSet<String> incoming) {
 
   public Declaration {
     Objects.requireNonNull(workerId, "workerId");
@@ -26,7 +29,11 @@ public record Declaration(
   }
 
   public static Declaration fromProto(WorkerDecl decl) {
-    return of(decl.getWorkerId(), decl.getChannelAddress(), decl.getOutgoingList(), decl.getIncomingList());
+    return of(
+        decl.getWorkerId(),
+        decl.getChannelAddress(),
+        decl.getOutgoingList(),
+        decl.getIncomingList());
   }
 
   public WorkerDecl toProto() {

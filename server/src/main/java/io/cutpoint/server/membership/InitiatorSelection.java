@@ -22,7 +22,8 @@ public final class InitiatorSelection {
   private InitiatorSelection() {}
 
   /** The initiators for {@code workers} connected by {@code channels}. */
-  public static SortedSet<String> select(Collection<String> workers, Collection<ChannelId> channels) {
+  public static SortedSet<String> select(
+      Collection<String> workers, Collection<ChannelId> channels) {
     return selectWith(workers, channels, null);
   }
 

@@ -9,11 +9,11 @@ import java.util.TreeMap;
 
 /**
  * The table of workers the coordinator knows: their declarations, their state (running, lost,
- * halted, restored) and their live session. Workers are remembered after they are lost, so that
- * the topology stays whole while they reconnect, until they are {@linkplain #remove removed}. Pure
- * (no I/O, time passed in) and confined to one thread, the coordinator loop: no lock. After each
- * change it publishes an immutable {@link View}; {@link #view()}, {@link #isLive}, {@link #token}
- * and {@link #count} read that and may be called on any thread.
+ * halted, restored) and their live session. Workers are remembered after they are lost, so that the
+ * topology stays whole while they reconnect, until they are {@linkplain #remove removed}. Pure (no
+ * I/O, time passed in) and confined to one thread, the coordinator loop: no lock. After each change
+ * it publishes an immutable {@link View}; {@link #view()}, {@link #isLive}, {@link #token} and
+ * {@link #count} read that and may be called on any thread.
  */
 public final class Membership {
 
@@ -37,7 +37,8 @@ public final class Membership {
   }
 
   /** One known worker. {@code sessionToken} identifies its live session (0 when lost). */
-  public record Member(Declaration decl, WorkerState state, long lastHeartbeatMs, long sessionToken) {
+  public record Member(
+      Declaration decl, WorkerState state, long lastHeartbeatMs, long sessionToken) {
     public boolean live() {
       return state != WorkerState.WORKER_STATE_LOST;
     }
@@ -67,7 +68,10 @@ public final class Membership {
    *     cover it must be aborted)
    */
   public record Accepted(
-      long token, SortedMap<String, String> peerAddresses, List<String> peerUpdates, boolean channelsChanged)
+      long token,
+      SortedMap<String, String> peerAddresses,
+      List<String> peerUpdates,
+      boolean channelsChanged)
       implements JoinOutcome {}
 
   /** A join was refused, with the reason in words. */
@@ -80,11 +84,15 @@ public final class Membership {
     }
 
     public List<String> lost() {
-      return members.values().stream().filter(m -> !m.live()).map(m -> m.decl().workerId()).toList();
+      return members.values().stream()
+          .filter(m -> !m.live())
+          .map(m -> m.decl().workerId())
+          .toList();
     }
   }
 
-  private volatile View published = new View(Topology.of(List.of()), java.util.Collections.emptySortedMap());
+  private volatile View published =
+      new View(Topology.of(List.of()), java.util.Collections.emptySortedMap());
 
   private void put(String id, Member m) {
     members.put(id, m);
@@ -94,8 +102,10 @@ public final class Membership {
   /** Counts the workers by state and publishes the view readers see. */
   private void recount() {
     SortedMap<String, Member> copy = new TreeMap<>(members);
-    published = new View(Topology.of(copy.values().stream().map(Member::decl).toList()),
-        java.util.Collections.unmodifiableSortedMap(copy));
+    published =
+        new View(
+            Topology.of(copy.values().stream().map(Member::decl).toList()),
+            java.util.Collections.unmodifiableSortedMap(copy));
     int[] n = new int[WorkerState.values().length];
     members.values().forEach(x -> n[x.state().getNumber()]++);
     for (int i = 0; i < n.length; i++) {
@@ -116,8 +126,13 @@ public final class Membership {
       return new Refused(Refusal.ALREADY_EXISTS, "worker " + id + " already has a live session");
     }
     if (previous == null && members.size() >= maxWorkers) {
-      return new Refused(Refusal.TOO_MANY_WORKERS, "the coordinator already knows " + members.size()
-          + " workers, its limit (max-workers); worker " + id + " is not admitted");
+      return new Refused(
+          Refusal.TOO_MANY_WORKERS,
+          "the coordinator already knows "
+              + members.size()
+              + " workers, its limit (max-workers); worker "
+              + id
+              + " is not admitted");
     }
     List<Declaration> live = new ArrayList<>();
     for (Member m : members.values()) {
@@ -157,7 +172,10 @@ public final class Membership {
     }
     members.put(id, new Member(m.decl(), m.state(), nowMs, token));
     // the topology and the counts are unchanged: publish the members only
-    published = new View(published.topology(), java.util.Collections.unmodifiableSortedMap(new TreeMap<>(members)));
+    published =
+        new View(
+            published.topology(),
+            java.util.Collections.unmodifiableSortedMap(new TreeMap<>(members)));
     return true;
   }
 

@@ -84,8 +84,8 @@ public record Topology(SortedMap<String, Declaration> workers) {
 
   /**
    * Why {@code joining} contradicts the declarations of the workers in this topology (other than
-   * itself): a worker that has declared its channels and does not list the joining worker where
-   * the joining worker lists it, or the other way round. Empty when it fits.
+   * itself): a worker that has declared its channels and does not list the joining worker where the
+   * joining worker lists it, or the other way round. Empty when it fits.
    */
   public List<String> contradictions(Declaration joining) {
     List<String> out = new ArrayList<>();
@@ -99,16 +99,42 @@ public record Topology(SortedMap<String, Declaration> workers) {
       boolean iSend = joining.outgoing().contains(other);
       boolean theyReceive = d.incoming().contains(me);
       if (iSend != theyReceive) {
-        out.add(iSend
-            ? me + " declares a channel to " + other + " but " + other + " does not declare one from " + me
-            : other + " declares a channel from " + me + " but " + me + " does not declare one to " + other);
+        out.add(
+            iSend
+                ? me
+                    + " declares a channel to "
+                    + other
+                    + " but "
+                    + other
+                    + " does not declare one from "
+                    + me
+                : other
+                    + " declares a channel from "
+                    + me
+                    + " but "
+                    + me
+                    + " does not declare one to "
+                    + other);
       }
       boolean iReceive = joining.incoming().contains(other);
       boolean theySend = d.outgoing().contains(me);
       if (iReceive != theySend) {
-        out.add(iReceive
-            ? me + " declares a channel from " + other + " but " + other + " does not declare one to " + me
-            : other + " declares a channel to " + me + " but " + me + " does not declare one from " + other);
+        out.add(
+            iReceive
+                ? me
+                    + " declares a channel from "
+                    + other
+                    + " but "
+                    + other
+                    + " does not declare one to "
+                    + me
+                : other
+                    + " declares a channel to "
+                    + me
+                    + " but "
+                    + me
+                    + " does not declare one from "
+                    + other);
       }
     }
     return out;

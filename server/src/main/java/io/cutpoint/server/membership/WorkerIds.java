@@ -11,8 +11,10 @@ public final class WorkerIds {
 
   /** Longest worker id the protocol allows. */
   public static final int MAX_ID_LENGTH = WorkerIdSyntax.MAX_ID_LENGTH;
+
   /** Longest channel address ({@code host:port}; a DNS name has at most 253 characters). */
   public static final int MAX_ADDRESS_LENGTH = 261;
+
   /** Longest free text (a worker's reason for a failed local snapshot) that is kept. */
   public static final int MAX_TEXT_LENGTH = 1024;
 
@@ -38,8 +40,12 @@ public final class WorkerIds {
       return Optional.of("channel address is empty");
     }
     if (address.length() > MAX_ADDRESS_LENGTH) {
-      return Optional.of("channel address is " + address.length() + " characters long; at most "
-          + MAX_ADDRESS_LENGTH + " are allowed");
+      return Optional.of(
+          "channel address is "
+              + address.length()
+              + " characters long; at most "
+              + MAX_ADDRESS_LENGTH
+              + " are allowed");
     }
     for (int i = 0; i < address.length(); i++) {
       char c = address.charAt(i);
@@ -54,7 +60,8 @@ public final class WorkerIds {
     try {
       int port = Integer.parseInt(address.substring(colon + 1));
       if (port < 1 || port > 65535) {
-        return Optional.of("channel address '" + address + "' has port " + port + " outside 1..65535");
+        return Optional.of(
+            "channel address '" + address + "' has port " + port + " outside 1..65535");
       }
     } catch (NumberFormatException e) {
       return Optional.of("channel address '" + address + "' has no numeric port");

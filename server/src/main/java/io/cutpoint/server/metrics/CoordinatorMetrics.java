@@ -5,10 +5,10 @@ import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.server.lifecycle.CompletedSnapshot;
 import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.Piece;
+import io.cutpoint.server.lifecycle.SnapshotBlock;
 import io.cutpoint.server.lifecycle.SnapshotListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.cutpoint.server.lifecycle.SnapshotBlock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -50,63 +50,104 @@ public final class CoordinatorMetrics implements SnapshotListener {
   /**
    * @param workersByState the number of workers in a state; read on every scrape, must not block
    */
-  public CoordinatorMetrics(MeterRegistry registry, Clock clock, java.util.function.ToIntFunction<WorkerState> workersByState) {
+  public CoordinatorMetrics(
+      MeterRegistry registry,
+      Clock clock,
+      java.util.function.ToIntFunction<WorkerState> workersByState) {
     this.registry = registry;
     this.workers = workersByState;
     this.clock = clock;
     for (String outcome : new String[] {"complete", "aborted", "failed"}) {
-      durations.put(outcome, Timer.builder("cutpoint.snapshot.duration")
-          .description("Time from the start of a snapshot to its outcome")
-          .tag("outcome", outcome)
-          .publishPercentileHistogram()
-          .minimumExpectedValue(Duration.ofMillis(1))
-          .maximumExpectedValue(Duration.ofSeconds(60))
-          .register(registry));
-      outcomes.put(outcome, Counter.builder("cutpoint.snapshots")
-          .description("Snapshots by outcome").tag("outcome", outcome).register(registry));
+      durations.put(
+          outcome,
+          Timer.builder("cutpoint.snapshot.duration")
+              .description("Time from the start of a snapshot to its outcome")
+              .tag("outcome", outcome)
+              .publishPercentileHistogram()
+              .minimumExpectedValue(Duration.ofMillis(1))
+              .maximumExpectedValue(Duration.ofSeconds(60))
+              .register(registry));
+      outcomes.put(
+          outcome,
+          Counter.builder("cutpoint.snapshots")
+              .description("Snapshots by outcome")
+              .tag("outcome", outcome)
+              .register(registry));
     }
     markerPropagation = phase("marker_propagation");
     upload = phase("upload");
     commit = phase("commit");
-    stateSize = DistributionSummary.builder("cutpoint.snapshot.state.size")
-        .description("Application state bytes per worker piece").baseUnit("bytes").register(registry);
-    channelStateSize = DistributionSummary.builder("cutpoint.snapshot.channel.state.size")
-        .description("Recorded channel bytes per complete snapshot").baseUnit("bytes").register(registry);
-    inflight = DistributionSummary.builder("cutpoint.snapshot.inflight.messages")
-        .description("Messages recorded in transit per complete snapshot").register(registry);
-    markers = Counter.builder("cutpoint.snapshot.markers")
-        .description("Markers sent (one per channel per complete snapshot)").register(registry);
+    stateSize =
+        DistributionSummary.builder("cutpoint.snapshot.state.size")
+            .description("Application state bytes per worker piece")
+            .baseUnit("bytes")
+            .register(registry);
+    channelStateSize =
+        DistributionSummary.builder("cutpoint.snapshot.channel.state.size")
+            .description("Recorded channel bytes per complete snapshot")
+            .baseUnit("bytes")
+            .register(registry);
+    inflight =
+        DistributionSummary.builder("cutpoint.snapshot.inflight.messages")
+            .description("Messages recorded in transit per complete snapshot")
+            .register(registry);
+    markers =
+        Counter.builder("cutpoint.snapshot.markers")
+            .description("Markers sent (one per channel per complete snapshot)")
+            .register(registry);
     Gauge.builder("cutpoint.snapshot.latest.age", this, CoordinatorMetrics::latestAgeSeconds)
-        .description("Age of the newest complete snapshot").baseUnit("seconds").register(registry);
+        .description("Age of the newest complete snapshot")
+        .baseUnit("seconds")
+        .register(registry);
     Gauge.builder("cutpoint.snapshots.pending", pending, AtomicInteger::get)
-        .description("Snapshots in flight").register(registry);
+        .description("Snapshots in flight")
+        .register(registry);
     Gauge.builder("cutpoint.store.size", storeBytes, AtomicLong::get)
-        .description("Approximate bytes of the snapshot store on disk").baseUnit("bytes").register(registry);
-    for (WorkerState s : new WorkerState[] {WorkerState.WORKER_STATE_RUNNING, WorkerState.WORKER_STATE_LOST,
-        WorkerState.WORKER_STATE_HALTED, WorkerState.WORKER_STATE_RESTORED}) {
+        .description("Approximate bytes of the snapshot store on disk")
+        .baseUnit("bytes")
+        .register(registry);
+    for (WorkerState s :
+        new WorkerState[] {
+          WorkerState.WORKER_STATE_RUNNING,
+          WorkerState.WORKER_STATE_LOST,
+          WorkerState.WORKER_STATE_HALTED,
+          WorkerState.WORKER_STATE_RESTORED
+        }) {
       Gauge.builder("cutpoint.workers", this, m -> m.workers.applyAsInt(s))
-          .description("Workers by state").tag("state", stateTag(s)).register(registry);
+          .description("Workers by state")
+          .tag("state", stateTag(s))
+          .register(registry);
     }
     for (SnapshotBlock.Reason r : SnapshotBlock.Reason.values()) {
       Gauge.builder("cutpoint.snapshots.blocked", blocked, b -> b.get() == r ? 1 : 0)
           .description("1 while periodic snapshots cannot start for this reason, else 0")
-          .tag("reason", r.tag()).register(registry);
+          .tag("reason", r.tag())
+          .register(registry);
     }
-    rollbacksCompleted = Counter.builder("cutpoint.rollbacks").description("Rollbacks by outcome")
-        .tag("outcome", "completed").register(registry);
-    rollbacksFailed = Counter.builder("cutpoint.rollbacks").description("Rollbacks by outcome")
-        .tag("outcome", "failed").register(registry);
-    rollbackDuration = Timer.builder("cutpoint.rollback.duration")
-        .description("Time from a rollback request to every worker resumed")
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofSeconds(60))
-        .register(registry);
+    rollbacksCompleted =
+        Counter.builder("cutpoint.rollbacks")
+            .description("Rollbacks by outcome")
+            .tag("outcome", "completed")
+            .register(registry);
+    rollbacksFailed =
+        Counter.builder("cutpoint.rollbacks")
+            .description("Rollbacks by outcome")
+            .tag("outcome", "failed")
+            .register(registry);
+    rollbackDuration =
+        Timer.builder("cutpoint.rollback.duration")
+            .description("Time from a rollback request to every worker resumed")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofSeconds(60))
+            .register(registry);
   }
 
   private Timer phase(String phase) {
     return Timer.builder("cutpoint.snapshot.phase.duration")
-        .description("Time spent in each phase of a snapshot").tag("phase", phase).register(registry);
+        .description("Time spent in each phase of a snapshot")
+        .tag("phase", phase)
+        .register(registry);
   }
 
   static String stateTag(WorkerState s) {
@@ -170,9 +211,12 @@ public final class CoordinatorMetrics implements SnapshotListener {
   }
 
   @Override
-  public void ended(SnapshotManifest manifest, FailureReason reason, Duration duration, boolean exceeded) {
-    String outcome = manifest.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_FAILED
-        ? "failed" : "aborted";
+  public void ended(
+      SnapshotManifest manifest, FailureReason reason, Duration duration, boolean exceeded) {
+    String outcome =
+        manifest.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_FAILED
+            ? "failed"
+            : "aborted";
     pending.decrementAndGet();
     durations.get(outcome).record(duration);
     outcomes.get(outcome).increment();

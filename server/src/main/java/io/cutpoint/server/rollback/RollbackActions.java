@@ -40,8 +40,11 @@ final class RollbackActions {
         m.setResume(Resume.newBuilder().setEpoch(run.epoch()));
       }
       if (!parts.sessions().send(c.workerId(), m.build())) {
-        log.debug("rollback to snapshot {}: {} not sent, {} has no live session", run.snapshotId(),
-            m.getBodyCase(), c.workerId());
+        log.debug(
+            "rollback to snapshot {}: {} not sent, {} has no live session",
+            run.snapshotId(),
+            m.getBodyCase(),
+            c.workerId());
       }
       if (c instanceof RollbackRun.Resume) {
         parts.membership().setState(c.workerId(), WorkerState.WORKER_STATE_RUNNING);
@@ -55,71 +58,160 @@ final class RollbackActions {
   }
 
   /**
-   * Sends {@code resume} in {@code epoch} to every live worker {@code except} holds; answers
-   * those resumed.
+   * Sends {@code resume} in {@code epoch} to every live worker {@code except} holds; answers those
+   * resumed.
    */
   List<String> resumeLive(long epoch, java.util.function.Predicate<String> except) {
     List<String> resumed = new ArrayList<>();
-    parts.membership().view().members().forEach((w, m) -> {
-      if (m.live() && !except.test(w)) {
-        parts.sessions().send(w, CoordinatorMessage.newBuilder()
-            .setResume(Resume.newBuilder().setEpoch(epoch)).build());
-        parts.membership().setState(w, WorkerState.WORKER_STATE_RUNNING);
-        resumed.add(w);
-      }
-    });
+    parts
+        .membership()
+        .view()
+        .members()
+        .forEach(
+            (w, m) -> {
+              if (m.live() && !except.test(w)) {
+                parts
+                    .sessions()
+                    .send(
+                        w,
+                        CoordinatorMessage.newBuilder()
+                            .setResume(Resume.newBuilder().setEpoch(epoch))
+                            .build());
+                parts.membership().setState(w, WorkerState.WORKER_STATE_RUNNING);
+                resumed.add(w);
+              }
+            });
     return resumed;
   }
 
   /** Records the end of the rollback of {@code epoch} in the store, on the store executor. */
   void recordEnd(long epoch, long snapshotId) {
-    parts.storeIo().execute("recording the end of the rollback to snapshot " + snapshotId
-        + " (a restart will redo it)", store -> store.finishRollback(epoch));
+    parts
+        .storeIo()
+        .execute(
+            "recording the end of the rollback to snapshot "
+                + snapshotId
+                + " (a restart will redo it)",
+            store -> store.finishRollback(epoch));
   }
 
   void started(RollbackRun run, String cause) {
-    log.info("rollback to snapshot {} started in epoch {} ({}); workers {}", run.snapshotId(), run.epoch(),
-        cause, run.workerIds());
-    parts.events().publish(EventType.EVENT_TYPE_ROLLBACK_STARTED, run.snapshotId(), null,
-        "rollback to snapshot " + run.snapshotId() + " in epoch " + run.epoch() + " (" + cause + ")", 0);
+    log.info(
+        "rollback to snapshot {} started in epoch {} ({}); workers {}",
+        run.snapshotId(),
+        run.epoch(),
+        cause,
+        run.workerIds());
+    parts
+        .events()
+        .publish(
+            EventType.EVENT_TYPE_ROLLBACK_STARTED,
+            run.snapshotId(),
+            null,
+            "rollback to snapshot "
+                + run.snapshotId()
+                + " in epoch "
+                + run.epoch()
+                + " ("
+                + cause
+                + ")",
+            0);
   }
 
   void completed(RollbackRun run, String cause, Duration took) {
     parts.metrics().rollback(true, took);
-    log.info("rollback to snapshot {} COMPLETED in epoch {} after {} ms ({}); {} workers resumed",
-        run.snapshotId(), run.epoch(), took.toMillis(), cause, run.workerIds().size());
-    parts.events().publish(EventType.EVENT_TYPE_ROLLBACK_COMPLETED, run.snapshotId(), null,
-        "rollback to snapshot " + run.snapshotId() + " completed in epoch " + run.epoch() + " ("
-            + cause + ")", took.toNanos() / 1000);
+    log.info(
+        "rollback to snapshot {} COMPLETED in epoch {} after {} ms ({}); {} workers resumed",
+        run.snapshotId(),
+        run.epoch(),
+        took.toMillis(),
+        cause,
+        run.workerIds().size());
+    parts
+        .events()
+        .publish(
+            EventType.EVENT_TYPE_ROLLBACK_COMPLETED,
+            run.snapshotId(),
+            null,
+            "rollback to snapshot "
+                + run.snapshotId()
+                + " completed in epoch "
+                + run.epoch()
+                + " ("
+                + cause
+                + ")",
+            took.toNanos() / 1000);
   }
 
   void failed(RollbackRun run, String cause, Duration took) {
     parts.metrics().rollback(false, took);
-    log.error("rollback to snapshot {} FAILED in epoch {} after {} ms ({}): {}; the workers stay "
-        + "halted until a rollback succeeds", run.snapshotId(), run.epoch(), took.toMillis(),
-        cause, run.failure());
-    parts.events().publish(EventType.EVENT_TYPE_ROLLBACK_FAILED, run.snapshotId(), null,
-        "rollback to snapshot " + run.snapshotId() + " in epoch " + run.epoch() + " failed: "
-            + run.failure(), took.toNanos() / 1000);
+    log.error(
+        "rollback to snapshot {} FAILED in epoch {} after {} ms ({}): {}; the workers stay "
+            + "halted until a rollback succeeds",
+        run.snapshotId(),
+        run.epoch(),
+        took.toMillis(),
+        cause,
+        run.failure());
+    parts
+        .events()
+        .publish(
+            EventType.EVENT_TYPE_ROLLBACK_FAILED,
+            run.snapshotId(),
+            null,
+            "rollback to snapshot "
+                + run.snapshotId()
+                + " in epoch "
+                + run.epoch()
+                + " failed: "
+                + run.failure(),
+            took.toNanos() / 1000);
   }
 
   void cancelled(long snapshotId, long epoch, List<String> unrestored) {
-    log.warn("rollback to snapshot {} in epoch {} CANCELLED by an operator; workers resumed with the "
-        + "state they hold, not restored: {}", snapshotId, epoch, unrestored);
-    parts.events().publish(EventType.EVENT_TYPE_ROLLBACK_CANCELLED, snapshotId, null, "rollback to snapshot "
-        + snapshotId + " in epoch " + epoch + " cancelled by an operator; resumed without a restore: "
-        + unrestored, 0);
+    log.warn(
+        "rollback to snapshot {} in epoch {} CANCELLED by an operator; workers resumed with the "
+            + "state they hold, not restored: {}",
+        snapshotId,
+        epoch,
+        unrestored);
+    parts
+        .events()
+        .publish(
+            EventType.EVENT_TYPE_ROLLBACK_CANCELLED,
+            snapshotId,
+            null,
+            "rollback to snapshot "
+                + snapshotId
+                + " in epoch "
+                + epoch
+                + " cancelled by an operator; resumed without a restore: "
+                + unrestored,
+            0);
   }
 
   /** An automatic rollback skips the snapshots that fail their checksums. */
   void fellBack(String cause, RollbackTargets.Choice choice) {
     for (RollbackTargets.Corrupt c : choice.corrupt()) {
-      String older = choice.target().map(m -> "falling back to snapshot " + m.getSnapshotId())
-          .orElse("no older snapshot verifies");
-      log.warn("automatic rollback ({}): snapshot {} fails its checksums ({}); {}", cause,
-          c.snapshotId(), c.reason(), older);
-      parts.events().publish(EventType.EVENT_TYPE_ROLLBACK_FALLBACK, c.snapshotId(), null,
-          "snapshot " + c.snapshotId() + " fails its checksums (" + c.reason() + "); " + older, 0);
+      String older =
+          choice
+              .target()
+              .map(m -> "falling back to snapshot " + m.getSnapshotId())
+              .orElse("no older snapshot verifies");
+      log.warn(
+          "automatic rollback ({}): snapshot {} fails its checksums ({}); {}",
+          cause,
+          c.snapshotId(),
+          c.reason(),
+          older);
+      parts
+          .events()
+          .publish(
+              EventType.EVENT_TYPE_ROLLBACK_FALLBACK,
+              c.snapshotId(),
+              null,
+              "snapshot " + c.snapshotId() + " fails its checksums (" + c.reason() + "); " + older,
+              0);
     }
   }
 
@@ -127,23 +219,50 @@ final class RollbackActions {
   void notStarted(String cause, String why, Throwable error, Duration took) {
     if (error == null) {
       log.error("automatic rollback ({}) not possible: {}", cause, why);
-      parts.events().publish(EventType.EVENT_TYPE_ROLLBACK_FAILED, 0, null,
-          "automatic rollback (" + cause + ") not possible: " + why, 0);
+      parts
+          .events()
+          .publish(
+              EventType.EVENT_TYPE_ROLLBACK_FAILED,
+              0,
+              null,
+              "automatic rollback (" + cause + ") not possible: " + why,
+              0);
       parts.metrics().rollback(false, took);
     } else {
       log.error("automatic rollback ({}) could not start", cause, error);
-      parts.events().publish(EventType.EVENT_TYPE_ROLLBACK_FAILED, 0, null,
-          "automatic rollback (" + cause + ") could not start: " + error.getMessage(), 0);
+      parts
+          .events()
+          .publish(
+              EventType.EVENT_TYPE_ROLLBACK_FAILED,
+              0,
+              null,
+              "automatic rollback (" + cause + ") could not start: " + error.getMessage(),
+              0);
     }
   }
 
-  /** A fresh worker joined although a snapshot holds its state, and the policy does not roll back. */
+  /**
+   * A fresh worker joined although a snapshot holds its state, and the policy does not roll back.
+   */
   void freshNotRolledBack(String workerId, long holder, RollbackPolicy policy) {
-    log.warn("worker {} joined with a fresh state although complete snapshot {} holds its state; rollback "
-        + "policy {}: not rolled back, its previous state is lost unless an operator rolls back", workerId,
-        holder, policy);
-    parts.events().publish(EventType.EVENT_TYPE_WORKER_JOINED, holder, workerId,
-        "joined with a fresh state although snapshot " + holder + " holds its state; not "
-            + "rolled back (rollback policy " + policy + ")", 0);
+    log.warn(
+        "worker {} joined with a fresh state although complete snapshot {} holds its state; rollback "
+            + "policy {}: not rolled back, its previous state is lost unless an operator rolls back",
+        workerId,
+        holder,
+        policy);
+    parts
+        .events()
+        .publish(
+            EventType.EVENT_TYPE_WORKER_JOINED,
+            holder,
+            workerId,
+            "joined with a fresh state although snapshot "
+                + holder
+                + " holds its state; not "
+                + "rolled back (rollback policy "
+                + policy
+                + ")",
+            0);
   }
 }

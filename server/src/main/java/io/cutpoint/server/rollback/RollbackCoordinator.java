@@ -24,18 +24,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The coordinator's rollback around the pure {@link RollbackRun}: the states, the automatic
- * policy, and the preparation of a target. The target is checked ({@link RollbackTargets}) and the
- * new epoch persisted on the store executor, before anything else; the result comes back to the
- * loop, which pauses and aborts snapshots and starts the run; {@link RollbackActions} carries out
- * what the run decides. The automatic policy starts a rollback when a worker is lost, or joins with
- * a fresh state although a complete snapshot holds its state.
+ * The coordinator's rollback around the pure {@link RollbackRun}: the states, the automatic policy,
+ * and the preparation of a target. The target is checked ({@link RollbackTargets}) and the new
+ * epoch persisted on the store executor, before anything else; the result comes back to the loop,
+ * which pauses and aborts snapshots and starts the run; {@link RollbackActions} carries out what
+ * the run decides. The automatic policy starts a rollback when a worker is lost, or joins with a
+ * fresh state although a complete snapshot holds its state.
  *
- * <p>States: IDLE; PREPARING (a target is being chosen and verified on the store executor);
- * RUNNING (a {@link RollbackRun}); HALTED (a rollback failed: the workers stay halted, joiners are
- * welcomed halted, snapshots are refused, until a new rollback succeeds or an operator cancels
- * it). One rollback at a time. Confined to the coordinator loop, no lock: every event method
- * checks it runs there; the readers read a {@link Published} view set after each event.
+ * <p>States: IDLE; PREPARING (a target is being chosen and verified on the store executor); RUNNING
+ * (a {@link RollbackRun}); HALTED (a rollback failed: the workers stay halted, joiners are welcomed
+ * halted, snapshots are refused, until a new rollback succeeds or an operator cancels it). One
+ * rollback at a time. Confined to the coordinator loop, no lock: every event method checks it runs
+ * there; the readers read a {@link Published} view set after each event.
  */
 public final class RollbackCoordinator implements RollbackService {
 
@@ -47,17 +47,23 @@ public final class RollbackCoordinator implements RollbackService {
     return RollbackCoordinator::new;
   }
 
-  private enum State { IDLE, PREPARING, RUNNING, HALTED }
+  private enum State {
+    IDLE,
+    PREPARING,
+    RUNNING,
+    HALTED
+  }
 
   /** The rollback being run, with who asked and who waits. */
-  private record Active(RollbackRun run, String cause, Instant requestedAt,
-      CompletableFuture<RollbackRun> outcome) {}
+  private record Active(
+      RollbackRun run, String cause, Instant requestedAt, CompletableFuture<RollbackRun> outcome) {}
 
   /** A target checked and its epoch persisted, on the store executor. */
   private record Prepared(SnapshotManifest target, long epoch, RollbackTargets.Choice choice) {}
 
   /** What readers see, as of the last event. */
-  private record Published(State state, long preparingTarget, long lastTarget, long epoch, RollbackStatus status) {}
+  private record Published(
+      State state, long preparingTarget, long lastTarget, long epoch, RollbackStatus status) {}
 
   private final Parts parts;
   private final Scheduler loop;
@@ -69,8 +75,10 @@ public final class RollbackCoordinator implements RollbackService {
   private long preparingTarget;
   private Active active;
   private long lastTarget;
+
   /** The store's epoch as this coordinator last set or read it. */
   private long epoch;
+
   private Scheduler.Cancellable deadlineTimer;
   private volatile boolean closed;
   private volatile Published published = new Published(State.IDLE, 0, 0, 0, RollbackStatus.NONE);
@@ -99,9 +107,14 @@ public final class RollbackCoordinator implements RollbackService {
       return;
     }
     RollbackIntent i = intent.get();
-    log.warn("a rollback to snapshot {} (epoch {}) was in progress when the coordinator stopped; "
-        + "finishing it in a new epoch", i.snapshotId(), i.epoch());
-    prepareAutomatic(State.HALTED, i.snapshotId(),
+    log.warn(
+        "a rollback to snapshot {} (epoch {}) was in progress when the coordinator stopped; "
+            + "finishing it in a new epoch",
+        i.snapshotId(),
+        i.epoch());
+    prepareAutomatic(
+        State.HALTED,
+        i.snapshotId(),
         "resumed after a coordinator restart (was epoch " + i.epoch() + ")");
   }
 
@@ -117,16 +130,19 @@ public final class RollbackCoordinator implements RollbackService {
     CompletableFuture<RollbackResponse> response = new CompletableFuture<>();
     Membership.View cluster = parts.membership().view();
     long id = request.getSnapshotId();
-    parts.storeIo().submit(store -> persist(store, new RollbackTargets(store).operatorTarget(id, cluster), null),
-        (prepared, error) -> {
-          Active a = error == null ? begin(prepared, cause(request), requestedAt) : null;
-          if (a == null) {
-            release();
-            response.completeExceptionally(refusal(id, error));
-            return;
-          }
-          answer(request, a, requestedAt, response);
-        });
+    parts
+        .storeIo()
+        .submit(
+            store -> persist(store, new RollbackTargets(store).operatorTarget(id, cluster), null),
+            (prepared, error) -> {
+              Active a = error == null ? begin(prepared, cause(request), requestedAt) : null;
+              if (a == null) {
+                release();
+                response.completeExceptionally(refusal(id, error));
+                return;
+              }
+              answer(request, a, requestedAt, response);
+            });
     return response;
   }
 
@@ -164,11 +180,17 @@ public final class RollbackCoordinator implements RollbackService {
     if (state == State.PREPARING) {
       return Optional.of("a rollback is being prepared");
     }
-    if ((state == State.RUNNING || state == State.HALTED) && active != null
+    if ((state == State.RUNNING || state == State.HALTED)
+        && active != null
         && active.run().workerIds().contains(workerId)) {
-      return Optional.of("the " + (state == State.RUNNING ? "running" : "failed") + " rollback to snapshot "
-          + active.run().snapshotId() + " restores it; " + (state == State.RUNNING
-              ? "wait for it or cancel it" : "retry or cancel it") + " first");
+      return Optional.of(
+          "the "
+              + (state == State.RUNNING ? "running" : "failed")
+              + " rollback to snapshot "
+              + active.run().snapshotId()
+              + " restores it; "
+              + (state == State.RUNNING ? "wait for it or cancel it" : "retry or cancel it")
+              + " first");
     }
     return Optional.empty();
   }
@@ -177,11 +199,14 @@ public final class RollbackCoordinator implements RollbackService {
   public RollbackStatus.Cancel cancel() {
     loop.checkInLoop(OWNER);
     if (closed) {
-      return new RollbackStatus.NotCancelled(RollbackStatus.Phase.NONE, "the coordinator is stopping");
+      return new RollbackStatus.NotCancelled(
+          RollbackStatus.Phase.NONE, "the coordinator is stopping");
     }
     if (state == State.IDLE || state == State.PREPARING) {
-      return new RollbackStatus.NotCancelled(state == State.IDLE ? RollbackStatus.Phase.NONE
-          : RollbackStatus.Phase.PREPARING, state == State.IDLE ? "no rollback runs or failed"
+      return new RollbackStatus.NotCancelled(
+          state == State.IDLE ? RollbackStatus.Phase.NONE : RollbackStatus.Phase.PREPARING,
+          state == State.IDLE
+              ? "no rollback runs or failed"
               : "a rollback is being prepared; cancel it once it runs");
     }
     RollbackRun run = active == null ? null : active.run();
@@ -192,13 +217,16 @@ public final class RollbackCoordinator implements RollbackService {
       run.fail("cancelled by an operator");
     }
     end(State.IDLE);
-    List<String> unrestored = actions.resumeLive(runEpoch,
-        w -> false).stream().filter(w -> run == null || run.workers().get(w) != RollbackRun.WorkerStep.RESTORED)
-        .toList();
+    List<String> unrestored =
+        actions.resumeLive(runEpoch, w -> false).stream()
+            .filter(w -> run == null || run.workers().get(w) != RollbackRun.WorkerStep.RESTORED)
+            .toList();
     actions.recordEnd(runEpoch, snapshotId);
     parts.lifecycle().resume();
     if (wasRunning) {
-      parts.metrics().rollback(false, Duration.between(active.requestedAt(), parts.clock().instant()));
+      parts
+          .metrics()
+          .rollback(false, Duration.between(active.requestedAt(), parts.clock().instant()));
     }
     actions.cancelled(snapshotId, runEpoch, unrestored);
     publish();
@@ -249,9 +277,11 @@ public final class RollbackCoordinator implements RollbackService {
     if (state == State.RUNNING) {
       actions.carryOut(active.run(), active.run().joined(workerId));
       publish();
-    } else if (state == State.HALTED && policy == RollbackPolicy.LATEST_COMPLETE
+    } else if (state == State.HALTED
+        && policy == RollbackPolicy.LATEST_COMPLETE
         && parts.membership().view().allLive()) {
-      prepareAutomatic(State.HALTED, lastTarget, "retry after a failed rollback: every worker is back");
+      prepareAutomatic(
+          State.HALTED, lastTarget, "retry after a failed rollback: every worker is back");
     }
   }
 
@@ -279,54 +309,78 @@ public final class RollbackCoordinator implements RollbackService {
   @Override
   public void onFreshWorkerJoined(String workerId) {
     loop.checkInLoop(OWNER);
-    parts.storeIo().submit(store -> new RollbackTargets(store).newestHolding(workerId), (holder, error) -> {
-      if (error != null) {
-        log.error("could not search the snapshots for the state of fresh worker {}", workerId, error);
-        return;
-      }
-      if (holder.isEmpty()) {
-        return; // a new worker, or no complete snapshot yet: its initial state is all there is
-      }
-      if (policy != RollbackPolicy.LATEST_COMPLETE) {
-        actions.freshNotRolledBack(workerId, holder.get(), policy);
-        return;
-      }
-      if (!closed && state == State.IDLE) {
-        prepareAutomatic(State.IDLE, 0, "worker " + workerId + " joined with a fresh state");
-      }
-    });
+    parts
+        .storeIo()
+        .submit(
+            store -> new RollbackTargets(store).newestHolding(workerId),
+            (holder, error) -> {
+              if (error != null) {
+                log.error(
+                    "could not search the snapshots for the state of fresh worker {}",
+                    workerId,
+                    error);
+                return;
+              }
+              if (holder.isEmpty()) {
+                return; // a new worker, or no complete snapshot yet: its initial state is all there
+                // is
+              }
+              if (policy != RollbackPolicy.LATEST_COMPLETE) {
+                actions.freshNotRolledBack(workerId, holder.get(), policy);
+                return;
+              }
+              if (!closed && state == State.IDLE) {
+                prepareAutomatic(
+                    State.IDLE, 0, "worker " + workerId + " joined with a fresh state");
+              }
+            });
   }
 
   /** Any thread: later events do nothing; a caller waiting for the outcome is told. */
   @Override
   public void close() {
     closed = true;
-    loop.execute(() -> {
-      if (deadlineTimer != null) {
-        deadlineTimer.cancel();
-      }
-      if (active != null && !active.outcome().isDone()) {
-        active.outcome().completeExceptionally(new RollbackRefused(RollbackRefused.Kind.STOPPING,
-            "the coordinator stopped; it resumes the rollback when it starts again"));
-      }
-    });
+    loop.execute(
+        () -> {
+          if (deadlineTimer != null) {
+            deadlineTimer.cancel();
+          }
+          if (active != null && !active.outcome().isDone()) {
+            active
+                .outcome()
+                .completeExceptionally(
+                    new RollbackRefused(
+                        RollbackRefused.Kind.STOPPING,
+                        "the coordinator stopped; it resumes the rollback when it starts again"));
+          }
+        });
   }
 
   // ---- steps ----------------------------------------------------------------------------------
 
   private Optional<RollbackRefused> busy() {
     if (closed) {
-      return Optional.of(new RollbackRefused(RollbackRefused.Kind.STOPPING, "the coordinator is stopping"));
+      return Optional.of(
+          new RollbackRefused(RollbackRefused.Kind.STOPPING, "the coordinator is stopping"));
     }
     if (state == State.PREPARING) {
-      return Optional.of(new RollbackRefused(RollbackRefused.Kind.NOT_NOW,
-          "a rollback is being prepared; one rollback at a time"));
+      return Optional.of(
+          new RollbackRefused(
+              RollbackRefused.Kind.NOT_NOW,
+              "a rollback is being prepared; one rollback at a time"));
     }
     if (state == State.RUNNING) {
       RollbackRun run = active.run();
-      return Optional.of(new RollbackRefused(RollbackRefused.Kind.NOT_NOW, "a rollback to snapshot "
-          + run.snapshotId() + " (epoch " + run.epoch() + ") is in progress, waiting for "
-          + run.waitingFor() + "; one rollback at a time"));
+      return Optional.of(
+          new RollbackRefused(
+              RollbackRefused.Kind.NOT_NOW,
+              "a rollback to snapshot "
+                  + run.snapshotId()
+                  + " (epoch "
+                  + run.epoch()
+                  + ") is in progress, waiting for "
+                  + run.waitingFor()
+                  + "; one rollback at a time"));
     }
     return Optional.empty();
   }
@@ -339,45 +393,58 @@ public final class RollbackCoordinator implements RollbackService {
   }
 
   /**
-   * On the store executor: persists the next epoch with {@code target} (first: a coordinator
-   * killed from here on resumes the rollback).
+   * On the store executor: persists the next epoch with {@code target} (first: a coordinator killed
+   * from here on resumes the rollback).
    */
-  private static Prepared persist(SnapshotStore store, SnapshotManifest target, RollbackTargets.Choice choice) {
+  private static Prepared persist(
+      SnapshotStore store, SnapshotManifest target, RollbackTargets.Choice choice) {
     long next = store.epoch() + 1;
     store.beginRollback(next, target.getSnapshotId());
     return new Prepared(target, next, choice);
   }
 
-  /** Chooses the newest verified target on the store executor (reporting fallbacks), then begins. */
+  /**
+   * Chooses the newest verified target on the store executor (reporting fallbacks), then begins.
+   */
   private void prepareAutomatic(State before, long preferred, String cause) {
     preparing(before, preferred);
     Instant requestedAt = parts.clock().instant();
     Membership.View cluster = parts.membership().view();
-    parts.storeIo().submit(store -> {
-      RollbackTargets.Choice choice = new RollbackTargets(store).automaticTarget(cluster, preferred);
-      return choice.target().isEmpty() ? new Prepared(null, 0, choice) : persist(store, choice.target().get(), choice);
-    }, (prepared, error) -> {
-      if (error != null) {
-        actions.notStarted(cause, null, error, Duration.ZERO);
-        release();
-        return;
-      }
-      actions.fellBack(cause, prepared.choice());
-      if (prepared.target() == null) {
-        actions.notStarted(cause, prepared.choice().reasonIfNone(), null,
-            Duration.between(requestedAt, parts.clock().instant()));
-        release();
-        return;
-      }
-      if (begin(prepared, "automatic: " + cause, requestedAt) == null) {
-        release();
-      }
-    });
+    parts
+        .storeIo()
+        .submit(
+            store -> {
+              RollbackTargets.Choice choice =
+                  new RollbackTargets(store).automaticTarget(cluster, preferred);
+              return choice.target().isEmpty()
+                  ? new Prepared(null, 0, choice)
+                  : persist(store, choice.target().get(), choice);
+            },
+            (prepared, error) -> {
+              if (error != null) {
+                actions.notStarted(cause, null, error, Duration.ZERO);
+                release();
+                return;
+              }
+              actions.fellBack(cause, prepared.choice());
+              if (prepared.target() == null) {
+                actions.notStarted(
+                    cause,
+                    prepared.choice().reasonIfNone(),
+                    null,
+                    Duration.between(requestedAt, parts.clock().instant()));
+                release();
+                return;
+              }
+              if (begin(prepared, "automatic: " + cause, requestedAt) == null) {
+                release();
+              }
+            });
   }
 
   /**
-   * The epoch is persisted: pauses snapshots, aborts pending ones and halts every worker. Null
-   * when the coordinator is stopping (a restart resumes the rollback).
+   * The epoch is persisted: pauses snapshots, aborts pending ones and halts every worker. Null when
+   * the coordinator is stopping (a restart resumes the rollback).
    */
   private Active begin(Prepared prepared, String cause, Instant requestedAt) {
     loop.checkInLoop(OWNER);
@@ -390,18 +457,30 @@ public final class RollbackCoordinator implements RollbackService {
     for (WorkerDecl d : prepared.target().getTopology().getWorkersList()) {
       workers.add(d.getWorkerId());
     }
-    parts.lifecycle().pause(SnapshotBlock.Reason.ROLLBACK_IN_PROGRESS, "a rollback to snapshot " + id + " is in progress");
-    parts.lifecycle().abortAll(FailureReason.COORDINATOR, "rollback to snapshot " + id + " (epoch " + epoch + ")");
+    parts
+        .lifecycle()
+        .pause(
+            SnapshotBlock.Reason.ROLLBACK_IN_PROGRESS,
+            "a rollback to snapshot " + id + " is in progress");
+    parts
+        .lifecycle()
+        .abortAll(
+            FailureReason.COORDINATOR, "rollback to snapshot " + id + " (epoch " + epoch + ")");
     RollbackRun run = new RollbackRun(epoch, id, workers, parts.clock(), deadline);
     active = new Active(run, cause, requestedAt, new CompletableFuture<>());
     state = State.RUNNING;
     lastTarget = id;
     Set<String> live = new TreeSet<>();
-    parts.membership().view().members().forEach((w, m) -> {
-      if (m.live()) {
-        live.add(w);
-      }
-    });
+    parts
+        .membership()
+        .view()
+        .members()
+        .forEach(
+            (w, m) -> {
+              if (m.live()) {
+                live.add(w);
+              }
+            });
     actions.started(run, cause);
     actions.carryOut(run, run.begin(live));
     scheduleDeadline(run, deadline);
@@ -410,26 +489,42 @@ public final class RollbackCoordinator implements RollbackService {
   }
 
   /** Answers an operator's request: at once, or when the run ends (or the wait does). */
-  private void answer(RollbackRequest request, Active a, Instant requestedAt,
+  private void answer(
+      RollbackRequest request,
+      Active a,
+      Instant requestedAt,
       CompletableFuture<RollbackResponse> response) {
     if (!request.getWait()) {
       response.complete(response(a.run(), false, 0));
       return;
     }
     // Without a wait timeout, wait for the outcome: the run ends by its deadline anyway.
-    CompletableFuture<RollbackRun> outcome = request.getWaitTimeoutMs() == 0 ? a.outcome().copy()
-        : a.outcome().copy().orTimeout(request.getWaitTimeoutMs(), TimeUnit.MILLISECONDS);
-    var unused = outcome.whenComplete((run, error) -> {
-      if (error == null && run.phase() == RollbackRun.Phase.COMPLETED) {
-        long micros = Math.max(0, Duration.between(requestedAt, parts.clock().instant()).toNanos() / 1000);
-        response.complete(response(run, true, micros));
-      } else if (error == null) {
-        response.completeExceptionally(new RollbackRefused(RollbackRefused.Kind.RUN_FAILED, "rollback to snapshot "
-            + run.snapshotId() + " in epoch " + run.epoch() + " failed: " + run.failure()));
-      } else {
-        response.complete(response(a.run(), false, 0)); // still running when the wait ended
-      }
-    });
+    CompletableFuture<RollbackRun> outcome =
+        request.getWaitTimeoutMs() == 0
+            ? a.outcome().copy()
+            : a.outcome().copy().orTimeout(request.getWaitTimeoutMs(), TimeUnit.MILLISECONDS);
+    var unused =
+        outcome.whenComplete(
+            (run, error) -> {
+              if (error == null && run.phase() == RollbackRun.Phase.COMPLETED) {
+                long micros =
+                    Math.max(
+                        0, Duration.between(requestedAt, parts.clock().instant()).toNanos() / 1000);
+                response.complete(response(run, true, micros));
+              } else if (error == null) {
+                response.completeExceptionally(
+                    new RollbackRefused(
+                        RollbackRefused.Kind.RUN_FAILED,
+                        "rollback to snapshot "
+                            + run.snapshotId()
+                            + " in epoch "
+                            + run.epoch()
+                            + " failed: "
+                            + run.failure()));
+              } else {
+                response.complete(response(a.run(), false, 0)); // still running when the wait ended
+              }
+            });
   }
 
   private RollbackRefused refusal(long id, Throwable error) {
@@ -440,7 +535,8 @@ public final class RollbackCoordinator implements RollbackService {
       return new RollbackRefused(RollbackRefused.Kind.STOPPING, "the coordinator is stopping");
     }
     log.error("rollback to snapshot {} could not start", id, error);
-    return new RollbackRefused(RollbackRefused.Kind.ERROR, "rollback could not start: " + error.getMessage());
+    return new RollbackRefused(
+        RollbackRefused.Kind.ERROR, "rollback could not start: " + error.getMessage());
   }
 
   private void scheduleDeadline(RollbackRun run, Duration delay) {
@@ -467,7 +563,8 @@ public final class RollbackCoordinator implements RollbackService {
     actions.recordEnd(run.epoch(), run.snapshotId());
     end(State.IDLE);
     parts.lifecycle().resume();
-    actions.completed(run, active.cause(), Duration.between(active.requestedAt(), parts.clock().instant()));
+    actions.completed(
+        run, active.cause(), Duration.between(active.requestedAt(), parts.clock().instant()));
     publish();
     active.outcome().complete(run);
   }
@@ -476,10 +573,18 @@ public final class RollbackCoordinator implements RollbackService {
   private void failed() {
     RollbackRun run = active.run();
     end(State.HALTED);
-    parts.lifecycle().pause(SnapshotBlock.Reason.ROLLBACK_FAILED, "the rollback to snapshot "
-        + run.snapshotId() + " failed (" + run.failure() + "); the workers stay halted until a "
-        + "rollback succeeds or it is cancelled");
-    actions.failed(run, active.cause(), Duration.between(active.requestedAt(), parts.clock().instant()));
+    parts
+        .lifecycle()
+        .pause(
+            SnapshotBlock.Reason.ROLLBACK_FAILED,
+            "the rollback to snapshot "
+                + run.snapshotId()
+                + " failed ("
+                + run.failure()
+                + "); the workers stay halted until a "
+                + "rollback succeeds or it is cancelled");
+    actions.failed(
+        run, active.cause(), Duration.between(active.requestedAt(), parts.clock().instant()));
     publish();
     active.outcome().complete(run);
   }
@@ -502,26 +607,52 @@ public final class RollbackCoordinator implements RollbackService {
 
   /** Publishes what readers see; called at the end of every event that changed anything. */
   private void publish() {
-    RollbackStatus status = switch (state) {
-      case IDLE -> RollbackStatus.NONE;
-      case PREPARING -> new RollbackStatus(RollbackStatus.Phase.PREPARING, preparingTarget, 0,
-          List.of(), "choosing and verifying the target", "");
-      case RUNNING -> new RollbackStatus(RollbackStatus.Phase.RUNNING, active.run().snapshotId(),
-          active.run().epoch(), List.copyOf(active.run().waitingForWorkers()),
-          active.run().waitingFor(), active.cause());
-      case HALTED -> active == null
-          ? new RollbackStatus(RollbackStatus.Phase.FAILED, lastTarget, epoch, List.of(),
-              "the rollback resumed after a restart could not start", "")
-          : new RollbackStatus(RollbackStatus.Phase.FAILED, active.run().snapshotId(),
-              active.run().epoch(), List.copyOf(active.run().waitingForWorkers()),
-              active.run().failure(), active.cause());
-    };
+    RollbackStatus status =
+        switch (state) {
+          case IDLE -> RollbackStatus.NONE;
+          case PREPARING ->
+              new RollbackStatus(
+                  RollbackStatus.Phase.PREPARING,
+                  preparingTarget,
+                  0,
+                  List.of(),
+                  "choosing and verifying the target",
+                  "");
+          case RUNNING ->
+              new RollbackStatus(
+                  RollbackStatus.Phase.RUNNING,
+                  active.run().snapshotId(),
+                  active.run().epoch(),
+                  List.copyOf(active.run().waitingForWorkers()),
+                  active.run().waitingFor(),
+                  active.cause());
+          case HALTED ->
+              active == null
+                  ? new RollbackStatus(
+                      RollbackStatus.Phase.FAILED,
+                      lastTarget,
+                      epoch,
+                      List.of(),
+                      "the rollback resumed after a restart could not start",
+                      "")
+                  : new RollbackStatus(
+                      RollbackStatus.Phase.FAILED,
+                      active.run().snapshotId(),
+                      active.run().epoch(),
+                      List.copyOf(active.run().waitingForWorkers()),
+                      active.run().failure(),
+                      active.cause());
+        };
     published = new Published(state, preparingTarget, lastTarget, epoch, status);
   }
 
   private static RollbackResponse response(RollbackRun run, boolean completed, long micros) {
-    return RollbackResponse.newBuilder().setEpoch(run.epoch()).setSnapshotId(run.snapshotId())
-        .setCompleted(completed).setDurationMicros(micros).build();
+    return RollbackResponse.newBuilder()
+        .setEpoch(run.epoch())
+        .setSnapshotId(run.snapshotId())
+        .setCompleted(completed)
+        .setDurationMicros(micros)
+        .build();
   }
 
   /** Why an Admin rollback runs: the caller's reason, else "requested by an operator". */

@@ -1,8 +1,8 @@
 package io.cutpoint.server.rollback;
 
 /**
- * Why a rollback was refused or did not finish, in the domain's words; the Admin service maps
- * the {@link Kind} to a gRPC status at its edge. Completes a rollback's future exceptionally.
+ * Why a rollback was refused or did not finish, in the domain's words; the Admin service maps the
+ * {@link Kind} to a gRPC status at its edge. Completes a rollback's future exceptionally.
  */
 public final class RollbackRefused extends RuntimeException {
 

@@ -15,19 +15,18 @@ import java.util.TreeSet;
 
 /**
  * One rollback to a snapshot, as pure logic: no I/O, time from an injected {@link Clock}. It is
- * told what happens (a worker halted, restored, joined, was lost; time passed) and answers with
- * the {@link Command}s to send. The caller persists the epoch before creating it and carries the
+ * told what happens (a worker halted, restored, joined, was lost; time passed) and answers with the
+ * {@link Command}s to send. The caller persists the epoch before creating it and carries the
  * commands out.
  *
  * <p>Steps (DESIGN section 5): every worker of the snapshot is sent {@code halt(epoch)}; workers
- * without a live session are waited for (a joiner is welcomed halted and answers {@code halted}
- * by itself, and is sent {@code halt} again in case its welcome raced the start). When every
- * worker has halted, each is sent {@code restore(snapshot, epoch)}; when every worker has
- * restored, each is sent {@code resume(epoch)} and the run is {@link Phase#COMPLETED}. A worker
- * lost on the way is waited for again and, once it has halted again, restored again; the others
- * stay halted meanwhile. When the deadline passes before every worker restored, the run is {@link
- * Phase#FAILED}. Answers of another epoch or another snapshot are ignored: they belong to an
- * earlier rollback.
+ * without a live session are waited for (a joiner is welcomed halted and answers {@code halted} by
+ * itself, and is sent {@code halt} again in case its welcome raced the start). When every worker
+ * has halted, each is sent {@code restore(snapshot, epoch)}; when every worker has restored, each
+ * is sent {@code resume(epoch)} and the run is {@link Phase#COMPLETED}. A worker lost on the way is
+ * waited for again and, once it has halted again, restored again; the others stay halted meanwhile.
+ * When the deadline passes before every worker restored, the run is {@link Phase#FAILED}. Answers
+ * of another epoch or another snapshot are ignored: they belong to an earlier rollback.
  *
  * <p>Not thread-safe: the caller serializes calls.
  */
@@ -89,7 +88,8 @@ public final class RollbackRun {
    * @param clock time source
    * @param deadline how long the whole run may take
    */
-  public RollbackRun(long epoch, long snapshotId, Collection<String> workers, Clock clock, Duration deadline) {
+  public RollbackRun(
+      long epoch, long snapshotId, Collection<String> workers, Clock clock, Duration deadline) {
     if (workers.isEmpty()) {
       throw new IllegalArgumentException("a rollback needs at least one worker");
     }
@@ -142,7 +142,9 @@ public final class RollbackRun {
   /** {@code workerId} answered {@code restored(epoch, snapshot)}. */
   public List<Command> restored(String workerId, long answeredEpoch, long answeredSnapshot) {
     WorkerStep step = workers.get(workerId);
-    if (finished() || step != WorkerStep.RESTORING || answeredEpoch != epoch
+    if (finished()
+        || step != WorkerStep.RESTORING
+        || answeredEpoch != epoch
         || answeredSnapshot != snapshotId) {
       return List.of();
     }
@@ -177,7 +179,11 @@ public final class RollbackRun {
     if (finished() || clock.instant().isBefore(deadline)) {
       return false;
     }
-    fail("the deadline of " + Durations.format(Duration.between(startedAt, deadline)) + " passed; " + waitingFor());
+    fail(
+        "the deadline of "
+            + Durations.format(Duration.between(startedAt, deadline))
+            + " passed; "
+            + waitingFor());
     return true;
   }
 
@@ -216,11 +222,12 @@ public final class RollbackRun {
   /** The workers the run still waits for (to rejoin, halt or restore), sorted. */
   public SortedSet<String> waitingForWorkers() {
     SortedSet<String> out = new TreeSet<>();
-    workers.forEach((w, s) -> {
-      if (s == WorkerStep.MISSING || s == WorkerStep.HALTING || s == WorkerStep.RESTORING) {
-        out.add(w);
-      }
-    });
+    workers.forEach(
+        (w, s) -> {
+          if (s == WorkerStep.MISSING || s == WorkerStep.HALTING || s == WorkerStep.RESTORING) {
+            out.add(w);
+          }
+        });
     return out;
   }
 

@@ -12,8 +12,13 @@ import java.util.List;
  * @param detail what it waits for in words (RUNNING), or why it failed (FAILED)
  * @param cause who or what started it
  */
-public record RollbackStatus(Phase phase, long snapshotId, long epoch, List<String> waitingFor,
-    String detail, String cause) {
+public record RollbackStatus(
+    Phase phase,
+    long snapshotId,
+    long epoch,
+    List<String> waitingFor,
+    String detail,
+    String cause) {
 
   /** No rollback runs and none failed. */
   public static final RollbackStatus NONE = new RollbackStatus(Phase.NONE, 0, 0, List.of(), "", "");
@@ -34,9 +39,7 @@ public record RollbackStatus(Phase phase, long snapshotId, long epoch, List<Stri
     waitingFor = List.copyOf(waitingFor);
   }
 
-  /**
-   * The outcome of cancelling.
-   */
+  /** The outcome of cancelling. */
   public sealed interface Cancel {}
 
   /**
@@ -44,7 +47,8 @@ public record RollbackStatus(Phase phase, long snapshotId, long epoch, List<Stri
    *
    * @param resumedUnrestored the workers resumed with the state they held, not the snapshot's
    */
-  public record Cancelled(long snapshotId, long epoch, List<String> resumedUnrestored) implements Cancel {
+  public record Cancelled(long snapshotId, long epoch, List<String> resumedUnrestored)
+      implements Cancel {
     public Cancelled {
       resumedUnrestored = List.copyOf(resumedUnrestored);
     }

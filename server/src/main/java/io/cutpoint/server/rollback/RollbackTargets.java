@@ -16,8 +16,8 @@ import java.util.Set;
  * Chooses and checks the snapshot a rollback restores. A snapshot qualifies when it is COMPLETE,
  * covers every worker the coordinator knows with the same channels (a worker restores only its own
  * piece of its own channels), and every stored piece passes its checksum ({@link
- * SnapshotStore#verifyIntegrity}), checked before any worker is halted. Runs on the store
- * executor, never on the coordinator loop.
+ * SnapshotStore#verifyIntegrity}), checked before any worker is halted. Runs on the store executor,
+ * never on the coordinator loop.
  */
 final class RollbackTargets {
 
@@ -36,47 +36,64 @@ final class RollbackTargets {
   /**
    * Checks an operator's target.
    *
-   * Runs on the store executor (it reads the store and verifies checksums).
+   * <p>Runs on the store executor (it reads the store and verifies checksums).
    *
    * @throws RollbackRefused BAD_TARGET_ID (id 0), NO_SUCH_SNAPSHOT, NOT_NOW (not complete, or the
    *     workers changed since), TARGET_DAMAGED (a piece fails its checksum)
    */
   SnapshotManifest operatorTarget(long snapshotId, Membership.View cluster) {
     if (snapshotId <= 0) {
-      throw new RollbackRefused(RollbackRefused.Kind.BAD_TARGET_ID,
+      throw new RollbackRefused(
+          RollbackRefused.Kind.BAD_TARGET_ID,
           "snapshot_id must be a positive snapshot id, got " + Long.toUnsignedString(snapshotId));
     }
-    SnapshotManifest m = store.manifest(snapshotId).orElseThrow(() -> new RollbackRefused(
-        RollbackRefused.Kind.NO_SUCH_SNAPSHOT, "no snapshot " + snapshotId));
+    SnapshotManifest m =
+        store
+            .manifest(snapshotId)
+            .orElseThrow(
+                () ->
+                    new RollbackRefused(
+                        RollbackRefused.Kind.NO_SUCH_SNAPSHOT, "no snapshot " + snapshotId));
     if (m.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-      throw new RollbackRefused(RollbackRefused.Kind.NOT_NOW, "snapshot " + snapshotId + " is "
-          + status(m) + (m.getReason().isEmpty() ? "" : " (" + m.getReason() + ")")
-          + "; only a COMPLETE snapshot can be restored");
+      throw new RollbackRefused(
+          RollbackRefused.Kind.NOT_NOW,
+          "snapshot "
+              + snapshotId
+              + " is "
+              + status(m)
+              + (m.getReason().isEmpty() ? "" : " (" + m.getReason() + ")")
+              + "; only a COMPLETE snapshot can be restored");
     }
     Optional<String> mismatch = mismatch(m, cluster);
     if (mismatch.isPresent()) {
-      throw new RollbackRefused(RollbackRefused.Kind.NOT_NOW, "snapshot " + snapshotId
-          + " does not fit the cluster: " + mismatch.get());
+      throw new RollbackRefused(
+          RollbackRefused.Kind.NOT_NOW,
+          "snapshot " + snapshotId + " does not fit the cluster: " + mismatch.get());
     }
     Optional<String> corrupt = corruption(snapshotId);
     if (corrupt.isPresent()) {
-      throw new RollbackRefused(RollbackRefused.Kind.TARGET_DAMAGED, "snapshot " + snapshotId
-          + " fails its checksums and will not be restored: " + corrupt.get()
-          + "; roll back to an older snapshot instead");
+      throw new RollbackRefused(
+          RollbackRefused.Kind.TARGET_DAMAGED,
+          "snapshot "
+              + snapshotId
+              + " fails its checksums and will not be restored: "
+              + corrupt.get()
+              + "; roll back to an older snapshot instead");
     }
     return m;
   }
 
   /**
-   * The newest complete snapshot that fits the cluster and verifies; corrupt newer ones are
-   * listed (the caller reports the fallback). {@code preferred}, when positive, is tried first
-   * (a rollback resumed after a restart keeps its target if it still verifies).
+   * The newest complete snapshot that fits the cluster and verifies; corrupt newer ones are listed
+   * (the caller reports the fallback). {@code preferred}, when positive, is tried first (a rollback
+   * resumed after a restart keeps its target if it still verifies).
    */
   Choice automaticTarget(Membership.View cluster, long preferred) {
     List<Corrupt> corrupt = new ArrayList<>();
     List<SnapshotManifest> candidates = new ArrayList<>();
     if (preferred > 0) {
-      store.manifest(preferred)
+      store
+          .manifest(preferred)
           .filter(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
           .ifPresent(candidates::add);
     }
@@ -98,9 +115,14 @@ final class RollbackTargets {
       }
       return new Choice(Optional.of(m), corrupt, null);
     }
-    String why = candidates.isEmpty() ? "there is no complete snapshot"
-        : "no complete snapshot qualifies (" + corrupt.size() + " fail their checksums, " + unfit
-            + " do not fit the current workers)";
+    String why =
+        candidates.isEmpty()
+            ? "there is no complete snapshot"
+            : "no complete snapshot qualifies ("
+                + corrupt.size()
+                + " fail their checksums, "
+                + unfit
+                + " do not fit the current workers)";
     return new Choice(Optional.empty(), corrupt, why);
   }
 
@@ -109,7 +131,8 @@ final class RollbackTargets {
     long newest = 0;
     for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))) {
       if (m.getSnapshotId() > newest
-          && m.getTopology().getWorkersList().stream().anyMatch(d -> d.getWorkerId().equals(workerId))) {
+          && m.getTopology().getWorkersList().stream()
+              .anyMatch(d -> d.getWorkerId().equals(workerId))) {
         newest = m.getSnapshotId();
       }
     }

@@ -6,8 +6,8 @@ import java.util.Arrays;
 
 /**
  * The shared secret that callers of the Admin service present as {@code authorization: Bearer
- * <token>}. Its {@link #toString()} never shows the secret, so it can sit in a config record
- * that gets logged.
+ * <token>}. Its {@link #toString()} never shows the secret, so it can sit in a config record that
+ * gets logged.
  */
 public final class AdminToken {
 

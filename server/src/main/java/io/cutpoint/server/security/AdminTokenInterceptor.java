@@ -8,15 +8,16 @@ import io.grpc.Status;
 import java.util.Objects;
 
 /**
- * Lets a call through only if its metadata carries {@code authorization: Bearer <token>} with
- * the coordinator's {@link AdminToken}. Installed on the Admin service alone: workers, health
- * and reflection stay open. Neither the expected nor the presented token is ever logged.
+ * Lets a call through only if its metadata carries {@code authorization: Bearer <token>} with the
+ * coordinator's {@link AdminToken}. Installed on the Admin service alone: workers, health and
+ * reflection stay open. Neither the expected nor the presented token is ever logged.
  */
 public final class AdminTokenInterceptor implements ServerInterceptor {
 
   /** The metadata key the token travels under. */
   public static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
   /** What comes before the token in the header value. */
   public static final String BEARER = "Bearer ";
 

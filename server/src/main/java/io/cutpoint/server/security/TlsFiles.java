@@ -44,16 +44,22 @@ public record TlsFiles(Path certChain, Path privateKey, Path clientCa) {
     try {
       b.keyManager(certChain.toFile(), privateKey.toFile());
     } catch (IOException | IllegalArgumentException e) {
-      throw new TlsSetupException("cannot load TLS key pair from " + certChain + " and " + privateKey
-          + " (PEM certificate chain and PKCS#8 PEM key expected): " + e.getMessage(), e);
+      throw new TlsSetupException(
+          "cannot load TLS key pair from "
+              + certChain
+              + " and "
+              + privateKey
+              + " (PEM certificate chain and PKCS#8 PEM key expected): "
+              + e.getMessage(),
+          e);
     }
     if (clientCa != null) {
       readable("client CA", clientCa);
       try {
         b.trustManager(clientCa.toFile());
       } catch (IOException | IllegalArgumentException e) {
-        throw new TlsSetupException("cannot load client CA certificates from " + clientCa + ": "
-            + e.getMessage(), e);
+        throw new TlsSetupException(
+            "cannot load client CA certificates from " + clientCa + ": " + e.getMessage(), e);
       }
       b.clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
     }
@@ -62,7 +68,8 @@ public record TlsFiles(Path certChain, Path privateKey, Path clientCa) {
 
   private static void readable(String what, Path p) throws IOException {
     if (!Files.isReadable(p)) {
-      throw new TlsSetupException("TLS " + what + " file " + p + " does not exist or is not readable", null);
+      throw new TlsSetupException(
+          "TLS " + what + " file " + p + " does not exist or is not readable", null);
     }
   }
 }

@@ -97,7 +97,9 @@ class ContinuousAnalysisTest {
 
     assertThat(recorder.events)
         .containsExactly(
-            "deadlock " + one + " [a, b]", "cleared " + two + " [a, b]", "deadlock " + three + " [a, b]");
+            "deadlock " + one + " [a, b]",
+            "cleared " + two + " [a, b]",
+            "deadlock " + three + " [a, b]");
   }
 
   @Test
@@ -162,7 +164,8 @@ class ContinuousAnalysisTest {
   void aShutDownExecutorMakesCommittedSnapshotsQuietlyUnanalyzed() {
     ExecutorService executor = Executors.newSingleThreadExecutor();
     executor.shutdown();
-    ContinuousAnalysis async = new ContinuousAnalysis(new SnapshotAnalyzer(store), executor, recorder);
+    ContinuousAnalysis async =
+        new ContinuousAnalysis(new SnapshotAnalyzer(store), executor, recorder);
 
     async.snapshotCommitted(deadlocked());
 

@@ -12,7 +12,11 @@ class DeadlockDetectorTest {
   @Test
   void twoWorkersWaitingForEachOtherAreOneDeadlockedSet() {
     CutModel cut =
-        CutModel.builder().waiting("a", "b").waiting("b", "a").channel("a", "b").channel("b", "a")
+        CutModel.builder()
+            .waiting("a", "b")
+            .waiting("b", "a")
+            .channel("a", "b")
+            .channel("b", "a")
             .build();
 
     DeadlockVerdict verdict = DeadlockDetector.detect(cut);
@@ -74,7 +78,9 @@ class DeadlockDetectorTest {
     assertThat(d.cycle()).containsExactly("a", "b");
     assertThat(d.edges())
         .containsExactly(
-            WaitEdge.of("a", "b"), WaitEdge.of("b", "a"), WaitEdge.of("x", "a"),
+            WaitEdge.of("a", "b"),
+            WaitEdge.of("b", "a"),
+            WaitEdge.of("x", "a"),
             WaitEdge.of("y", "x"));
   }
 
@@ -98,8 +104,7 @@ class DeadlockDetectorTest {
 
   @Test
   void aWaitOnAFreeWorkerAloneIsNoDeadlock() {
-    CutModel cut =
-        CutModel.builder().waiting("w", "free").worker("free", Activity.ACTIVE).build();
+    CutModel cut = CutModel.builder().waiting("w", "free").worker("free", Activity.ACTIVE).build();
 
     assertThat(DeadlockDetector.detect(cut).deadlocked()).isFalse();
   }
@@ -205,7 +210,8 @@ class DeadlockDetectorTest {
 
     assertThat(graph.blockedWorkers()).containsExactly("v");
     assertThat(graph.holdersOf("v")).containsExactly("b");
-    assertThat(graph.unblockedByInFlight()).containsExactly(WaitEdge.of("v", "a"), WaitEdge.of("w", "a"));
+    assertThat(graph.unblockedByInFlight())
+        .containsExactly(WaitEdge.of("v", "a"), WaitEdge.of("w", "a"));
   }
 
   @Test
@@ -275,7 +281,8 @@ class DeadlockDetectorTest {
 
     DeadlockVerdict verdict = DeadlockDetector.detect(cut);
 
-    assertThat(verdict.sets()).extracting(Deadlock::workers)
+    assertThat(verdict.sets())
+        .extracting(Deadlock::workers)
         .map(List::copyOf)
         .containsExactly(List.of("a", "b", "w"), List.of("c", "d", "w"));
   }
@@ -283,8 +290,8 @@ class DeadlockDetectorTest {
   @Test
   void theReportedCycleIsAShortestOneThroughTheSmallestWorker() {
     // a -> b -> c -> a and a -> c -> a: the shortest cycle through a is a, c.
-    CutModel cut = CutModel.builder().waiting("a", "b", "c").waiting("b", "c").waiting("c", "a")
-        .build();
+    CutModel cut =
+        CutModel.builder().waiting("a", "b", "c").waiting("b", "c").waiting("c", "a").build();
 
     Deadlock d = single(DeadlockDetector.detect(cut));
 

@@ -30,7 +30,9 @@ class DeadlockOracleTest {
       WaitForGraph graph = WaitForGraph.of(cut);
       DeadlockVerdict verdict = DeadlockDetector.detect(cut);
 
-      assertThat(verdict.deadlockedWorkers()).as("round %d: %s", round, cut).isEqualTo(stuck(graph));
+      assertThat(verdict.deadlockedWorkers())
+          .as("round %d: %s", round, cut)
+          .isEqualTo(stuck(graph));
       for (Deadlock d : verdict.sets()) {
         assertCycleIsReal(d, graph);
         assertThat(graph.edges()).containsAll(d.edges());
@@ -45,7 +47,8 @@ class DeadlockOracleTest {
 
   @Test
   void theOracleItselfSeesACycleAndAFreeChain() {
-    CutModel cycle = CutModel.builder().waiting("a", "b").waiting("b", "a").waiting("c", "a").build();
+    CutModel cycle =
+        CutModel.builder().waiting("a", "b").waiting("b", "a").waiting("c", "a").build();
     CutModel chain = CutModel.builder().waiting("a", "b").waiting("b").build();
 
     assertThat(stuck(WaitForGraph.of(cycle))).containsExactly("a", "b", "c");

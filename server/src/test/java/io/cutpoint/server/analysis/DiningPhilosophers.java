@@ -10,18 +10,18 @@ import java.util.SplittableRandom;
  * A seeded, pure model of the dining philosophers, for tests and demos of deadlock detection.
  *
  * <p>{@code n} philosophers sit in a ring; fork {@code k} lies between philosopher {@code k} (its
- * left fork) and philosopher {@code k-1} (its right fork). A philosopher thinks, gets hungry,
- * takes its first fork, then its second, eats, and puts both back. A fork put back while the
- * neighbour waits for it is <em>sent</em> to that neighbour: it is a message in transit on the
- * channel between them until a later step delivers it, so cuts taken in between exercise the
- * in-flight rule.
+ * left fork) and philosopher {@code k-1} (its right fork). A philosopher thinks, gets hungry, takes
+ * its first fork, then its second, eats, and puts both back. A fork put back while the neighbour
+ * waits for it is <em>sent</em> to that neighbour: it is a message in transit on the channel
+ * between them until a later step delivers it, so cuts taken in between exercise the in-flight
+ * rule.
  *
  * <p>The lock order is drawn once per table from the seed: with probability {@code fatalChance}
- * every philosopher takes its left fork first (the symmetric order that can deadlock, when all
- * hold their left fork at once); otherwise the last philosopher takes its right fork first (a
- * global order on forks, which cannot deadlock). {@link #step()} makes one move chosen at random
- * among the possible ones; {@link #stuck()} is the ground truth (no move possible), computed from
- * the forks, not from any wait-for graph.
+ * every philosopher takes its left fork first (the symmetric order that can deadlock, when all hold
+ * their left fork at once); otherwise the last philosopher takes its right fork first (a global
+ * order on forks, which cannot deadlock). {@link #step()} makes one move chosen at random among the
+ * possible ones; {@link #stuck()} is the ground truth (no move possible), computed from the forks,
+ * not from any wait-for graph.
  *
  * <p>{@link #philosophers()} is what each philosopher would declare at capture time (activity and
  * waits, resource {@code fork-k}); {@link #cut()} is the whole table as a {@link CutModel}. A demo

@@ -8,8 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs the dining philosophers and checks, at every step of every table, that the deadlock
- * detector agrees with the ground truth of the simulation (no move possible).
+ * Runs the dining philosophers and checks, at every step of every table, that the deadlock detector
+ * agrees with the ground truth of the simulation (no move possible).
  */
 class DiningPhilosophersTest {
 

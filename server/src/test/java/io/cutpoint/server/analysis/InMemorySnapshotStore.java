@@ -98,7 +98,8 @@ final class InMemorySnapshotStore implements SnapshotStore {
   public synchronized void putStateChunk(
       long snapshotId, String workerId, int index, byte[] data, int crc32c) {
     List<byte[]> chunks =
-        states.computeIfAbsent(snapshotId, k -> new TreeMap<>())
+        states
+            .computeIfAbsent(snapshotId, k -> new TreeMap<>())
             .computeIfAbsent(workerId, k -> new ArrayList<>());
     while (chunks.size() <= index) {
       chunks.add(null);
@@ -109,7 +110,8 @@ final class InMemorySnapshotStore implements SnapshotStore {
   @Override
   public synchronized void putChannelRecording(
       long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
-    channels.computeIfAbsent(snapshotId, k -> new TreeMap<>())
+    channels
+        .computeIfAbsent(snapshotId, k -> new TreeMap<>())
         .computeIfAbsent(channel, k -> new ArrayList<>())
         .addAll(messages);
   }
@@ -169,7 +171,8 @@ final class InMemorySnapshotStore implements SnapshotStore {
 
   @Override
   public synchronized int readState(long snapshotId, String workerId, Consumer<byte[]> sink) {
-    List<byte[]> chunks = states.getOrDefault(snapshotId, Map.of()).getOrDefault(workerId, List.of());
+    List<byte[]> chunks =
+        states.getOrDefault(snapshotId, Map.of()).getOrDefault(workerId, List.of());
     for (byte[] chunk : chunks) {
       if (chunk == null) {
         throw new CorruptionException("in-memory store: missing chunk of " + workerId);
@@ -184,7 +187,8 @@ final class InMemorySnapshotStore implements SnapshotStore {
     open();
     channelReads.incrementAndGet();
     check("channel/" + snapshotId + "/" + channel);
-    return List.copyOf(channels.getOrDefault(snapshotId, Map.of()).getOrDefault(channel, List.of()));
+    return List.copyOf(
+        channels.getOrDefault(snapshotId, Map.of()).getOrDefault(channel, List.of()));
   }
 
   @Override

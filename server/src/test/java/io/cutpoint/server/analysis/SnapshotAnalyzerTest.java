@@ -29,7 +29,10 @@ class SnapshotAnalyzerTest {
     store.close();
   }
 
-  /** a and b hold a fork each and wait for the other's; c waits for a; d's message to e is on its way. */
+  /**
+   * a and b hold a fork each and wait for the other's; c waits for a; d's message to e is on its
+   * way.
+   */
   private static StoredCutWriter deadlockedTable() {
     return new StoredCutWriter()
         .worker("a", Activity.ACTIVITY_PASSIVE, 100, "b:fork-1")

@@ -20,9 +20,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Writes a hand-built snapshot into a {@link SnapshotStore} the way the coordinator does:
- * pending manifest with the topology, every worker's metadata, every channel's recording, then
- * commit (or leave it pending, or finish it as aborted).
+ * Writes a hand-built snapshot into a {@link SnapshotStore} the way the coordinator does: pending
+ * manifest with the topology, every worker's metadata, every channel's recording, then commit (or
+ * leave it pending, or finish it as aborted).
  */
 final class StoredCutWriter {
 
@@ -33,7 +33,10 @@ final class StoredCutWriter {
 
   StoredCutWriter worker(String id, Activity activity, long stateBytes, String... waitsFor) {
     LocalSnapshotMeta.Builder meta =
-        LocalSnapshotMeta.newBuilder().setWorkerId(id).setActivity(activity).setStateBytes(stateBytes);
+        LocalSnapshotMeta.newBuilder()
+            .setWorkerId(id)
+            .setActivity(activity)
+            .setStateBytes(stateBytes);
     for (String w : waitsFor) {
       String[] peerAndResource = w.split(":", 2);
       meta.addWaitingFor(
@@ -110,7 +113,8 @@ final class StoredCutWriter {
         SnapshotManifest.newBuilder().setSnapshotId(id).setStatus(status).setTopology(topology);
     if (withPieces) {
       workers.forEach(
-          (w, meta) -> m.addPieces(WorkerPiece.newBuilder().setWorkerId(w).setMeta(meta.setSnapshotId(id))));
+          (w, meta) ->
+              m.addPieces(WorkerPiece.newBuilder().setWorkerId(w).setMeta(meta.setSnapshotId(id))));
     }
     return m.build();
   }

@@ -81,7 +81,8 @@ class TerminationDetectorTest {
     TerminationVerdict verdict = TerminationDetector.detect(cut);
 
     assertThat(verdict.activeWorkers()).containsExactly("a", "z");
-    assertThat(verdict.nonEmptyChannels()).containsExactly(ChannelId.of("a", "z"), ChannelId.of("z", "a"));
+    assertThat(verdict.nonEmptyChannels())
+        .containsExactly(ChannelId.of("a", "z"), ChannelId.of("z", "a"));
   }
 
   @Test

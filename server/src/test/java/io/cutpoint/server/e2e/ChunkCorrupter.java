@@ -21,8 +21,8 @@ final class ChunkCorrupter implements ServerInterceptor {
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-      ServerCallHandler<Q, R> next) {
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     ServerCall.Listener<Q> listener = next.startCall(call, headers);
     if (!call.getMethodDescriptor().getFullMethodName().endsWith("UploadSnapshot")) {
       return listener;
@@ -37,11 +37,17 @@ final class ChunkCorrupter implements ServerInterceptor {
         if (part.hasHeader()) {
           victimUpload = part.getHeader().getMeta().getWorkerId().equals(victim);
         }
-        if (victimUpload && part.hasStateChunk() && part.getStateChunk().getData().size() > 0
+        if (victimUpload
+            && part.hasStateChunk()
+            && part.getStateChunk().getData().size() > 0
             && armed.compareAndSet(true, false)) {
           byte[] data = part.getStateChunk().getData().toByteArray();
           data[0] ^= 0x01;
-          part = part.toBuilder().setStateChunk(part.getStateChunk().toBuilder().setData(ByteString.copyFrom(data))).build();
+          part =
+              part.toBuilder()
+                  .setStateChunk(
+                      part.getStateChunk().toBuilder().setData(ByteString.copyFrom(data)))
+                  .build();
         }
         super.onMessage((Q) part);
       }

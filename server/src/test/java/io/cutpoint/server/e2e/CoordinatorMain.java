@@ -12,8 +12,11 @@ public final class CoordinatorMain {
   private CoordinatorMain() {}
 
   public static void main(String[] args) throws Exception {
-    CoordinatorConfig config = LoopbackEndToEndTest.config(Path.of(args[0]), Integer.parseInt(args[1]),
-        Duration.ofMillis(Long.parseLong(args[2])));
+    CoordinatorConfig config =
+        LoopbackEndToEndTest.config(
+            Path.of(args[0]),
+            Integer.parseInt(args[1]),
+            Duration.ofMillis(Long.parseLong(args[2])));
     CoordinatorServer server = CoordinatorServer.start(config, new SimpleMeterRegistry());
     System.out.println("READY " + server.port());
     System.out.flush();

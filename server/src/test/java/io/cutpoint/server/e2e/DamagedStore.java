@@ -32,37 +32,125 @@ final class DamagedStore implements SnapshotStore {
 
   private void damaged(String workerId) {
     if (workerId.equals(victim)) {
-      throw new io.cutpoint.storage.CorruptionException("worker " + workerId + ", state chunk 0: CRC32C mismatch");
+      throw new io.cutpoint.storage.CorruptionException(
+          "worker " + workerId + ", state chunk 0: CRC32C mismatch");
     }
   }
 
-  @Override public long allocateSnapshotId() { return d.allocateSnapshotId(); }
-  @Override public long epoch() { return d.epoch(); }
-  @Override public void beginRollback(long newEpoch, long snapshotId) { d.beginRollback(newEpoch, snapshotId); }
-  @Override public Optional<RollbackIntent> rollbackInProgress() { return d.rollbackInProgress(); }
-  @Override public void finishRollback(long epoch) { d.finishRollback(epoch); }
-  @Override public void createPending(SnapshotManifest manifest) { d.createPending(manifest); }
-  @Override public void putChannelRecording(long id, ChannelId c, List<RecordedMessage> m) { d.putChannelRecording(id, c, m); }
-  @Override public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) { d.putWorkerMeta(snapshotId, meta); }
-  @Override public void commit(SnapshotManifest complete) { d.commit(complete); }
-  @Override public void finish(SnapshotManifest m) { d.finish(m); }
-  @Override public Optional<SnapshotManifest> manifest(long snapshotId) { return d.manifest(snapshotId); }
-  @Override public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) { return d.list(statuses); }
-  @Override public Optional<SnapshotManifest> latestComplete() { return d.latestComplete(); }
-  @Override public Optional<LocalSnapshotMeta> workerMeta(long id, String w) { return d.workerMeta(id, w); }
-  @Override public int readState(long id, String w, Consumer<byte[]> sink) {
+  @Override
+  public long allocateSnapshotId() {
+    return d.allocateSnapshotId();
+  }
+
+  @Override
+  public long epoch() {
+    return d.epoch();
+  }
+
+  @Override
+  public void beginRollback(long newEpoch, long snapshotId) {
+    d.beginRollback(newEpoch, snapshotId);
+  }
+
+  @Override
+  public Optional<RollbackIntent> rollbackInProgress() {
+    return d.rollbackInProgress();
+  }
+
+  @Override
+  public void finishRollback(long epoch) {
+    d.finishRollback(epoch);
+  }
+
+  @Override
+  public void createPending(SnapshotManifest manifest) {
+    d.createPending(manifest);
+  }
+
+  @Override
+  public void putChannelRecording(long id, ChannelId c, List<RecordedMessage> m) {
+    d.putChannelRecording(id, c, m);
+  }
+
+  @Override
+  public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {
+    d.putWorkerMeta(snapshotId, meta);
+  }
+
+  @Override
+  public void commit(SnapshotManifest complete) {
+    d.commit(complete);
+  }
+
+  @Override
+  public void finish(SnapshotManifest m) {
+    d.finish(m);
+  }
+
+  @Override
+  public Optional<SnapshotManifest> manifest(long snapshotId) {
+    return d.manifest(snapshotId);
+  }
+
+  @Override
+  public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) {
+    return d.list(statuses);
+  }
+
+  @Override
+  public Optional<SnapshotManifest> latestComplete() {
+    return d.latestComplete();
+  }
+
+  @Override
+  public Optional<LocalSnapshotMeta> workerMeta(long id, String w) {
+    return d.workerMeta(id, w);
+  }
+
+  @Override
+  public int readState(long id, String w, Consumer<byte[]> sink) {
     damaged(w);
     return d.readState(id, w, sink);
   }
-  @Override public List<RecordedMessage> readChannel(long id, ChannelId c) { return d.readChannel(id, c); }
-  @Override public void verifyIntegrity(long snapshotId) {
+
+  @Override
+  public List<RecordedMessage> readChannel(long id, ChannelId c) {
+    return d.readChannel(id, c);
+  }
+
+  @Override
+  public void verifyIntegrity(long snapshotId) {
     damaged(victim);
     d.verifyIntegrity(snapshotId);
   }
-  @Override public SnapshotManifest setPinned(long snapshotId, boolean pinned) { return d.setPinned(snapshotId, pinned); }
-  @Override public boolean delete(long snapshotId) { return d.delete(snapshotId); }
-  @Override public List<Long> applyRetention(int keepComplete) { return d.applyRetention(keepComplete); }
-  @Override public long sizeBytes() { return d.sizeBytes(); }
-  @Override public void discardPieces(long snapshotId, String workerId) { d.discardPieces(snapshotId, workerId); }
-  @Override public void close() { d.close(); }
+
+  @Override
+  public SnapshotManifest setPinned(long snapshotId, boolean pinned) {
+    return d.setPinned(snapshotId, pinned);
+  }
+
+  @Override
+  public boolean delete(long snapshotId) {
+    return d.delete(snapshotId);
+  }
+
+  @Override
+  public List<Long> applyRetention(int keepComplete) {
+    return d.applyRetention(keepComplete);
+  }
+
+  @Override
+  public long sizeBytes() {
+    return d.sizeBytes();
+  }
+
+  @Override
+  public void discardPieces(long snapshotId, String workerId) {
+    d.discardPieces(snapshotId, workerId);
+  }
+
+  @Override
+  public void close() {
+    d.close();
+  }
 }

@@ -29,17 +29,20 @@ import java.util.concurrent.TimeUnit;
 final class LiveWorkers implements AutoCloseable {
 
   static final long BALANCE = 1_000;
+
   /** Transfers of 1 to 20 per message. */
   private static final int MAX_AMOUNT = 20;
 
   record Member(Worker worker, Teller teller, CoordinatorSession session) {}
 
   final SortedMap<String, Member> members = new TreeMap<>();
-  private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "e2e-traffic");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService driver =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "e2e-traffic");
+            t.setDaemon(true);
+            return t;
+          });
   private volatile boolean traffic;
 
   LiveWorkers(ManagedChannel channel, String... ids) {
@@ -52,12 +55,22 @@ final class LiveWorkers implements AutoCloseable {
         }
       }
       Teller teller = new Teller(BALANCE, others, seed++, MAX_AMOUNT);
-      Worker w = Worker.builder(id).outgoing(others).incoming(others).stateHandler(teller).messageHandler(teller).build();
+      Worker w =
+          Worker.builder(id)
+              .outgoing(others)
+              .incoming(others)
+              .stateHandler(teller)
+              .messageHandler(teller)
+              .build();
       teller.attach(w);
       w.start();
-      CoordinatorSession s = new CoordinatorSession(channel, w, SessionOptions.defaults()
-          .withReconnect(Duration.ofMillis(50), Duration.ofMillis(300))
-          .withCloseTimeout(Duration.ofSeconds(2)));
+      CoordinatorSession s =
+          new CoordinatorSession(
+              channel,
+              w,
+              SessionOptions.defaults()
+                  .withReconnect(Duration.ofMillis(50), Duration.ofMillis(300))
+                  .withCloseTimeout(Duration.ofSeconds(2)));
       members.put(id, new Member(w, teller, s));
       s.start();
     }
@@ -94,7 +107,8 @@ final class LiveWorkers implements AutoCloseable {
       store.readState(m.getSnapshotId(), w.getWorkerId(), out::writeBytes);
       total += Teller.balanceOf(out.toByteArray());
       for (String from : w.getIncomingList()) {
-        for (RecordedMessage r : store.readChannel(m.getSnapshotId(), ChannelId.of(from, w.getWorkerId()))) {
+        for (RecordedMessage r :
+            store.readChannel(m.getSnapshotId(), ChannelId.of(from, w.getWorkerId()))) {
           total += Teller.amountOf(r.payload());
         }
       }

@@ -71,8 +71,10 @@ class LoopbackEndToEndTest {
   }
 
   private List<SnapshotManifest> list(SnapshotStatus status) {
-    return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
-        .listSnapshots(ListSnapshotsRequest.newBuilder().addStatuses(status).build()).getSnapshotsList();
+    return AdminGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(5, TimeUnit.SECONDS)
+        .listSnapshots(ListSnapshotsRequest.newBuilder().addStatuses(status).build())
+        .getSnapshotsList();
   }
 
   /** The port the child coordinator bound (it binds port 0 and prints {@code READY <port>}). */
@@ -87,14 +89,20 @@ class LoopbackEndToEndTest {
 
   @Test
   void overLoopbackPeriodicSnapshotsCompleteAndConserveTheMoney() throws Exception {
-    server = CoordinatorServer.start(config(dir, 0, Duration.ofMillis(200)), new SimpleMeterRegistry());
+    server =
+        CoordinatorServer.start(config(dir, 0, Duration.ofMillis(200)), new SimpleMeterRegistry());
     assertThat(server.port()).isPositive();
     channel = NettyChannelBuilder.forTarget(server.target()).usePlaintext().build();
-    assertThat(HealthGrpc.newBlockingStub(channel).check(HealthCheckRequest.getDefaultInstance()).getStatus())
+    assertThat(
+            HealthGrpc.newBlockingStub(channel)
+                .check(HealthCheckRequest.getDefaultInstance())
+                .getStatus())
         .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
     workers = new LiveWorkers(channel, "w1", "w2", "w3");
     workers.traffic(true);
-    await().atMost(Duration.ofSeconds(30)).until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 3);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 3);
     workers.traffic(false);
     SnapshotStore store = server.context().store();
     for (SnapshotManifest m : list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)) {
@@ -107,36 +115,67 @@ class LoopbackEndToEndTest {
   }
 
   @Test
-  void aCoordinatorKilledMidSnapshotRestartsWithEveryCompleteSnapshotIntactAndWorkersReconnect() throws Exception {
+  void aCoordinatorKilledMidSnapshotRestartsWithEveryCompleteSnapshotIntactAndWorkersReconnect()
+      throws Exception {
     Path data = Files.createDirectories(dir.resolve("data"));
     Path log = dir.resolve("coordinator.log");
-    child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), CoordinatorMain.class.getName(),
-        data.toString(), "0", "50")
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                CoordinatorMain.class.getName(),
+                data.toString(),
+                "0",
+                "50")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     await().atMost(Duration.ofSeconds(60)).until(() -> !child.isAlive() || reportedPort(log) > 0);
     int port = reportedPort(log);
-    assertThat(port).as("port reported by the child; its output: %s", Files.readString(log)).isPositive();
+    assertThat(port)
+        .as("port reported by the child; its output: %s", Files.readString(log))
+        .isPositive();
     channel = NettyChannelBuilder.forTarget("localhost:" + port).usePlaintext().build();
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
-        HealthGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.SECONDS)
-            .check(HealthCheckRequest.getDefaultInstance()).getStatus() == HealthCheckResponse.ServingStatus.SERVING);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                HealthGrpc.newBlockingStub(channel)
+                        .withDeadlineAfter(1, TimeUnit.SECONDS)
+                        .check(HealthCheckRequest.getDefaultInstance())
+                        .getStatus()
+                    == HealthCheckResponse.ServingStatus.SERVING);
     workers = new LiveWorkers(channel, "w1", "w2", "w3");
     workers.traffic(true);
-    await().atMost(Duration.ofSeconds(30)).until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 3);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 3);
     // Kill it while a snapshot is in flight: w3's event thread is held, so a snapshot that has
     // started cannot complete (it would time out after 10 s) until the kill.
     CountDownLatch held = new CountDownLatch(1);
-    workers.members.get("w3").worker().execute(() -> {
-      try {
-        held.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    workers
+        .members
+        .get("w3")
+        .worker()
+        .execute(
+            () -> {
+              try {
+                held.await(60, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
     try {
-      await().atMost(Duration.ofSeconds(10)).until(() -> AdminGrpc.newBlockingStub(channel)
-          .getCluster(GetClusterRequest.getDefaultInstance()).getPendingSnapshotsCount() > 0);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  AdminGrpc.newBlockingStub(channel)
+                          .getCluster(GetClusterRequest.getDefaultInstance())
+                          .getPendingSnapshotsCount()
+                      > 0);
       child.destroyForcibly();
       assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
     } finally {
@@ -147,32 +186,53 @@ class LoopbackEndToEndTest {
     long newestBefore;
     int completeBefore;
     try (SnapshotStore store = RocksSnapshotStore.open(data)) {
-      assertThat(store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_PENDING))).as("nothing half-written").isEmpty();
+      assertThat(store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_PENDING)))
+          .as("nothing half-written")
+          .isEmpty();
       List<SnapshotManifest> complete = store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE));
       completeBefore = complete.size();
       assertThat(completeBefore).isGreaterThanOrEqualTo(3);
       for (SnapshotManifest m : complete) {
         store.verifyIntegrity(m.getSnapshotId());
-        assertThat(LiveWorkers.moneyIn(store, m)).as("money in snapshot %d", m.getSnapshotId()).isEqualTo(workers.total());
+        assertThat(LiveWorkers.moneyIn(store, m))
+            .as("money in snapshot %d", m.getSnapshotId())
+            .isEqualTo(workers.total());
       }
       SnapshotManifest newest = store.list(Set.of()).get(0);
       newestBefore = newest.getSnapshotId();
-      // The kill landed mid-snapshot: the newest snapshot was pending, and reopening the store aborted it.
-      assertThat(newest.getStatus()).as("newest snapshot %d", newestBefore).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
+      // The kill landed mid-snapshot: the newest snapshot was pending, and reopening the store
+      // aborted it.
+      assertThat(newest.getStatus())
+          .as("newest snapshot %d", newestBefore)
+          .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
       assertThat(newest.getReason()).isEqualTo("coordinator restarted");
       assertThat(newestBefore).isGreaterThan(complete.get(0).getSnapshotId());
     }
 
-    server = CoordinatorServer.start(config(data, port, Duration.ofMillis(100)), new SimpleMeterRegistry());
+    server =
+        CoordinatorServer.start(
+            config(data, port, Duration.ofMillis(100)), new SimpleMeterRegistry());
     workers.traffic(true);
     // the admin channel saw the old coordinator die and may still be backing off: retry through it
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
-        .until(() -> AdminGrpc.newBlockingStub(channel)
-        .getCluster(GetClusterRequest.getDefaultInstance()).getWorkersList().stream()
-        .filter(w -> w.getState() == WorkerState.WORKER_STATE_RUNNING).count() == 3);
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
-        .until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).stream()
-        .anyMatch(m -> m.getSnapshotId() > newestBefore));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+        .until(
+            () ->
+                AdminGrpc.newBlockingStub(channel)
+                        .getCluster(GetClusterRequest.getDefaultInstance())
+                        .getWorkersList()
+                        .stream()
+                        .filter(w -> w.getState() == WorkerState.WORKER_STATE_RUNNING)
+                        .count()
+                    == 3);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+        .until(
+            () ->
+                list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).stream()
+                    .anyMatch(m -> m.getSnapshotId() > newestBefore));
     workers.traffic(false);
     assertThat(list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size()).isGreaterThan(completeBefore);
   }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.v1.AdminGrpc;
-import io.cutpoint.api.v1.AnalyzeRequest;
 import io.cutpoint.api.v1.Event;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.GetClusterRequest;
@@ -51,19 +50,28 @@ class SnapshotsEndToEndTest {
   private ManagedChannel channel;
   private LiveWorkers workers;
 
-  private CoordinatorServer startCoordinator(CoordinatorConfig config, UnaryOperator<SnapshotStore> wrap) {
-    server = CoordinatorServer.start(config, registry, InProcessServerBuilder.forName(name),
-        wrap.apply(RocksSnapshotStore.open(dir)));
-    server.context().events().subscribe(new EventHub.EventSink() {
-      @Override
-      public boolean offer(Event e) {
-        events.add(e);
-        return true;
-      }
+  private CoordinatorServer startCoordinator(
+      CoordinatorConfig config, UnaryOperator<SnapshotStore> wrap) {
+    server =
+        CoordinatorServer.start(
+            config,
+            registry,
+            InProcessServerBuilder.forName(name),
+            wrap.apply(RocksSnapshotStore.open(dir)));
+    server
+        .context()
+        .events()
+        .subscribe(
+            new EventHub.EventSink() {
+              @Override
+              public boolean offer(Event e) {
+                events.add(e);
+                return true;
+              }
 
-      @Override
-      public void overflowed() {}
-    });
+              @Override
+              public void overflowed() {}
+            });
     return server;
   }
 
@@ -77,7 +85,9 @@ class SnapshotsEndToEndTest {
   }
 
   private List<SnapshotManifest> list(SnapshotStatus status) {
-    return admin().listSnapshots(ListSnapshotsRequest.newBuilder().addStatuses(status).build()).getSnapshotsList();
+    return admin()
+        .listSnapshots(ListSnapshotsRequest.newBuilder().addStatuses(status).build())
+        .getSnapshotsList();
   }
 
   @AfterEach
@@ -95,7 +105,9 @@ class SnapshotsEndToEndTest {
   }
 
   private CoordinatorConfig.Builder config() {
-    return InProcessCoordinator.config(dir).snapshotTimeout(Duration.ofSeconds(10)).retainCompleteSnapshots(100);
+    return InProcessCoordinator.config(dir)
+        .snapshotTimeout(Duration.ofSeconds(10))
+        .retainCompleteSnapshots(100);
   }
 
   @Test
@@ -104,7 +116,9 @@ class SnapshotsEndToEndTest {
     startWorkers("w1", "w2", "w3");
     workers.traffic(true);
 
-    await().atMost(Duration.ofSeconds(30)).until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 5);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 5);
     workers.traffic(false);
 
     List<SnapshotManifest> complete = list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
@@ -113,17 +127,24 @@ class SnapshotsEndToEndTest {
     for (SnapshotManifest m : complete) {
       store.verifyIntegrity(m.getSnapshotId());
       SnapshotManifest full = store.manifest(m.getSnapshotId()).orElseThrow();
-      assertThat(LiveWorkers.moneyIn(store, full)).as("money in snapshot %d", m.getSnapshotId()).isEqualTo(workers.total());
+      assertThat(LiveWorkers.moneyIn(store, full))
+          .as("money in snapshot %d", m.getSnapshotId())
+          .isEqualTo(workers.total());
       inFlight += full.getInFlightMessages();
     }
-    System.out.printf("%d complete snapshots, %d messages recorded in flight%n", complete.size(), inFlight);
-    double completed = registry.get("cutpoint.snapshots").tag("outcome", "complete").counter().count();
+    System.out.printf(
+        "%d complete snapshots, %d messages recorded in flight%n", complete.size(), inFlight);
+    double completed =
+        registry.get("cutpoint.snapshots").tag("outcome", "complete").counter().count();
     assertThat(completed).isGreaterThanOrEqualTo(complete.size());
-    assertThat(registry.get("cutpoint.snapshot.markers").counter().count()).isEqualTo(completed * 6);
+    assertThat(registry.get("cutpoint.snapshot.markers").counter().count())
+        .isEqualTo(completed * 6);
     assertThat(registry.get("cutpoint.snapshot.latest.age").gauge().value()).isNotNaN();
-    assertThat(registry.get("cutpoint.snapshot.duration").tag("outcome", "complete").timer().count())
+    assertThat(
+            registry.get("cutpoint.snapshot.duration").tag("outcome", "complete").timer().count())
         .isEqualTo((long) completed);
-    assertThat(registry.get("cutpoint.workers").tag("state", "running").gauge().value()).isEqualTo(3.0);
+    assertThat(registry.get("cutpoint.workers").tag("state", "running").gauge().value())
+        .isEqualTo(3.0);
     assertThat(events).anyMatch(e -> e.getType() == EventType.EVENT_TYPE_SNAPSHOT_COMPLETED);
   }
 
@@ -132,21 +153,33 @@ class SnapshotsEndToEndTest {
     startCoordinator(config().snapshotTimeout(Duration.ofMillis(800)).build(), s -> s);
     startWorkers("w1", "w2");
     CountDownLatch release = new CountDownLatch(1);
-    workers.members.get("w2").worker().execute(() -> {
-      try {
-        release.await(30, TimeUnit.SECONDS); // w2's event loop is stuck
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    SnapshotManifest aborted = admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    workers
+        .members
+        .get("w2")
+        .worker()
+        .execute(
+            () -> {
+              try {
+                release.await(30, TimeUnit.SECONDS); // w2's event loop is stuck
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    SnapshotManifest aborted =
+        admin()
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+            .getManifest();
     assertThat(aborted.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
     assertThat(aborted.getReason()).contains("timed out");
     release.countDown();
 
-    SnapshotManifest next = admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    SnapshotManifest next =
+        admin()
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+            .getManifest();
     assertThat(next.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
-    assertThat(registry.get("cutpoint.snapshots").tag("outcome", "aborted").counter().count()).isEqualTo(1.0);
+    assertThat(registry.get("cutpoint.snapshots").tag("outcome", "aborted").counter().count())
+        .isEqualTo(1.0);
   }
 
   @Test
@@ -154,46 +187,71 @@ class SnapshotsEndToEndTest {
     startCoordinator(config().build(), s -> s);
     startWorkers("w1", "w2", "w3");
     CountDownLatch release = new CountDownLatch(1);
-    workers.members.get("w3").worker().execute(() -> {
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    workers
+        .members
+        .get("w3")
+        .worker()
+        .execute(
+            () -> {
+              try {
+                release.await(30, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
     long id = admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
     // w3 cannot record (its event loop is stuck) and its session ends
     LiveWorkers.Member w3 = workers.members.remove("w3");
     w3.session().close();
-    await().atMost(Duration.ofSeconds(10)).until(() -> server.context().store().manifest(id).orElseThrow().getStatus()
-        != SnapshotStatus.SNAPSHOT_STATUS_PENDING);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                server.context().store().manifest(id).orElseThrow().getStatus()
+                    != SnapshotStatus.SNAPSHOT_STATUS_PENDING);
     release.countDown();
     w3.worker().close();
     SnapshotManifest m = server.context().store().manifest(id).orElseThrow();
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
     assertThat(m.getReason()).contains("worker w3 was lost");
-    await().atMost(Duration.ofSeconds(10)).until(() -> admin().getCluster(GetClusterRequest.getDefaultInstance())
-        .getWorkersList().stream().anyMatch(w -> w.getState() == WorkerState.WORKER_STATE_LOST));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                admin().getCluster(GetClusterRequest.getDefaultInstance()).getWorkersList().stream()
+                    .anyMatch(w -> w.getState() == WorkerState.WORKER_STATE_LOST));
     assertThatThrownBy(() -> admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-          assertThat(e.getStatus().getDescription()).contains("w3");
-        });
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+              assertThat(e.getStatus().getDescription()).contains("w3");
+            });
   }
 
   @Test
   void aStateChunkCorruptedInTransitIsRefusedAndNeverCommitted() {
     AtomicBoolean corruptOnce = new AtomicBoolean(true);
-    server = CoordinatorServer.start(config().build(), registry,
-        InProcessServerBuilder.forName(name).intercept(new ChunkCorrupter("w2", corruptOnce)), RocksSnapshotStore.open(dir));
+    server =
+        CoordinatorServer.start(
+            config().build(),
+            registry,
+            InProcessServerBuilder.forName(name).intercept(new ChunkCorrupter("w2", corruptOnce)),
+            RocksSnapshotStore.open(dir));
     startWorkers("w1", "w2");
     workers.traffic(true);
-    SnapshotManifest first = admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    SnapshotManifest first =
+        admin()
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+            .getManifest();
     assertThat(corruptOnce).isFalse();
     assertThat(first.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
     assertThat(first.getReason()).contains("w2");
 
-    SnapshotManifest next = admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    SnapshotManifest next =
+        admin()
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+            .getManifest();
     workers.traffic(false);
     assertThat(next.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     server.context().store().verifyIntegrity(next.getSnapshotId());
@@ -205,21 +263,32 @@ class SnapshotsEndToEndTest {
     startCoordinator(config().build(), s -> new DamagedStore(s, "w2"));
     startWorkers("w1", "w2");
     workers.traffic(true);
-    SnapshotManifest m = admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    SnapshotManifest m =
+        admin()
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+            .getManifest();
     workers.traffic(false);
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
 
     SnapshotStore store = server.context().store();
-    assertThatThrownBy(() -> store.verifyIntegrity(m.getSnapshotId())).isInstanceOf(CorruptionException.class);
+    assertThatThrownBy(() -> store.verifyIntegrity(m.getSnapshotId()))
+        .isInstanceOf(CorruptionException.class);
     // as w2 itself would ask: with its live session's secret
     String secret = server.context().sessions().get("w2").orElseThrow().secret();
     io.grpc.Metadata md = new io.grpc.Metadata();
     md.put(io.cutpoint.server.security.WorkerIdentity.SESSION_SECRET, secret);
-    assertThatThrownBy(() -> io.cutpoint.api.v1.CoordinatorGrpc.newBlockingStub(channel)
-        .withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md)).downloadSnapshot(
-        io.cutpoint.api.v1.DownloadRequest.newBuilder().setSnapshotId(m.getSnapshotId()).setWorkerId("w2").build())
-        .forEachRemaining(p -> { }))
-        .isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(
+            () ->
+                io.cutpoint.api.v1.CoordinatorGrpc.newBlockingStub(channel)
+                    .withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md))
+                    .downloadSnapshot(
+                        io.cutpoint.api.v1.DownloadRequest.newBuilder()
+                            .setSnapshotId(m.getSnapshotId())
+                            .setWorkerId("w2")
+                            .build())
+                    .forEachRemaining(p -> {}))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DATA_LOSS));
   }
 
@@ -229,16 +298,28 @@ class SnapshotsEndToEndTest {
     startWorkers("w1", "w2");
     List<Long> ids = new java.util.ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      SnapshotManifest m = admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+      SnapshotManifest m =
+          admin()
+              .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+              .getManifest();
       assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
       ids.add(m.getSnapshotId());
     }
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).extracting(SnapshotManifest::getSnapshotId)
-            .containsExactly(ids.get(4), ids.get(3)));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(events).filteredOn(e -> e.getType() == EventType.EVENT_TYPE_SNAPSHOT_DELETED)
-            .extracting(Event::getSnapshotId).containsExactlyInAnyOrder(ids.get(0), ids.get(1), ids.get(2)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))
+                    .extracting(SnapshotManifest::getSnapshotId)
+                    .containsExactly(ids.get(4), ids.get(3)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(events)
+                    .filteredOn(e -> e.getType() == EventType.EVENT_TYPE_SNAPSHOT_DELETED)
+                    .extracting(Event::getSnapshotId)
+                    .containsExactlyInAnyOrder(ids.get(0), ids.get(1), ids.get(2)));
   }
 
   @Test
@@ -247,7 +328,9 @@ class SnapshotsEndToEndTest {
     startCoordinator(config, s -> s);
     startWorkers("w1", "w2", "w3");
     workers.traffic(true);
-    await().atMost(Duration.ofSeconds(30)).until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 2);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> list(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).size() >= 2);
     server.close();
     long lastBefore;
     try (SnapshotStore peek = RocksSnapshotStore.open(dir)) {
@@ -265,9 +348,14 @@ class SnapshotsEndToEndTest {
       assertThat(LiveWorkers.moneyIn(store, m)).isEqualTo(workers.total());
     }
     long newest = before.get(0).getSnapshotId();
-    await().atMost(Duration.ofSeconds(30)).until(() -> store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))
-        .get(0).getSnapshotId() > newest);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).get(0).getSnapshotId()
+                    > newest);
     assertThat(admin().getCluster(GetClusterRequest.getDefaultInstance()).getWorkersList())
-        .allMatch(w -> w.getState() == WorkerState.WORKER_STATE_RUNNING).hasSize(3);
+        .allMatch(w -> w.getState() == WorkerState.WORKER_STATE_RUNNING)
+        .hasSize(3);
   }
 }

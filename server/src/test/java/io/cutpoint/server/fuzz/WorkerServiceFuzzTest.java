@@ -41,15 +41,18 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * Arbitrary worker input against a real coordinator (in-process transport): session messages in
- * any order, and uploads of any parts. Whatever arrives, the answer is a status of its own (never
+ * Arbitrary worker input against a real coordinator (in-process transport): session messages in any
+ * order, and uploads of any parts. Whatever arrives, the answer is a status of its own (never
  * INTERNAL or UNKNOWN, which an exception escaping a handler becomes), and the coordinator keeps
  * serving. Runs over the committed inputs in {@code mvn verify}; fuzzes with {@code JAZZER_FUZZ=1}.
  */
 class WorkerServiceFuzzTest {
 
-  private static final Set<Status.Code> HANDLER_CRASH = Set.of(Status.Code.INTERNAL, Status.Code.UNKNOWN);
-  private static final String[] IDS = {"a", "b", "c", "", "a-very-long-id-" + "x".repeat(130), "bad id!"};
+  private static final Set<Status.Code> HANDLER_CRASH =
+      Set.of(Status.Code.INTERNAL, Status.Code.UNKNOWN);
+  private static final String[] IDS = {
+    "a", "b", "c", "", "a-very-long-id-" + "x".repeat(130), "bad id!"
+  };
 
   private static Path dir;
   private static InProcessCoordinator coordinator;
@@ -60,13 +63,21 @@ class WorkerServiceFuzzTest {
   @BeforeAll
   static void start() throws Exception {
     dir = Files.createTempDirectory("cutpoint-fuzz");
-    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir)
-        .snapshotTimeout(Duration.ofMinutes(10)).heartbeatTimeout(Duration.ofMinutes(10)).build());
+    coordinator =
+        new InProcessCoordinator(
+            InProcessCoordinator.config(dir)
+                .snapshotTimeout(Duration.ofMinutes(10))
+                .heartbeatTimeout(Duration.ofMinutes(10))
+                .build());
     a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);
     b.await(CoordinatorMessage::hasWelcome);
-    snapshot = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    snapshot =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
   }
 
   @AfterAll
@@ -87,8 +98,12 @@ class WorkerServiceFuzzTest {
     WorkerMessage.Builder m = WorkerMessage.newBuilder();
     switch (data.consumeInt(0, 6)) {
       case 0 -> {
-        Join.Builder j = Join.newBuilder().setWorkerId(id(data)).setChannelAddress(data.consumeString(30))
-            .setEpoch(data.consumeLong()).setFresh(data.consumeBoolean());
+        Join.Builder j =
+            Join.newBuilder()
+                .setWorkerId(id(data))
+                .setChannelAddress(data.consumeString(30))
+                .setEpoch(data.consumeLong())
+                .setFresh(data.consumeBoolean());
         for (int i = data.consumeInt(0, 4); i > 0; i--) {
           if (data.consumeBoolean()) {
             j.addOutgoing(id(data));
@@ -100,11 +115,16 @@ class WorkerServiceFuzzTest {
       }
       case 1 -> m.setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(data.consumeLong()));
       case 2 -> m.setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(data.consumeLong()));
-      case 3 -> m.setSnapshotFailed(LocalSnapshotFailed.newBuilder().setSnapshotId(data.consumeLong())
-          .setReason(data.consumeString(50)));
+      case 3 ->
+          m.setSnapshotFailed(
+              LocalSnapshotFailed.newBuilder()
+                  .setSnapshotId(data.consumeLong())
+                  .setReason(data.consumeString(50)));
       case 4 -> m.setHalted(Halted.newBuilder().setEpoch(data.consumeLong()));
-      case 5 -> m.setRestored(Restored.newBuilder().setEpoch(data.consumeLong()).setSnapshotId(data.consumeLong()));
-      default -> { }
+      case 5 ->
+          m.setRestored(
+              Restored.newBuilder().setEpoch(data.consumeLong()).setSnapshotId(data.consumeLong()));
+      default -> {}
     }
     return m.build();
   }
@@ -127,7 +147,11 @@ class WorkerServiceFuzzTest {
     }
     Status end = w.endStatus();
     assertThat(end.getCode()).as("%s", end).isNotIn(HANDLER_CRASH);
-    assertThat(coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance()).getTotalWorkers())
+    assertThat(
+            coordinator
+                .admin()
+                .getCluster(GetClusterRequest.getDefaultInstance())
+                .getTotalWorkers())
         .isGreaterThanOrEqualTo(2);
   }
 
@@ -135,12 +159,16 @@ class WorkerServiceFuzzTest {
     UploadPart.Builder p = UploadPart.newBuilder();
     switch (data.consumeInt(0, 4)) {
       case 0 -> {
-        LocalSnapshotMeta.Builder meta = LocalSnapshotMeta.newBuilder()
-            .setSnapshotId(data.consumeBoolean() ? snapshot : data.consumeLong())
-            .setWorkerId(data.consumeBoolean() ? "a" : id(data)).setEpoch(data.consumeBoolean() ? 0 : data.consumeLong())
-            .setStateBytes(data.consumeInt(0, 64)).setStateCrc32C(data.consumeInt());
+        LocalSnapshotMeta.Builder meta =
+            LocalSnapshotMeta.newBuilder()
+                .setSnapshotId(data.consumeBoolean() ? snapshot : data.consumeLong())
+                .setWorkerId(data.consumeBoolean() ? "a" : id(data))
+                .setEpoch(data.consumeBoolean() ? 0 : data.consumeLong())
+                .setStateBytes(data.consumeInt(0, 64))
+                .setStateCrc32C(data.consumeInt());
         for (int i = data.consumeInt(0, 3); i > 0; i--) {
-          ChannelCounter c = ChannelCounter.newBuilder().setPeer(id(data)).setCount(data.consumeLong()).build();
+          ChannelCounter c =
+              ChannelCounter.newBuilder().setPeer(id(data)).setCount(data.consumeLong()).build();
           if (data.consumeBoolean()) {
             meta.addSent(c);
           } else {
@@ -151,21 +179,32 @@ class WorkerServiceFuzzTest {
       }
       case 1 -> {
         byte[] bytes = data.consumeBytes(data.consumeInt(0, 64));
-        p.setStateChunk(data.consumeBoolean() ? RawWorker.chunk(data.consumeInt(0, 3), bytes).getStateChunk()
-            : StateChunk.newBuilder().setIndex(data.consumeInt()).setData(ByteString.copyFrom(bytes))
-                .setCrc32C(data.consumeInt()).build());
+        p.setStateChunk(
+            data.consumeBoolean()
+                ? RawWorker.chunk(data.consumeInt(0, 3), bytes).getStateChunk()
+                : StateChunk.newBuilder()
+                    .setIndex(data.consumeInt())
+                    .setData(ByteString.copyFrom(bytes))
+                    .setCrc32C(data.consumeInt())
+                    .build());
       }
       case 2 -> {
-        ChannelRecording.Builder r = ChannelRecording.newBuilder().setFrom(id(data)).setFirstMarker(data.consumeBoolean());
+        ChannelRecording.Builder r =
+            ChannelRecording.newBuilder().setFrom(id(data)).setFirstMarker(data.consumeBoolean());
         for (int i = data.consumeInt(0, 3); i > 0; i--) {
-          r.addMessages(RecordedMessage.newBuilder().setSeq(data.consumeLong())
-              .setPayload(ByteString.copyFrom(data.consumeBytes(16))));
+          r.addMessages(
+              RecordedMessage.newBuilder()
+                  .setSeq(data.consumeLong())
+                  .setPayload(ByteString.copyFrom(data.consumeBytes(16))));
         }
         p.setChannel(r);
       }
-      case 3 -> p.setTrailer(UploadTrailer.newBuilder().setStateChunks(data.consumeInt(0, 4))
-          .setRecordedMessages(data.consumeLong()));
-      default -> { }
+      case 3 ->
+          p.setTrailer(
+              UploadTrailer.newBuilder()
+                  .setStateChunks(data.consumeInt(0, 4))
+                  .setRecordedMessages(data.consumeLong()));
+      default -> {}
     }
     return p.build();
   }

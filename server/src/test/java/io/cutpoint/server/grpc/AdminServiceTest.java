@@ -5,12 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cutpoint.api.v1.AbortSnapshotRequest;
 import io.cutpoint.api.v1.AnalyzeRequest;
-import io.cutpoint.api.v1.ClusterView;
-import io.cutpoint.api.v1.RemoveWorkerRequest;
-import io.cutpoint.api.v1.ScheduleView;
-import io.cutpoint.api.v1.SetScheduleRequest;
-import io.cutpoint.api.v1.SnapshotsBlockedReason;
 import io.cutpoint.api.v1.ChannelRef;
+import io.cutpoint.api.v1.ClusterView;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.DeleteSnapshotRequest;
 import io.cutpoint.api.v1.GetChannelStateRequest;
@@ -19,8 +15,12 @@ import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.ListSnapshotsRequest;
 import io.cutpoint.api.v1.ListSnapshotsResponse;
 import io.cutpoint.api.v1.PinSnapshotRequest;
+import io.cutpoint.api.v1.RemoveWorkerRequest;
+import io.cutpoint.api.v1.ScheduleView;
+import io.cutpoint.api.v1.SetScheduleRequest;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.SnapshotsBlockedReason;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.server.testing.InProcessCoordinator;
 import io.cutpoint.server.testing.RawWorker;
@@ -57,10 +57,13 @@ class AdminServiceTest {
   }
 
   private static void assertStatus(ThrowingCallable call, Status.Code code, String text) {
-    assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(code);
-      assertThat(e.getStatus().getDescription()).contains(text);
-    });
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(code);
+              assertThat(e.getStatus().getDescription()).contains(text);
+            });
   }
 
   /** A lone worker and one complete snapshot of it; returns its id. */
@@ -68,15 +71,23 @@ class AdminServiceTest {
     RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
     workers.add(w);
     w.await(CoordinatorMessage::hasWelcome);
-    long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
-    RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(id, "solo"), "x".getBytes(), 1, List.of()))
+    long id =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
+    RawWorker.send(
+            coordinator.async(),
+            RawWorker.upload(RawWorker.meta(id, "solo"), "x".getBytes(), 1, List.of()))
         .get(10, TimeUnit.SECONDS);
     return id;
   }
 
   @Test
   void healthIsServingWhileTheStoreIsOpen() {
-    HealthCheckResponse r = HealthGrpc.newBlockingStub(coordinator.channel).check(HealthCheckRequest.getDefaultInstance());
+    HealthCheckResponse r =
+        HealthGrpc.newBlockingStub(coordinator.channel)
+            .check(HealthCheckRequest.getDefaultInstance());
     assertThat(r.getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
   }
 
@@ -84,35 +95,50 @@ class AdminServiceTest {
   void healthHasAStatusPerServiceAndReflectionAnswersInV1AndV1Alpha() throws Exception {
     HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(coordinator.channel);
     for (String service : List.of("", "cutpoint.v1.Coordinator", "cutpoint.v1.Admin")) {
-      assertThat(health.check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus())
-          .as(service).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+      assertThat(
+              health.check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus())
+          .as(service)
+          .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
     }
-    assertStatus(() -> health.check(HealthCheckRequest.newBuilder().setService("cutpoint.v1.Nope").build()),
-        Status.Code.NOT_FOUND, "");
-    assertThat(reflectedServicesV1Alpha()).contains("cutpoint.v1.Admin", "cutpoint.v1.Coordinator",
-        "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection");
+    assertStatus(
+        () -> health.check(HealthCheckRequest.newBuilder().setService("cutpoint.v1.Nope").build()),
+        Status.Code.NOT_FOUND,
+        "");
+    assertThat(reflectedServicesV1Alpha())
+        .contains(
+            "cutpoint.v1.Admin",
+            "cutpoint.v1.Coordinator",
+            "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection");
   }
 
   private List<String> reflectedServicesV1Alpha() throws Exception {
-    java.util.concurrent.CompletableFuture<List<String>> names = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<List<String>> names =
+        new java.util.concurrent.CompletableFuture<>();
     io.grpc.stub.StreamObserver<io.grpc.reflection.v1alpha.ServerReflectionRequest> req =
-        io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(coordinator.channel).serverReflectionInfo(
-            new io.grpc.stub.StreamObserver<>() {
-              @Override
-              public void onNext(io.grpc.reflection.v1alpha.ServerReflectionResponse r) {
-                names.complete(r.getListServicesResponse().getServiceList().stream()
-                    .map(io.grpc.reflection.v1alpha.ServiceResponse::getName).toList());
-              }
+        io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(coordinator.channel)
+            .serverReflectionInfo(
+                new io.grpc.stub.StreamObserver<>() {
+                  @Override
+                  public void onNext(io.grpc.reflection.v1alpha.ServerReflectionResponse r) {
+                    names.complete(
+                        r.getListServicesResponse().getServiceList().stream()
+                            .map(io.grpc.reflection.v1alpha.ServiceResponse::getName)
+                            .toList());
+                  }
 
-              @Override
-              public void onError(Throwable t) {
-                names.completeExceptionally(t);
-              }
+                  @Override
+                  public void onError(Throwable t) {
+                    names.completeExceptionally(t);
+                  }
 
-              @Override
-              public void onCompleted() {}
-            });
-    req.onNext(io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder().setListServices("").build());
+                  @Override
+                  public void onCompleted() {}
+                });
+    req.onNext(
+        io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder()
+            .setListServices("")
+            .build());
     try {
       return names.get(10, TimeUnit.SECONDS);
     } finally {
@@ -125,38 +151,75 @@ class AdminServiceTest {
     RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
     workers.add(w);
     w.await(CoordinatorMessage::hasWelcome);
-    long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    long id =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
 
-    SnapshotManifest aborted = coordinator.admin().abortSnapshot(
-        AbortSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
+    SnapshotManifest aborted =
+        coordinator
+            .admin()
+            .abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(id).build())
+            .getManifest();
     assertThat(aborted.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
     assertThat(aborted.getReason()).isEqualTo("aborted by an operator");
-    assertThat(w.await(m -> m.hasAbortSnapshot() && m.getAbortSnapshot().getSnapshotId() == id)).isNotNull();
-    assertThat(coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance()).getPendingSnapshotsList()).isEmpty();
+    assertThat(w.await(m -> m.hasAbortSnapshot() && m.getAbortSnapshot().getSnapshotId() == id))
+        .isNotNull();
+    assertThat(
+            coordinator
+                .admin()
+                .getCluster(GetClusterRequest.getDefaultInstance())
+                .getPendingSnapshotsList())
+        .isEmpty();
 
-    assertStatus(() -> coordinator.admin().abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(id).build()),
-        Status.Code.FAILED_PRECONDITION, "snapshot " + id + " is not pending: it is SNAPSHOT_STATUS_ABORTED");
-    assertStatus(() -> coordinator.admin().abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(99).build()),
-        Status.Code.NOT_FOUND, "no snapshot 99");
-    assertStatus(() -> coordinator.admin().abortSnapshot(AbortSnapshotRequest.getDefaultInstance()),
-        Status.Code.INVALID_ARGUMENT, "snapshot_id is required");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.FAILED_PRECONDITION,
+        "snapshot " + id + " is not pending: it is SNAPSHOT_STATUS_ABORTED");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(99).build()),
+        Status.Code.NOT_FOUND,
+        "no snapshot 99");
+    assertStatus(
+        () -> coordinator.admin().abortSnapshot(AbortSnapshotRequest.getDefaultInstance()),
+        Status.Code.INVALID_ARGUMENT,
+        "snapshot_id is required");
   }
 
   @Test
-  void aPausedScheduleShowsInTheClusterViewAndIsTheReasonPeriodicSnapshotsAreBlocked() throws Exception {
+  void aPausedScheduleShowsInTheClusterViewAndIsTheReasonPeriodicSnapshotsAreBlocked()
+      throws Exception {
     RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
     workers.add(w);
     w.await(CoordinatorMessage::hasWelcome);
-    ScheduleView paused = coordinator.admin().setSchedule(SetScheduleRequest.newBuilder().setPaused(true).build())
-        .getSchedule();
+    ScheduleView paused =
+        coordinator
+            .admin()
+            .setSchedule(SetScheduleRequest.newBuilder().setPaused(true).build())
+            .getSchedule();
     assertThat(paused.getPaused()).isTrue();
     coordinator.server.context().schedule().attempt().join();
 
     ClusterView c = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
     assertThat(c.getSchedule().getPaused()).isTrue();
-    assertThat(c.getSnapshotsBlocked().getReason()).isEqualTo(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_PAUSED);
+    assertThat(c.getSnapshotsBlocked().getReason())
+        .isEqualTo(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_PAUSED);
     assertThat(c.getPendingSnapshotsList()).isEmpty();
-    assertThat(coordinator.registry.get("cutpoint.snapshots.blocked").tag("reason", "paused").gauge().value()).isEqualTo(1);
+    assertThat(
+            coordinator
+                .registry
+                .get("cutpoint.snapshots.blocked")
+                .tag("reason", "paused")
+                .gauge()
+                .value())
+        .isEqualTo(1);
 
     coordinator.admin().setSchedule(SetScheduleRequest.newBuilder().setPaused(false).build());
     coordinator.server.context().schedule().attempt().join();
@@ -164,33 +227,59 @@ class AdminServiceTest {
     assertThat(c.getSchedule().getPaused()).isFalse();
     assertThat(c.hasSnapshotsBlocked()).isFalse();
     assertThat(c.getPendingSnapshotsCount()).isEqualTo(1);
-    assertThat(coordinator.registry.get("cutpoint.snapshots.blocked").tag("reason", "paused").gauge().value()).isZero();
+    assertThat(
+            coordinator
+                .registry
+                .get("cutpoint.snapshots.blocked")
+                .tag("reason", "paused")
+                .gauge()
+                .value())
+        .isZero();
   }
 
   @Test
   void onlyALostWorkerIsRemovedAndBadIdsAreRefused() throws Exception {
     RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
     w.await(CoordinatorMessage::hasWelcome);
-    assertStatus(() -> coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("solo").build()),
-        Status.Code.FAILED_PRECONDITION, "worker solo has a live session");
-    assertStatus(() -> coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("nobody").build()),
-        Status.Code.NOT_FOUND, "no worker nobody");
-    assertStatus(() -> coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("a b").build()),
-        Status.Code.INVALID_ARGUMENT, "not a valid worker id");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("solo").build()),
+        Status.Code.FAILED_PRECONDITION,
+        "worker solo has a live session");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("nobody").build()),
+        Status.Code.NOT_FOUND,
+        "no worker nobody");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("a b").build()),
+        Status.Code.INVALID_ARGUMENT,
+        "not a valid worker id");
     w.close();
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
-        !coordinator.server.context().membership().isLive("solo"));
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> !coordinator.server.context().membership().isLive("solo"));
 
     coordinator.admin().removeWorker(RemoveWorkerRequest.newBuilder().setWorkerId("solo").build());
     ClusterView c = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
     assertThat(c.getWorkersList()).isEmpty();
-    assertThat(coordinator.registry.get("cutpoint.workers").tag("state", "lost").gauge().value()).isZero();
+    assertThat(coordinator.registry.get("cutpoint.workers").tag("state", "lost").gauge().value())
+        .isZero();
   }
 
   @Test
   void aSnapshotCannotStartWithoutWorkers() {
-    assertStatus(() -> coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()),
-        Status.Code.FAILED_PRECONDITION, "no workers");
+    assertStatus(
+        () -> coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()),
+        Status.Code.FAILED_PRECONDITION,
+        "no workers");
   }
 
   @Test
@@ -198,87 +287,214 @@ class AdminServiceTest {
     RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
     workers.add(w);
     w.await(CoordinatorMessage::hasWelcome);
-    Thread uploader = new Thread(() -> {
-      try {
-        long id = w.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
-        RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(id, "solo"), new byte[5], 2, List.of()));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    Thread uploader =
+        new Thread(
+            () -> {
+              try {
+                long id =
+                    w.await(CoordinatorMessage::hasStartSnapshot)
+                        .getStartSnapshot()
+                        .getSnapshotId();
+                RawWorker.send(
+                    coordinator.async(),
+                    RawWorker.upload(RawWorker.meta(id, "solo"), new byte[5], 2, List.of()));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
     uploader.start();
-    SnapshotManifest m = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
-        .getManifest();
+    SnapshotManifest m =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+            .getManifest();
     uploader.join(10_000);
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     assertThat(m.getTotalStateBytes()).isEqualTo(5);
 
     // nobody uploads the next one: waiting gives up after wait_timeout_ms
-    assertStatus(() -> coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder()
-        .setWait(true).setWaitTimeoutMs(200).build()), Status.Code.DEADLINE_EXCEEDED, "still pending");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .triggerSnapshot(
+                    TriggerSnapshotRequest.newBuilder()
+                        .setWait(true)
+                        .setWaitTimeoutMs(200)
+                        .build()),
+        Status.Code.DEADLINE_EXCEEDED,
+        "still pending");
   }
 
   @Test
   void badSnapshotIdsAnswerInvalidArgumentOrNotFound() {
-    assertStatus(() -> coordinator.admin().getSnapshot(GetSnapshotRequest.getDefaultInstance()),
-        Status.Code.INVALID_ARGUMENT, "snapshot_id");
-    assertStatus(() -> coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(42).build()),
-        Status.Code.NOT_FOUND, "42");
-    assertStatus(() -> coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(42).build()),
-        Status.Code.NOT_FOUND, "42");
-    assertStatus(() -> coordinator.admin().pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(0).build()),
-        Status.Code.INVALID_ARGUMENT, "snapshot_id");
-    assertStatus(() -> coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(42).build()),
-        Status.Code.NOT_FOUND, "42");
+    assertStatus(
+        () -> coordinator.admin().getSnapshot(GetSnapshotRequest.getDefaultInstance()),
+        Status.Code.INVALID_ARGUMENT,
+        "snapshot_id");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(42).build()),
+        Status.Code.NOT_FOUND,
+        "42");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(42).build()),
+        Status.Code.NOT_FOUND,
+        "42");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(0).build()),
+        Status.Code.INVALID_ARGUMENT,
+        "snapshot_id");
+    assertStatus(
+        () -> coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(42).build()),
+        Status.Code.NOT_FOUND,
+        "42");
   }
 
   @Test
   void listingValidatesItsFiltersAndPagesNewestFirst() throws Exception {
-    assertStatus(() -> coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(5000).build()),
-        Status.Code.INVALID_ARGUMENT, "page_size");
-    assertStatus(() -> coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageToken("zzz").build()),
-        Status.Code.INVALID_ARGUMENT, "page_token");
-    assertStatus(() -> coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder()
-        .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED).build()), Status.Code.INVALID_ARGUMENT, "statuses");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(5000).build()),
+        Status.Code.INVALID_ARGUMENT,
+        "page_size");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .listSnapshots(ListSnapshotsRequest.newBuilder().setPageToken("zzz").build()),
+        Status.Code.INVALID_ARGUMENT,
+        "page_token");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .listSnapshots(
+                    ListSnapshotsRequest.newBuilder()
+                        .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED)
+                        .build()),
+        Status.Code.INVALID_ARGUMENT,
+        "statuses");
 
     long first = completeSnapshot();
-    long second = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
-    RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(second, "solo"), new byte[1], 1, List.of()))
+    long second =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
+    RawWorker.send(
+            coordinator.async(),
+            RawWorker.upload(RawWorker.meta(second, "solo"), new byte[1], 1, List.of()))
         .get(10, TimeUnit.SECONDS);
-    ListSnapshotsResponse page = coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(1).build());
-    assertThat(page.getSnapshotsList()).extracting(SnapshotManifest::getSnapshotId).containsExactly(second);
-    ListSnapshotsResponse next = coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(1)
-        .setPageToken(page.getNextPageToken()).build());
-    assertThat(next.getSnapshotsList()).extracting(SnapshotManifest::getSnapshotId).containsExactly(first);
-    assertThat(coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder()
-        .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).build()).getSnapshotsList()).isEmpty();
+    ListSnapshotsResponse page =
+        coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPageSize(1).build());
+    assertThat(page.getSnapshotsList())
+        .extracting(SnapshotManifest::getSnapshotId)
+        .containsExactly(second);
+    ListSnapshotsResponse next =
+        coordinator
+            .admin()
+            .listSnapshots(
+                ListSnapshotsRequest.newBuilder()
+                    .setPageSize(1)
+                    .setPageToken(page.getNextPageToken())
+                    .build());
+    assertThat(next.getSnapshotsList())
+        .extracting(SnapshotManifest::getSnapshotId)
+        .containsExactly(first);
+    assertThat(
+            coordinator
+                .admin()
+                .listSnapshots(
+                    ListSnapshotsRequest.newBuilder()
+                        .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+                        .build())
+                .getSnapshotsList())
+        .isEmpty();
   }
 
   @Test
   void pinnedSnapshotsCannotBeDeletedUntilUnpinned() throws Exception {
     long id = completeSnapshot();
-    assertThat(coordinator.admin().pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(true).build())
-        .getManifest().getPinned()).isTrue();
-    assertStatus(() -> coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build()),
-        Status.Code.FAILED_PRECONDITION, "pinned");
-    assertThat(coordinator.admin().listSnapshots(ListSnapshotsRequest.newBuilder().setPinnedOnly(true).build())
-        .getSnapshotsCount()).isEqualTo(1);
-    coordinator.admin().pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(false).build());
-    coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build());
-    assertStatus(() -> coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()),
-        Status.Code.NOT_FOUND, "no snapshot");
+    assertThat(
+            coordinator
+                .admin()
+                .pinSnapshot(
+                    PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(true).build())
+                .getManifest()
+                .getPinned())
+        .isTrue();
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.FAILED_PRECONDITION,
+        "pinned");
+    assertThat(
+            coordinator
+                .admin()
+                .listSnapshots(ListSnapshotsRequest.newBuilder().setPinnedOnly(true).build())
+                .getSnapshotsCount())
+        .isEqualTo(1);
+    coordinator
+        .admin()
+        .pinSnapshot(PinSnapshotRequest.newBuilder().setSnapshotId(id).setPinned(false).build());
+    coordinator
+        .admin()
+        .deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build());
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.NOT_FOUND,
+        "no snapshot");
   }
 
   @Test
   void channelStateRequestsAreValidated() throws Exception {
     long id = completeSnapshot();
-    assertStatus(() -> coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id).build()),
-        Status.Code.INVALID_ARGUMENT, "channel");
-    assertStatus(() -> coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id)
-        .setChannel(ChannelRef.newBuilder().setFrom("x").setTo("solo")).build()), Status.Code.NOT_FOUND, "no channel");
-    assertStatus(() -> coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id)
-        .setChannel(ChannelRef.newBuilder().setFrom("x").setTo("solo")).setPageSize(10001).build()),
-        Status.Code.INVALID_ARGUMENT, "page_size");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .getChannelState(GetChannelStateRequest.newBuilder().setSnapshotId(id).build()),
+        Status.Code.INVALID_ARGUMENT,
+        "channel");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .getChannelState(
+                    GetChannelStateRequest.newBuilder()
+                        .setSnapshotId(id)
+                        .setChannel(ChannelRef.newBuilder().setFrom("x").setTo("solo"))
+                        .build()),
+        Status.Code.NOT_FOUND,
+        "no channel");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .getChannelState(
+                    GetChannelStateRequest.newBuilder()
+                        .setSnapshotId(id)
+                        .setChannel(ChannelRef.newBuilder().setFrom("x").setTo("solo"))
+                        .setPageSize(10001)
+                        .build()),
+        Status.Code.INVALID_ARGUMENT,
+        "page_size");
   }
 
   @Test
@@ -286,15 +502,34 @@ class AdminServiceTest {
     RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
     workers.add(w);
     w.await(CoordinatorMessage::hasWelcome);
-    long pending = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
-    assertStatus(() -> coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(pending).build()),
-        Status.Code.FAILED_PRECONDITION, "PENDING");
-    assertStatus(() -> coordinator.admin().deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(pending).build()),
-        Status.Code.FAILED_PRECONDITION, "pending");
-    RawWorker.send(coordinator.async(), RawWorker.upload(RawWorker.meta(pending, "solo"), new byte[1], 1, List.of()))
+    long pending =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
+    assertStatus(
+        () ->
+            coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(pending).build()),
+        Status.Code.FAILED_PRECONDITION,
+        "PENDING");
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .deleteSnapshot(DeleteSnapshotRequest.newBuilder().setSnapshotId(pending).build()),
+        Status.Code.FAILED_PRECONDITION,
+        "pending");
+    RawWorker.send(
+            coordinator.async(),
+            RawWorker.upload(RawWorker.meta(pending, "solo"), new byte[1], 1, List.of()))
         .get(10, TimeUnit.SECONDS);
-    assertThat(coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(pending).build())
-        .getSummary().getWorkers()).isEqualTo(1);
+    assertThat(
+            coordinator
+                .admin()
+                .analyze(AnalyzeRequest.newBuilder().setSnapshotId(pending).build())
+                .getSummary()
+                .getWorkers())
+        .isEqualTo(1);
   }
 
   @Test
@@ -305,10 +540,16 @@ class AdminServiceTest {
     workers.add(b);
     a.await(CoordinatorMessage::hasWelcome);
     b.await(CoordinatorMessage::hasWelcome);
-    long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    long id =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
     var view = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
     assertThat(view.getWorkersCount()).isEqualTo(2);
-    assertThat(view.getChannelsList()).singleElement().satisfies(c -> assertThat(c.getFrom() + c.getTo()).isEqualTo("ab"));
+    assertThat(view.getChannelsList())
+        .singleElement()
+        .satisfies(c -> assertThat(c.getFrom() + c.getTo()).isEqualTo("ab"));
     assertThat(view.getInitiatorsList()).containsExactly("a");
     assertThat(view.getPendingSnapshotsList()).containsExactly(id);
   }

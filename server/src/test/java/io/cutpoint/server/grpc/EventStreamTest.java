@@ -61,11 +61,14 @@ class EventStreamTest {
 
   @Test
   void aWatcherThatDoesNotReadIsDroppedWithoutHoldingUpTheOthers() throws Exception {
-    try (InProcessCoordinator c = new InProcessCoordinator(InProcessCoordinator.config(dir).build())) {
+    try (InProcessCoordinator c =
+        new InProcessCoordinator(InProcessCoordinator.config(dir).build())) {
       Watcher slow = new Watcher(false);
       Watcher fast = new Watcher(true);
-      io.cutpoint.api.v1.AdminGrpc.newStub(c.channel).watchEvents(WatchEventsRequest.getDefaultInstance(), slow);
-      io.cutpoint.api.v1.AdminGrpc.newStub(c.channel).watchEvents(WatchEventsRequest.getDefaultInstance(), fast);
+      io.cutpoint.api.v1.AdminGrpc.newStub(c.channel)
+          .watchEvents(WatchEventsRequest.getDefaultInstance(), slow);
+      io.cutpoint.api.v1.AdminGrpc.newStub(c.channel)
+          .watchEvents(WatchEventsRequest.getDefaultInstance(), fast);
       EventHub hub = c.server.context().events();
       await().atMost(Duration.ofSeconds(5)).until(() -> hub.watchers() == 2);
 

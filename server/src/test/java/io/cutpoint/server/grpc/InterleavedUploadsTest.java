@@ -45,10 +45,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two upload streams for the same worker's piece, their parts interleaved in seeded random
- * orders (and sometimes one of them abandoned part-way), against a real coordinator and store.
- * Whatever the order, at most one of them is answered OK, and a COMPLETE snapshot holds exactly
- * the counters and state of that upload, and its stored cut verifies.
+ * Two upload streams for the same worker's piece, their parts interleaved in seeded random orders
+ * (and sometimes one of them abandoned part-way), against a real coordinator and store. Whatever
+ * the order, at most one of them is answered OK, and a COMPLETE snapshot holds exactly the counters
+ * and state of that upload, and its stored cut verifies.
  */
 class InterleavedUploadsTest {
 
@@ -63,8 +63,12 @@ class InterleavedUploadsTest {
   @BeforeEach
   void setUp() throws Exception {
     // raw workers send no heartbeats by themselves: keep their sessions for the whole run
-    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir).retainCompleteSnapshots(1000)
-        .heartbeatTimeout(java.time.Duration.ofMinutes(10)).build());
+    coordinator =
+        new InProcessCoordinator(
+            InProcessCoordinator.config(dir)
+                .retainCompleteSnapshots(1000)
+                .heartbeatTimeout(java.time.Duration.ofMinutes(10))
+                .build());
     a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);
@@ -80,18 +84,25 @@ class InterleavedUploadsTest {
 
   /** a's piece: it sent {@code sent} messages to b and received none. */
   private static List<UploadPart> pieceOfA(long id, long sent, byte[] state) {
-    return RawWorker.upload(meta(id, "a").addSent(counter("b", sent)).addReceived(counter("b", 0)),
-        state, 3, List.of(ChannelRecording.newBuilder().setFrom("b").build()));
+    return RawWorker.upload(
+        meta(id, "a").addSent(counter("b", sent)).addReceived(counter("b", 0)),
+        state,
+        3,
+        List.of(ChannelRecording.newBuilder().setFrom("b").build()));
   }
 
   /** b's piece: it had received 1 from a and recorded 2 and 3: consistent only with a sending 3. */
   private static List<UploadPart> pieceOfB(long id) {
     ChannelRecording.Builder rec = ChannelRecording.newBuilder().setFrom("a");
     for (long s = 2; s <= 3; s++) {
-      rec.addMessages(RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
+      rec.addMessages(
+          RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
     }
-    return RawWorker.upload(meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
-        "b".getBytes(), 3, List.of(rec.build()));
+    return RawWorker.upload(
+        meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
+        "b".getBytes(),
+        3,
+        List.of(rec.build()));
   }
 
   /** One client-side upload stream, fed part by part. */
@@ -107,22 +118,27 @@ class InterleavedUploadsTest {
       this.state = state;
       // as the worker the header names uploads: with its live session's secret
       String worker = parts.get(0).getHeader().getMeta().getWorkerId();
-      up = (worker.equals("b") ? b : a).transfers().uploadSnapshot(new StreamObserver<>() {
-        @Override
-        public void onNext(UploadResult r) {
-          result.complete(r);
-        }
+      up =
+          (worker.equals("b") ? b : a)
+              .transfers()
+              .uploadSnapshot(
+                  new StreamObserver<>() {
+                    @Override
+                    public void onNext(UploadResult r) {
+                      result.complete(r);
+                    }
 
-        @Override
-        public void onError(Throwable t) {
-          result.completeExceptionally(t);
-        }
+                    @Override
+                    public void onError(Throwable t) {
+                      result.completeExceptionally(t);
+                    }
 
-        @Override
-        public void onCompleted() {
-          result.completeExceptionally(new AssertionError("completed without a result"));
-        }
-      });
+                    @Override
+                    public void onCompleted() {
+                      result.completeExceptionally(
+                          new AssertionError("completed without a result"));
+                    }
+                  });
     }
 
     boolean done() {
@@ -162,13 +178,18 @@ class InterleavedUploadsTest {
     int failed = 0;
     for (int trial = 0; trial < TRIALS; trial++) {
       String replay = "seed " + SEED + ", trial " + trial;
-      long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+      long id =
+          coordinator
+              .admin()
+              .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+              .getSnapshotId();
       boolean consistentFirst = random.nextBoolean();
       byte[] consistentState = ("consistent state " + trial).getBytes();
       byte[] otherState = ("the other upload's state, longer " + trial).getBytes();
       Stream consistent = new Stream(pieceOfA(id, 3, consistentState), consistentState);
       Stream other = new Stream(pieceOfA(id, 9, otherState), otherState);
-      List<Stream> streams = consistentFirst ? List.of(consistent, other) : List.of(other, consistent);
+      List<Stream> streams =
+          consistentFirst ? List.of(consistent, other) : List.of(other, consistent);
       Stream abandoned = random.nextInt(4) == 0 ? streams.get(random.nextInt(2)) : null;
       int abandonAt = random.nextInt(8);
       int steps = 0;
@@ -190,17 +211,22 @@ class InterleavedUploadsTest {
         if (status.isOk()) {
           ok.add(s);
         } else if (s != abandoned) {
-          assertThat(status.getCode()).as(replay + ": a refused upload says why")
+          assertThat(status.getCode())
+              .as(replay + ": a refused upload says why")
               .isIn(Status.Code.ALREADY_EXISTS, Status.Code.FAILED_PRECONDITION);
         }
       }
-      assertThat(ok).as(replay + ": at most one upload of a's piece is answered OK").hasSizeLessThanOrEqualTo(1);
+      assertThat(ok)
+          .as(replay + ": at most one upload of a's piece is answered OK")
+          .hasSizeLessThanOrEqualTo(1);
       if (ok.isEmpty()) { // the admitted one was abandoned after the other was refused: a retries
         Stream retry = new Stream(pieceOfA(id, 3, consistentState), consistentState);
         while (!retry.done()) {
           retry.step();
         }
-        assertThat(retry.status().isOk()).as(replay + ": a retry after an abandoned upload is admitted").isTrue();
+        assertThat(retry.status().isOk())
+            .as(replay + ": a retry after an abandoned upload is admitted")
+            .isTrue();
         ok.add(retry);
       }
       RawWorker.send(coordinator.async(), pieceOfB(id)).get(10, TimeUnit.SECONDS);
@@ -209,13 +235,24 @@ class InterleavedUploadsTest {
       SnapshotManifest m = manifest(id);
       if (winner.meta().getSent(0).getCount() == 3) {
         assertThat(m.getStatus()).as(replay).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
-        WorkerPiece stored = m.getPiecesList().stream().filter(p -> p.getWorkerId().equals("a")).findFirst().orElseThrow();
-        assertThat(stored.getMeta()).as(replay + ": the stored counters are the winner's").isEqualTo(winner.meta());
-        assertThat(CutVerifier.verify(storedCut(m))).as(replay + ": the stored cut verifies").isEmpty();
-        assertThat(download(id)).as(replay + ": the stored state is the winner's").isEqualTo(winner.state);
+        WorkerPiece stored =
+            m.getPiecesList().stream()
+                .filter(p -> p.getWorkerId().equals("a"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(stored.getMeta())
+            .as(replay + ": the stored counters are the winner's")
+            .isEqualTo(winner.meta());
+        assertThat(CutVerifier.verify(storedCut(m)))
+            .as(replay + ": the stored cut verifies")
+            .isEmpty();
+        assertThat(download(id))
+            .as(replay + ": the stored state is the winner's")
+            .isEqualTo(winner.state);
         complete++;
       } else {
-        assertThat(m.getStatus()).as(replay + ": a's 9 sent against b's 3 recorded is no consistent cut")
+        assertThat(m.getStatus())
+            .as(replay + ": a's 9 sent against b's 3 recorded is no consistent cut")
             .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_FAILED);
         failed++;
       }
@@ -226,7 +263,10 @@ class InterleavedUploadsTest {
   }
 
   private SnapshotManifest manifest(long id) {
-    return coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
+    return coordinator
+        .admin()
+        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+        .getManifest();
   }
 
   /** The cut as a user reads it back: stored counters and stored channel contents. */
@@ -236,17 +276,36 @@ class InterleavedUploadsTest {
     for (WorkerPiece p : m.getPiecesList()) {
       SortedMap<String, List<io.cutpoint.cut.RecordedMessage>> recorded = new TreeMap<>();
       for (ChannelCounter in : p.getMeta().getReceivedList()) {
-        recorded.put(in.getPeer(), coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder()
-                .setSnapshotId(m.getSnapshotId())
-                .setChannel(ChannelRef.newBuilder().setFrom(in.getPeer()).setTo(p.getWorkerId()))
-                .setPageSize(1000).build())
-            .getMessagesList().stream()
-            .map(r -> new io.cutpoint.cut.RecordedMessage(r.getSeq(), r.getPayload().toByteArray())).toList());
+        recorded.put(
+            in.getPeer(),
+            coordinator
+                .admin()
+                .getChannelState(
+                    GetChannelStateRequest.newBuilder()
+                        .setSnapshotId(m.getSnapshotId())
+                        .setChannel(
+                            ChannelRef.newBuilder().setFrom(in.getPeer()).setTo(p.getWorkerId()))
+                        .setPageSize(1000)
+                        .build())
+                .getMessagesList()
+                .stream()
+                .map(
+                    r ->
+                        new io.cutpoint.cut.RecordedMessage(
+                            r.getSeq(), r.getPayload().toByteArray()))
+                .toList());
       }
-      pieces.add(new LocalSnapshot(m.getSnapshotId(), p.getWorkerId(), counters(p.getMeta().getSentList()),
-          counters(p.getMeta().getReceivedList()), recorded, null));
+      pieces.add(
+          new LocalSnapshot(
+              m.getSnapshotId(),
+              p.getWorkerId(),
+              counters(p.getMeta().getSentList()),
+              counters(p.getMeta().getReceivedList()),
+              recorded,
+              null));
     }
-    return Cut.of(m.getSnapshotId(), java.util.Set.of("a", "b"), java.util.Set.copyOf(channels), pieces);
+    return Cut.of(
+        m.getSnapshotId(), java.util.Set.of("a", "b"), java.util.Set.copyOf(channels), pieces);
   }
 
   private static SortedMap<String, Long> counters(List<ChannelCounter> list) {
@@ -257,12 +316,14 @@ class InterleavedUploadsTest {
 
   private byte[] download(long id) {
     ByteArrayOutputStream state = new ByteArrayOutputStream();
-    a.blockingTransfers(coordinator.channel).downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build())
-        .forEachRemaining((DownloadPart p) -> {
-          if (p.hasStateChunk()) {
-            state.writeBytes(p.getStateChunk().getData().toByteArray());
-          }
-        });
+    a.blockingTransfers(coordinator.channel)
+        .downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build())
+        .forEachRemaining(
+            (DownloadPart p) -> {
+              if (p.hasStateChunk()) {
+                state.writeBytes(p.getStateChunk().getData().toByteArray());
+              }
+            });
     return state.toByteArray();
   }
 }

@@ -37,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * While the store's synced commit of a snapshot is held, the coordinator still answers: readers
- * (cluster view, list, get) from the published views, and requests that change its state from
- * the loop, which never waits for the store.
+ * (cluster view, list, get) from the published views, and requests that change its state from the
+ * loop, which never waits for the store.
  */
 class ReadersDoNotWaitTest {
 
@@ -52,20 +52,23 @@ class ReadersDoNotWaitTest {
 
   /** The store, with every commit held until the test releases it. */
   private SnapshotStore gated(SnapshotStore real) {
-    return (SnapshotStore) Proxy.newProxyInstance(SnapshotStore.class.getClassLoader(),
-        new Class<?>[] {SnapshotStore.class}, (proxy, method, args) -> {
-          if (method.getName().equals("commit")) {
-            commitEntered.countDown();
-            if (!releaseCommit.await(60, TimeUnit.SECONDS)) {
-              throw new AssertionError("the commit was never released");
-            }
-          }
-          try {
-            return method.invoke(real, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    return (SnapshotStore)
+        Proxy.newProxyInstance(
+            SnapshotStore.class.getClassLoader(),
+            new Class<?>[] {SnapshotStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("commit")) {
+                commitEntered.countDown();
+                if (!releaseCommit.await(60, TimeUnit.SECONDS)) {
+                  throw new AssertionError("the commit was never released");
+                }
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   @AfterEach
@@ -89,9 +92,14 @@ class ReadersDoNotWaitTest {
   @Test
   void theCoordinatorAnswersWhileTheStoreHoldsACommit() throws Exception {
     String name = InProcessServerBuilder.generateName();
-    server = CoordinatorServer.start(InProcessCoordinator.config(dir)
-            .heartbeatTimeout(java.time.Duration.ofMinutes(10)).build(), new SimpleMeterRegistry(),
-        InProcessServerBuilder.forName(name), gated(RocksSnapshotStore.open(dir)));
+    server =
+        CoordinatorServer.start(
+            InProcessCoordinator.config(dir)
+                .heartbeatTimeout(java.time.Duration.ofMinutes(10))
+                .build(),
+            new SimpleMeterRegistry(),
+            InProcessServerBuilder.forName(name),
+            gated(RocksSnapshotStore.open(dir)));
     channel = InProcessChannelBuilder.forName(name).build();
     var coordinator = io.cutpoint.api.v1.CoordinatorGrpc.newStub(channel);
     a = new RawWorker(coordinator, "a").join(List.of("b"), List.of("b"));
@@ -101,28 +109,55 @@ class ReadersDoNotWaitTest {
     AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(channel);
     long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
 
-    RawWorker.send(coordinator, RawWorker.upload(meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)),
-        "a".getBytes(java.nio.charset.StandardCharsets.UTF_8), 4, List.of(ChannelRecording.newBuilder().setFrom("b").build()))).get(20, TimeUnit.SECONDS);
-    CompletableFuture<UploadResult> last = RawWorker.send(coordinator, RawWorker.upload(
-        meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)), "b".getBytes(java.nio.charset.StandardCharsets.UTF_8), 4,
-        List.of(ChannelRecording.newBuilder().setFrom("a").setFirstMarker(true).build())));
-    assertThat(commitEntered.await(20, TimeUnit.SECONDS)).as("the commit reached the store").isTrue();
+    RawWorker.send(
+            coordinator,
+            RawWorker.upload(
+                meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)),
+                "a".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                4,
+                List.of(ChannelRecording.newBuilder().setFrom("b").build())))
+        .get(20, TimeUnit.SECONDS);
+    CompletableFuture<UploadResult> last =
+        RawWorker.send(
+            coordinator,
+            RawWorker.upload(
+                meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)),
+                "b".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                4,
+                List.of(ChannelRecording.newBuilder().setFrom("a").setFirstMarker(true).build())));
+    assertThat(commitEntered.await(20, TimeUnit.SECONDS))
+        .as("the commit reached the store")
+        .isTrue();
 
     AdminGrpc.AdminBlockingStub quick = admin.withDeadlineAfter(5, TimeUnit.SECONDS);
     ClusterView cluster = quick.getCluster(GetClusterRequest.getDefaultInstance());
     assertThat(cluster.getPendingSnapshotsList()).containsExactly(id);
     assertThat(quick.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
-        .extracting(m -> m.getSnapshotId()).contains(id);
-    assertThat(quick.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest().getStatus())
+        .extracting(m -> m.getSnapshotId())
+        .contains(id);
+    assertThat(
+            quick
+                .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+                .getManifest()
+                .getStatus())
         .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_PENDING);
     // the loop itself is free: a request it must apply is answered too
-    assertThat(admin.withDeadlineAfter(5, TimeUnit.SECONDS)
-        .setSchedule(SetScheduleRequest.newBuilder().setPaused(true).build()).getSchedule().getPaused()).isTrue();
+    assertThat(
+            admin
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .setSchedule(SetScheduleRequest.newBuilder().setPaused(true).build())
+                .getSchedule()
+                .getPaused())
+        .isTrue();
     assertThat(last).isNotDone(); // the last piece is answered once the snapshot is committed
 
     releaseCommit.countDown();
     last.get(20, TimeUnit.SECONDS);
-    assertThat(admin.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest().getStatus())
+    assertThat(
+            admin
+                .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+                .getManifest()
+                .getStatus())
         .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
   }
 }

@@ -36,8 +36,12 @@ class SessionServiceTest {
   private ScheduledExecutorService heartbeats;
 
   private void start(Duration heartbeatTimeout) {
-    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir)
-        .heartbeatInterval(Duration.ofMillis(50)).heartbeatTimeout(heartbeatTimeout).build());
+    coordinator =
+        new InProcessCoordinator(
+            InProcessCoordinator.config(dir)
+                .heartbeatInterval(Duration.ofMillis(50))
+                .heartbeatTimeout(heartbeatTimeout)
+                .build());
   }
 
   private RawWorker worker(String id) {
@@ -89,11 +93,26 @@ class SessionServiceTest {
     h.await(CoordinatorMessage::hasWelcome);
     // a heartbeat before any join on a fresh stream
     RawWorker raw = worker("r");
-    var stream = coordinator.async().session(new io.grpc.stub.StreamObserver<CoordinatorMessage>() {
-      @Override public void onNext(CoordinatorMessage m) { raw.receive(m); }
-      @Override public void onError(Throwable t) { raw.ended.complete(Status.fromThrowable(t)); }
-      @Override public void onCompleted() { raw.ended.complete(Status.OK); }
-    });
+    var stream =
+        coordinator
+            .async()
+            .session(
+                new io.grpc.stub.StreamObserver<CoordinatorMessage>() {
+                  @Override
+                  public void onNext(CoordinatorMessage m) {
+                    raw.receive(m);
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    raw.ended.complete(Status.fromThrowable(t));
+                  }
+
+                  @Override
+                  public void onCompleted() {
+                    raw.ended.complete(Status.OK);
+                  }
+                });
     stream.onNext(WorkerMessage.newBuilder().setHeartbeat(Heartbeat.getDefaultInstance()).build());
     assertThat(raw.endStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(raw.endStatus().getDescription()).contains("must be join");
@@ -120,19 +139,36 @@ class SessionServiceTest {
   @Test
   void peersLearnEachOthersAddresses() throws Exception {
     start(Duration.ofSeconds(5));
-    RawWorker a = worker("a").join(Join.newBuilder().setWorkerId("a").setChannelAddress("hosta:1")
-        .addOutgoing("b").build());
+    RawWorker a =
+        worker("a")
+            .join(
+                Join.newBuilder()
+                    .setWorkerId("a")
+                    .setChannelAddress("hosta:1")
+                    .addOutgoing("b")
+                    .build());
     assertThat(a.await(CoordinatorMessage::hasWelcome).getWelcome().getPeersList()).isEmpty();
-    RawWorker b = worker("b").join(Join.newBuilder().setWorkerId("b").setChannelAddress("hostb:2")
-        .addIncoming("a").build());
+    RawWorker b =
+        worker("b")
+            .join(
+                Join.newBuilder()
+                    .setWorkerId("b")
+                    .setChannelAddress("hostb:2")
+                    .addIncoming("a")
+                    .build());
     var welcome = b.await(CoordinatorMessage::hasWelcome).getWelcome();
-    assertThat(welcome.getPeersList()).singleElement().satisfies(p -> {
-      assertThat(p.getWorkerId()).isEqualTo("a");
-      assertThat(p.getChannelAddress()).isEqualTo("hosta:1");
-    });
+    assertThat(welcome.getPeersList())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.getWorkerId()).isEqualTo("a");
+              assertThat(p.getChannelAddress()).isEqualTo("hosta:1");
+            });
     assertThat(welcome.getHeartbeatIntervalMs()).isEqualTo(50);
     var update = a.await(CoordinatorMessage::hasPeers).getPeers();
-    assertThat(update.getPeersList()).singleElement().satisfies(p -> assertThat(p.getChannelAddress()).isEqualTo("hostb:2"));
+    assertThat(update.getPeersList())
+        .singleElement()
+        .satisfies(p -> assertThat(p.getChannelAddress()).isEqualTo("hostb:2"));
   }
 
   @Test
@@ -145,19 +181,32 @@ class SessionServiceTest {
     heartbeats = Executors.newSingleThreadScheduledExecutor();
     heartbeats.scheduleAtFixedRate(a::heartbeat, 0, 50, TimeUnit.MILLISECONDS);
 
-    long id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
-    assertThat(a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId()).isEqualTo(id);
+    long id =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
+    assertThat(a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId())
+        .isEqualTo(id);
 
     // b never heartbeats
-    assertThat(a.await(CoordinatorMessage::hasAbortSnapshot).getAbortSnapshot().getSnapshotId()).isEqualTo(id);
+    assertThat(a.await(CoordinatorMessage::hasAbortSnapshot).getAbortSnapshot().getSnapshotId())
+        .isEqualTo(id);
     assertThat(b.endStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-    var manifest = coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
+    var manifest =
+        coordinator
+            .admin()
+            .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+            .getManifest();
     assertThat(manifest.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
     assertThat(manifest.getReason()).contains("worker b was lost");
     ClusterView view = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
-    assertThat(view.getWorkersList()).extracting(w -> w.getDecl().getWorkerId() + " " + w.getState())
-        .containsExactly("a " + WorkerState.WORKER_STATE_RUNNING, "b " + WorkerState.WORKER_STATE_LOST);
-    assertThat(coordinator.registry.get("cutpoint.workers").tag("state", "lost").gauge().value()).isEqualTo(1.0);
+    assertThat(view.getWorkersList())
+        .extracting(w -> w.getDecl().getWorkerId() + " " + w.getState())
+        .containsExactly(
+            "a " + WorkerState.WORKER_STATE_RUNNING, "b " + WorkerState.WORKER_STATE_LOST);
+    assertThat(coordinator.registry.get("cutpoint.workers").tag("state", "lost").gauge().value())
+        .isEqualTo(1.0);
   }
 
   @Test
@@ -166,9 +215,16 @@ class SessionServiceTest {
     RawWorker a = worker("a").join(List.of(), List.of());
     a.await(CoordinatorMessage::hasWelcome);
     a.close();
-    await().atMost(Duration.ofSeconds(5)).until(() ->
-        coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance()).getWorkers(0).getState()
-            == WorkerState.WORKER_STATE_LOST);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                coordinator
+                        .admin()
+                        .getCluster(GetClusterRequest.getDefaultInstance())
+                        .getWorkers(0)
+                        .getState()
+                    == WorkerState.WORKER_STATE_LOST);
     worker("a").join(List.of(), List.of()).await(CoordinatorMessage::hasWelcome);
   }
 
@@ -182,24 +238,38 @@ class SessionServiceTest {
     b.await(CoordinatorMessage::hasWelcome);
     lonely.await(CoordinatorMessage::hasWelcome);
 
-    b.send(WorkerMessage.newBuilder().setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(77)).build());
+    b.send(
+        WorkerMessage.newBuilder()
+            .setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(77))
+            .build());
     var granted = b.await(CoordinatorMessage::hasSnapshotGranted).getSnapshotGranted();
     assertThat(granted.getRequestId()).isEqualTo(77);
     assertThat(granted.getSnapshotId()).isPositive();
     // b initiates itself; a (source of a -> b) and lonely are started by the coordinator
     assertThat(a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId())
         .isEqualTo(granted.getSnapshotId());
-    assertThat(lonely.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId())
+    assertThat(
+            lonely.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId())
         .isEqualTo(granted.getSnapshotId());
     // b's stream is ordered: once the answer to a later request reached b, a StartSnapshot sent
     // to b before it would be in b's history, also if await skipped it.
-    b.send(WorkerMessage.newBuilder().setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(79)).build());
-    assertThat(b.await(m -> m.hasSnapshotGranted() && m.getSnapshotGranted().getRequestId() == 79)
-        .getSnapshotGranted().getSnapshotId()).as("a request while one is pending").isZero();
+    b.send(
+        WorkerMessage.newBuilder()
+            .setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(79))
+            .build());
+    assertThat(
+            b.await(m -> m.hasSnapshotGranted() && m.getSnapshotGranted().getRequestId() == 79)
+                .getSnapshotGranted()
+                .getSnapshotId())
+        .as("a request while one is pending")
+        .isZero();
     assertThat(b.history()).noneMatch(CoordinatorMessage::hasStartSnapshot);
 
     // a second request while one is pending is refused with a reason
-    a.send(WorkerMessage.newBuilder().setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(78)).build());
+    a.send(
+        WorkerMessage.newBuilder()
+            .setSnapshotRequest(SnapshotRequest.newBuilder().setRequestId(78))
+            .build());
     var refused = a.await(CoordinatorMessage::hasSnapshotGranted).getSnapshotGranted();
     assertThat(refused.getSnapshotId()).isZero();
     assertThat(refused.getRefusedReason()).contains("pending");

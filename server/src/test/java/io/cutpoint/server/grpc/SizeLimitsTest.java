@@ -26,7 +26,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Uploads that are too big: a state chunk over 1 MiB, recorded messages over the per-snapshot limit. */
+/**
+ * Uploads that are too big: a state chunk over 1 MiB, recorded messages over the per-snapshot
+ * limit.
+ */
 class SizeLimitsTest {
 
   private static final long RECORDED_LIMIT = 10;
@@ -39,13 +42,18 @@ class SizeLimitsTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir)
-        .maxRecordedBytesPerSnapshot(RECORDED_LIMIT).build());
+    coordinator =
+        new InProcessCoordinator(
+            InProcessCoordinator.config(dir).maxRecordedBytesPerSnapshot(RECORDED_LIMIT).build());
     a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);
     b.await(CoordinatorMessage::hasWelcome);
-    id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    id =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
   }
 
   @AfterEach
@@ -64,15 +72,23 @@ class SizeLimitsTest {
     }
   }
 
-  /** b's piece: nothing sent, one received from a, and a->b recorded with payloads of these sizes. */
+  /**
+   * b's piece: nothing sent, one received from a, and a->b recorded with payloads of these sizes.
+   */
   private List<UploadPart> pieceOfB(byte[] state, int chunkSize, int... payloadSizes) {
     ChannelRecording.Builder rec = ChannelRecording.newBuilder().setFrom("a");
     long seq = 2;
     for (int size : payloadSizes) {
-      rec.addMessages(RecordedMessage.newBuilder().setSeq(seq++).setPayload(ByteString.copyFrom(new byte[size])));
+      rec.addMessages(
+          RecordedMessage.newBuilder()
+              .setSeq(seq++)
+              .setPayload(ByteString.copyFrom(new byte[size])));
     }
-    return RawWorker.upload(meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
-        state, chunkSize, List.of(rec.build()));
+    return RawWorker.upload(
+        meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
+        state,
+        chunkSize,
+        List.of(rec.build()));
   }
 
   @Test
@@ -83,20 +99,29 @@ class SizeLimitsTest {
     assertThat(s.getDescription()).isEqualTo("state chunk 0 has 1048577 bytes, at most 1048576");
 
     byte[] fits = new byte[UploadReceiver.MAX_CHUNK_BYTES];
-    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfB(fits, fits.length))).isOk()).isTrue();
+    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfB(fits, fits.length))).isOk())
+        .isTrue();
   }
 
   @Test
-  void recordedMessagesOverThePerSnapshotLimitAreResourceExhaustedAndAbortTheSnapshot() throws Exception {
+  void recordedMessagesOverThePerSnapshotLimitAreResourceExhaustedAndAbortTheSnapshot()
+      throws Exception {
     Status s = statusOf(RawWorker.send(coordinator.async(), pieceOfB(new byte[4], 4, 6, 5)));
     assertThat(s.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-    assertThat(s.getDescription()).isEqualTo("recorded messages exceed the limit of 10 bytes per snapshot");
-    assertThat(coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
-        .getManifest().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
+    assertThat(s.getDescription())
+        .isEqualTo("recorded messages exceed the limit of 10 bytes per snapshot");
+    assertThat(
+            coordinator
+                .admin()
+                .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+                .getManifest()
+                .getStatus())
+        .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
   }
 
   @Test
   void recordedMessagesAtTheLimitAreTaken() throws Exception {
-    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfB(new byte[4], 4, 5, 5))).isOk()).isTrue();
+    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfB(new byte[4], 4, 5, 5))).isOk())
+        .isTrue();
   }
 }

@@ -50,13 +50,20 @@ class UploadTest {
   void setUp() throws Exception {
     // raw workers send no heartbeats by themselves: a 64 MiB upload on a loaded machine must not
     // outlast their sessions
-    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir)
-        .heartbeatTimeout(java.time.Duration.ofMinutes(10)).build());
+    coordinator =
+        new InProcessCoordinator(
+            InProcessCoordinator.config(dir)
+                .heartbeatTimeout(java.time.Duration.ofMinutes(10))
+                .build());
     a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);
     b.await(CoordinatorMessage::hasWelcome);
-    id = coordinator.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    id =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
   }
 
   @AfterEach
@@ -68,21 +75,31 @@ class UploadTest {
 
   /** a initiated with 3 sent to b; b had received 1 and recorded 2 and 3 on a -> b. */
   private List<UploadPart> pieceOfA(byte[] state) {
-    return RawWorker.upload(meta(id, "a").addSent(counter("b", 3)).addReceived(counter("b", 0)),
-        state, 4, List.of(ChannelRecording.newBuilder().setFrom("b").setFirstMarker(false).build()));
+    return RawWorker.upload(
+        meta(id, "a").addSent(counter("b", 3)).addReceived(counter("b", 0)),
+        state,
+        4,
+        List.of(ChannelRecording.newBuilder().setFrom("b").setFirstMarker(false).build()));
   }
 
   private List<UploadPart> pieceOfB(byte[] state, long... recordedSeqs) {
     ChannelRecording.Builder rec = ChannelRecording.newBuilder().setFrom("a");
     for (long s : recordedSeqs) {
-      rec.addMessages(RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
+      rec.addMessages(
+          RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
     }
-    return RawWorker.upload(meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
-        state, 4, List.of(rec.build()));
+    return RawWorker.upload(
+        meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
+        state,
+        4,
+        List.of(rec.build()));
   }
 
   private SnapshotManifest manifest() {
-    return coordinator.admin().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
+    return coordinator
+        .admin()
+        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+        .getManifest();
   }
 
   private static Status statusOf(CompletableFuture<UploadResult> f) throws Exception {
@@ -97,7 +114,10 @@ class UploadTest {
   @Test
   void consistentPiecesAreStoredVerifiedAndCommittedAndCanBeDownloaded() throws Exception {
     byte[] stateA = "state of worker a, longer than a chunk".getBytes();
-    assertThat(RawWorker.send(coordinator.async(), pieceOfA(stateA)).get(10, TimeUnit.SECONDS).getStoredStateBytes())
+    assertThat(
+            RawWorker.send(coordinator.async(), pieceOfA(stateA))
+                .get(10, TimeUnit.SECONDS)
+                .getStoredStateBytes())
         .isEqualTo(stateA.length);
     assertThat(manifest().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_PENDING);
     RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 2, 3)).get(10, TimeUnit.SECONDS);
@@ -108,26 +128,43 @@ class UploadTest {
     assertThat(m.getTotalStateBytes()).isEqualTo(stateA.length + 1);
     assertThat(m.getPiecesList()).extracting(p -> p.getWorkerId()).containsExactly("a", "b");
 
-    GetChannelStateResponse page = coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder()
-        .setSnapshotId(id).setChannel(ChannelRef.newBuilder().setFrom("a").setTo("b")).setPageSize(1).build());
+    GetChannelStateResponse page =
+        coordinator
+            .admin()
+            .getChannelState(
+                GetChannelStateRequest.newBuilder()
+                    .setSnapshotId(id)
+                    .setChannel(ChannelRef.newBuilder().setFrom("a").setTo("b"))
+                    .setPageSize(1)
+                    .build());
     assertThat(page.getTotalMessages()).isEqualTo(2);
     assertThat(page.getMessages(0).getSeq()).isEqualTo(2);
-    GetChannelStateResponse next = coordinator.admin().getChannelState(GetChannelStateRequest.newBuilder()
-        .setSnapshotId(id).setChannel(ChannelRef.newBuilder().setFrom("a").setTo("b"))
-        .setPageSize(1).setPageToken(page.getNextPageToken()).build());
+    GetChannelStateResponse next =
+        coordinator
+            .admin()
+            .getChannelState(
+                GetChannelStateRequest.newBuilder()
+                    .setSnapshotId(id)
+                    .setChannel(ChannelRef.newBuilder().setFrom("a").setTo("b"))
+                    .setPageSize(1)
+                    .setPageToken(page.getNextPageToken())
+                    .build());
     assertThat(next.getMessages(0).getPayload().toStringUtf8()).isEqualTo("m3");
     assertThat(next.getNextPageToken()).isEmpty();
 
     java.io.ByteArrayOutputStream state = new java.io.ByteArrayOutputStream();
     List<String> kinds = new ArrayList<>();
-    Iterator<DownloadPart> parts = a.blockingTransfers(coordinator.channel).downloadSnapshot(
-        DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build());
-    parts.forEachRemaining(p -> {
-      kinds.add(p.getPartCase().name());
-      if (p.hasStateChunk()) {
-        state.writeBytes(p.getStateChunk().getData().toByteArray());
-      }
-    });
+    Iterator<DownloadPart> parts =
+        a.blockingTransfers(coordinator.channel)
+            .downloadSnapshot(
+                DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build());
+    parts.forEachRemaining(
+        p -> {
+          kinds.add(p.getPartCase().name());
+          if (p.hasStateChunk()) {
+            state.writeBytes(p.getStateChunk().getData().toByteArray());
+          }
+        });
     assertThat(state.toByteArray()).isEqualTo(stateA);
     assertThat(kinds.get(0)).isEqualTo("HEADER");
     assertThat(kinds).endsWith("CHANNEL", "TRAILER");
@@ -149,8 +186,12 @@ class UploadTest {
   void aChunkWithABadCrcIsRefusedWithInvalidArgument() throws Exception {
     List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
     UploadPart chunk = parts.get(1);
-    parts.set(1, chunk.toBuilder().setStateChunk(chunk.getStateChunk().toBuilder()
-        .setCrc32C(chunk.getStateChunk().getCrc32C() ^ 1)).build());
+    parts.set(
+        1,
+        chunk.toBuilder()
+            .setStateChunk(
+                chunk.getStateChunk().toBuilder().setCrc32C(chunk.getStateChunk().getCrc32C() ^ 1))
+            .build());
     Status s = statusOf(RawWorker.send(coordinator.async(), parts));
     assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(s.getDescription()).contains("chunk 0 fails its CRC32C");
@@ -160,8 +201,13 @@ class UploadTest {
   void aWholeStateThatFailsItsCrcIsRefusedWithInvalidArgument() throws Exception {
     List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
     UploadPart header = parts.get(0);
-    parts.set(0, header.toBuilder().setHeader(header.getHeader().toBuilder().setMeta(
-        header.getHeader().getMeta().toBuilder().setStateCrc32C(12345))).build());
+    parts.set(
+        0,
+        header.toBuilder()
+            .setHeader(
+                header.getHeader().toBuilder()
+                    .setMeta(header.getHeader().getMeta().toBuilder().setStateCrc32C(12345)))
+            .build());
     Status s = statusOf(RawWorker.send(coordinator.async(), parts));
     assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(s.getDescription()).contains("whole state fails its CRC32C");
@@ -181,9 +227,11 @@ class UploadTest {
   @Test
   void uploadsForUnknownSnapshotsOrWorkersWithoutASessionAreRefused() throws Exception {
     List<UploadPart> bogus = RawWorker.upload(meta(id + 100, "a"), new byte[0], 4, List.of());
-    assertThat(statusOf(RawWorker.send(coordinator.async(), bogus)).getCode()).isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(statusOf(RawWorker.send(coordinator.async(), bogus)).getCode())
+        .isEqualTo(Status.Code.NOT_FOUND);
     List<UploadPart> stranger = RawWorker.upload(meta(id, "stranger"), new byte[0], 4, List.of());
-    assertThat(statusOf(RawWorker.send(coordinator.async(), stranger)).getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+    assertThat(statusOf(RawWorker.send(coordinator.async(), stranger)).getCode())
+        .isEqualTo(Status.Code.PERMISSION_DENIED);
     List<UploadPart> noTrailer = pieceOfA(new byte[3]).subList(0, 2);
     Status s = statusOf(RawWorker.send(coordinator.async(), noTrailer));
     assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
@@ -196,19 +244,34 @@ class UploadTest {
     assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfA("a".getBytes()))).getCode())
         .isEqualTo(Status.Code.ALREADY_EXISTS);
     RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 2, 3)).get(10, TimeUnit.SECONDS);
-    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 2, 3))).getCode())
+    assertThat(
+            statusOf(RawWorker.send(coordinator.async(), pieceOfB("b".getBytes(), 2, 3))).getCode())
         .isEqualTo(Status.Code.FAILED_PRECONDITION);
   }
 
   @Test
   void downloadsAreOnlyForCompleteSnapshotsAndLiveWorkers() {
-    assertThatThrownBy(() -> a.blockingTransfers(coordinator.channel).downloadSnapshot(
-        DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build()).hasNext())
-        .isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(
+            () ->
+                a.blockingTransfers(coordinator.channel)
+                    .downloadSnapshot(
+                        DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("a").build())
+                    .hasNext())
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
-    assertThatThrownBy(() -> coordinator.blocking().downloadSnapshot(
-        DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("nobody").build()).hasNext())
-        .isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(
+            () ->
+                coordinator
+                    .blocking()
+                    .downloadSnapshot(
+                        DownloadRequest.newBuilder()
+                            .setSnapshotId(id)
+                            .setWorkerId("nobody")
+                            .build())
+                    .hasNext())
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
   }
 
@@ -217,10 +280,24 @@ class UploadTest {
     int size = 64 << 20;
     int chunk = 1 << 20;
     long started = System.nanoTime();
-    CompletableFuture<UploadResult> upA = RawWorker.send(coordinator.async(),
-        bigUpload(meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)), size, chunk, 1, null));
-    CompletableFuture<UploadResult> upB = RawWorker.send(coordinator.async(),
-        bigUpload(meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)), size, chunk, 2, "a"));
+    CompletableFuture<UploadResult> upA =
+        RawWorker.send(
+            coordinator.async(),
+            bigUpload(
+                meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)),
+                size,
+                chunk,
+                1,
+                null));
+    CompletableFuture<UploadResult> upB =
+        RawWorker.send(
+            coordinator.async(),
+            bigUpload(
+                meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)),
+                size,
+                chunk,
+                2,
+                "a"));
     assertThat(upA.get(60, TimeUnit.SECONDS).getStoredStateBytes()).isEqualTo(size);
     assertThat(upB.get(60, TimeUnit.SECONDS).getStoredStateBytes()).isEqualTo(size);
     long millis = (System.nanoTime() - started) / 1_000_000;
@@ -229,61 +306,78 @@ class UploadTest {
     assertThat(m.getTotalStateBytes()).isEqualTo(2L * size);
     assertThat(m.getPiecesList()).allSatisfy(p -> assertThat(p.getStateChunks()).isEqualTo(64));
     // b recorded on a's marker: the stored piece says so (and a's, recorded on request, names none)
-    assertThat(m.getPiecesList()).extracting(p -> p.getMeta().getFirstMarkerFrom()).containsExactly("", "a");
+    assertThat(m.getPiecesList())
+        .extracting(p -> p.getMeta().getFirstMarkerFrom())
+        .containsExactly("", "a");
     System.out.printf("two 64 MiB uploads committed in %d ms%n", millis);
 
     CRC32C crc = new CRC32C();
     long[] bytes = {0};
-    b.blockingTransfers(coordinator.channel).downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("b").build())
-        .forEachRemaining(p -> {
-          if (p.hasStateChunk()) {
-            crc.update(p.getStateChunk().getData().asReadOnlyByteBuffer());
-            bytes[0] += p.getStateChunk().getData().size();
-          }
-        });
+    b.blockingTransfers(coordinator.channel)
+        .downloadSnapshot(DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId("b").build())
+        .forEachRemaining(
+            p -> {
+              if (p.hasStateChunk()) {
+                crc.update(p.getStateChunk().getData().asReadOnlyByteBuffer());
+                bytes[0] += p.getStateChunk().getData().size();
+              }
+            });
     assertThat(bytes[0]).isEqualTo(size);
     assertThat((int) crc.getValue()).isEqualTo(m.getPieces(1).getMeta().getStateCrc32C());
   }
 
   /** An upload whose chunks are generated one at a time as the transport asks for them. */
-  private static Iterable<UploadPart> bigUpload(io.cutpoint.api.v1.LocalSnapshotMeta.Builder meta, int size, int chunk,
-      int seed, String firstMarker) {
+  private static Iterable<UploadPart> bigUpload(
+      io.cutpoint.api.v1.LocalSnapshotMeta.Builder meta,
+      int size,
+      int chunk,
+      int seed,
+      String firstMarker) {
     CRC32C whole = new CRC32C();
     for (int i = 0; i < size / chunk; i++) {
       whole.update(chunkData(seed, i, chunk));
     }
     meta.setStateBytes(size).setStateCrc32C((int) whole.getValue());
-    List<UploadPart> head = List.of(UploadPart.newBuilder().setHeader(
-        io.cutpoint.api.v1.UploadHeader.newBuilder().setMeta(meta)).build());
-    return () -> new Iterator<>() {
-      int next = -1;
-      final int chunks = size / chunk;
+    List<UploadPart> head =
+        List.of(
+            UploadPart.newBuilder()
+                .setHeader(io.cutpoint.api.v1.UploadHeader.newBuilder().setMeta(meta))
+                .build());
+    return () ->
+        new Iterator<>() {
+          int next = -1;
+          final int chunks = size / chunk;
 
-      @Override
-      public boolean hasNext() {
-        return next <= chunks + 1;
-      }
-
-      @Override
-      public UploadPart next() {
-        int i = next++;
-        if (i == -1) {
-          return head.get(0);
-        }
-        if (i < chunks) {
-          return RawWorker.chunk(i, chunkData(seed, i, chunk));
-        }
-        if (i == chunks) {
-          ChannelRecording.Builder r = ChannelRecording.newBuilder().setFrom(meta.getWorkerId().equals("a") ? "b" : "a");
-          if (firstMarker != null) {
-            r.setFirstMarker(true);
+          @Override
+          public boolean hasNext() {
+            return next <= chunks + 1;
           }
-          return UploadPart.newBuilder().setChannel(r).build();
-        }
-        return UploadPart.newBuilder().setTrailer(io.cutpoint.api.v1.UploadTrailer.newBuilder()
-            .setStateChunks(chunks).setRecordedMessages(0)).build();
-      }
-    };
+
+          @Override
+          public UploadPart next() {
+            int i = next++;
+            if (i == -1) {
+              return head.get(0);
+            }
+            if (i < chunks) {
+              return RawWorker.chunk(i, chunkData(seed, i, chunk));
+            }
+            if (i == chunks) {
+              ChannelRecording.Builder r =
+                  ChannelRecording.newBuilder().setFrom(meta.getWorkerId().equals("a") ? "b" : "a");
+              if (firstMarker != null) {
+                r.setFirstMarker(true);
+              }
+              return UploadPart.newBuilder().setChannel(r).build();
+            }
+            return UploadPart.newBuilder()
+                .setTrailer(
+                    io.cutpoint.api.v1.UploadTrailer.newBuilder()
+                        .setStateChunks(chunks)
+                        .setRecordedMessages(0))
+                .build();
+          }
+        };
   }
 
   private static byte[] chunkData(int seed, int index, int size) {

@@ -32,7 +32,8 @@ class LifecycleEffectsTest {
 
   /** Starts a snapshot through a held store: its pending manifest is written when performed. */
   private static long start(LifecycleFixture f) {
-    CompletableFuture<TriggerResult> r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+    CompletableFuture<TriggerResult> r =
+        f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
     assertThat(r).isNotDone();
     assertThat(f.commands).isEmpty(); // no worker is told before the manifest is written
     f.effects.perform();
@@ -91,13 +92,15 @@ class LifecycleEffectsTest {
 
     f.effects.perform();
     assertThat(f.outcomes).containsExactly(id + " COMPLETE");
-    assertThat(f.store.manifest(id).orElseThrow().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    assertThat(f.store.manifest(id).orElseThrow().getStatus())
+        .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
   }
 
   @Test
   void aSnapshotWhoseManifestIsBeingWrittenWhenEverySnapshotIsAbortedEndsAbortedUntold() {
     LifecycleFixture f = held();
-    CompletableFuture<TriggerResult> r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+    CompletableFuture<TriggerResult> r =
+        f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
     f.lifecycle.abortAll(FailureReason.COORDINATOR, "a rollback begins");
 
     f.effects.perform(); // the manifest is written, then its end
@@ -111,14 +114,17 @@ class LifecycleEffectsTest {
   @Test
   void readersSeeTheAppliedEventBeforeAnyReplyOrOutcomeCompletes() {
     LifecycleFixture f = held();
-    CompletableFuture<List<Long>> atStart = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null)
-        .thenApply(r -> f.lifecycle.pendingIds());
+    CompletableFuture<List<Long>> atStart =
+        f.lifecycle
+            .trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null)
+            .thenApply(r -> f.lifecycle.pendingIds());
     f.effects.perform();
     long id = f.lifecycle.pendingIds().get(0);
     assertThat(atStart.join()).containsExactly(id);
 
     LifecycleFixture.quietRing(id).forEach(f::deliver);
-    CompletableFuture<List<Long>> atEnd = f.lifecycle.settled(id).thenApply(x -> f.lifecycle.pendingIds());
+    CompletableFuture<List<Long>> atEnd =
+        f.lifecycle.settled(id).thenApply(x -> f.lifecycle.pendingIds());
     f.effects.perform();
     assertThat(atEnd.join()).isEmpty();
   }
@@ -128,29 +134,40 @@ class LifecycleEffectsTest {
     RecordingStore store = new RecordingStore();
     try (ExecutorScheduler loop = new ExecutorScheduler("test-loop")) {
       Membership membership = new Membership();
-      SnapshotLifecycle lifecycle = new SnapshotLifecycle(
-          new SnapshotLifecycle.Settings(Duration.ofSeconds(10), Duration.ZERO, 1, 3), Clock.systemUTC(), loop,
-          new DirectStoreEffects(store), membership::view, new WorkerCommands() {
-            @Override
-            public void startSnapshot(String workerId, long snapshotId, long epoch) {}
+      SnapshotLifecycle lifecycle =
+          new SnapshotLifecycle(
+              new SnapshotLifecycle.Settings(Duration.ofSeconds(10), Duration.ZERO, 1, 3),
+              Clock.systemUTC(),
+              loop,
+              new DirectStoreEffects(store),
+              membership::view,
+              new WorkerCommands() {
+                @Override
+                public void startSnapshot(String workerId, long snapshotId, long epoch) {}
 
-            @Override
-            public void abortSnapshot(String workerId, long snapshotId, String reason) {}
-          }, new SnapshotListener() {});
+                @Override
+                public void abortSnapshot(String workerId, long snapshotId, String reason) {}
+              },
+              new SnapshotListener() {});
 
       assertThatThrownBy(() -> lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null))
           .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("SnapshotLifecycle runs on the coordinator loop, not on thread "
-              + Thread.currentThread().getName());
+          .hasMessageContaining(
+              "SnapshotLifecycle runs on the coordinator loop, not on thread "
+                  + Thread.currentThread().getName());
       assertThatThrownBy(() -> lifecycle.abortAll(FailureReason.OPERATOR, "x"))
           .isInstanceOf(IllegalStateException.class);
-      assertThatThrownBy(() -> lifecycle.admit(1, "a", new Object())).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> lifecycle.admit(1, "a", new Object()))
+          .isInstanceOf(IllegalStateException.class);
 
       // on the loop the same call runs (and is refused for the empty cluster, as it should be)
-      TriggerResult r = loop.call(() -> lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null))
-          .get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
-      assertThat(r).isInstanceOfSatisfying(TriggerResult.Refused.class,
-          x -> assertThat(x.message()).contains("no workers"));
+      TriggerResult r =
+          loop.call(() -> lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null))
+              .get(10, TimeUnit.SECONDS)
+              .get(10, TimeUnit.SECONDS);
+      assertThat(r)
+          .isInstanceOfSatisfying(
+              TriggerResult.Refused.class, x -> assertThat(x.message()).contains("no workers"));
       assertThat(lifecycle.pendingIds()).isEmpty(); // readers may read anywhere
     }
   }

@@ -31,33 +31,48 @@ final class LifecycleFixture {
   final SnapshotLifecycle lifecycle;
 
   LifecycleFixture(Duration timeout, Duration minPause, int maxConcurrent, int tolerable) {
-    WorkerCommands wc = new WorkerCommands() {
-      @Override
-      public void startSnapshot(String workerId, long snapshotId, long epoch) {
-        commands.add("start " + workerId + " " + snapshotId);
-      }
+    WorkerCommands wc =
+        new WorkerCommands() {
+          @Override
+          public void startSnapshot(String workerId, long snapshotId, long epoch) {
+            commands.add("start " + workerId + " " + snapshotId);
+          }
 
-      @Override
-      public void abortSnapshot(String workerId, long snapshotId, String reason) {
-        commands.add("abort " + workerId + " " + snapshotId);
-      }
-    };
-    SnapshotListener listener = new SnapshotListener() {
-      @Override
-      public void completed(CompletedSnapshot s) {
-        outcomes.add(s.id() + " COMPLETE");
-      }
+          @Override
+          public void abortSnapshot(String workerId, long snapshotId, String reason) {
+            commands.add("abort " + workerId + " " + snapshotId);
+          }
+        };
+    SnapshotListener listener =
+        new SnapshotListener() {
+          @Override
+          public void completed(CompletedSnapshot s) {
+            outcomes.add(s.id() + " COMPLETE");
+          }
 
-      @Override
-      public void ended(SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
-        outcomes.add(m.getSnapshotId() + " " + m.getStatus().name().replace("SNAPSHOT_STATUS_", "") + " " + reason);
-        if (exceeded) {
-          toleranceExceeded.add(m.getSnapshotId());
-        }
-      }
-    };
-    lifecycle = new SnapshotLifecycle(new SnapshotLifecycle.Settings(timeout, minPause, maxConcurrent, tolerable),
-        clock, scheduler, effects, membership::view, wc, listener);
+          @Override
+          public void ended(
+              SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
+            outcomes.add(
+                m.getSnapshotId()
+                    + " "
+                    + m.getStatus().name().replace("SNAPSHOT_STATUS_", "")
+                    + " "
+                    + reason);
+            if (exceeded) {
+              toleranceExceeded.add(m.getSnapshotId());
+            }
+          }
+        };
+    lifecycle =
+        new SnapshotLifecycle(
+            new SnapshotLifecycle.Settings(timeout, minPause, maxConcurrent, tolerable),
+            clock,
+            scheduler,
+            effects,
+            membership::view,
+            wc,
+            listener);
   }
 
   LifecycleFixture() {
@@ -78,7 +93,8 @@ final class LifecycleFixture {
   }
 
   long start() {
-    TriggerResult r = lifecycle.trigger(io.cutpoint.api.v1.SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
+    TriggerResult r =
+        lifecycle.trigger(io.cutpoint.api.v1.SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
     if (r instanceof TriggerResult.Refused refused) {
       throw new AssertionError("refused: " + refused);
     }
@@ -96,14 +112,29 @@ final class LifecycleFixture {
    * A piece of worker {@code id}: sent and received counts per peer, recorded seqs per sending
    * peer, and the peer whose marker made it record (null for an initiator).
    */
-  static Piece piece(long snapshot, String id, Map<String, Long> sent, Map<String, Long> received,
-      Map<String, List<Long>> recorded, String firstMarkerFrom) {
+  static Piece piece(
+      long snapshot,
+      String id,
+      Map<String, Long> sent,
+      Map<String, Long> received,
+      Map<String, List<Long>> recorded,
+      String firstMarkerFrom) {
     SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>();
-    recorded.forEach((peer, seqs) -> rec.put(peer, seqs.stream().map(s -> new RecordedMessage(s, new byte[0])).toList()));
-    LocalSnapshotMeta.Builder meta = LocalSnapshotMeta.newBuilder().setSnapshotId(snapshot).setWorkerId(id).setStateBytes(10);
-    sent.forEach((p, n) -> meta.addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer(p).setCount(n)));
-    received.forEach((p, n) -> meta.addReceived(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer(p).setCount(n)));
-    LocalSnapshot cut = new LocalSnapshot(snapshot, id, new TreeMap<>(sent), new TreeMap<>(received), rec, firstMarkerFrom);
+    recorded.forEach(
+        (peer, seqs) ->
+            rec.put(peer, seqs.stream().map(s -> new RecordedMessage(s, new byte[0])).toList()));
+    LocalSnapshotMeta.Builder meta =
+        LocalSnapshotMeta.newBuilder().setSnapshotId(snapshot).setWorkerId(id).setStateBytes(10);
+    sent.forEach(
+        (p, n) ->
+            meta.addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer(p).setCount(n)));
+    received.forEach(
+        (p, n) ->
+            meta.addReceived(
+                io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer(p).setCount(n)));
+    LocalSnapshot cut =
+        new LocalSnapshot(
+            snapshot, id, new TreeMap<>(sent), new TreeMap<>(received), rec, firstMarkerFrom);
     return new Piece(meta.build(), cut, 1, 0);
   }
 

@@ -47,7 +47,9 @@ class SnapshotLifecycleTest {
     assertThat(f.lifecycle.pendingIds()).isEmpty();
     assertThat(f.outcomes).containsExactly(id + " ABORTED TIMEOUT");
     assertThat(f.commands).contains("abort a " + id, "abort b " + id, "abort c " + id);
-    assertThat(f.store.manifest(id).orElseThrow().getReason()).contains("timed out").contains("[b, c]");
+    assertThat(f.store.manifest(id).orElseThrow().getReason())
+        .contains("timed out")
+        .contains("[b, c]");
   }
 
   @Test
@@ -67,9 +69,12 @@ class SnapshotLifecycleTest {
   void noMoreThanTheMaximumOfSnapshotsArePendingAtOnce() {
     LifecycleFixture one = new LifecycleFixture().ring();
     one.start();
-    TriggerResult second = one.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join();
-    assertThat(second).isInstanceOfSatisfying(TriggerResult.Refused.class,
-        r -> assertThat(r.reason()).isEqualTo(TriggerResult.Reason.TOO_MANY_PENDING));
+    TriggerResult second =
+        one.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join();
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            TriggerResult.Refused.class,
+            r -> assertThat(r.reason()).isEqualTo(TriggerResult.Reason.TOO_MANY_PENDING));
 
     LifecycleFixture two = new LifecycleFixture(Duration.ofSeconds(10), Duration.ZERO, 2, 3).ring();
     long a = two.start();
@@ -79,13 +84,15 @@ class SnapshotLifecycleTest {
 
   @Test
   void theMinimumPauseSeparatesTheEndOfOneSnapshotFromTheStartOfTheNext() {
-    LifecycleFixture f = new LifecycleFixture(Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 3).ring();
+    LifecycleFixture f =
+        new LifecycleFixture(Duration.ofSeconds(10), Duration.ofSeconds(5), 1, 3).ring();
     long id = f.start();
     LifecycleFixture.quietRing(id).forEach(f::deliver);
 
     f.scheduler.advance(Duration.ofSeconds(4));
     assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join())
-        .isInstanceOfSatisfying(TriggerResult.Refused.class,
+        .isInstanceOfSatisfying(
+            TriggerResult.Refused.class,
             r -> assertThat(r.reason()).isEqualTo(TriggerResult.Reason.TOO_SOON));
     f.scheduler.advance(Duration.ofSeconds(1));
     assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join())
@@ -142,7 +149,8 @@ class SnapshotLifecycleTest {
     assertThat(f.store.calls()).doesNotContain("commit " + id);
     SnapshotManifest failed = f.store.manifest(id).orElseThrow();
     assertThat(failed.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_FAILED);
-    assertThat(failed.getViolationsList()).singleElement()
+    assertThat(failed.getViolationsList())
+        .singleElement()
         .satisfies(v -> assertThat(v.getMessage()).contains("received 7 but only 5 sent"));
   }
 
@@ -151,15 +159,17 @@ class SnapshotLifecycleTest {
     LifecycleFixture f = new LifecycleFixture().ring();
     // a initiates; c had sent 2 messages to a before its marker, a recorded only message 1
     long id = f.start();
-    f.deliver(LifecycleFixture.piece(id, "a", Map.of("b", 0L), Map.of("c", 0L),
-        Map.of("c", List.of(1L)), null));
+    f.deliver(
+        LifecycleFixture.piece(
+            id, "a", Map.of("b", 0L), Map.of("c", 0L), Map.of("c", List.of(1L)), null));
     f.deliver(LifecycleFixture.piece(id, "b", Map.of("c", 0L), Map.of("a", 0L), Map.of(), "a"));
     f.deliver(LifecycleFixture.piece(id, "c", Map.of("a", 2L), Map.of("b", 0L), Map.of(), "b"));
     assertThat(f.outcomes).containsExactly(id + " FAILED CUT_INVALID");
 
     long next = f.start();
-    f.deliver(LifecycleFixture.piece(next, "a", Map.of("b", 0L), Map.of("c", 0L),
-        Map.of("c", List.of(1L, 2L)), null));
+    f.deliver(
+        LifecycleFixture.piece(
+            next, "a", Map.of("b", 0L), Map.of("c", 0L), Map.of("c", List.of(1L, 2L)), null));
     f.deliver(LifecycleFixture.piece(next, "b", Map.of("c", 0L), Map.of("a", 0L), Map.of(), "a"));
     f.deliver(LifecycleFixture.piece(next, "c", Map.of("a", 2L), Map.of("b", 0L), Map.of(), "b"));
     assertThat(f.outcomes).endsWith(next + " COMPLETE");
@@ -181,7 +191,8 @@ class SnapshotLifecycleTest {
     long one = f.start();
     long two = f.start();
     f.lifecycle.topologyChanged("b");
-    assertThat(f.outcomes).containsExactly(one + " ABORTED TOPOLOGY_CHANGED", two + " ABORTED TOPOLOGY_CHANGED");
+    assertThat(f.outcomes)
+        .containsExactly(one + " ABORTED TOPOLOGY_CHANGED", two + " ABORTED TOPOLOGY_CHANGED");
     assertThat(f.lifecycle.pendingIds()).isEmpty();
   }
 
@@ -210,7 +221,8 @@ class SnapshotLifecycleTest {
     f.join("a", List.of("b"), List.of());
     assertThat(refusal(f)).contains("not closed").contains("a->b");
     long tokenB = f.join("b", List.of(), List.of("a"));
-    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join()).isInstanceOf(TriggerResult.Started.class);
+    assertThat(f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null).join())
+        .isInstanceOf(TriggerResult.Started.class);
 
     LifecycleFixture g = new LifecycleFixture().ring();
     g.membership.lost("b", g.membership.token("b"));
@@ -227,19 +239,23 @@ class SnapshotLifecycleTest {
 
     LifecycleFixture g = new LifecycleFixture().ring();
     g.membership.lost("b", g.membership.token("b"));
-    assertThat(block(g)).satisfies(b -> {
-      assertThat(b.reason()).isEqualTo(SnapshotBlock.Reason.WORKERS_LOST);
-      assertThat(b.workers()).containsExactly("b");
-    });
+    assertThat(block(g))
+        .satisfies(
+            b -> {
+              assertThat(b.reason()).isEqualTo(SnapshotBlock.Reason.WORKERS_LOST);
+              assertThat(b.workers()).containsExactly("b");
+            });
     g.lifecycle.pause(SnapshotBlock.Reason.ROLLBACK_FAILED, "the rollback failed");
     assertThat(block(g).reason()).isEqualTo(SnapshotBlock.Reason.ROLLBACK_FAILED);
 
     LifecycleFixture h = new LifecycleFixture().ring();
     h.membership.setState("a", io.cutpoint.api.v1.WorkerState.WORKER_STATE_HALTED);
-    assertThat(block(h)).satisfies(b -> {
-      assertThat(b.reason()).isEqualTo(SnapshotBlock.Reason.WORKERS_NOT_RUNNING);
-      assertThat(b.workers()).containsExactly("a");
-    });
+    assertThat(block(h))
+        .satisfies(
+            b -> {
+              assertThat(b.reason()).isEqualTo(SnapshotBlock.Reason.WORKERS_NOT_RUNNING);
+              assertThat(b.workers()).containsExactly("a");
+            });
   }
 
   @Test
@@ -252,7 +268,8 @@ class SnapshotLifecycleTest {
     f.join("q", List.of(), List.of("p"));
     TriggerResult r = f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_WORKER, "y").join();
     long id = ((TriggerResult.Started) r).snapshotId();
-    assertThat(f.store.manifest(id).orElseThrow().getInitiatorsList()).containsExactly("p", "x", "y");
+    assertThat(f.store.manifest(id).orElseThrow().getInitiatorsList())
+        .containsExactly("p", "x", "y");
     assertThat(f.commands).containsExactlyInAnyOrder("start p " + id, "start x " + id);
   }
 

@@ -30,10 +30,12 @@ class BindAddressTest {
 
   @Test
   void withoutAWorkerTokenOrTlsItBindsLoopbackOnlyAndSaysSo() throws Exception {
-    try (CoordinatorServer server = CoordinatorServer.start(config(dir).build(), new SimpleMeterRegistry())) {
+    try (CoordinatorServer server =
+        CoordinatorServer.start(config(dir).build(), new SimpleMeterRegistry())) {
       InetSocketAddress a = (InetSocketAddress) server.listenAddresses().get(0);
       assertThat(a.getAddress().isLoopbackAddress()).as("%s", a).isTrue();
-      assertThat(server.bindDescription()).isEqualTo("127.0.0.1:" + server.port() + " (loopback only)");
+      assertThat(server.bindDescription())
+          .isEqualTo("127.0.0.1:" + server.port() + " (loopback only)");
       assertThat(server.target()).isEqualTo("127.0.0.1:" + server.port());
     }
   }
@@ -46,7 +48,8 @@ class BindAddressTest {
 
   @Test
   void anExplicitHostWins() throws Exception {
-    InetSocketAddress a = bound(config(dir).workerToken(AdminToken.of("w-secret")).host("127.0.0.1").build());
+    InetSocketAddress a =
+        bound(config(dir).workerToken(AdminToken.of("w-secret")).host("127.0.0.1").build());
     assertThat(a.getAddress().isLoopbackAddress()).as("%s", a).isTrue();
     InetSocketAddress any = bound(config(dir).host("0.0.0.0").build());
     assertThat(any.getAddress().isAnyLocalAddress()).as("%s", any).isTrue();

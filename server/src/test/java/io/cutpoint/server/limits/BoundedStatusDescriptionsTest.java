@@ -1,7 +1,6 @@
 package io.cutpoint.server.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cutpoint.api.BoundedStatusDescriptions;
 import io.cutpoint.api.v1.CoordinatorGrpc;
@@ -25,20 +24,32 @@ class BoundedStatusDescriptionsTest {
   /** A service whose one method fails with a 2 MiB description. */
   private static ServerServiceDefinition verbose() {
     return ServerServiceDefinition.builder(CoordinatorGrpc.SERVICE_NAME)
-        .addMethod(CoordinatorGrpc.getDownloadSnapshotMethod(), ServerCalls.asyncServerStreamingCall(
-            (req, out) -> out.onError(Status.NOT_FOUND.withDescription("é".repeat(1 << 20)).asRuntimeException())))
+        .addMethod(
+            CoordinatorGrpc.getDownloadSnapshotMethod(),
+            ServerCalls.asyncServerStreamingCall(
+                (req, out) ->
+                    out.onError(
+                        Status.NOT_FOUND
+                            .withDescription("é".repeat(1 << 20))
+                            .asRuntimeException())))
         .build();
   }
 
   private static Status call(ServerServiceDefinition service) throws Exception {
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(service).build().start();
-    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+    Server server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(service)
+            .build()
+            .start();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
     try {
-      var it = CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
-          .downloadSnapshot(DownloadRequest.getDefaultInstance());
+      var it =
+          CoordinatorGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(30, TimeUnit.SECONDS)
+              .downloadSnapshot(DownloadRequest.getDefaultInstance());
       try {
-        it.forEachRemaining(p -> { });
+        it.forEachRemaining(p -> {});
       } catch (StatusRuntimeException e) {
         return e.getStatus();
       }
@@ -66,10 +77,12 @@ class BoundedStatusDescriptionsTest {
 
   @Test
   void aShortDescriptionIsLeftAlone() {
-    Status s = Status.ABORTED.withDescription("x".repeat(BoundedStatusDescriptions.MAX_DESCRIPTION_BYTES));
+    Status s =
+        Status.ABORTED.withDescription("x".repeat(BoundedStatusDescriptions.MAX_DESCRIPTION_BYTES));
     assertThat(BoundedStatusDescriptions.bounded(s)).isSameAs(s);
     String over = "x".repeat(BoundedStatusDescriptions.MAX_DESCRIPTION_BYTES + 1);
-    assertThat(BoundedStatusDescriptions.bounded(over)).endsWith("... (1025 characters)")
+    assertThat(BoundedStatusDescriptions.bounded(over))
+        .endsWith("... (1025 characters)")
         .hasSize(BoundedStatusDescriptions.MAX_DESCRIPTION_BYTES);
   }
 }

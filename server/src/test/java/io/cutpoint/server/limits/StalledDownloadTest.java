@@ -33,7 +33,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Downloads whose receivers never read hold no one else's restore, and end at the download timeout. */
+/**
+ * Downloads whose receivers never read hold no one else's restore, and end at the download timeout.
+ */
 class StalledDownloadTest {
 
   private static final int STATE_BYTES = 8 << 20;
@@ -58,7 +60,8 @@ class StalledDownloadTest {
   }
 
   /** A download that reads nothing until {@link #readAll} is called. */
-  private static final class Stalled implements ClientResponseObserver<DownloadRequest, DownloadPart> {
+  private static final class Stalled
+      implements ClientResponseObserver<DownloadRequest, DownloadPart> {
     final CompletableFuture<Status> ended = new CompletableFuture<>();
     final AtomicLong parts = new AtomicLong();
     volatile ClientCallStreamObserver<DownloadRequest> call;
@@ -91,21 +94,36 @@ class StalledDownloadTest {
 
   @Test
   void sixDownloadsThatNeverReadDoNotBlockARestoreAndEndAtTheDownloadTimeout() throws Exception {
-    server = CoordinatorServer.start(CoordinatorConfig.builder().port(0).dataDir(dir)
-        .snapshotInterval(Duration.ZERO).heartbeatTimeout(Duration.ofSeconds(60))
-        .downloadTimeout(Duration.ofSeconds(15)).build(), new SimpleMeterRegistry());
+    server =
+        CoordinatorServer.start(
+            CoordinatorConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .snapshotInterval(Duration.ZERO)
+                .heartbeatTimeout(Duration.ofSeconds(60))
+                .downloadTimeout(Duration.ofSeconds(15))
+                .build(),
+            new SimpleMeterRegistry());
     channel = NettyChannelBuilder.forTarget(server.target()).usePlaintext().build();
     CoordinatorGrpc.CoordinatorStub stub = CoordinatorGrpc.newStub(channel);
     a = new RawWorker(stub, "a").join(List.of(), List.of());
     a.await(CoordinatorMessage::hasWelcome);
-    AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+    AdminGrpc.AdminBlockingStub admin =
+        AdminGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
     long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
     byte[] state = new byte[STATE_BYTES];
     new java.util.Random(7).nextBytes(state);
-    RawWorker.send(stub, RawWorker.upload(meta(id, "a"), state, 1 << 20, List.of())).get(60, TimeUnit.SECONDS);
-    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> admin.getSnapshot(
-        GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest().getStatus()
-        == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    RawWorker.send(stub, RawWorker.upload(meta(id, "a"), state, 1 << 20, List.of()))
+        .get(60, TimeUnit.SECONDS);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                admin
+                        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+                        .getManifest()
+                        .getStatus()
+                    == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     DownloadRequest request = a.downloadRequest(id);
 
     List<Stalled> stalled = new ArrayList<>();
@@ -116,7 +134,10 @@ class StalledDownloadTest {
     }
     // A restore that reads gets its whole piece while the six sit there.
     long received = 0;
-    var it = a.blockingTransfers(channel).withDeadlineAfter(10, TimeUnit.SECONDS).downloadSnapshot(request);
+    var it =
+        a.blockingTransfers(channel)
+            .withDeadlineAfter(10, TimeUnit.SECONDS)
+            .downloadSnapshot(request);
     while (it.hasNext()) {
       DownloadPart p = it.next();
       received += p.getStateChunk().getData().size();

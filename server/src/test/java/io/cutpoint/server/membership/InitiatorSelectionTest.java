@@ -23,7 +23,9 @@ class InitiatorSelectionTest {
 
   @Test
   void aRingNeedsOneInitiatorItsSmallestWorker() {
-    assertThat(InitiatorSelection.select(List.of("c", "a", "b"), List.of(c("a", "b"), c("b", "c"), c("c", "a"))))
+    assertThat(
+            InitiatorSelection.select(
+                List.of("c", "a", "b"), List.of(c("a", "b"), c("b", "c"), c("c", "a"))))
         .containsExactly("a");
   }
 
@@ -36,34 +38,43 @@ class InitiatorSelectionTest {
   @Test
   void aDagNeedsEverySource() {
     // s1 -> m, s2 -> m, m -> t, s1 -> t
-    assertThat(InitiatorSelection.select(List.of("s1", "s2", "m", "t"),
-        List.of(c("s1", "m"), c("s2", "m"), c("m", "t"), c("s1", "t"))))
+    assertThat(
+            InitiatorSelection.select(
+                List.of("s1", "s2", "m", "t"),
+                List.of(c("s1", "m"), c("s2", "m"), c("m", "t"), c("s1", "t"))))
         .containsExactly("s1", "s2");
   }
 
   @Test
   void disconnectedPartsAndIsolatedWorkersEachGetAnInitiator() {
-    assertThat(InitiatorSelection.select(List.of("a", "b", "x", "y", "lonely"),
-        List.of(c("a", "b"), c("b", "a"), c("x", "y"))))
+    assertThat(
+            InitiatorSelection.select(
+                List.of("a", "b", "x", "y", "lonely"),
+                List.of(c("a", "b"), c("b", "a"), c("x", "y"))))
         .containsExactly("a", "lonely", "x");
   }
 
   @Test
   void aCycleFedByASourceIsReachedFromTheSource() {
     // src -> a <-> b
-    assertThat(InitiatorSelection.select(List.of("a", "b", "src"), List.of(c("src", "a"), c("a", "b"), c("b", "a"))))
+    assertThat(
+            InitiatorSelection.select(
+                List.of("a", "b", "src"), List.of(c("src", "a"), c("a", "b"), c("b", "a"))))
         .containsExactly("src");
   }
 
   @Test
   void aRequesterInitiatesAlongsideTheSourcesItCannotReach() {
     List<ChannelId> channels = List.of(c("s1", "m"), c("s2", "m"));
-    assertThat(InitiatorSelection.selectWith(List.of("s1", "s2", "m"), channels, "m")).containsExactly("m", "s1", "s2");
-    assertThat(InitiatorSelection.selectWith(List.of("s1", "s2", "m"), channels, "s2")).containsExactly("s1", "s2");
+    assertThat(InitiatorSelection.selectWith(List.of("s1", "s2", "m"), channels, "m"))
+        .containsExactly("m", "s1", "s2");
+    assertThat(InitiatorSelection.selectWith(List.of("s1", "s2", "m"), channels, "s2"))
+        .containsExactly("s1", "s2");
   }
 
   @Property(tries = 200)
-  void everyWorkerIsReachableFromAnInitiator(@ForAll @IntRange(min = 1, max = 9) int n,
+  void everyWorkerIsReachableFromAnInitiator(
+      @ForAll @IntRange(min = 1, max = 9) int n,
       @ForAll List<@IntRange(min = 0, max = 80) Integer> edges) {
     List<String> workers = new ArrayList<>();
     for (int i = 0; i < n; i++) {

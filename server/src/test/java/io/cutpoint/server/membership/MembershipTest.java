@@ -54,34 +54,42 @@ class MembershipTest {
   @Test
   void aSecondLiveSessionForOneWorkerIsRefused() {
     Membership m = new Membership();
-    assertThat(m.join(decl("a", "h:1", List.of(), List.of()), 0)).isInstanceOf(Membership.Accepted.class);
-    assertThat(m.join(decl("a", "h:1", List.of(), List.of()), 0)).isInstanceOfSatisfying(Membership.Refused.class,
-        r -> assertThat(r.refusal()).isEqualTo(Membership.Refusal.ALREADY_EXISTS));
+    assertThat(m.join(decl("a", "h:1", List.of(), List.of()), 0))
+        .isInstanceOf(Membership.Accepted.class);
+    assertThat(m.join(decl("a", "h:1", List.of(), List.of()), 0))
+        .isInstanceOfSatisfying(
+            Membership.Refused.class,
+            r -> assertThat(r.refusal()).isEqualTo(Membership.Refusal.ALREADY_EXISTS));
   }
 
   @Test
   void declarationsThatContradictALiveWorkerAreRefused() {
     Membership m = new Membership();
     m.join(decl("b", "h:2", List.of(), List.of()), 0); // b receives from nobody
-    assertThat(m.join(decl("a", "h:1", List.of("b"), List.of()), 0)).isInstanceOfSatisfying(Membership.Refused.class,
-        r -> {
-          assertThat(r.refusal()).isEqualTo(Membership.Refusal.CONTRADICTS_TOPOLOGY);
-          assertThat(r.message()).contains("a declares a channel to b but b does not declare one from a");
-        });
+    assertThat(m.join(decl("a", "h:1", List.of("b"), List.of()), 0))
+        .isInstanceOfSatisfying(
+            Membership.Refused.class,
+            r -> {
+              assertThat(r.refusal()).isEqualTo(Membership.Refusal.CONTRADICTS_TOPOLOGY);
+              assertThat(r.message())
+                  .contains("a declares a channel to b but b does not declare one from a");
+            });
   }
 
   @Test
   void aLostWorkerMayRejoinAndItsPeersLearnItsNewAddress() {
     Membership m = new Membership();
     long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of("b"), List.of()), 0)).token();
-    Membership.Accepted b = (Membership.Accepted) m.join(decl("b", "h:2", List.of(), List.of("a")), 0);
+    Membership.Accepted b =
+        (Membership.Accepted) m.join(decl("b", "h:2", List.of(), List.of("a")), 0);
     assertThat(b.peerAddresses()).containsEntry("a", "h:1");
     assertThat(b.peerUpdates()).containsExactly("a");
 
     assertThat(m.lost("a", a)).isTrue();
     assertThat(m.lost("a", a)).isFalse();
     assertThat(m.view().members().get("a").state()).isEqualTo(WorkerState.WORKER_STATE_LOST);
-    Membership.Accepted again = (Membership.Accepted) m.join(decl("a", "h:9", List.of("b"), List.of()), 5);
+    Membership.Accepted again =
+        (Membership.Accepted) m.join(decl("a", "h:9", List.of("b"), List.of()), 5);
     assertThat(again.peerUpdates()).containsExactly("b");
     assertThat(again.channelsChanged()).isFalse();
     assertThat(m.heartbeat("a", a, 6)).as("the old session's heartbeats are ignored").isFalse();
@@ -103,7 +111,8 @@ class MembershipTest {
     assertThat(WorkerIds.problem("")).isPresent();
     assertThat(WorkerIds.problem("has space")).isPresent();
     assertThat(WorkerIds.problem("x".repeat(128))).isEmpty();
-    assertThat(WorkerIds.problem("x".repeat(129))).hasValueSatisfying(p -> assertThat(p).contains("129"));
+    assertThat(WorkerIds.problem("x".repeat(129)))
+        .hasValueSatisfying(p -> assertThat(p).contains("129"));
     assertThat(WorkerIds.addressProblem("localhost:8080")).isEmpty();
     assertThat(WorkerIds.addressProblem("localhost")).isPresent();
     assertThat(WorkerIds.addressProblem("localhost:0")).isPresent();

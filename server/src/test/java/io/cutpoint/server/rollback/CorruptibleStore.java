@@ -37,12 +37,35 @@ final class CorruptibleStore implements SnapshotStore {
     }
   }
 
-  @Override public long allocateSnapshotId() { return store.allocateSnapshotId(); }
-  @Override public long epoch() { return store.epoch(); }
-  @Override public void beginRollback(long newEpoch, long snapshotId) { store.beginRollback(newEpoch, snapshotId); }
-  @Override public Optional<RollbackIntent> rollbackInProgress() { return store.rollbackInProgress(); }
-  @Override public void finishRollback(long epoch) { store.finishRollback(epoch); }
-  @Override public void createPending(SnapshotManifest m) { store.createPending(m); }
+  @Override
+  public long allocateSnapshotId() {
+    return store.allocateSnapshotId();
+  }
+
+  @Override
+  public long epoch() {
+    return store.epoch();
+  }
+
+  @Override
+  public void beginRollback(long newEpoch, long snapshotId) {
+    store.beginRollback(newEpoch, snapshotId);
+  }
+
+  @Override
+  public Optional<RollbackIntent> rollbackInProgress() {
+    return store.rollbackInProgress();
+  }
+
+  @Override
+  public void finishRollback(long epoch) {
+    store.finishRollback(epoch);
+  }
+
+  @Override
+  public void createPending(SnapshotManifest m) {
+    store.createPending(m);
+  }
 
   @Override
   public void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c) {
@@ -50,17 +73,45 @@ final class CorruptibleStore implements SnapshotStore {
   }
 
   @Override
-  public void putChannelRecording(long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+  public void putChannelRecording(
+      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
     store.putChannelRecording(snapshotId, channel, messages);
   }
 
-  @Override public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) { store.putWorkerMeta(snapshotId, meta); }
-  @Override public void commit(SnapshotManifest complete) { store.commit(complete); }
-  @Override public void finish(SnapshotManifest m) { store.finish(m); }
-  @Override public Optional<SnapshotManifest> manifest(long snapshotId) { return store.manifest(snapshotId); }
-  @Override public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) { return store.list(statuses); }
-  @Override public Optional<SnapshotManifest> latestComplete() { return store.latestComplete(); }
-  @Override public Optional<LocalSnapshotMeta> workerMeta(long snapshotId, String workerId) { return store.workerMeta(snapshotId, workerId); }
+  @Override
+  public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {
+    store.putWorkerMeta(snapshotId, meta);
+  }
+
+  @Override
+  public void commit(SnapshotManifest complete) {
+    store.commit(complete);
+  }
+
+  @Override
+  public void finish(SnapshotManifest m) {
+    store.finish(m);
+  }
+
+  @Override
+  public Optional<SnapshotManifest> manifest(long snapshotId) {
+    return store.manifest(snapshotId);
+  }
+
+  @Override
+  public List<SnapshotManifest> list(Set<SnapshotStatus> statuses) {
+    return store.list(statuses);
+  }
+
+  @Override
+  public Optional<SnapshotManifest> latestComplete() {
+    return store.latestComplete();
+  }
+
+  @Override
+  public Optional<LocalSnapshotMeta> workerMeta(long snapshotId, String workerId) {
+    return store.workerMeta(snapshotId, workerId);
+  }
 
   @Override
   public int readState(long snapshotId, String workerId, Consumer<byte[]> sink) {
@@ -68,7 +119,10 @@ final class CorruptibleStore implements SnapshotStore {
     return store.readState(snapshotId, workerId, sink);
   }
 
-  @Override public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) { return store.readChannel(snapshotId, channel); }
+  @Override
+  public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+    return store.readChannel(snapshotId, channel);
+  }
 
   @Override
   public void verifyIntegrity(long snapshotId) {
@@ -76,9 +130,28 @@ final class CorruptibleStore implements SnapshotStore {
     store.verifyIntegrity(snapshotId);
   }
 
-  @Override public SnapshotManifest setPinned(long snapshotId, boolean pinned) { return store.setPinned(snapshotId, pinned); }
-  @Override public boolean delete(long snapshotId) { return store.delete(snapshotId); }
-  @Override public List<Long> applyRetention(int keepComplete) { return store.applyRetention(keepComplete); }
-  @Override public long sizeBytes() { return store.sizeBytes(); }
-  @Override public void close() { store.close(); }
+  @Override
+  public SnapshotManifest setPinned(long snapshotId, boolean pinned) {
+    return store.setPinned(snapshotId, pinned);
+  }
+
+  @Override
+  public boolean delete(long snapshotId) {
+    return store.delete(snapshotId);
+  }
+
+  @Override
+  public List<Long> applyRetention(int keepComplete) {
+    return store.applyRetention(keepComplete);
+  }
+
+  @Override
+  public long sizeBytes() {
+    return store.sizeBytes();
+  }
+
+  @Override
+  public void close() {
+    store.close();
+  }
 }

@@ -49,8 +49,8 @@ class DamagedSstRollbackTest {
   })
   void theCoordinatorStartsOnADamagedFileAndAnAutomaticRollbackFallsBackPastIt(
       String where, String at, String reason) throws Exception {
-    CoordinatorConfig.Builder config = CoordinatorConfig.builder()
-        .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder().rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
     try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b", "c").start()) {
       long older = c.snapshot().getSnapshotId();
       c.stopCoordinator();
@@ -58,71 +58,108 @@ class DamagedSstRollbackTest {
       c.startCoordinator();
       // The admin channel may still be backing off from the stopped server: UNAVAILABLE until
       // it reconnects.
-      await().atMost(WAIT).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
-          .until(() -> c.admin.getCluster(
-          io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance()).getWorkersCount() == 3);
+      await()
+          .atMost(WAIT)
+          .ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+          .until(
+              () ->
+                  c.admin
+                          .getCluster(io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance())
+                          .getWorkersCount()
+                      == 3);
       long newest = c.snapshot().getSnapshotId();
       c.stopCoordinator();
       flushAll(dir);
       flipInTheNewestFile(dir, "state_chunks", at);
 
       c.startCoordinator();
-      await().atMost(WAIT).ignoreExceptionsInstanceOf(StatusRuntimeException.class)
-          .untilAsserted(() -> assertThat(
-          c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
-          .filteredOn(m -> m.getSnapshotId() == newest).singleElement()
-          .extracting(SnapshotManifest::getDamage).asString().contains(reason));
-      assertThat(c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
-          .filteredOn(m -> m.getSnapshotId() == older).singleElement()
-          .extracting(SnapshotManifest::getDamage).asString().isEmpty();
-      assertThatThrownBy(() -> c.admin.rollback(
-          RollbackRequest.newBuilder().setSnapshotId(newest).setWait(true).build()))
-          .isInstanceOfSatisfying(StatusRuntimeException.class,
+      await()
+          .atMost(WAIT)
+          .ignoreExceptionsInstanceOf(StatusRuntimeException.class)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          c.admin
+                              .listSnapshots(ListSnapshotsRequest.getDefaultInstance())
+                              .getSnapshotsList())
+                      .filteredOn(m -> m.getSnapshotId() == newest)
+                      .singleElement()
+                      .extracting(SnapshotManifest::getDamage)
+                      .asString()
+                      .contains(reason));
+      assertThat(
+              c.admin.listSnapshots(ListSnapshotsRequest.getDefaultInstance()).getSnapshotsList())
+          .filteredOn(m -> m.getSnapshotId() == older)
+          .singleElement()
+          .extracting(SnapshotManifest::getDamage)
+          .asString()
+          .isEmpty();
+      assertThatThrownBy(
+              () ->
+                  c.admin.rollback(
+                      RollbackRequest.newBuilder().setSnapshotId(newest).setWait(true).build()))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DATA_LOSS));
 
-      await().atMost(WAIT).until(() -> c.admin.getCluster(
-          io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance()).getWorkersCount() == 3);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  c.admin
+                          .getCluster(io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance())
+                          .getWorkersCount()
+                      == 3);
       c.crashWorker("c");
       await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).isEmpty());
       assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).get(0).getSnapshotId())
           .isEqualTo(older);
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FALLBACK)).singleElement()
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FALLBACK))
+          .singleElement()
           .satisfies(e -> assertThat(e.getSnapshotId()).isEqualTo(newest));
       c.startWorker("c");
-      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      await()
+          .atMost(WAIT)
+          .until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
       for (String w : List.of("a", "b")) {
-        assertThat(c.member(w).control().restores).last()
+        assertThat(c.member(w).control().restores)
+            .last()
             .satisfies(r -> assertThat(r.snapshotId()).isEqualTo(older));
       }
     }
   }
 
   private static void flushAll(Path dir) throws Exception {
-    withRawDb(dir, (db, handles) -> {
-      try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-        db.flush(flush, handles);
-      }
-    });
+    withRawDb(
+        dir,
+        (db, handles) -> {
+          try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flush, handles);
+          }
+        });
   }
 
   /** {@code at}: an offset, an offset from the end if negative, or "index" (its first bytes). */
   private static void flipInTheNewestFile(Path dir, String family, String at) throws Exception {
     List<LiveFileMetaData> files = new ArrayList<>();
-    withRawDb(dir, (db, handles) -> {
-      for (LiveFileMetaData f : db.getLiveFilesMetaData()) {
-        if (new String(f.columnFamilyName(), StandardCharsets.UTF_8).equals(family)) {
-          files.add(f);
-        }
-      }
-    });
+    withRawDb(
+        dir,
+        (db, handles) -> {
+          for (LiveFileMetaData f : db.getLiveFilesMetaData()) {
+            if (new String(f.columnFamilyName(), StandardCharsets.UTF_8).equals(family)) {
+              files.add(f);
+            }
+          }
+        });
     assertThat(files).hasSizeGreaterThanOrEqualTo(2);
-    LiveFileMetaData newest = files.stream()
-        .max(Comparator.comparingLong(LiveFileMetaData::largestSeqno)).orElseThrow();
+    LiveFileMetaData newest =
+        files.stream().max(Comparator.comparingLong(LiveFileMetaData::largestSeqno)).orElseThrow();
     Path file = dir.resolve(newest.fileName().replaceFirst("^/", ""));
     byte[] bytes = Files.readAllBytes(file);
     int offset;
     if (at.equals("index")) {
-      try (Options options = new Options(); SstFileReader reader = new SstFileReader(options)) {
+      try (Options options = new Options();
+          SstFileReader reader = new SstFileReader(options)) {
         reader.open(file.toString());
         offset = (int) reader.getTableProperties().getDataSize() + 10; // no filter block
       }
@@ -141,9 +178,11 @@ class DamagedSstRollbackTest {
   private static void withRawDb(Path dir, RawAction action) throws Exception {
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     // flushed as the store writes its files (index entries with the first key of their block)
-    org.rocksdb.ColumnFamilyOptions tables = new org.rocksdb.ColumnFamilyOptions()
-        .setTableFormatConfig(new org.rocksdb.BlockBasedTableConfig()
-            .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey));
+    org.rocksdb.ColumnFamilyOptions tables =
+        new org.rocksdb.ColumnFamilyOptions()
+            .setTableFormatConfig(
+                new org.rocksdb.BlockBasedTableConfig()
+                    .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey));
     try (Options listOptions = new Options()) {
       for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
         descriptors.add(new ColumnFamilyDescriptor(name, tables));

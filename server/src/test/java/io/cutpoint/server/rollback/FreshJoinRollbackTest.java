@@ -26,8 +26,7 @@ class FreshJoinRollbackTest {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static CoordinatorConfig.Builder automatic() {
     return CoordinatorConfig.builder().rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
@@ -35,11 +34,13 @@ class FreshJoinRollbackTest {
 
   private static List<Event> freshWarnings(RollbackCluster c) {
     return c.events(EventType.EVENT_TYPE_WORKER_JOINED).stream()
-        .filter(e -> e.getMessage().contains("fresh state")).toList();
+        .filter(e -> e.getMessage().contains("fresh state"))
+        .toList();
   }
 
   /** Stops the coordinator, replaces {@code crashed} by fresh processes, starts it again. */
-  private static List<RollbackCluster.Member> restartWithFresh(RollbackCluster c, String... crashed) {
+  private static List<RollbackCluster.Member> restartWithFresh(
+      RollbackCluster c, String... crashed) {
     c.stopCoordinator();
     List<RollbackCluster.Member> back = new java.util.ArrayList<>();
     for (String w : crashed) {
@@ -57,7 +58,8 @@ class FreshJoinRollbackTest {
       List<RecordingControl.Restored> restores = c.member(w).control().restores;
       assertThat(restores).as("restores of %s", w).hasSize(1);
       assertThat(restores.get(0).snapshotId()).isEqualTo(id);
-      assertThat(restores.get(0).stateAfter()).as("state of %s right after the restore", w)
+      assertThat(restores.get(0).stateAfter())
+          .as("state of %s right after the restore", w)
           .isEqualTo(c.storedState(id, w));
     }
     c.traffic(true);
@@ -79,8 +81,10 @@ class FreshJoinRollbackTest {
       restartWithFresh(c, "c");
 
       assertRolledBackTo(c, id);
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED)).singleElement()
-          .satisfies(e -> assertThat(e.getMessage()).contains("worker c joined with a fresh state"));
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED))
+          .singleElement()
+          .satisfies(
+              e -> assertThat(e.getMessage()).contains("worker c joined with a fresh state"));
       assertThat(c.store.epoch()).isEqualTo(epoch + 1);
     }
   }
@@ -95,7 +99,8 @@ class FreshJoinRollbackTest {
       restartWithFresh(c, "a", "b", "c");
 
       assertRolledBackTo(c, id);
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED)).singleElement()
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED))
+          .singleElement()
           .satisfies(e -> assertThat(e.getMessage()).contains("joined with a fresh state"));
     }
   }
@@ -107,8 +112,12 @@ class FreshJoinRollbackTest {
       long epoch = c.snapshot().getEpoch();
 
       restartWithFresh(c);
-      await().atMost(WAIT).until(() -> c.peers().keySet().stream()
-          .allMatch(w -> c.state(w) == WorkerState.WORKER_STATE_RUNNING));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  c.peers().keySet().stream()
+                      .allMatch(w -> c.state(w) == WorkerState.WORKER_STATE_RUNNING));
 
       // A rollback would have begun preparing while the joins were handled.
       assertThat(c.server.context().rollback().inProgress()).isFalse();
@@ -125,20 +134,29 @@ class FreshJoinRollbackTest {
 
   @Test
   void withPolicyNoneAFreshWorkerIsReportedAndNothingElseHappens() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
       c.traffic(true);
       long id = c.snapshotWithInFlight().getSnapshotId();
       long epoch = c.store.epoch();
 
       RollbackCluster.Member back = restartWithFresh(c, "c").get(0);
 
-      await().atMost(WAIT).until(() -> !freshWarnings(c).isEmpty() && c.peers().keySet().stream()
-          .allMatch(w -> c.state(w) == WorkerState.WORKER_STATE_RUNNING));
-      assertThat(freshWarnings(c)).singleElement().satisfies(e -> {
-        assertThat(e.getWorkerId()).isEqualTo("c");
-        assertThat(e.getSnapshotId()).isEqualTo(id);
-        assertThat(e.getMessage()).contains("not rolled back");
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  !freshWarnings(c).isEmpty()
+                      && c.peers().keySet().stream()
+                          .allMatch(w -> c.state(w) == WorkerState.WORKER_STATE_RUNNING));
+      assertThat(freshWarnings(c))
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.getWorkerId()).isEqualTo("c");
+                assertThat(e.getSnapshotId()).isEqualTo(id);
+                assertThat(e.getMessage()).contains("not rolled back");
+              });
       assertThat(c.server.context().rollback().inProgress()).isFalse();
       assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED)).isEmpty();
       assertThat(c.rollbacks("completed") + c.rollbacks("failed")).isZero();

@@ -34,14 +34,16 @@ class OperatorControlsTest {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static void assertStatus(ThrowingCallable call, Status.Code code, String text) {
-    assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(code);
-      assertThat(e.getStatus().getDescription()).contains(text);
-    });
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(code);
+              assertThat(e.getStatus().getDescription()).contains(text);
+            });
   }
 
   private static ClusterView cluster(RollbackCluster c) {
@@ -54,11 +56,15 @@ class OperatorControlsTest {
 
   @Test
   void aFailedRollbackReadsAsFailedKeepsTheWorkersHaltedAndIsResolvedByCancelling() {
-    CoordinatorConfig.Builder config = CoordinatorConfig.builder().rollbackDeadline(Duration.ofSeconds(1));
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder().rollbackDeadline(Duration.ofSeconds(1));
     try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
       long id = c.snapshot().getSnapshotId();
       c.crashWorker("b");
-      assertThatThrownBy(() -> c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(id).setWait(true).build()))
+      assertThatThrownBy(
+              () ->
+                  c.admin.rollback(
+                      RollbackRequest.newBuilder().setSnapshotId(id).setWait(true).build()))
           .isInstanceOf(StatusRuntimeException.class);
 
       ClusterView failed = cluster(c);
@@ -67,76 +73,107 @@ class OperatorControlsTest {
       assertThat(failed.getRollback().getDetail()).contains("deadline");
       assertThat(failed.getRollback().getWaitingForList()).containsExactly("b");
       assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
-      assertStatus(() -> c.admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()),
-          Status.Code.FAILED_PRECONDITION, "the rollback to snapshot " + id + " failed");
-      assertStatus(() -> c.admin.removeWorker(remove("b")), Status.Code.FAILED_PRECONDITION,
+      assertStatus(
+          () -> c.admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()),
+          Status.Code.FAILED_PRECONDITION,
+          "the rollback to snapshot " + id + " failed");
+      assertStatus(
+          () -> c.admin.removeWorker(remove("b")),
+          Status.Code.FAILED_PRECONDITION,
           "the failed rollback to snapshot " + id + " restores it; retry or cancel it first");
 
       assertThat(c.member("a").control().resumes).isEmpty();
-      CancelRollbackResponse cancelled = c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
+      CancelRollbackResponse cancelled =
+          c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
       assertThat(cancelled.getSnapshotId()).isEqualTo(id);
       assertThat(cancelled.getResumedUnrestoredList()).containsExactly("a");
       await().atMost(WAIT).until(() -> c.state("a") == WorkerState.WORKER_STATE_RUNNING);
       // the worker itself runs again, not just its entry in the coordinator's view
-      await().atMost(WAIT).until(() -> c.member("a").control().resumes.equals(java.util.List.of(cancelled.getEpoch())));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  c.member("a").control().resumes.equals(java.util.List.of(cancelled.getEpoch())));
       assertThat(cluster(c).getRollback().getPhase()).isEqualTo(RollbackPhase.ROLLBACK_PHASE_NONE);
       assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_CANCELLED)).hasSize(1);
-      assertStatus(() -> c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance()),
-          Status.Code.FAILED_PRECONDITION, "no rollback runs or failed");
+      assertStatus(
+          () -> c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance()),
+          Status.Code.FAILED_PRECONDITION,
+          "no rollback runs or failed");
 
       c.admin.removeWorker(remove("b"));
-      assertThat(cluster(c).getWorkersList()).extracting(w -> w.getDecl().getWorkerId()).containsExactly("a");
-      assertThat(c.events(EventType.EVENT_TYPE_WORKER_REMOVED)).singleElement()
+      assertThat(cluster(c).getWorkersList())
+          .extracting(w -> w.getDecl().getWorkerId())
+          .containsExactly("a");
+      assertThat(c.events(EventType.EVENT_TYPE_WORKER_REMOVED))
+          .singleElement()
           .satisfies(e -> assertThat(e.getWorkerId()).isEqualTo("b"));
     }
   }
 
   @Test
   void aRunningRollbackNamesTheWorkersItWaitsForAndCancellingItResumesTheOthers() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
       long id = c.snapshot().getSnapshotId();
       c.crashWorker("c");
       c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(id).build());
-      await().atMost(WAIT).until(() -> cluster(c).getRollback().getWaitingForList().equals(java.util.List.of("c")));
+      await()
+          .atMost(WAIT)
+          .until(() -> cluster(c).getRollback().getWaitingForList().equals(java.util.List.of("c")));
       ClusterView running = cluster(c);
       assertThat(running.getRollback().getPhase()).isEqualTo(RollbackPhase.ROLLBACK_PHASE_RUNNING);
       assertThat(running.getRollback().getDetail()).contains("workers not rejoined: [c]");
       assertThat(running.getRollbackInProgress()).isTrue();
-      assertStatus(() -> c.admin.removeWorker(remove("c")), Status.Code.FAILED_PRECONDITION,
+      assertStatus(
+          () -> c.admin.removeWorker(remove("c")),
+          Status.Code.FAILED_PRECONDITION,
           "wait for it or cancel it first");
 
-      CancelRollbackResponse cancelled = c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
+      CancelRollbackResponse cancelled =
+          c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
       assertThat(cancelled.getResumedUnrestoredList()).containsExactly("a", "b");
-      await().atMost(WAIT).until(() -> c.state("a") == WorkerState.WORKER_STATE_RUNNING
-          && c.state("b") == WorkerState.WORKER_STATE_RUNNING);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  c.state("a") == WorkerState.WORKER_STATE_RUNNING
+                      && c.state("b") == WorkerState.WORKER_STATE_RUNNING);
       assertThat(c.rollbacks("failed")).isEqualTo(1);
     }
   }
 
   @Test
   void aWorkerLostLongerThanForgetLostAfterIsRemoved() {
-    CoordinatorConfig.Builder config = CoordinatorConfig.builder().forgetLostAfter(Duration.ofMillis(500));
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder().forgetLostAfter(Duration.ofMillis(500));
     try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
       c.crashWorkerUnseen("b"); // the coordinator sees it lost, then forgets it
       await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_WORKER_REMOVED).isEmpty());
-      assertThat(c.events(EventType.EVENT_TYPE_WORKER_LOST)).extracting(Event::getWorkerId).containsExactly("b");
+      assertThat(c.events(EventType.EVENT_TYPE_WORKER_LOST))
+          .extracting(Event::getWorkerId)
+          .containsExactly("b");
       Event removed = c.events(EventType.EVENT_TYPE_WORKER_REMOVED).get(0);
       assertThat(removed.getWorkerId()).isEqualTo("b");
       assertThat(removed.getMessage()).contains("forget-lost-after");
-      assertThat(cluster(c).getWorkersList()).extracting(w -> w.getDecl().getWorkerId()).containsExactly("a");
+      assertThat(cluster(c).getWorkersList())
+          .extracting(w -> w.getDecl().getWorkerId())
+          .containsExactly("a");
       assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_RUNNING);
     }
   }
 
   @Test
   void aBlockedPeriodicSnapshotIsReportedOncePerChangeOfReasonWithTheWorkersThatBlockIt() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
       c.crashWorker("b");
       await().atMost(WAIT).until(() -> c.state("b") == WorkerState.WORKER_STATE_LOST);
       for (int i = 0; i < 3; i++) {
         c.server.context().schedule().attempt().join();
       }
-      assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED)).singleElement()
+      assertThat(c.events(EventType.EVENT_TYPE_SNAPSHOTS_BLOCKED))
+          .singleElement()
           .satisfies(e -> assertThat(e.getMessage()).contains("workers_lost").contains("[b]"));
       assertThat(cluster(c).getSnapshotsBlocked().getReason())
           .isEqualTo(SnapshotsBlockedReason.SNAPSHOTS_BLOCKED_REASON_WORKERS_LOST);

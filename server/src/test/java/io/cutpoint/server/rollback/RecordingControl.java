@@ -1,7 +1,7 @@
 package io.cutpoint.server.rollback;
 
-import io.cutpoint.client.Worker;
 import io.cutpoint.client.ForwardingWorkerControl;
+import io.cutpoint.client.Worker;
 import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.server.testing.Teller;
 import java.util.List;
@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The worker as its session sees it, recording every restore: which snapshot, which epoch, the
- * piece, and the application's state read on the event thread right after the restore (before
- * the session can answer {@code restored}, so before any resume); and the resumes it received.
+ * piece, and the application's state read on the event thread right after the restore (before the
+ * session can answer {@code restored}, so before any resume); and the resumes it received.
  */
 final class RecordingControl extends ForwardingWorkerControl {
 
@@ -22,6 +22,7 @@ final class RecordingControl extends ForwardingWorkerControl {
   private final Worker worker;
   private final Teller teller;
   final List<Restored> restores = new CopyOnWriteArrayList<>();
+
   /** The epochs of the resumes that reached the worker. */
   final List<Long> resumes = new CopyOnWriteArrayList<>();
 

@@ -49,7 +49,8 @@ final class RollbackCluster implements AutoCloseable {
   static final long BALANCE = 10_000;
 
   /** One worker with its application, its recording session view and its session. */
-  record Member(Worker worker, Teller teller, RecordingControl control, CoordinatorSession session) {}
+  record Member(
+      Worker worker, Teller teller, RecordingControl control, CoordinatorSession session) {}
 
   private final Path dir;
   private final CoordinatorConfig config;
@@ -60,11 +61,13 @@ final class RollbackCluster implements AutoCloseable {
   final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ManagedChannel channel;
   final AdminGrpc.AdminBlockingStub admin;
-  private final ScheduledExecutorService driver = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "rollback-test-traffic");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService driver =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "rollback-test-traffic");
+            t.setDaemon(true);
+            return t;
+          });
   private volatile boolean traffic;
   private long seed = 1;
   CorruptibleStore store;
@@ -72,14 +75,15 @@ final class RollbackCluster implements AutoCloseable {
 
   RollbackCluster(Path dir, CoordinatorConfig.Builder config, String... ids) {
     this.dir = dir;
-    this.config = config
-        .dataDir(dir)
-        .snapshotInterval(Duration.ZERO)
-        .snapshotTimeout(Duration.ofSeconds(10))
-        .heartbeatInterval(Duration.ofMillis(100))
-        .heartbeatTimeout(Duration.ofSeconds(3))
-        .retainCompleteSnapshots(100)
-        .build();
+    this.config =
+        config
+            .dataDir(dir)
+            .snapshotInterval(Duration.ZERO)
+            .snapshotTimeout(Duration.ofSeconds(10))
+            .heartbeatInterval(Duration.ofMillis(100))
+            .heartbeatTimeout(Duration.ofSeconds(3))
+            .retainCompleteSnapshots(100)
+            .build();
     for (String a : ids) {
       List<String> others = new ArrayList<>();
       for (String b : ids) {
@@ -102,23 +106,29 @@ final class RollbackCluster implements AutoCloseable {
 
   void startCoordinator() {
     store = new CorruptibleStore(RocksSnapshotStore.open(dir));
-    EventHub.EventSink collect = new EventHub.EventSink() {
-      @Override
-      public boolean offer(Event event) {
-        events.add(event);
-        return true;
-      }
+    EventHub.EventSink collect =
+        new EventHub.EventSink() {
+          @Override
+          public boolean offer(Event event) {
+            events.add(event);
+            return true;
+          }
 
-      @Override
-      public void overflowed() {}
-    };
+          @Override
+          public void overflowed() {}
+        };
     // Subscribe before the rollback service starts: a coordinator that finds a rollback in
     // progress resumes it (and reports ROLLBACK_STARTED) before CoordinatorServer.start returns.
-    server = CoordinatorServer.start(config, registry, InProcessServerBuilder.forName(name), store,
-        context -> {
-          context.events().subscribe(collect);
-          return RollbackCoordinator.factory().create(context);
-        });
+    server =
+        CoordinatorServer.start(
+            config,
+            registry,
+            InProcessServerBuilder.forName(name),
+            store,
+            context -> {
+              context.events().subscribe(collect);
+              return RollbackCoordinator.factory().create(context);
+            });
   }
 
   void stopCoordinator() {
@@ -136,14 +146,23 @@ final class RollbackCluster implements AutoCloseable {
   Member launchWorker(String id) {
     List<String> out = peers.get(id);
     Teller teller = new Teller(BALANCE, out, seed++);
-    Worker w = Worker.builder(id).outgoing(out).incoming(out).stateHandler(teller).messageHandler(teller)
-        .build();
+    Worker w =
+        Worker.builder(id)
+            .outgoing(out)
+            .incoming(out)
+            .stateHandler(teller)
+            .messageHandler(teller)
+            .build();
     teller.attach(w);
     w.start();
     RecordingControl control = new RecordingControl(w, teller);
-    CoordinatorSession s = new CoordinatorSession(channel, control, SessionOptions.defaults()
-        .withReconnect(Duration.ofMillis(50), Duration.ofMillis(300))
-        .withCloseTimeout(Duration.ofSeconds(2)));
+    CoordinatorSession s =
+        new CoordinatorSession(
+            channel,
+            control,
+            SessionOptions.defaults()
+                .withReconnect(Duration.ofMillis(50), Duration.ofMillis(300))
+                .withCloseTimeout(Duration.ofSeconds(2)));
     Member m = new Member(w, teller, control, s);
     synchronized (members) {
       members.put(id, m);
@@ -208,11 +227,14 @@ final class RollbackCluster implements AutoCloseable {
   /** Stops traffic and waits until every message was delivered and acknowledged. */
   void quiesce() {
     traffic(false);
-    await().atMost(Duration.ofSeconds(20)).until(() -> {
-      synchronized (members) {
-        return members.values().stream().allMatch(m -> m.worker().allAcknowledged());
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              synchronized (members) {
+                return members.values().stream().allMatch(m -> m.worker().allAcknowledged());
+              }
+            });
   }
 
   long liveTotal() {
@@ -226,7 +248,9 @@ final class RollbackCluster implements AutoCloseable {
   }
 
   SnapshotManifest snapshot() {
-    return admin.triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build()).getManifest();
+    return admin
+        .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build())
+        .getManifest();
   }
 
   /** Takes snapshots until a complete one has messages in flight. */

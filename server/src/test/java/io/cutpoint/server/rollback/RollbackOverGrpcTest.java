@@ -33,16 +33,17 @@ class RollbackOverGrpcTest {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static RollbackRequest request(long id, boolean wait) {
     return RollbackRequest.newBuilder().setSnapshotId(id).setWait(wait).build();
   }
 
   @Test
-  void afterARollbackEveryWorkerHoldsItsSnapshotStateGetsTheRecordedMessagesFirstAndMoneyIsConserved() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
+  void
+      afterARollbackEveryWorkerHoldsItsSnapshotStateGetsTheRecordedMessagesFirstAndMoneyIsConserved() {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
       c.traffic(true);
       SnapshotManifest target = c.snapshotWithInFlight();
       long id = target.getSnapshotId();
@@ -59,11 +60,14 @@ class RollbackOverGrpcTest {
         RecordingControl.Restored restored = c.member(w).control().restores.get(0);
         assertThat(restored.snapshotId()).isEqualTo(id);
         assertThat(restored.epoch()).isEqualTo(r.getEpoch());
-        assertThat(restored.stateAfter()).as("state of %s right after the restore", w)
+        assertThat(restored.stateAfter())
+            .as("state of %s right after the restore", w)
             .isEqualTo(c.storedState(id, w));
         LocalSnapshotMeta meta = c.storedMeta(id, w);
-        assertThat(restored.piece().sent()).containsExactlyInAnyOrderEntriesOf(counters(meta.getSentList()));
-        assertThat(restored.piece().received()).containsExactlyInAnyOrderEntriesOf(counters(meta.getReceivedList()));
+        assertThat(restored.piece().sent())
+            .containsExactlyInAnyOrderEntriesOf(counters(meta.getSentList()));
+        assertThat(restored.piece().received())
+            .containsExactlyInAnyOrderEntriesOf(counters(meta.getReceivedList()));
       }
 
       // Traffic goes on; on every channel the recorded messages come first, then new ones, no gap.
@@ -74,16 +78,21 @@ class RollbackOverGrpcTest {
         for (String from : c.peers().get(to)) {
           List<RecordedMessage> recorded = c.recorded(id, from, to);
           long receivedAtCut = counters(c.storedMeta(id, to).getReceivedList()).get(from);
-          List<Teller.Delivery> after = c.member(to).teller().deliveredFrom(from).stream()
-              .filter(d -> d.epoch() == r.getEpoch()).toList();
-          assertThat(after.size()).as("%s->%s delivered after the rollback", from, to)
+          List<Teller.Delivery> after =
+              c.member(to).teller().deliveredFrom(from).stream()
+                  .filter(d -> d.epoch() == r.getEpoch())
+                  .toList();
+          assertThat(after.size())
+              .as("%s->%s delivered after the rollback", from, to)
               .isGreaterThanOrEqualTo(recorded.size());
           for (int i = 0; i < recorded.size(); i++) {
             assertThat(after.get(i).seq()).isEqualTo(recorded.get(i).seq());
             assertThat(after.get(i).amount()).isEqualTo(Teller.amountOf(recorded.get(i).payload()));
           }
           for (int i = 0; i < after.size(); i++) {
-            assertThat(after.get(i).seq()).as("%s->%s delivery %d", from, to, i).isEqualTo(receivedAtCut + 1 + i);
+            assertThat(after.get(i).seq())
+                .as("%s->%s delivery %d", from, to, i)
+                .isEqualTo(receivedAtCut + 1 + i);
           }
           replayed += recorded.size();
         }
@@ -105,29 +114,44 @@ class RollbackOverGrpcTest {
 
   @Test
   void aRollbackWaitsForAMissingWorkerWhichJoinsHaltedAndASecondRollbackMeanwhileIsRefused() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
       c.traffic(true);
       long id = c.snapshotWithInFlight().getSnapshotId();
       c.crashWorker("c");
 
       RollbackResponse started = c.admin.rollback(request(id, false));
       assertThat(started.getCompleted()).isFalse();
-      await().atMost(WAIT).until(() -> c.state("a") == WorkerState.WORKER_STATE_HALTED
-          && c.state("b") == WorkerState.WORKER_STATE_HALTED);
-      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress()).isTrue();
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  c.state("a") == WorkerState.WORKER_STATE_HALTED
+                      && c.state("b") == WorkerState.WORKER_STATE_HALTED);
+      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress())
+          .isTrue();
 
       assertThatThrownBy(() -> c.admin.rollback(request(id, false)))
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-            assertThat(e.getStatus().getDescription()).contains("in progress").contains("[c]");
-          });
-      assertThatThrownBy(() -> c.admin.deleteSnapshot(io.cutpoint.api.v1.DeleteSnapshotRequest.newBuilder()
-          .setSnapshotId(id).build()))
-          .isInstanceOfSatisfying(StatusRuntimeException.class,
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+                assertThat(e.getStatus().getDescription()).contains("in progress").contains("[c]");
+              });
+      assertThatThrownBy(
+              () ->
+                  c.admin.deleteSnapshot(
+                      io.cutpoint.api.v1.DeleteSnapshotRequest.newBuilder()
+                          .setSnapshotId(id)
+                          .build()))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
 
       RollbackCluster.Member back = c.startWorker("c"); // a fresh process: its state is gone
-      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      await()
+          .atMost(WAIT)
+          .until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
       assertThat(back.control().restores).hasSize(1);
       assertThat(back.control().restores.get(0).stateAfter()).isEqualTo(c.storedState(id, "c"));
       assertThat(back.worker().epoch()).isEqualTo(started.getEpoch());
@@ -140,17 +164,22 @@ class RollbackOverGrpcTest {
 
   @Test
   void anUnknownSnapshotIsNotFoundAndIdZeroIsInvalid() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
       assertThatThrownBy(() -> c.admin.rollback(request(999, true)))
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
-            assertThat(e.getStatus().getDescription()).contains("999");
-          });
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+                assertThat(e.getStatus().getDescription()).contains("999");
+              });
       assertThatThrownBy(() -> c.admin.rollback(request(0, true)))
-          .isInstanceOfSatisfying(StatusRuntimeException.class,
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
       // A refused request leaves nothing in progress.
-      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress()).isFalse();
+      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress())
+          .isFalse();
       long id = c.snapshot().getSnapshotId();
       assertThat(c.admin.rollback(request(id, true)).getCompleted()).isTrue();
     }
@@ -158,18 +187,23 @@ class RollbackOverGrpcTest {
 
   @Test
   void anOperatorsRollbackToACorruptSnapshotIsRefusedWithDataLossAndHaltsNobody() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
       c.traffic(true);
       long id = c.snapshot().getSnapshotId();
       long epoch = c.store.epoch();
       c.store.corrupt(id);
 
       assertThatThrownBy(() -> c.admin.rollback(request(id, true)))
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DATA_LOSS);
-            assertThat(e.getStatus().getDescription())
-                .contains("snapshot " + id).contains("checksum").contains("older snapshot");
-          });
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DATA_LOSS);
+                assertThat(e.getStatus().getDescription())
+                    .contains("snapshot " + id)
+                    .contains("checksum")
+                    .contains("older snapshot");
+              });
       assertThat(c.store.epoch()).isEqualTo(epoch);
       assertThat(c.store.rollbackInProgress()).isEmpty();
       assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED)).isEmpty();
@@ -181,8 +215,8 @@ class RollbackOverGrpcTest {
 
   @Test
   void anAutomaticRollbackAfterAWorkerIsLostFallsBackToTheNewestSnapshotThatVerifies() {
-    CoordinatorConfig.Builder config = CoordinatorConfig.builder()
-        .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder().rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
     try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b", "c").start()) {
       c.traffic(true);
       long older = c.snapshot().getSnapshotId();
@@ -191,17 +225,27 @@ class RollbackOverGrpcTest {
 
       c.crashWorker("c");
       await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).isEmpty());
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FALLBACK)).singleElement().satisfies(e -> {
-        assertThat(e.getSnapshotId()).isEqualTo(newest);
-        assertThat(e.getMessage()).contains("checksum").contains("falling back to snapshot " + older);
-      });
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).get(0).getSnapshotId()).isEqualTo(older);
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).get(0).getMessage()).contains("worker c was lost");
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FALLBACK))
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.getSnapshotId()).isEqualTo(newest);
+                assertThat(e.getMessage())
+                    .contains("checksum")
+                    .contains("falling back to snapshot " + older);
+              });
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).get(0).getSnapshotId())
+          .isEqualTo(older);
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).get(0).getMessage())
+          .contains("worker c was lost");
 
       RollbackCluster.Member back = c.startWorker("c");
-      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      await()
+          .atMost(WAIT)
+          .until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
       for (String w : List.of("a", "b")) {
-        assertThat(c.member(w).control().restores).singleElement()
+        assertThat(c.member(w).control().restores)
+            .singleElement()
             .satisfies(r -> assertThat(r.snapshotId()).isEqualTo(older));
       }
       assertThat(back.control().restores.get(0).stateAfter()).isEqualTo(c.storedState(older, "c"));
@@ -212,7 +256,8 @@ class RollbackOverGrpcTest {
 
   @Test
   void aCoordinatorStoppedInTheMiddleOfARollbackFinishesItWhenItStartsAgain() {
-    try (RollbackCluster c = new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {
       c.traffic(true);
       long id = c.snapshotWithInFlight().getSnapshotId();
       c.crashWorker("c");
@@ -224,11 +269,15 @@ class RollbackOverGrpcTest {
       assertThat(c.store.rollbackInProgress()).isPresent();
       c.startWorker("c");
 
-      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      await()
+          .atMost(WAIT)
+          .until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
       assertThat(c.store.rollbackInProgress()).isEmpty();
       assertThat(c.store.epoch()).isEqualTo(firstEpoch + 1);
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED)).last()
-          .satisfies(e -> assertThat(e.getMessage()).contains("resumed after a coordinator restart"));
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED))
+          .last()
+          .satisfies(
+              e -> assertThat(e.getMessage()).contains("resumed after a coordinator restart"));
       for (String w : c.peers().keySet()) {
         List<RecordingControl.Restored> restores = c.member(w).control().restores;
         RecordingControl.Restored last = restores.get(restores.size() - 1);
@@ -247,51 +296,67 @@ class RollbackOverGrpcTest {
 
   @Test
   void aRollbackWhoseWorkerNeverReturnsFailsAtTheDeadlineAndTheWorkersStayHaltedUntilOneSucceeds() {
-    CoordinatorConfig.Builder config = CoordinatorConfig.builder().rollbackDeadline(Duration.ofSeconds(1));
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder().rollbackDeadline(Duration.ofSeconds(1));
     try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
       long id = c.snapshot().getSnapshotId();
       c.crashWorker("b");
 
       assertThatThrownBy(() -> c.admin.rollback(request(id, true)))
-          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
-            assertThat(e.getStatus().getDescription()).contains("deadline").contains("[b]");
-          });
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
+                assertThat(e.getStatus().getDescription()).contains("deadline").contains("[b]");
+              });
       assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED)).hasSize(1);
       assertThat(c.rollbacks("failed")).isEqualTo(1);
-      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollback().getPhase())
+      assertThat(
+              c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollback().getPhase())
           .isEqualTo(io.cutpoint.api.v1.RollbackPhase.ROLLBACK_PHASE_FAILED);
       assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
 
       c.startWorker("b");
       RollbackResponse again = c.admin.rollback(request(id, true));
       assertThat(again.getCompleted()).isTrue();
-      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress()).isFalse();
-      assertThat(c.member("b").control().restores.get(0).stateAfter()).isEqualTo(c.storedState(id, "b"));
+      assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress())
+          .isFalse();
+      assertThat(c.member("b").control().restores.get(0).stateAfter())
+          .isEqualTo(c.storedState(id, "b"));
     }
   }
 
   @Test
   void anAutomaticRollbackThatFailedAtItsDeadlineIsRetriedWhenEveryWorkerIsBack() {
-    CoordinatorConfig.Builder config = CoordinatorConfig.builder()
-        .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE).rollbackDeadline(Duration.ofSeconds(1));
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder()
+            .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE)
+            .rollbackDeadline(Duration.ofSeconds(1));
     try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
       c.traffic(true);
       long id = c.snapshot().getSnapshotId();
       c.crashWorker("b");
       await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED).isEmpty());
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED).get(0).getMessage()).contains("[b]");
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED).get(0).getMessage())
+          .contains("[b]");
       assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
-      assertThatThrownBy(c::snapshot).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-        assertThat(e.getStatus().getDescription()).contains("rollback");
-      });
+      assertThatThrownBy(c::snapshot)
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+                assertThat(e.getStatus().getDescription()).contains("rollback");
+              });
 
       RollbackCluster.Member back = c.startWorker("b");
-      await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
-      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED)).last()
+      await()
+          .atMost(WAIT)
+          .until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED))
+          .last()
           .satisfies(e -> assertThat(e.getMessage()).contains("retry after a failed rollback"));
-      assertThat(back.control().restores).singleElement()
+      assertThat(back.control().restores)
+          .singleElement()
           .satisfies(r -> assertThat(r.stateAfter()).isEqualTo(c.storedState(id, "b")));
       c.quiesce();
       assertThat(c.liveTotal()).isEqualTo(c.total());

@@ -82,7 +82,8 @@ class RollbackRunTest {
 
     assertThat(run.joined("a")).containsExactly(new Halt("a"));
     assertThat(run.halted("a", EPOCH)).containsExactly(new Restore("a"));
-    assertThat(run.restored("a", EPOCH, SNAPSHOT)).containsExactly(new Resume("a"), new Resume("b"));
+    assertThat(run.restored("a", EPOCH, SNAPSHOT))
+        .containsExactly(new Resume("a"), new Resume("b"));
   }
 
   @Test
@@ -123,7 +124,9 @@ class RollbackRunTest {
     clock.advance(Duration.ofSeconds(1));
     assertThat(run.checkDeadline()).isTrue();
     assertThat(run.phase()).isEqualTo(Phase.FAILED);
-    assertThat(run.failure()).contains("the deadline of 30s passed").contains("workers not rejoined: [b]");
+    assertThat(run.failure())
+        .contains("the deadline of 30s passed")
+        .contains("workers not rejoined: [b]");
     // A failed run ignores everything.
     assertThat(run.joined("b")).isEmpty();
     assertThat(run.halted("b", EPOCH)).isEmpty();
@@ -159,11 +162,12 @@ class RollbackRunTest {
       List<String> ids = List.of("a", "b", "c", "d");
       RollbackRun run = new RollbackRun(EPOCH, SNAPSHOT, ids, clock, Duration.ofSeconds(30));
       Set<String> live = new TreeSet<>();
-      ids.forEach(w -> {
-        if (random.nextInt(4) > 0) {
-          live.add(w);
-        }
-      });
+      ids.forEach(
+          w -> {
+            if (random.nextInt(4) > 0) {
+              live.add(w);
+            }
+          });
       List<RollbackRun.Command> sent = new ArrayList<>(run.begin(live));
       Set<String> haltedNow = new TreeSet<>();
       Set<String> restoredNow = new TreeSet<>();
@@ -198,7 +202,9 @@ class RollbackRunTest {
               everHalted.add(w);
               out = run.halted(w, EPOCH);
             } else if (last instanceof Restore) {
-              assertThat(haltedNow).as("seed %d: %s restored while not halted", seed, w).contains(w);
+              assertThat(haltedNow)
+                  .as("seed %d: %s restored while not halted", seed, w)
+                  .contains(w);
               restoredNow.add(w);
               out = run.restored(w, EPOCH, SNAPSHOT);
             } else {
@@ -213,28 +219,38 @@ class RollbackRunTest {
             // that was lost later and halted again is restored again, the others staying halted.
             boolean first = sent.stream().noneMatch(x -> x instanceof Restore);
             assertThat(first ? haltedNow : everHalted)
-                .as("seed %d: restore to %s before every worker halted", seed, c.workerId()).containsAll(ids);
-            assertThat(haltedNow).as("seed %d: restore to %s while it is not halted", seed, c.workerId())
+                .as("seed %d: restore to %s before every worker halted", seed, c.workerId())
+                .containsAll(ids);
+            assertThat(haltedNow)
+                .as("seed %d: restore to %s while it is not halted", seed, c.workerId())
                 .contains(c.workerId());
           }
           if (c instanceof Resume) {
-            assertThat(restoredNow).as("seed %d: resume before all restored", seed).containsAll(ids);
+            assertThat(restoredNow)
+                .as("seed %d: resume before all restored", seed)
+                .containsAll(ids);
           }
         }
         sent.addAll(out);
       }
       if (run.phase() == Phase.COMPLETED) {
         completed++;
-        assertThat(sent.stream().filter(c -> c instanceof Resume).map(RollbackRun.Command::workerId))
+        assertThat(
+                sent.stream().filter(c -> c instanceof Resume).map(RollbackRun.Command::workerId))
             .containsExactlyInAnyOrderElementsOf(ids);
       }
     }
     System.out.println("random rollback schedules: " + completed + " of 500 completed");
     // The schedules must also reach the end, not only stay safe on the way.
-    assertThat(completed).as("schedules that reached COMPLETED").isGreaterThanOrEqualTo(MIN_COMPLETED);
+    assertThat(completed)
+        .as("schedules that reached COMPLETED")
+        .isGreaterThanOrEqualTo(MIN_COMPLETED);
   }
 
-  /** 60 of the 500 seeds complete (the others lose workers until the step limit); a run that stalls shows here. */
+  /**
+   * 60 of the 500 seeds complete (the others lose workers until the step limit); a run that stalls
+   * shows here.
+   */
   private static final int MIN_COMPLETED = 50;
 
   private static RollbackRun.Command lastFor(List<RollbackRun.Command> sent, String w) {

@@ -24,7 +24,8 @@ class AdminTokenTest {
     AdminToken t = AdminToken.of("s3cret");
     assertThat(t.toString()).doesNotContain("s3cret");
     assertThat(CoordinatorConfig.builder().adminToken(t).build().toString())
-        .contains("AdminToken[redacted]").doesNotContain("s3cret");
+        .contains("AdminToken[redacted]")
+        .doesNotContain("s3cret");
   }
 
   @Test

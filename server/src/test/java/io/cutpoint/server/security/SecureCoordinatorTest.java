@@ -64,10 +64,16 @@ class SecureCoordinatorTest {
   }
 
   private CoordinatorServer start(CoordinatorConfig.Builder b) throws IOException {
-    server = CoordinatorServer.start(b.port(0).dataDir(dir.resolve("data"))
-        .snapshotInterval(Duration.ZERO).snapshotTimeout(Duration.ofSeconds(20))
-        .heartbeatInterval(Duration.ofMillis(100)).heartbeatTimeout(Duration.ofSeconds(5))
-        .build(), new SimpleMeterRegistry());
+    server =
+        CoordinatorServer.start(
+            b.port(0)
+                .dataDir(dir.resolve("data"))
+                .snapshotInterval(Duration.ZERO)
+                .snapshotTimeout(Duration.ofSeconds(20))
+                .heartbeatInterval(Duration.ofMillis(100))
+                .heartbeatTimeout(Duration.ofSeconds(5))
+                .build(),
+            new SimpleMeterRegistry());
     return server;
   }
 
@@ -78,7 +84,8 @@ class SecureCoordinatorTest {
   }
 
   private static AdminGrpc.AdminBlockingStub admin(ManagedChannel c, String authorization) {
-    AdminGrpc.AdminBlockingStub stub = AdminGrpc.newBlockingStub(c).withDeadlineAfter(10, TimeUnit.SECONDS);
+    AdminGrpc.AdminBlockingStub stub =
+        AdminGrpc.newBlockingStub(c).withDeadlineAfter(10, TimeUnit.SECONDS);
     if (authorization == null) {
       return stub;
     }
@@ -88,40 +95,59 @@ class SecureCoordinatorTest {
   }
 
   private static void assertRefused(Runnable call, Status.Code code, String text) {
-    assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-      assertThat(e.getStatus().getCode()).isEqualTo(code);
-      if (text != null) {
-        assertThat(e.getStatus().getDescription()).isEqualTo(text);
-      }
-    });
+    assertThatThrownBy(call::run)
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(code);
+              if (text != null) {
+                assertThat(e.getStatus().getDescription()).isEqualTo(text);
+              }
+            });
   }
 
   private static ServingStatus health(ManagedChannel c) {
-    return HealthGrpc.newBlockingStub(c).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .check(HealthCheckRequest.getDefaultInstance()).getStatus();
+    return HealthGrpc.newBlockingStub(c)
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .check(HealthCheckRequest.getDefaultInstance())
+        .getStatus();
   }
 
-  /** A lone worker over {@code credentials} joins; a snapshot triggered through {@code admin} completes. */
-  private void aWorkerJoinsAndASnapshotCompletes(ChannelCredentials credentials,
-      AdminGrpc.AdminBlockingStub admin) {
+  /**
+   * A lone worker over {@code credentials} joins; a snapshot triggered through {@code admin}
+   * completes.
+   */
+  private void aWorkerJoinsAndASnapshotCompletes(
+      ChannelCredentials credentials, AdminGrpc.AdminBlockingStub admin) {
     byte[] state = "solo-state".getBytes(StandardCharsets.UTF_8);
-    Worker w = Worker.builder("solo").stateHandler(new StateHandler() {
-      @Override
-      public byte[] capture() {
-        return state;
-      }
+    Worker w =
+        Worker.builder("solo")
+            .stateHandler(
+                new StateHandler() {
+                  @Override
+                  public byte[] capture() {
+                    return state;
+                  }
 
-      @Override
-      public void restore(byte[] s) {}
-    }).messageHandler((from, seq, payload) -> {}).build();
+                  @Override
+                  public void restore(byte[] s) {}
+                })
+            .messageHandler((from, seq, payload) -> {})
+            .build();
     workers.add(w);
     w.start();
-    CoordinatorSession session = CoordinatorSession.connect(server.target(), credentials, w,
-        SessionOptions.defaults().withReconnect(Duration.ofMillis(50), Duration.ofMillis(300)));
+    CoordinatorSession session =
+        CoordinatorSession.connect(
+            server.target(),
+            credentials,
+            w,
+            SessionOptions.defaults().withReconnect(Duration.ofMillis(50), Duration.ofMillis(300)));
     workers.add(0, session);
     session.joined().orTimeout(20, TimeUnit.SECONDS).join();
-    TriggerSnapshotResponse r = admin.withDeadlineAfter(30, TimeUnit.SECONDS)
-        .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build());
+    TriggerSnapshotResponse r =
+        admin
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build());
     assertThat(r.getManifest().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
   }
 
@@ -131,16 +157,23 @@ class SecureCoordinatorTest {
     ManagedChannel c = channel(InsecureChannelCredentials.create());
     GetClusterRequest req = GetClusterRequest.getDefaultInstance();
 
-    assertRefused(() -> admin(c, null).getCluster(req), Status.Code.UNAUTHENTICATED, "admin token required");
-    assertRefused(() -> admin(c, "Bearer " + TOKEN + "x").getCluster(req), Status.Code.UNAUTHENTICATED,
+    assertRefused(
+        () -> admin(c, null).getCluster(req), Status.Code.UNAUTHENTICATED, "admin token required");
+    assertRefused(
+        () -> admin(c, "Bearer " + TOKEN + "x").getCluster(req),
+        Status.Code.UNAUTHENTICATED,
         "bad admin token");
-    assertRefused(() -> admin(c, "Bearer " + TOKEN.substring(1)).getCluster(req), Status.Code.UNAUTHENTICATED,
+    assertRefused(
+        () -> admin(c, "Bearer " + TOKEN.substring(1)).getCluster(req),
+        Status.Code.UNAUTHENTICATED,
         "bad admin token");
-    assertRefused(() -> admin(c, TOKEN).getCluster(req), Status.Code.UNAUTHENTICATED, "bad admin token");
+    assertRefused(
+        () -> admin(c, TOKEN).getCluster(req), Status.Code.UNAUTHENTICATED, "bad admin token");
     assertThat(admin(c, "Bearer " + TOKEN).getCluster(req).getWorkersCount()).isZero();
     assertThat(health(c)).isEqualTo(ServingStatus.SERVING);
 
-    aWorkerJoinsAndASnapshotCompletes(InsecureChannelCredentials.create(), admin(c, "Bearer " + TOKEN));
+    aWorkerJoinsAndASnapshotCompletes(
+        InsecureChannelCredentials.create(), admin(c, "Bearer " + TOKEN));
     assertThat(admin(c, "Bearer " + TOKEN).getCluster(req).getWorkersCount()).isEqualTo(1);
   }
 
@@ -148,7 +181,8 @@ class SecureCoordinatorTest {
   void withoutATokenTheAdminServiceIsOpen() throws Exception {
     start(CoordinatorConfig.builder());
     ManagedChannel c = channel(InsecureChannelCredentials.create());
-    assertThat(admin(c, null).getCluster(GetClusterRequest.getDefaultInstance()).getWorkersCount()).isZero();
+    assertThat(admin(c, null).getCluster(GetClusterRequest.getDefaultInstance()).getWorkersCount())
+        .isZero();
   }
 
   @Test
@@ -161,7 +195,8 @@ class SecureCoordinatorTest {
     ManagedChannel untrusting = channel(TlsChannelCredentials.create());
     assertRefused(() -> health(untrusting), Status.Code.UNAVAILABLE, null);
 
-    ChannelCredentials trusting = TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile()).build();
+    ChannelCredentials trusting =
+        TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile()).build();
     ManagedChannel c = channel(trusting);
     assertThat(health(c)).isEqualTo(ServingStatus.SERVING);
     aWorkerJoinsAndASnapshotCompletes(trusting, admin(c, null));
@@ -171,33 +206,48 @@ class SecureCoordinatorTest {
   void withMutualTlsAClientWithoutACertificateIsRefusedAndAWorkerWithOneTakesPartInASnapshot()
       throws Exception {
     TestPki pki = TestPki.create(dir);
-    start(CoordinatorConfig.builder().adminToken(AdminToken.of(TOKEN))
-        .tls(new TlsFiles(pki.serverCert(), pki.serverKey(), pki.caCert())));
+    start(
+        CoordinatorConfig.builder()
+            .adminToken(AdminToken.of(TOKEN))
+            .tls(new TlsFiles(pki.serverCert(), pki.serverKey(), pki.caCert())));
 
-    ManagedChannel noCert = channel(TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile()).build());
+    ManagedChannel noCert =
+        channel(TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile()).build());
     assertRefused(() -> health(noCert), Status.Code.UNAVAILABLE, null);
 
-    ChannelCredentials withCert = TlsChannelCredentials.newBuilder()
-        .trustManager(pki.caCert().toFile())
-        .keyManager(pki.clientCert().toFile(), pki.clientKey().toFile())
-        .build();
+    ChannelCredentials withCert =
+        TlsChannelCredentials.newBuilder()
+            .trustManager(pki.caCert().toFile())
+            .keyManager(pki.clientCert().toFile(), pki.clientKey().toFile())
+            .build();
     ManagedChannel c = channel(withCert);
     assertThat(health(c)).isEqualTo(ServingStatus.SERVING);
-    assertRefused(() -> admin(c, null).getCluster(GetClusterRequest.getDefaultInstance()),
-        Status.Code.UNAUTHENTICATED, "admin token required");
+    assertRefused(
+        () -> admin(c, null).getCluster(GetClusterRequest.getDefaultInstance()),
+        Status.Code.UNAUTHENTICATED,
+        "admin token required");
     // the worker-facing service wants a certificate that names the worker
     TestPki.Issued solo = pki.worker("solo");
-    aWorkerJoinsAndASnapshotCompletes(TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile())
-        .keyManager(solo.cert().toFile(), solo.key().toFile()).build(), admin(c, "Bearer " + TOKEN));
+    aWorkerJoinsAndASnapshotCompletes(
+        TlsChannelCredentials.newBuilder()
+            .trustManager(pki.caCert().toFile())
+            .keyManager(solo.cert().toFile(), solo.key().toFile())
+            .build(),
+        admin(c, "Bearer " + TOKEN));
   }
 
   @Test
   void aMissingKeyFileStopsTheStartWithItsName() throws Exception {
     TestPki pki = TestPki.create(dir);
     Path missing = dir.resolve("nope.key");
-    assertThatThrownBy(() -> start(CoordinatorConfig.builder().tls(TlsFiles.of(pki.serverCert(), missing))))
-        .isInstanceOf(IOException.class).hasMessageContaining(missing.toString());
-    assertThatThrownBy(() -> start(CoordinatorConfig.builder().tls(TlsFiles.of(pki.serverCert(), pki.caCert()))))
-        .isInstanceOf(IOException.class).hasMessageContaining(pki.caCert().toString());
+    assertThatThrownBy(
+            () -> start(CoordinatorConfig.builder().tls(TlsFiles.of(pki.serverCert(), missing))))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining(missing.toString());
+    assertThatThrownBy(
+            () ->
+                start(CoordinatorConfig.builder().tls(TlsFiles.of(pki.serverCert(), pki.caCert()))))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining(pki.caCert().toString());
   }
 }

@@ -68,18 +68,27 @@ class WorkerAuthTest {
   }
 
   private void start(CoordinatorConfig.Builder b) throws Exception {
-    server = CoordinatorServer.start(b.port(0).dataDir(dir).snapshotInterval(Duration.ZERO)
-        .heartbeatInterval(Duration.ofMillis(200)).heartbeatTimeout(Duration.ofSeconds(30)).build(),
-        new SimpleMeterRegistry());
+    server =
+        CoordinatorServer.start(
+            b.port(0)
+                .dataDir(dir)
+                .snapshotInterval(Duration.ZERO)
+                .heartbeatInterval(Duration.ofMillis(200))
+                .heartbeatTimeout(Duration.ofSeconds(30))
+                .build(),
+            new SimpleMeterRegistry());
   }
 
   private ManagedChannel channel(ChannelCredentials credentials) {
-    ManagedChannel c = NettyChannelBuilder.forTarget(server.target(), credentials)
-        .overrideAuthority("localhost").build();
-    closing.add(() -> {
-      c.shutdownNow();
-      c.awaitTermination(5, TimeUnit.SECONDS);
-    });
+    ManagedChannel c =
+        NettyChannelBuilder.forTarget(server.target(), credentials)
+            .overrideAuthority("localhost")
+            .build();
+    closing.add(
+        () -> {
+          c.shutdownNow();
+          c.awaitTermination(5, TimeUnit.SECONDS);
+        });
     return c;
   }
 
@@ -99,11 +108,14 @@ class WorkerAuthTest {
     }
   }
 
-  private static Status downloadStatus(CoordinatorGrpc.CoordinatorBlockingStub stub, long id, String worker) {
+  private static Status downloadStatus(
+      CoordinatorGrpc.CoordinatorBlockingStub stub, long id, String worker) {
     try {
-      Iterator<DownloadPart> it = stub.withDeadlineAfter(30, TimeUnit.SECONDS).downloadSnapshot(
-          DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId(worker).build());
-      it.forEachRemaining(p -> { });
+      Iterator<DownloadPart> it =
+          stub.withDeadlineAfter(30, TimeUnit.SECONDS)
+              .downloadSnapshot(
+                  DownloadRequest.newBuilder().setSnapshotId(id).setWorkerId(worker).build());
+      it.forEachRemaining(p -> {});
       return Status.OK;
     } catch (StatusRuntimeException e) {
       return e.getStatus();
@@ -115,9 +127,15 @@ class WorkerAuthTest {
   }
 
   private long complete(AdminGrpc.AdminBlockingStub admin, long id) {
-    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> admin.getSnapshot(
-        GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest().getStatus()
-        == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                admin
+                        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+                        .getManifest()
+                        .getStatus()
+                    == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     return id;
   }
 
@@ -125,7 +143,8 @@ class WorkerAuthTest {
   void uploadsAndDownloadsAreOnlyForTheCallersOwnLiveSession() throws Exception {
     start(CoordinatorConfig.builder());
     ManagedChannel c = channel(InsecureChannelCredentials.create());
-    AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(c).withDeadlineAfter(30, TimeUnit.SECONDS);
+    AdminGrpc.AdminBlockingStub admin =
+        AdminGrpc.newBlockingStub(c).withDeadlineAfter(30, TimeUnit.SECONDS);
     RawWorker a = raw(c, "a", null).join(List.of(), List.of());
     RawWorker b = raw(c, "b", null).join(List.of(), List.of());
     a.await(CoordinatorMessage::hasWelcome);
@@ -137,7 +156,8 @@ class WorkerAuthTest {
     CoordinatorGrpc.CoordinatorStub stranger = CoordinatorGrpc.newStub(c);
     Status s = statusOf(RawWorker.sendRaw(stranger, piece(id, "a")));
     assertThat(s.getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
-    assertThat(s.getDescription()).contains("does not carry the session secret of worker a's live session");
+    assertThat(s.getDescription())
+        .contains("does not carry the session secret of worker a's live session");
     assertThat(statusOf(RawWorker.sendRaw(b.transfers(), piece(id, "a"))).getCode())
         .isEqualTo(Status.Code.PERMISSION_DENIED);
     // the real ones can
@@ -147,16 +167,22 @@ class WorkerAuthTest {
 
     assertThat(downloadStatus(CoordinatorGrpc.newBlockingStub(c), id, "a").getCode())
         .isEqualTo(Status.Code.PERMISSION_DENIED);
-    assertThat(downloadStatus(b.blockingTransfers(c), id, "a").getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+    assertThat(downloadStatus(b.blockingTransfers(c), id, "a").getCode())
+        .isEqualTo(Status.Code.PERMISSION_DENIED);
     assertThat(downloadStatus(a.blockingTransfers(c), id, "a")).isEqualTo(Status.OK);
 
     // the secret of an ended session is worth nothing to the next one
     String old = a.secret();
     a.close();
-    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !server.context().membership().isLive("a"));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !server.context().membership().isLive("a"));
     RawWorker again = raw(c, "a", null).join(List.of(), List.of());
     again.await(CoordinatorMessage::hasWelcome);
-    assertThat(downloadStatus(CoordinatorGrpc.newBlockingStub(c).withInterceptors(secretHeader(old)), id, "a").getCode())
+    assertThat(
+            downloadStatus(
+                    CoordinatorGrpc.newBlockingStub(c).withInterceptors(secretHeader(old)), id, "a")
+                .getCode())
         .isEqualTo(Status.Code.PERMISSION_DENIED);
     assertThat(downloadStatus(again.blockingTransfers(c), id, "a")).isEqualTo(Status.OK);
   }
@@ -171,14 +197,19 @@ class WorkerAuthTest {
   void withAWorkerTokenAnImpostorCannotJoinUploadOrPreemptAFreshRejoin() throws Exception {
     start(CoordinatorConfig.builder().workerToken(AdminToken.of(TOKEN)).host("127.0.0.1"));
     ManagedChannel c = channel(InsecureChannelCredentials.create());
-    AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(c).withDeadlineAfter(30, TimeUnit.SECONDS);
+    AdminGrpc.AdminBlockingStub admin =
+        AdminGrpc.newBlockingStub(c).withDeadlineAfter(30, TimeUnit.SECONDS);
     WorkerToken token = WorkerToken.of(TOKEN);
 
     // S1: a join of a new id without the token is refused and leaves no trace
     Status s = raw(c, "intruder", null).join(List.of("bank-1"), List.of()).endStatus();
     assertThat(s.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
     assertThat(s.getDescription()).isEqualTo("worker token required");
-    assertThat(raw(c, "intruder", WorkerToken.of(TOKEN + "x")).join(List.of(), List.of()).endStatus().getCode())
+    assertThat(
+            raw(c, "intruder", WorkerToken.of(TOKEN + "x"))
+                .join(List.of(), List.of())
+                .endStatus()
+                .getCode())
         .isEqualTo(Status.Code.UNAUTHENTICATED);
     assertThat(server.context().membership().view().members()).isEmpty();
 
@@ -186,18 +217,39 @@ class WorkerAuthTest {
     bank.await(CoordinatorMessage::hasWelcome);
     long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
     // an upload without the token is refused before anything else is looked at
-    assertThat(statusOf(RawWorker.sendRaw(RawWorker.withSecret(CoordinatorGrpc.newStub(c), bank.secret()),
-        piece(id, "bank-1"))).getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
-    assertThat(statusOf(RawWorker.sendRaw(bank.transfers(), piece(id, "bank-1")))).isEqualTo(Status.OK);
+    assertThat(
+            statusOf(
+                    RawWorker.sendRaw(
+                        RawWorker.withSecret(CoordinatorGrpc.newStub(c), bank.secret()),
+                        piece(id, "bank-1")))
+                .getCode())
+        .isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(statusOf(RawWorker.sendRaw(bank.transfers(), piece(id, "bank-1"))))
+        .isEqualTo(Status.OK);
     complete(admin, id);
-    assertThat(downloadStatus(CoordinatorGrpc.newBlockingStub(c).withInterceptors(secretHeader(bank.secret())),
-        id, "bank-1").getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(
+            downloadStatus(
+                    CoordinatorGrpc.newBlockingStub(c)
+                        .withInterceptors(secretHeader(bank.secret())),
+                    id,
+                    "bank-1")
+                .getCode())
+        .isEqualTo(Status.Code.UNAUTHENTICATED);
 
     // S2: bank-1 is lost; an impostor's fresh join without the token does not take its place
     bank.close();
-    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !server.context().membership().isLive("bank-1"));
-    Status impostor = raw(c, "bank-1", null).join(Join.newBuilder().setWorkerId("bank-1")
-        .setChannelAddress("localhost:7000").setFresh(true).build()).endStatus();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !server.context().membership().isLive("bank-1"));
+    Status impostor =
+        raw(c, "bank-1", null)
+            .join(
+                Join.newBuilder()
+                    .setWorkerId("bank-1")
+                    .setChannelAddress("localhost:7000")
+                    .setFresh(true)
+                    .build())
+            .endStatus();
     assertThat(impostor.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
     raw(c, "bank-1", token).join(List.of(), List.of()).await(CoordinatorMessage::hasWelcome);
   }
@@ -206,40 +258,65 @@ class WorkerAuthTest {
   void aWorkerOfTheSdkWithTheTokenTakesPartInASnapshot() throws Exception {
     start(CoordinatorConfig.builder().workerToken(AdminToken.of(TOKEN)).host("127.0.0.1"));
     ManagedChannel c = channel(InsecureChannelCredentials.create());
-    Worker w = Worker.builder("solo").stateHandler(new StateHandler() {
-      @Override
-      public byte[] capture() {
-        return "solo-state".getBytes();
-      }
+    Worker w =
+        Worker.builder("solo")
+            .stateHandler(
+                new StateHandler() {
+                  @Override
+                  public byte[] capture() {
+                    return "solo-state".getBytes();
+                  }
 
-      @Override
-      public void restore(byte[] s) {}
-    }).messageHandler((from, seq, payload) -> {}).build();
+                  @Override
+                  public void restore(byte[] s) {}
+                })
+            .messageHandler((from, seq, payload) -> {})
+            .build();
     closing.add(w);
     w.start();
-    CoordinatorSession session = CoordinatorSession.connect(server.target(),
-        WorkerToken.of(TOKEN + "\n").with(InsecureChannelCredentials.create()), w,
-        SessionOptions.defaults().withReconnect(Duration.ofMillis(50), Duration.ofMillis(300)));
+    CoordinatorSession session =
+        CoordinatorSession.connect(
+            server.target(),
+            WorkerToken.of(TOKEN + "\n").with(InsecureChannelCredentials.create()),
+            w,
+            SessionOptions.defaults().withReconnect(Duration.ofMillis(50), Duration.ofMillis(300)));
     closing.add(session);
     session.joined().orTimeout(20, TimeUnit.SECONDS).join();
-    var r = AdminGrpc.newBlockingStub(c).withDeadlineAfter(30, TimeUnit.SECONDS)
-        .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build());
+    var r =
+        AdminGrpc.newBlockingStub(c)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true).build());
     assertThat(r.getManifest().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
   }
 
   @Test
   void underMutualTlsTheWorkerIdIsTheOneItsCertificateNames() throws Exception {
     TestPki pki = TestPki.create(java.nio.file.Files.createDirectories(dir.resolve("pki")));
-    start(CoordinatorConfig.builder().tls(new TlsFiles(pki.serverCert(), pki.serverKey(), pki.caCert())));
+    start(
+        CoordinatorConfig.builder()
+            .tls(new TlsFiles(pki.serverCert(), pki.serverKey(), pki.caCert())));
     TestPki.Issued certA = pki.worker("a");
     TestPki.Issued certB = pki.worker("b");
-    ManagedChannel asA = channel(TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile())
-        .keyManager(certA.cert().toFile(), certA.key().toFile()).build());
-    ManagedChannel asB = channel(TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile())
-        .keyManager(certB.cert().toFile(), certB.key().toFile()).build());
-    ManagedChannel operator = channel(TlsChannelCredentials.newBuilder().trustManager(pki.caCert().toFile())
-        .keyManager(pki.clientCert().toFile(), pki.clientKey().toFile()).build());
-    AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(operator).withDeadlineAfter(30, TimeUnit.SECONDS);
+    ManagedChannel asA =
+        channel(
+            TlsChannelCredentials.newBuilder()
+                .trustManager(pki.caCert().toFile())
+                .keyManager(certA.cert().toFile(), certA.key().toFile())
+                .build());
+    ManagedChannel asB =
+        channel(
+            TlsChannelCredentials.newBuilder()
+                .trustManager(pki.caCert().toFile())
+                .keyManager(certB.cert().toFile(), certB.key().toFile())
+                .build());
+    ManagedChannel operator =
+        channel(
+            TlsChannelCredentials.newBuilder()
+                .trustManager(pki.caCert().toFile())
+                .keyManager(pki.clientCert().toFile(), pki.clientKey().toFile())
+                .build());
+    AdminGrpc.AdminBlockingStub admin =
+        AdminGrpc.newBlockingStub(operator).withDeadlineAfter(30, TimeUnit.SECONDS);
 
     Status s = raw(asB, "a", null).join(List.of(), List.of()).endStatus();
     assertThat(s.getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
@@ -252,14 +329,21 @@ class WorkerAuthTest {
     a.await(CoordinatorMessage::hasWelcome);
     long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
     // b's certificate with a's session secret is still not a
-    Status forged = statusOf(RawWorker.sendRaw(RawWorker.withSecret(CoordinatorGrpc.newStub(asB), a.secret()),
-        piece(id, "a")));
+    Status forged =
+        statusOf(
+            RawWorker.sendRaw(
+                RawWorker.withSecret(CoordinatorGrpc.newStub(asB), a.secret()), piece(id, "a")));
     assertThat(forged.getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
     assertThat(forged.getDescription()).startsWith("the client certificate names worker b, not a");
     assertThat(statusOf(RawWorker.sendRaw(a.transfers(), piece(id, "a")))).isEqualTo(Status.OK);
     complete(admin, id);
-    assertThat(downloadStatus(CoordinatorGrpc.newBlockingStub(asB).withInterceptors(secretHeader(a.secret())),
-        id, "a").getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+    assertThat(
+            downloadStatus(
+                    CoordinatorGrpc.newBlockingStub(asB).withInterceptors(secretHeader(a.secret())),
+                    id,
+                    "a")
+                .getCode())
+        .isEqualTo(Status.Code.PERMISSION_DENIED);
     assertThat(downloadStatus(a.blockingTransfers(asA), id, "a")).isEqualTo(Status.OK);
   }
 }

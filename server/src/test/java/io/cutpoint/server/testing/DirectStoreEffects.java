@@ -21,6 +21,7 @@ public final class DirectStoreEffects implements StoreEffects {
   private final SnapshotStore store;
   private final Deque<Runnable> queued = new ArrayDeque<>();
   private final List<String> decided = new ArrayList<>();
+
   /** Queue the effects instead of performing them. */
   public boolean hold;
 
@@ -28,7 +29,10 @@ public final class DirectStoreEffects implements StoreEffects {
     this.store = store;
   }
 
-  /** The effects decided so far, in order: {@code pending}, {@code commit <id>}, {@code finish <id>}. */
+  /**
+   * The effects decided so far, in order: {@code pending}, {@code commit <id>}, {@code finish
+   * <id>}.
+   */
   public List<String> decided() {
     return List.copyOf(decided);
   }
@@ -46,42 +50,46 @@ public final class DirectStoreEffects implements StoreEffects {
   }
 
   @Override
-  public void createPending(PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
+  public void createPending(
+      PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
     decided.add("pending");
-    run(() -> {
-      SnapshotManifest m;
-      try {
-        m = manifest.build(store.allocateSnapshotId(), store.epoch());
-        store.createPending(m);
-      } catch (StoreException e) {
-        done.accept(null, e);
-        return;
-      }
-      done.accept(m, null);
-    });
+    run(
+        () -> {
+          SnapshotManifest m;
+          try {
+            m = manifest.build(store.allocateSnapshotId(), store.epoch());
+            store.createPending(m);
+          } catch (StoreException e) {
+            done.accept(null, e);
+            return;
+          }
+          done.accept(m, null);
+        });
   }
 
   @Override
   public void commit(SnapshotManifest complete, Consumer<StoreException> done) {
     decided.add("commit " + complete.getSnapshotId());
-    run(() -> {
-      try {
-        store.commit(complete);
-      } catch (StoreException e) {
-        done.accept(e);
-        return;
-      }
-      done.accept(null);
-    });
+    run(
+        () -> {
+          try {
+            store.commit(complete);
+          } catch (StoreException e) {
+            done.accept(e);
+            return;
+          }
+          done.accept(null);
+        });
   }
 
   @Override
   public void finish(SnapshotManifest ended, Runnable done) {
     decided.add("finish " + ended.getSnapshotId());
-    run(() -> {
-      store.finish(ended);
-      done.run();
-    });
+    run(
+        () -> {
+          store.finish(ended);
+          done.run();
+        });
   }
 
   private void run(Runnable effect) {

@@ -13,8 +13,8 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A coordinator on the in-process transport over a RocksDB store in {@code dir}, with a channel
- * and stubs. Closing it closes the channel and the coordinator (and with it the store).
+ * A coordinator on the in-process transport over a RocksDB store in {@code dir}, with a channel and
+ * stubs. Closing it closes the channel and the coordinator (and with it the store).
  */
 public final class InProcessCoordinator implements AutoCloseable {
 
@@ -25,8 +25,12 @@ public final class InProcessCoordinator implements AutoCloseable {
 
   public InProcessCoordinator(CoordinatorConfig config) {
     name = InProcessServerBuilder.generateName();
-    server = CoordinatorServer.start(config, registry,
-        InProcessServerBuilder.forName(name).directExecutor(), RocksSnapshotStore.open(config.dataDir()));
+    server =
+        CoordinatorServer.start(
+            config,
+            registry,
+            InProcessServerBuilder.forName(name).directExecutor(),
+            RocksSnapshotStore.open(config.dataDir()));
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
   }
 

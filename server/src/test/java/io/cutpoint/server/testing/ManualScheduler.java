@@ -52,8 +52,11 @@ public final class ManualScheduler implements Scheduler {
     while (true) {
       Task next;
       synchronized (this) {
-        next = tasks.stream().filter(t -> !t.due.isAfter(end))
-            .min(Comparator.comparing((Task t) -> t.due).thenComparingLong(t -> t.seq)).orElse(null);
+        next =
+            tasks.stream()
+                .filter(t -> !t.due.isAfter(end))
+                .min(Comparator.comparing((Task t) -> t.due).thenComparingLong(t -> t.seq))
+                .orElse(null);
         if (next == null) {
           break;
         }

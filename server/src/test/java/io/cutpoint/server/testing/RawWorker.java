@@ -29,16 +29,22 @@ import java.util.zip.CRC32C;
 public final class RawWorker implements AutoCloseable {
 
   public final String id;
+
   /** Messages not yet taken by {@link #await}. */
   public final BlockingQueue<CoordinatorMessage> received = new LinkedBlockingQueue<>();
+
   /** Every message received, in order, including those {@link #await} skipped. */
-  private final List<CoordinatorMessage> history = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<CoordinatorMessage> history =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
   public final CompletableFuture<Status> ended = new CompletableFuture<>();
   private final CoordinatorGrpc.CoordinatorStub stub;
   private StreamObserver<WorkerMessage> out;
   private volatile String secret = "";
+
   /** The last welcomed RawWorker of each id, whose secret {@link #send} attaches. */
-  private static final java.util.Map<String, RawWorker> WELCOMED = new java.util.concurrent.ConcurrentHashMap<>();
+  private static final java.util.Map<String, RawWorker> WELCOMED =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public RawWorker(CoordinatorGrpc.CoordinatorStub stub, String id) {
     this.stub = stub;
@@ -47,31 +53,38 @@ public final class RawWorker implements AutoCloseable {
 
   /** Opens the session and sends the join. */
   public RawWorker join(List<String> outgoing, List<String> incoming) {
-    return join(Join.newBuilder().setWorkerId(id).setChannelAddress("localhost:7000")
-        .addAllOutgoing(outgoing).addAllIncoming(incoming).build());
+    return join(
+        Join.newBuilder()
+            .setWorkerId(id)
+            .setChannelAddress("localhost:7000")
+            .addAllOutgoing(outgoing)
+            .addAllIncoming(incoming)
+            .build());
   }
 
   public RawWorker join(Join join) {
-    out = stub.session(new StreamObserver<>() {
-      @Override
-      public void onNext(CoordinatorMessage m) {
-        if (m.hasWelcome()) {
-          secret = m.getWelcome().getSessionSecret();
-          WELCOMED.put(id, RawWorker.this);
-        }
-        receive(m);
-      }
+    out =
+        stub.session(
+            new StreamObserver<>() {
+              @Override
+              public void onNext(CoordinatorMessage m) {
+                if (m.hasWelcome()) {
+                  secret = m.getWelcome().getSessionSecret();
+                  WELCOMED.put(id, RawWorker.this);
+                }
+                receive(m);
+              }
 
-      @Override
-      public void onError(Throwable t) {
-        ended.complete(Status.fromThrowable(t));
-      }
+              @Override
+              public void onError(Throwable t) {
+                ended.complete(Status.fromThrowable(t));
+              }
 
-      @Override
-      public void onCompleted() {
-        ended.complete(Status.OK);
-      }
-    });
+              @Override
+              public void onCompleted() {
+                ended.complete(Status.OK);
+              }
+            });
     send(WorkerMessage.newBuilder().setJoin(join).build());
     return this;
   }
@@ -92,14 +105,18 @@ public final class RawWorker implements AutoCloseable {
   }
 
   public void heartbeat() {
-    send(WorkerMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(System.currentTimeMillis())).build());
+    send(
+        WorkerMessage.newBuilder()
+            .setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(System.currentTimeMillis()))
+            .build());
   }
 
   /** The next received message matching {@code p}, skipping others; fails after 10 s. */
   public CoordinatorMessage await(Predicate<CoordinatorMessage> p) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (true) {
-      CoordinatorMessage m = received.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      CoordinatorMessage m =
+          received.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       if (m == null) {
         throw new AssertionError(id + ": no matching message within 10 s");
       }
@@ -125,26 +142,40 @@ public final class RawWorker implements AutoCloseable {
   }
 
   /** {@code stub} with {@code secret} as the session secret on every call. */
-  public static CoordinatorGrpc.CoordinatorStub withSecret(CoordinatorGrpc.CoordinatorStub stub, String secret) {
+  public static CoordinatorGrpc.CoordinatorStub withSecret(
+      CoordinatorGrpc.CoordinatorStub stub, String secret) {
     io.grpc.Metadata md = new io.grpc.Metadata();
-    md.put(io.grpc.Metadata.Key.of("cutpoint-session-secret", io.grpc.Metadata.ASCII_STRING_MARSHALLER), secret);
+    md.put(
+        io.grpc.Metadata.Key.of(
+            "cutpoint-session-secret", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+        secret);
     return stub.withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md));
   }
 
   /** The blocking stub with this session's secret on every call. */
   public CoordinatorGrpc.CoordinatorBlockingStub blockingTransfers(io.grpc.Channel channel) {
     io.grpc.Metadata md = new io.grpc.Metadata();
-    md.put(io.grpc.Metadata.Key.of("cutpoint-session-secret", io.grpc.Metadata.ASCII_STRING_MARSHALLER), secret);
-    return CoordinatorGrpc.newBlockingStub(channel).withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md));
+    md.put(
+        io.grpc.Metadata.Key.of(
+            "cutpoint-session-secret", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+        secret);
+    return CoordinatorGrpc.newBlockingStub(channel)
+        .withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md));
   }
 
   /** A request for this worker's piece of {@code snapshot}. */
   public io.cutpoint.api.v1.DownloadRequest downloadRequest(long snapshot) {
-    return io.cutpoint.api.v1.DownloadRequest.newBuilder().setSnapshotId(snapshot).setWorkerId(id).build();
+    return io.cutpoint.api.v1.DownloadRequest.newBuilder()
+        .setSnapshotId(snapshot)
+        .setWorkerId(id)
+        .build();
   }
 
   /** Builds the parts of an upload of {@code state} and the given recordings. */
-  public static List<UploadPart> upload(LocalSnapshotMeta.Builder meta, byte[] state, int chunkSize,
+  public static List<UploadPart> upload(
+      LocalSnapshotMeta.Builder meta,
+      byte[] state,
+      int chunkSize,
       List<ChannelRecording> recordings) {
     CRC32C whole = new CRC32C();
     whole.update(state);
@@ -153,7 +184,8 @@ public final class RawWorker implements AutoCloseable {
     parts.add(UploadPart.newBuilder().setHeader(UploadHeader.newBuilder().setMeta(meta)).build());
     int index = 0;
     for (int off = 0; off < state.length; off += chunkSize) {
-      byte[] data = java.util.Arrays.copyOfRange(state, off, Math.min(state.length, off + chunkSize));
+      byte[] data =
+          java.util.Arrays.copyOfRange(state, off, Math.min(state.length, off + chunkSize));
       parts.add(chunk(index++, data));
     }
     long messages = 0;
@@ -161,16 +193,24 @@ public final class RawWorker implements AutoCloseable {
       parts.add(UploadPart.newBuilder().setChannel(r).build());
       messages += r.getMessagesCount();
     }
-    parts.add(UploadPart.newBuilder().setTrailer(
-        UploadTrailer.newBuilder().setStateChunks(index).setRecordedMessages(messages)).build());
+    parts.add(
+        UploadPart.newBuilder()
+            .setTrailer(
+                UploadTrailer.newBuilder().setStateChunks(index).setRecordedMessages(messages))
+            .build());
     return parts;
   }
 
   public static UploadPart chunk(int index, byte[] data) {
     CRC32C crc = new CRC32C();
     crc.update(data);
-    return UploadPart.newBuilder().setStateChunk(StateChunk.newBuilder()
-        .setIndex(index).setData(ByteString.copyFrom(data)).setCrc32C((int) crc.getValue())).build();
+    return UploadPart.newBuilder()
+        .setStateChunk(
+            StateChunk.newBuilder()
+                .setIndex(index)
+                .setData(ByteString.copyFrom(data))
+                .setCrc32C((int) crc.getValue()))
+        .build();
   }
 
   public static LocalSnapshotMeta.Builder meta(long snapshot, String worker) {
@@ -186,7 +226,8 @@ public final class RawWorker implements AutoCloseable {
    * secret of the last welcomed RawWorker of that id, if any. Completes with the result or the
    * error status.
    */
-  public static CompletableFuture<UploadResult> send(CoordinatorGrpc.CoordinatorStub stub, Iterable<UploadPart> parts) {
+  public static CompletableFuture<UploadResult> send(
+      CoordinatorGrpc.CoordinatorStub stub, Iterable<UploadPart> parts) {
     java.util.Iterator<UploadPart> it = parts.iterator();
     if (it.hasNext() && it.next().hasHeader()) {
       RawWorker w = WELCOMED.get(parts.iterator().next().getHeader().getMeta().getWorkerId());
@@ -198,24 +239,27 @@ public final class RawWorker implements AutoCloseable {
   }
 
   /** Sends {@code parts} on a new upload call of {@code stub}, adding nothing. */
-  public static CompletableFuture<UploadResult> sendRaw(CoordinatorGrpc.CoordinatorStub stub, Iterable<UploadPart> parts) {
+  public static CompletableFuture<UploadResult> sendRaw(
+      CoordinatorGrpc.CoordinatorStub stub, Iterable<UploadPart> parts) {
     CompletableFuture<UploadResult> result = new CompletableFuture<>();
-    StreamObserver<UploadPart> up = stub.uploadSnapshot(new StreamObserver<>() {
-      @Override
-      public void onNext(UploadResult r) {
-        result.complete(r);
-      }
+    StreamObserver<UploadPart> up =
+        stub.uploadSnapshot(
+            new StreamObserver<>() {
+              @Override
+              public void onNext(UploadResult r) {
+                result.complete(r);
+              }
 
-      @Override
-      public void onError(Throwable t) {
-        result.completeExceptionally(t);
-      }
+              @Override
+              public void onError(Throwable t) {
+                result.completeExceptionally(t);
+              }
 
-      @Override
-      public void onCompleted() {
-        result.completeExceptionally(new AssertionError("completed without a result"));
-      }
-    });
+              @Override
+              public void onCompleted() {
+                result.completeExceptionally(new AssertionError("completed without a result"));
+              }
+            });
     try {
       for (UploadPart p : parts) {
         up.onNext(p);

@@ -66,7 +66,8 @@ public final class RecordingStore implements SnapshotStore {
   public void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c) {}
 
   @Override
-  public void putChannelRecording(long snapshotId, ChannelId channel, List<RecordedMessage> messages) {}
+  public void putChannelRecording(
+      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {}
 
   @Override
   public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {}

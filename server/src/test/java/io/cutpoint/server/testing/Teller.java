@@ -11,12 +11,12 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A bank account as a test application: its state is its balance; a transfer sends an amount to
- * a random peer and takes it off the balance only when the worker accepted the message (a halted
- * worker drops it). Every delivered message is logged per channel with the epoch it arrived in,
- * so a test can check the replay order after a rollback. State changes only on the event thread.
- * Money is conserved, so every consistent cut holds exactly the money the cluster started with
- * (balances plus amounts in transit).
+ * A bank account as a test application: its state is its balance; a transfer sends an amount to a
+ * random peer and takes it off the balance only when the worker accepted the message (a halted
+ * worker drops it). Every delivered message is logged per channel with the epoch it arrived in, so
+ * a test can check the replay order after a rollback. State changes only on the event thread. Money
+ * is conserved, so every consistent cut holds exactly the money the cluster started with (balances
+ * plus amounts in transit).
  */
 public final class Teller implements StateHandler, MessageHandler {
 
@@ -70,7 +70,8 @@ public final class Teller implements StateHandler, MessageHandler {
   public void onMessage(String from, long seq, byte[] payload) {
     long amount = ByteBuffer.wrap(payload).getLong();
     balance += amount;
-    deliveries.computeIfAbsent(from, k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+    deliveries
+        .computeIfAbsent(from, k -> java.util.Collections.synchronizedList(new ArrayList<>()))
         .add(new Delivery(worker.epoch(), seq, amount));
   }
 

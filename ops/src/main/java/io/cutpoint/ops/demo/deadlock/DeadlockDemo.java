@@ -31,15 +31,15 @@ import java.util.stream.Stream;
 /**
  * The deadlock demo: dining philosophers over the worker SDK on an embedded coordinator. Every
  * {@code interval} it takes a snapshot, asks {@code Admin.Analyze} about it and says what the cut
- * shows; it stops at the first deadlock (naming the cycle) or termination, or after
- * {@code duration}.
+ * shows; it stops at the first deadlock (naming the cycle) or termination, or after {@code
+ * duration}.
  *
- * <p>Each verdict is checked against the table's own ground truth ({@link Table#stuck},
- * {@link Table#finished}), read from the philosophers after the snapshot: both properties are
- * stable, so what a snapshot reports must still hold then. The run behaved as expected (exit 0)
- * when every reported deadlock is the whole table and the table is indeed stuck, every reported
- * termination is confirmed, and a table found stuck or finished at the end is reported so by a
- * snapshot taken after that.
+ * <p>Each verdict is checked against the table's own ground truth ({@link Table#stuck}, {@link
+ * Table#finished}), read from the philosophers after the snapshot: both properties are stable, so
+ * what a snapshot reports must still hold then. The run behaved as expected (exit 0) when every
+ * reported deadlock is the whole table and the table is indeed stuck, every reported termination is
+ * confirmed, and a table found stuck or finished at the end is reported so by a snapshot taken
+ * after that.
  */
 public final class DeadlockDemo {
 
@@ -80,19 +80,40 @@ public final class DeadlockDemo {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try {
       dir = Files.createTempDirectory("cutpoint-deadlock-demo-");
-      server = CoordinatorServer.start(CoordinatorConfig.builder().port(0).dataDir(dir)
-          .snapshotInterval(Duration.ZERO).snapshotTimeout(Duration.ofSeconds(10)).retainCompleteSnapshots(10)
-          .heartbeatInterval(Duration.ofMillis(500)).heartbeatTimeout(Duration.ofSeconds(3)).build(), registry);
+      server =
+          CoordinatorServer.start(
+              CoordinatorConfig.builder()
+                  .port(0)
+                  .dataDir(dir)
+                  .snapshotInterval(Duration.ZERO)
+                  .snapshotTimeout(Duration.ofSeconds(10))
+                  .retainCompleteSnapshots(10)
+                  .heartbeatInterval(Duration.ofMillis(500))
+                  .heartbeatTimeout(Duration.ofSeconds(3))
+                  .build(),
+              registry);
       String target = "127.0.0.1:" + server.port();
       channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
       Table.Options o = s.table();
       table = Table.start(o.philosopherList(), target, JOIN_TIMEOUT);
-      out.event("started", o.philosophers() + " philosophers, fatal order chance " + o.fatalChance()
-          + " per meal, " + (o.meals() == Philosopher.UNLIMITED ? "no meal limit" : o.meals() + " meals each")
-          + ", seed " + o.seed() + ", coordinator " + target + " (embedded)", Json.object()
-          .put("philosophers", o.philosophers()).put("fatal_chance", o.fatalChance())
-          .put("meals", o.meals() == Philosopher.UNLIMITED ? 0L : o.meals()).put("seed", o.seed())
-          .put("coordinator", target));
+      out.event(
+          "started",
+          o.philosophers()
+              + " philosophers, fatal order chance "
+              + o.fatalChance()
+              + " per meal, "
+              + (o.meals() == Philosopher.UNLIMITED ? "no meal limit" : o.meals() + " meals each")
+              + ", seed "
+              + o.seed()
+              + ", coordinator "
+              + target
+              + " (embedded)",
+          Json.object()
+              .put("philosophers", o.philosophers())
+              .put("fatal_chance", o.fatalChance())
+              .put("meals", o.meals() == Philosopher.UNLIMITED ? 0L : o.meals())
+              .put("seed", o.seed())
+              .put("coordinator", target));
       table.begin();
       watch(table, System.currentTimeMillis());
       if (outcome.equals("running")) {
@@ -101,11 +122,27 @@ public final class DeadlockDemo {
       long meals = table.mealsEaten(READ_TIMEOUT);
       long fatal = table.node(table.size() - 1).fatalMeals();
       boolean ok = problems == 0;
-      out.summary((ok ? "OK" : "NOT OK") + ": " + outcome + "; " + snapshots + " snapshot(s) analysed, "
-          + meals + " meals eaten, " + fatal + " meal(s) in the fatal order, "
-          + (System.currentTimeMillis() - started) / 1000.0 + "s", Json.object().put("event", "summary")
-          .put("ok", ok).put("outcome", outcome).put("snapshots", snapshots).put("meals", meals)
-          .put("fatal_meals", fatal).put("problems", problems));
+      out.summary(
+          (ok ? "OK" : "NOT OK")
+              + ": "
+              + outcome
+              + "; "
+              + snapshots
+              + " snapshot(s) analysed, "
+              + meals
+              + " meals eaten, "
+              + fatal
+              + " meal(s) in the fatal order, "
+              + (System.currentTimeMillis() - started) / 1000.0
+              + "s",
+          Json.object()
+              .put("event", "summary")
+              .put("ok", ok)
+              .put("outcome", outcome)
+              .put("snapshots", snapshots)
+              .put("meals", meals)
+              .put("fatal_meals", fatal)
+              .put("problems", problems));
       return ok ? ExitCodes.OK : ExitCodes.FAILED;
     } catch (IOException e) {
       throw CliFailure.failed("cannot start the embedded coordinator: " + e.getMessage());
@@ -151,7 +188,9 @@ public final class DeadlockDemo {
     }
   }
 
-  /** At the end: the ground truth first, then a snapshot, which must show what was true before it. */
+  /**
+   * At the end: the ground truth first, then a snapshot, which must show what was true before it.
+   */
   private void finalCheck(Table table) throws InterruptedException, TimeoutException {
     boolean stuck = table.stuck(READ_TIMEOUT);
     boolean finished = table.finished(READ_TIMEOUT);
@@ -161,19 +200,30 @@ public final class DeadlockDemo {
       problems++;
       return;
     }
-    if (stuck && !r.getDeadlock().getDeadlocked() && r.getDeadlock().getUnblockedByInFlightCount() > 0) {
-      // Two philosophers' requests cross: one in transit counts as a possible answer until delivered.
+    if (stuck
+        && !r.getDeadlock().getDeadlocked()
+        && r.getDeadlock().getUnblockedByInFlightCount() > 0) {
+      // Two philosophers' requests cross: one in transit counts as a possible answer until
+      // delivered.
       AnalyzeResponse again = snapshotAndAnalyze();
       r = again == null ? r : again;
     }
     judge(r, table);
     if (stuck && !r.getDeadlock().getDeadlocked()) {
-      problem("missed", "the table was stuck before snapshot " + r.getSnapshotId()
-          + ", but its analysis found no deadlock", r.getSnapshotId());
+      problem(
+          "missed",
+          "the table was stuck before snapshot "
+              + r.getSnapshotId()
+              + ", but its analysis found no deadlock",
+          r.getSnapshotId());
     }
     if (finished && !r.getTermination().getTerminated()) {
-      problem("missed", "every philosopher had finished before snapshot " + r.getSnapshotId()
-          + ", but its analysis says not terminated", r.getSnapshotId());
+      problem(
+          "missed",
+          "every philosopher had finished before snapshot "
+              + r.getSnapshotId()
+              + ", but its analysis says not terminated",
+          r.getSnapshotId());
     }
     if (outcome.equals("running")) {
       outcome = "no deadlock in " + s.duration().toSeconds() + "s";
@@ -187,13 +237,21 @@ public final class DeadlockDemo {
       DeadlockSet set = r.getDeadlock().getSets(0);
       boolean stuck = table.stuck(READ_TIMEOUT);
       boolean whole = r.getDeadlock().getSetsCount() == 1 && Verdicts.isWholeTable(set, n);
-      out.event("deadlock", Verdicts.deadlockLine(id, set) + (stuck ? "; the table is indeed stuck" : ""),
-          Json.object().id("snapshot_id", id).put("cycle", set.getCycleList())
-              .put("resources", Verdicts.resources(set)).put("workers", set.getWorkersList())
+      out.event(
+          "deadlock",
+          Verdicts.deadlockLine(id, set) + (stuck ? "; the table is indeed stuck" : ""),
+          Json.object()
+              .id("snapshot_id", id)
+              .put("cycle", set.getCycleList())
+              .put("resources", Verdicts.resources(set))
+              .put("workers", set.getWorkersList())
               .put("confirmed", stuck));
       outcome = "deadlock in snapshot " + id;
       if (!stuck) {
-        problem("phantom", "snapshot " + id + " reports a deadlock but the philosophers are not stuck", id);
+        problem(
+            "phantom",
+            "snapshot " + id + " reports a deadlock but the philosophers are not stuck",
+            id);
       } else if (!whole) {
         problem("cycle", "snapshot " + id + " reports a deadlock that is not the whole table", id);
       }
@@ -202,39 +260,68 @@ public final class DeadlockDemo {
       }
     } else if (r.getTermination().getTerminated()) {
       boolean finished = table.finished(READ_TIMEOUT);
-      out.event("terminated", "terminated in snapshot " + id + ": every philosopher is done"
-          + " and no fork or request is in transit", Json.object().id("snapshot_id", id)
-          .put("confirmed", finished));
+      out.event(
+          "terminated",
+          "terminated in snapshot "
+              + id
+              + ": every philosopher is done"
+              + " and no fork or request is in transit",
+          Json.object().id("snapshot_id", id).put("confirmed", finished));
       outcome = "terminated in snapshot " + id;
       if (!finished) {
-        problem("phantom", "snapshot " + id + " reports termination but not every philosopher is done", id);
+        problem(
+            "phantom",
+            "snapshot " + id + " reports termination but not every philosopher is done",
+            id);
       }
     } else {
-      out.event("snapshot", Verdicts.quietLine(r), Json.object().id("snapshot_id", id).put("deadlocked", false)
-          .put("terminated", false).put("active", r.getTermination().getActiveWorkersList())
-          .put("in_transit", r.getTermination().getNonEmptyChannelsList().stream()
-              .map(c -> c.getFrom() + "->" + c.getTo()).toList())
-          .put("unblocked_by_in_flight", r.getDeadlock().getUnblockedByInFlightCount()));
+      out.event(
+          "snapshot",
+          Verdicts.quietLine(r),
+          Json.object()
+              .id("snapshot_id", id)
+              .put("deadlocked", false)
+              .put("terminated", false)
+              .put("active", r.getTermination().getActiveWorkersList())
+              .put(
+                  "in_transit",
+                  r.getTermination().getNonEmptyChannelsList().stream()
+                      .map(c -> c.getFrom() + "->" + c.getTo())
+                      .toList())
+              .put("unblocked_by_in_flight", r.getDeadlock().getUnblockedByInFlightCount()));
     }
   }
 
   private void problem(String kind, String text, long snapshotId) {
     problems++;
-    out.event("problem", "PROBLEM: " + text, Json.object().put("kind", kind).id("snapshot_id", snapshotId)
-        .put("detail", text));
+    out.event(
+        "problem",
+        "PROBLEM: " + text,
+        Json.object().put("kind", kind).id("snapshot_id", snapshotId).put("detail", text));
   }
 
   /** A snapshot, waited for; its analysis when it completed, else null (and a line saying why). */
   private AnalyzeResponse snapshotAndAnalyze() {
-    AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(SNAPSHOT_WAIT_MS + 10_000L, TimeUnit.MILLISECONDS);
-    TriggerSnapshotResponse t = admin.triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true)
-        .setWaitTimeoutMs(SNAPSHOT_WAIT_MS).build());
+    AdminGrpc.AdminBlockingStub admin =
+        AdminGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(SNAPSHOT_WAIT_MS + 10_000L, TimeUnit.MILLISECONDS);
+    TriggerSnapshotResponse t =
+        admin.triggerSnapshot(
+            TriggerSnapshotRequest.newBuilder()
+                .setWait(true)
+                .setWaitTimeoutMs(SNAPSHOT_WAIT_MS)
+                .build());
     SnapshotStatus status = t.getManifest().getStatus();
     if (status != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
-      out.event("snapshot", "snapshot " + t.getSnapshotId() + " did not complete (" + status + "): "
-          + t.getManifest().getReason(), Json.object().id("snapshot_id", t.getSnapshotId())
-          .put("status", status.name()));
+      out.event(
+          "snapshot",
+          "snapshot "
+              + t.getSnapshotId()
+              + " did not complete ("
+              + status
+              + "): "
+              + t.getManifest().getReason(),
+          Json.object().id("snapshot_id", t.getSnapshotId()).put("status", status.name()));
       return null;
     }
     snapshots++;
@@ -267,7 +354,11 @@ public final class DeadlockDemo {
   private record Printer(PrintWriter out, boolean json) {
     void event(String type, String text, Json.Obj fields) {
       if (json) {
-        out.println(Json.object().put("event", type).put("at_ms", System.currentTimeMillis()).putAll(fields));
+        out.println(
+            Json.object()
+                .put("event", type)
+                .put("at_ms", System.currentTimeMillis())
+                .putAll(fields));
       } else {
         out.println(text);
       }

@@ -13,9 +13,9 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * The {@code --scenario} flag of {@code cutpoint demo} and the flags of the deadlock scenario, as a
- * picocli mixin. The demo command asks {@link #runIfSelected} first; it runs the deadlock demo
- * when chosen (sharing the command's {@code --seed}, {@code --interval}, {@code --duration},
- * {@code --json} and {@code --verbose}) and returns null for the bank scenario.
+ * picocli mixin. The demo command asks {@link #runIfSelected} first; it runs the deadlock demo when
+ * chosen (sharing the command's {@code --seed}, {@code --interval}, {@code --duration}, {@code
+ * --json} and {@code --verbose}) and returns null for the bank scenario.
  */
 public final class DeadlockScenario {
 
@@ -25,31 +25,57 @@ public final class DeadlockScenario {
     DEADLOCK
   }
 
-  /** Thinking and eating take up to this long; a philosopher reaches for its second fork after the grab delay. */
+  /**
+   * Thinking and eating take up to this long; a philosopher reaches for its second fork after the
+   * grab delay.
+   */
   static final Philosopher.Timing TIMING = new Philosopher.Timing(40, 10, 2, false);
 
-  private static final List<String> BANK_ONLY = List.of("--workers", "--topology", "--crash-every", "--rate",
-      "--balance", "--connect", "--data-dir");
-  private static final List<String> DEADLOCK_ONLY = List.of("--philosophers", "--fatal-chance", "--meals");
+  private static final List<String> BANK_ONLY =
+      List.of(
+          "--workers",
+          "--topology",
+          "--crash-every",
+          "--rate",
+          "--balance",
+          "--connect",
+          "--data-dir");
+  private static final List<String> DEADLOCK_ONLY =
+      List.of("--philosophers", "--fatal-chance", "--meals");
 
-  @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "bank",
-      description = "bank: money transfers, conservation and rollback; deadlock: dining philosophers whose "
-          + "snapshots are analysed for deadlock and termination (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--scenario",
+      paramLabel = "NAME",
+      defaultValue = "bank",
+      description =
+          "bank: money transfers, conservation and rollback; deadlock: dining philosophers whose "
+              + "snapshots are analysed for deadlock and termination (default: ${DEFAULT-VALUE}).")
   Scenario scenario;
 
-  @Option(names = "--philosophers", paramLabel = "N", defaultValue = "5",
+  @Option(
+      names = "--philosophers",
+      paramLabel = "N",
+      defaultValue = "5",
       description = "Deadlock scenario: philosophers at the table (default: ${DEFAULT-VALUE}).")
   int philosophers;
 
-  @Option(names = "--fatal-chance", paramLabel = "P", defaultValue = "0.5",
-      description = "Deadlock scenario: chance (0..1), per meal, that the last philosopher also takes its "
-          + "left fork first (everybody left first can deadlock); otherwise it takes the lower-numbered "
-          + "fork first, a global order that cannot (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--fatal-chance",
+      paramLabel = "P",
+      defaultValue = "0.5",
+      description =
+          "Deadlock scenario: chance (0..1), per meal, that the last philosopher also takes its "
+              + "left fork first (everybody left first can deadlock); otherwise it takes the lower-numbered "
+              + "fork first, a global order that cannot (default: ${DEFAULT-VALUE}).")
   double fatalChance;
 
-  @Option(names = "--meals", paramLabel = "N", defaultValue = "0",
-      description = "Deadlock scenario: meals each philosopher eats before it is done; the run stops when a "
-          + "snapshot shows termination (0 = no limit; default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--meals",
+      paramLabel = "N",
+      defaultValue = "0",
+      description =
+          "Deadlock scenario: meals each philosopher eats before it is done; the run stops when a "
+              + "snapshot shows termination (0 = no limit; default: ${DEFAULT-VALUE}).")
   long meals;
 
   /** Runs the deadlock demo if {@code --scenario deadlock} was given; null for the bank demo. */
@@ -58,8 +84,11 @@ public final class DeadlockScenario {
     List<String> foreign = scenario == Scenario.DEADLOCK ? BANK_ONLY : DEADLOCK_ONLY;
     for (String flag : foreign) {
       if (parsed.hasMatchedOption(flag)) {
-        throw new ParameterException(spec.commandLine(), flag + " does not apply to --scenario "
-            + scenario.name().toLowerCase(java.util.Locale.ROOT));
+        throw new ParameterException(
+            spec.commandLine(),
+            flag
+                + " does not apply to --scenario "
+                + scenario.name().toLowerCase(java.util.Locale.ROOT));
       }
     }
     if (scenario != Scenario.DEADLOCK) {
@@ -67,9 +96,16 @@ public final class DeadlockScenario {
     }
     DeadlockDemo.Settings settings;
     try {
-      Table.Options table = new Table.Options(philosophers, fatalChance,
-          meals == 0 ? Philosopher.UNLIMITED : meals, TIMING, spec.findOption("--seed").getValue());
-      settings = new DeadlockDemo.Settings(table, duration(spec, "--interval"), duration(spec, "--duration"));
+      Table.Options table =
+          new Table.Options(
+              philosophers,
+              fatalChance,
+              meals == 0 ? Philosopher.UNLIMITED : meals,
+              TIMING,
+              spec.findOption("--seed").getValue());
+      settings =
+          new DeadlockDemo.Settings(
+              table, duration(spec, "--interval"), duration(spec, "--duration"));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

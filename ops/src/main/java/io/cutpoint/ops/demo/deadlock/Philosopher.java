@@ -18,33 +18,33 @@ import java.util.SplittableRandom;
  * One dining philosopher, as the application logic of a worker: pure (no I/O, no threads), driven
  * by messages, by timers it asks for, and by {@link #begin()}.
  *
- * <p>{@code n} philosophers {@code p0..p(n-1)} sit in a ring. Fork {@code k} lies between
- * {@code p(k-1)} and {@code pk}: it is the <em>left</em> fork of {@code pk} and the <em>right</em>
- * fork of {@code p(k-1)}. At the start each philosopher holds its left fork. A fork is a token: it
- * is held by one of its two philosophers or is in transit between them. A philosopher that wants a
- * fork it does not hold sends {@code REQUEST(k)} to the neighbour sharing it; the neighbour answers
- * {@code FORK(k)} at once if it is not using the fork, or after its meal if it is. A fork is <em>in
+ * <p>{@code n} philosophers {@code p0..p(n-1)} sit in a ring. Fork {@code k} lies between {@code
+ * p(k-1)} and {@code pk}: it is the <em>left</em> fork of {@code pk} and the <em>right</em> fork of
+ * {@code p(k-1)}. At the start each philosopher holds its left fork. A fork is a token: it is held
+ * by one of its two philosophers or is in transit between them. A philosopher that wants a fork it
+ * does not hold sends {@code REQUEST(k)} to the neighbour sharing it; the neighbour answers {@code
+ * FORK(k)} at once if it is not using the fork, or after its meal if it is. A fork is <em>in
  * use</em> while its holder eats, or while it holds it as its first fork and still needs its
  * second. (Because channels are FIFO and forks only move on request, a request always finds the
  * fork at the receiver.)
  *
- * <p>A meal: think, get hungry, acquire the first fork, reach for the second after
- * {@code grabDelay}, acquire it, eat, put both back (handing each to a neighbour that asked for it
- * meanwhile). The order: the <em>fatal</em> order is left fork first for everybody, which
- * deadlocks when all hold their left fork at once; the <em>safe</em> order takes the lower-numbered
- * fork first (only the last philosopher, whose right fork is fork 0, differs), a global order on
- * resources, which cannot deadlock. The last philosopher draws the order for each meal:
- * fatal with probability {@code fatalChance}.
+ * <p>A meal: think, get hungry, acquire the first fork, reach for the second after {@code
+ * grabDelay}, acquire it, eat, put both back (handing each to a neighbour that asked for it
+ * meanwhile). The order: the <em>fatal</em> order is left fork first for everybody, which deadlocks
+ * when all hold their left fork at once; the <em>safe</em> order takes the lower-numbered fork
+ * first (only the last philosopher, whose right fork is fork 0, differs), a global order on
+ * resources, which cannot deadlock. The last philosopher draws the order for each meal: fatal with
+ * probability {@code fatalChance}.
  *
- * <p>What it declares when its state is captured ({@link #captureState}): waiting for fork
- * {@code k} (requested, not arrived) is {@code PASSIVE} with one wait on the neighbour sharing
- * {@code k}, resource {@code fork-k}; done with all its meals is {@code PASSIVE} with no wait;
- * anything else (thinking, holding its first fork before reaching for the second, eating) is
- * {@code ACTIVE}, since it will act without a message. One exception keeps the declarations true
- * to the wait-for model, in which a blocked worker sends nothing until its waits are answered: a
- * philosopher waiting for its <em>first</em> fork while it holds its (unused) second one would
- * still hand that fork to a neighbour who asks, so it declares no wait then ({@code PASSIVE}).
- * Declaring it would let a request in transit to it close a cycle that is no deadlock.
+ * <p>What it declares when its state is captured ({@link #captureState}): waiting for fork {@code
+ * k} (requested, not arrived) is {@code PASSIVE} with one wait on the neighbour sharing {@code k},
+ * resource {@code fork-k}; done with all its meals is {@code PASSIVE} with no wait; anything else
+ * (thinking, holding its first fork before reaching for the second, eating) is {@code ACTIVE},
+ * since it will act without a message. One exception keeps the declarations true to the wait-for
+ * model, in which a blocked worker sends nothing until its waits are answered: a philosopher
+ * waiting for its <em>first</em> fork while it holds its (unused) second one would still hand that
+ * fork to a neighbour who asks, so it declares no wait then ({@code PASSIVE}). Declaring it would
+ * let a request in transit to it close a cycle that is no deadlock.
  */
 public final class Philosopher implements StateHandler, MessageHandler {
 
@@ -79,6 +79,7 @@ public final class Philosopher implements StateHandler, MessageHandler {
 
   static final byte REQUEST = 1;
   static final byte FORK = 2;
+
   /** Meals planned when there is no limit. */
   public static final long UNLIMITED = Long.MAX_VALUE;
 
@@ -88,12 +89,14 @@ public final class Philosopher implements StateHandler, MessageHandler {
   private final double fatalChance;
   private final Timing timing;
   private final SplittableRandom random;
-  private Outbox outbox = (to, p) -> {
-    throw new IllegalStateException("the philosopher is not wired to a worker yet");
-  };
-  private Timers timers = (ms, a) -> {
-    throw new IllegalStateException("the philosopher is not wired to a worker yet");
-  };
+  private Outbox outbox =
+      (to, p) -> {
+        throw new IllegalStateException("the philosopher is not wired to a worker yet");
+      };
+  private Timers timers =
+      (ms, a) -> {
+        throw new IllegalStateException("the philosopher is not wired to a worker yet");
+      };
 
   // The state that a snapshot captures.
   private Phase phase = Phase.THINKING;
@@ -103,8 +106,10 @@ public final class Philosopher implements StateHandler, MessageHandler {
   private final boolean[] held = new boolean[2]; // [left, right]
   private final boolean[] requested = new boolean[2];
   private final boolean[] deferred = new boolean[2];
+
   /** Bumped on restore: timers of an older generation do nothing. */
   private long generation;
+
   private long fatalMeals;
   private boolean begun;
 
@@ -121,8 +126,8 @@ public final class Philosopher implements StateHandler, MessageHandler {
   }
 
   /**
-   * Philosopher {@code index} of {@code n}; {@code meals} planned ({@link #UNLIMITED} for no
-   * limit, 0 for none).
+   * Philosopher {@code index} of {@code n}; {@code meals} planned ({@link #UNLIMITED} for no limit,
+   * 0 for none).
    */
   public Philosopher(int index, int n, long meals, double fatalChance, Timing timing, long seed) {
     if (n < 2) {
@@ -186,11 +191,13 @@ public final class Philosopher implements StateHandler, MessageHandler {
 
   private void thinkThenEat() {
     long g = generation;
-    timers.after(draw(timing.thinkMaxMs()), () -> {
-      if (g == generation && phase == Phase.THINKING) {
-        hungry();
-      }
-    });
+    timers.after(
+        draw(timing.thinkMaxMs()),
+        () -> {
+          if (g == generation && phase == Phase.THINKING) {
+            hungry();
+          }
+        });
   }
 
   private void askUnlessAsked(int fork) {
@@ -223,11 +230,13 @@ public final class Philosopher implements StateHandler, MessageHandler {
 
   private void reachLater() {
     long g = generation;
-    timers.after(timing.grabDelayMs(), () -> {
-      if (g == generation && phase == Phase.HOLDS_FIRST) {
-        reachForSecond();
-      }
-    });
+    timers.after(
+        timing.grabDelayMs(),
+        () -> {
+          if (g == generation && phase == Phase.HOLDS_FIRST) {
+            reachForSecond();
+          }
+        });
   }
 
   private void reachForSecond() {
@@ -242,11 +251,13 @@ public final class Philosopher implements StateHandler, MessageHandler {
   private void eat() {
     phase = Phase.EATING;
     long g = generation;
-    timers.after(draw(timing.eatMaxMs()), () -> {
-      if (g == generation && phase == Phase.EATING) {
-        finishMeal();
-      }
-    });
+    timers.after(
+        draw(timing.eatMaxMs()),
+        () -> {
+          if (g == generation && phase == Phase.EATING) {
+            finishMeal();
+          }
+        });
   }
 
   private void finishMeal() {
@@ -271,22 +282,33 @@ public final class Philosopher implements StateHandler, MessageHandler {
   @Override
   public void onMessage(String from, long seq, byte[] payload) {
     if (payload.length != 5) {
-      throw new IllegalArgumentException(id() + ": a message of " + payload.length + " bytes from " + from
-          + " is not a fork message (5 bytes)");
+      throw new IllegalArgumentException(
+          id()
+              + ": a message of "
+              + payload.length
+              + " bytes from "
+              + from
+              + " is not a fork message (5 bytes)");
     }
-    int fork = ((payload[1] & 0xff) << 24) | ((payload[2] & 0xff) << 16) | ((payload[3] & 0xff) << 8)
-        | (payload[4] & 0xff);
+    int fork =
+        ((payload[1] & 0xff) << 24)
+            | ((payload[2] & 0xff) << 16)
+            | ((payload[3] & 0xff) << 8)
+            | (payload[4] & 0xff);
     int side = side(fork);
     switch (payload[0]) {
       case REQUEST -> requested(side);
       case FORK -> arrived(side);
-      default -> throw new IllegalArgumentException(id() + ": unknown message type " + payload[0] + " from " + from);
+      default ->
+          throw new IllegalArgumentException(
+              id() + ": unknown message type " + payload[0] + " from " + from);
     }
   }
 
   private void requested(int side) {
     if (!held[side]) {
-      throw new IllegalStateException(id() + " was asked for fork-" + fork(side) + ", which it does not hold");
+      throw new IllegalStateException(
+          id() + " was asked for fork-" + fork(side) + ", which it does not hold");
     }
     if (inUse(fork(side))) {
       deferred[side] = true;
@@ -336,8 +358,15 @@ public final class Philosopher implements StateHandler, MessageHandler {
     if (fork == (index + 1) % n) {
       return 1;
     }
-    throw new IllegalArgumentException(id() + " has no fork-" + fork + " (only fork-" + index + " and fork-"
-        + (index + 1) % n + ")");
+    throw new IllegalArgumentException(
+        id()
+            + " has no fork-"
+            + fork
+            + " (only fork-"
+            + index
+            + " and fork-"
+            + (index + 1) % n
+            + ")");
   }
 
   private int fork(int side) {
@@ -350,7 +379,9 @@ public final class Philosopher implements StateHandler, MessageHandler {
   }
 
   static byte[] message(byte type, int fork) {
-    return new byte[] {type, (byte) (fork >>> 24), (byte) (fork >>> 16), (byte) (fork >>> 8), (byte) fork};
+    return new byte[] {
+      type, (byte) (fork >>> 24), (byte) (fork >>> 16), (byte) (fork >>> 8), (byte) fork
+    };
   }
 
   private long draw(long max) {
@@ -388,10 +419,13 @@ public final class Philosopher implements StateHandler, MessageHandler {
       return new CapturedState(capture(), Activity.PASSIVE, List.of());
     }
     if (fork >= 0) {
-      return new CapturedState(capture(), Activity.PASSIVE,
+      return new CapturedState(
+          capture(),
+          Activity.PASSIVE,
           List.of(new WaitFor(holderSide(side(fork)), "fork-" + fork)));
     }
-    return new CapturedState(capture(), phase == Phase.DONE ? Activity.PASSIVE : Activity.ACTIVE, List.of());
+    return new CapturedState(
+        capture(), phase == Phase.DONE ? Activity.PASSIVE : Activity.ACTIVE, List.of());
   }
 
   @Override
@@ -437,7 +471,8 @@ public final class Philosopher implements StateHandler, MessageHandler {
         deferred[side] = flags[2][side];
       }
     } catch (IOException | ArrayIndexOutOfBoundsException e) {
-      throw new IllegalArgumentException(id() + ": not a philosopher's state (" + state.length + " bytes)", e);
+      throw new IllegalArgumentException(
+          id() + ": not a philosopher's state (" + state.length + " bytes)", e);
     }
     generation++;
     if (phase == Phase.EATING) {

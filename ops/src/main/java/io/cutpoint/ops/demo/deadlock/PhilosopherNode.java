@@ -24,8 +24,8 @@ public final class PhilosopherNode implements AutoCloseable {
   private final ManagedChannel coordinatorChannel;
   private final CoordinatorSession session;
 
-  private PhilosopherNode(Philosopher philosopher, Worker worker, ManagedChannel channel,
-      CoordinatorSession session) {
+  private PhilosopherNode(
+      Philosopher philosopher, Worker worker, ManagedChannel channel, CoordinatorSession session) {
     this.philosopher = philosopher;
     this.worker = worker;
     this.coordinatorChannel = channel;
@@ -36,29 +36,49 @@ public final class PhilosopherNode implements AutoCloseable {
    * Starts the worker of philosopher {@code index} of {@code n} on a free loopback port and joins
    * {@code coordinator} ({@code host:port}); timers run on {@code timers}.
    */
-  public static PhilosopherNode start(Philosopher philosopher, int index, int n, String coordinator,
+  public static PhilosopherNode start(
+      Philosopher philosopher,
+      int index,
+      int n,
+      String coordinator,
       ScheduledExecutorService timers) {
     List<String> neighbours = Philosopher.neighbours(index, n);
-    Worker worker = Worker.builder(philosopher.id()).listenOn("127.0.0.1", 0).outgoing(neighbours)
-        .incoming(neighbours).stateHandler(philosopher).messageHandler(philosopher).build();
-    philosopher.wire(worker::send, (millis, action) -> {
-      try {
-        timers.schedule(() -> {
+    Worker worker =
+        Worker.builder(philosopher.id())
+            .listenOn("127.0.0.1", 0)
+            .outgoing(neighbours)
+            .incoming(neighbours)
+            .stateHandler(philosopher)
+            .messageHandler(philosopher)
+            .build();
+    philosopher.wire(
+        worker::send,
+        (millis, action) -> {
           try {
-            worker.execute(action);
-          } catch (IllegalStateException closed) {
+            timers.schedule(
+                () -> {
+                  try {
+                    worker.execute(action);
+                  } catch (IllegalStateException closed) {
+                    // The table is being cleared.
+                  }
+                },
+                millis,
+                TimeUnit.MILLISECONDS);
+          } catch (RejectedExecutionException closed) {
             // The table is being cleared.
           }
-        }, millis, TimeUnit.MILLISECONDS);
-      } catch (RejectedExecutionException closed) {
-        // The table is being cleared.
-      }
-    });
+        });
     worker.start();
     ManagedChannel channel = ManagedChannelBuilder.forTarget(coordinator).usePlaintext().build();
     try {
-      CoordinatorSession session = new CoordinatorSession(channel, worker, SessionOptions.defaults()
-          .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1))).start();
+      CoordinatorSession session =
+          new CoordinatorSession(
+                  channel,
+                  worker,
+                  SessionOptions.defaults()
+                      .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1)))
+              .start();
       return new PhilosopherNode(philosopher, worker, channel, session);
     } catch (RuntimeException e) {
       channel.shutdownNow();

@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The dining table: one {@link PhilosopherNode} per philosopher, joined to one coordinator, and
- * the table's own ground truth (read from the philosophers, not from any snapshot), against which
- * the demo and the tests check what the analysis of a snapshot says.
+ * The dining table: one {@link PhilosopherNode} per philosopher, joined to one coordinator, and the
+ * table's own ground truth (read from the philosophers, not from any snapshot), against which the
+ * demo and the tests check what the analysis of a snapshot says.
  */
 public final class Table implements AutoCloseable {
 
@@ -23,13 +23,16 @@ public final class Table implements AutoCloseable {
    * @param meals meals each philosopher eats ({@link Philosopher#UNLIMITED} for no limit)
    * @param fatalChance chance, per meal of the last philosopher, of the fatal (left first) order
    */
-  public record Options(int philosophers, double fatalChance, long meals, Philosopher.Timing timing, long seed) {
+  public record Options(
+      int philosophers, double fatalChance, long meals, Philosopher.Timing timing, long seed) {
     public Options {
       if (philosophers < 2) {
-        throw new IllegalArgumentException("--philosophers must be at least 2, got " + philosophers);
+        throw new IllegalArgumentException(
+            "--philosophers must be at least 2, got " + philosophers);
       }
       if (!(fatalChance >= 0 && fatalChance <= 1)) {
-        throw new IllegalArgumentException("--fatal-chance must be between 0 and 1, got " + fatalChance);
+        throw new IllegalArgumentException(
+            "--fatal-chance must be between 0 and 1, got " + fatalChance);
       }
       if (meals < 0) {
         throw new IllegalArgumentException("--meals must not be negative, got " + meals);
@@ -40,7 +43,8 @@ public final class Table implements AutoCloseable {
     public List<Philosopher> philosopherList() {
       List<Philosopher> list = new ArrayList<>();
       for (int i = 0; i < philosophers; i++) {
-        list.add(new Philosopher(i, philosophers, meals, fatalChance, timing, seed * 1_000_003L + i));
+        list.add(
+            new Philosopher(i, philosophers, meals, fatalChance, timing, seed * 1_000_003L + i));
       }
       return list;
     }
@@ -50,18 +54,21 @@ public final class Table implements AutoCloseable {
   private final ScheduledExecutorService timers;
 
   private Table() {
-    this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "cutpoint-table-timers");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timers =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cutpoint-table-timers");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
-   * Starts a worker for each philosopher (in order: {@code p0, p1, ...}) against
-   * {@code coordinator} and waits until all joined. The meals start with {@link #begin()}.
+   * Starts a worker for each philosopher (in order: {@code p0, p1, ...}) against {@code
+   * coordinator} and waits until all joined. The meals start with {@link #begin()}.
    */
-  public static Table start(List<Philosopher> philosophers, String coordinator, Duration joinTimeout)
+  public static Table start(
+      List<Philosopher> philosophers, String coordinator, Duration joinTimeout)
       throws InterruptedException, TimeoutException {
     Table t = new Table();
     try {
@@ -69,7 +76,8 @@ public final class Table implements AutoCloseable {
       for (int i = 0; i < n; i++) {
         t.nodes.add(PhilosopherNode.start(philosophers.get(i), i, n, coordinator, t.timers));
       }
-      CompletableFuture<?>[] joins = t.nodes.stream().map(PhilosopherNode::joined).toArray(CompletableFuture[]::new);
+      CompletableFuture<?>[] joins =
+          t.nodes.stream().map(PhilosopherNode::joined).toArray(CompletableFuture[]::new);
       await(CompletableFuture.allOf(joins), joinTimeout, "the philosophers to join " + coordinator);
       return t;
     } catch (RuntimeException | InterruptedException | TimeoutException e) {
@@ -98,7 +106,8 @@ public final class Table implements AutoCloseable {
   }
 
   /** Every philosopher's status, each read on its own event thread (not at one instant). */
-  public List<Philosopher.Status> statuses(Duration timeout) throws InterruptedException, TimeoutException {
+  public List<Philosopher.Status> statuses(Duration timeout)
+      throws InterruptedException, TimeoutException {
     List<CompletableFuture<Philosopher.Status>> reads = new ArrayList<>();
     for (PhilosopherNode n : nodes) {
       reads.add(n.status());
@@ -111,12 +120,12 @@ public final class Table implements AutoCloseable {
   }
 
   /**
-   * Ground truth for deadlock: every philosopher holds its first fork and waits for its second,
-   * in two rounds of reads with no meal eaten in between. A philosopher that waits for its second
-   * fork in both rounds with the same meal count waited all along (it leaves that phase only by
-   * eating), and every first read precedes every second read, so at one instant all of them held
-   * a first fork and waited. A fork has one holder, so then all {@code n} forks were held as first
-   * forks, in use until their holders eat; no second fork can ever come, and the table is stuck.
+   * Ground truth for deadlock: every philosopher holds its first fork and waits for its second, in
+   * two rounds of reads with no meal eaten in between. A philosopher that waits for its second fork
+   * in both rounds with the same meal count waited all along (it leaves that phase only by eating),
+   * and every first read precedes every second read, so at one instant all of them held a first
+   * fork and waited. A fork has one holder, so then all {@code n} forks were held as first forks,
+   * in use until their holders eat; no second fork can ever come, and the table is stuck.
    */
   public boolean stuck(Duration timeout) throws InterruptedException, TimeoutException {
     List<Philosopher.Status> before = statuses(timeout);
@@ -158,9 +167,11 @@ public final class Table implements AutoCloseable {
     try {
       return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("waiting for " + what + ": " + e.getCause().getMessage(), e.getCause());
+      throw new IllegalStateException(
+          "waiting for " + what + ": " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
-      throw new TimeoutException("gave up waiting for " + what + " after " + timeout.toMillis() + "ms");
+      throw new TimeoutException(
+          "gave up waiting for " + what + " after " + timeout.toMillis() + "ms");
     }
   }
 

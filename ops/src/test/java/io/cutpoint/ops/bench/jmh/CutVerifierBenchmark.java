@@ -68,7 +68,10 @@ public class CutVerifierBenchmark {
           recordings.put(peer, List.of());
         } else {
           received.put(peer, 98L);
-          recordings.put(peer, List.of(new RecordedMessage(99, new byte[16]), new RecordedMessage(100, new byte[16])));
+          recordings.put(
+              peer,
+              List.of(
+                  new RecordedMessage(99, new byte[16]), new RecordedMessage(100, new byte[16])));
         }
       }
       pieces.add(new LocalSnapshot(1, w, sent, received, recordings, first));

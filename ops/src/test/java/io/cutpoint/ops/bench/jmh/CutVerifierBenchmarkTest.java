@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The benchmark's cut is what it claims: 32 workers, 992 channels, consistent; and the check bites. */
+/**
+ * The benchmark's cut is what it claims: 32 workers, 992 channels, consistent; and the check bites.
+ */
 class CutVerifierBenchmarkTest {
 
   @Test
@@ -24,7 +26,8 @@ class CutVerifierBenchmarkTest {
     java.util.SortedMap<String, Long> sent = new java.util.TreeMap<>(w5.sent());
     sent.put("w6", 97L); // w6 recorded 98 received: a message received but never sent
     List<LocalSnapshot> pieces = new ArrayList<>(cut.pieces().values());
-    pieces.set(pieces.indexOf(w5), new LocalSnapshot(1, "w5", sent, w5.received(), w5.recordings(), "w1"));
+    pieces.set(
+        pieces.indexOf(w5), new LocalSnapshot(1, "w5", sent, w5.received(), w5.recordings(), "w1"));
     Cut broken = Cut.of(1, cut.workers(), cut.channels(), pieces);
     assertThat(CutVerifier.verify(broken)).isNotEmpty();
     assertThat(broken.channels()).contains(ChannelId.of("w5", "w6"));

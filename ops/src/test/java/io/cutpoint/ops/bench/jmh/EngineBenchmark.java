@@ -38,21 +38,28 @@ public class EngineBenchmark {
     for (int i = 2; i <= 32; i++) {
       peers.add("w" + i);
     }
-    engine = new SnapshotEngine("w1", peers, peers, id -> CapturedState.of(new byte[0]), new EngineOutput() {
-      @Override
-      public void sendMarker(String to, long snapshotId, long sentCount) {}
+    engine =
+        new SnapshotEngine(
+            "w1",
+            peers,
+            peers,
+            id -> CapturedState.of(new byte[0]),
+            new EngineOutput() {
+              @Override
+              public void sendMarker(String to, long snapshotId, long sentCount) {}
 
-      @Override
-      public void deliver(String from, long s, byte[] p) {
-        sink.consume(p);
-      }
+              @Override
+              public void deliver(String from, long s, byte[] p) {
+                sink.consume(p);
+              }
 
-      @Override
-      public void completed(CompletedLocalSnapshot snapshot) {}
+              @Override
+              public void completed(CompletedLocalSnapshot snapshot) {}
 
-      @Override
-      public void failed(long snapshotId, String reason) {}
-    }, EngineOptions.defaults());
+              @Override
+              public void failed(long snapshotId, String reason) {}
+            },
+            EngineOptions.defaults());
   }
 
   @Benchmark

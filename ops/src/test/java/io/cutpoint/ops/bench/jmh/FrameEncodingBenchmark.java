@@ -47,11 +47,18 @@ public class FrameEncodingBenchmark {
   public byte[] encode() {
     Frame.Builder f = Frame.newBuilder().setEpoch(3);
     for (int i = 0; i < ITEMS - 1; i++) {
-      f.addItems(Item.newBuilder().setPosition(1000 + i)
-          .setData(DataMessage.newBuilder().setSeq(900 + i).setPayload(ByteString.copyFrom(payloads[i]))));
+      f.addItems(
+          Item.newBuilder()
+              .setPosition(1000 + i)
+              .setData(
+                  DataMessage.newBuilder()
+                      .setSeq(900 + i)
+                      .setPayload(ByteString.copyFrom(payloads[i]))));
     }
-    f.addItems(Item.newBuilder().setPosition(1000 + ITEMS - 1)
-        .setMarker(Marker.newBuilder().setSnapshotId(7).setSentCount(900 + ITEMS - 2)));
+    f.addItems(
+        Item.newBuilder()
+            .setPosition(1000 + ITEMS - 1)
+            .setMarker(Marker.newBuilder().setSnapshotId(7).setSentCount(900 + ITEMS - 2)));
     return f.build().toByteArray();
   }
 

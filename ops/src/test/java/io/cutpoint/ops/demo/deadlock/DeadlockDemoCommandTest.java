@@ -13,25 +13,58 @@ class DeadlockDemoCommandTest {
 
   @Test
   void theFatalOrderDeadlocksAndTheDemoNamesTheCycle() {
-    Run r = cutpoint("demo", "--scenario", "deadlock", "--philosophers", "4", "--fatal-chance", "1",
-        "--interval", "200ms", "--duration", "60s", "--seed", "1", "--json");
+    Run r =
+        cutpoint(
+            "demo",
+            "--scenario",
+            "deadlock",
+            "--philosophers",
+            "4",
+            "--fatal-chance",
+            "1",
+            "--interval",
+            "200ms",
+            "--duration",
+            "60s",
+            "--seed",
+            "1",
+            "--json");
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     List<String> lines = Arrays.asList(r.out().split("\n"));
     assertThat(lines.get(0)).startsWith("{\"event\":\"started\"").contains("\"philosophers\":4");
-    assertThat(lines).filteredOn(l -> l.startsWith("{\"event\":\"deadlock\"")).singleElement().satisfies(l ->
-        assertThat(l).contains("\"cycle\":[\"p0\",\"p1\",\"p2\",\"p3\"]")
-            .contains("\"resources\":[\"fork-1\",\"fork-2\",\"fork-3\",\"fork-0\"]")
-            .contains("\"confirmed\":true"));
-    assertThat(lines.get(lines.size() - 1)).startsWith("{\"event\":\"summary\",\"ok\":true,\"outcome\":\"deadlock in snapshot");
+    assertThat(lines)
+        .filteredOn(l -> l.startsWith("{\"event\":\"deadlock\""))
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .contains("\"cycle\":[\"p0\",\"p1\",\"p2\",\"p3\"]")
+                    .contains("\"resources\":[\"fork-1\",\"fork-2\",\"fork-3\",\"fork-0\"]")
+                    .contains("\"confirmed\":true"));
+    assertThat(lines.get(lines.size() - 1))
+        .startsWith("{\"event\":\"summary\",\"ok\":true,\"outcome\":\"deadlock in snapshot");
   }
 
   @Test
   void theSafeOrderFinishesItsMealsAndIsReportedTerminatedWithoutADeadlock() {
-    Run r = cutpoint("demo", "--scenario", "deadlock", "--fatal-chance", "0", "--meals", "5",
-        "--interval", "200ms", "--duration", "60s");
+    Run r =
+        cutpoint(
+            "demo",
+            "--scenario",
+            "deadlock",
+            "--fatal-chance",
+            "0",
+            "--meals",
+            "5",
+            "--interval",
+            "200ms",
+            "--duration",
+            "60s");
     assertThat(r.code()).as(r.out() + r.err()).isZero();
-    assertThat(r.out()).startsWith("5 philosophers, fatal order chance 0.0 per meal, 5 meals each, seed 1")
-        .containsPattern("terminated in snapshot \\d+: every philosopher is done and no fork or request is in transit")
+    assertThat(r.out())
+        .startsWith("5 philosophers, fatal order chance 0.0 per meal, 5 meals each, seed 1")
+        .containsPattern(
+            "terminated in snapshot \\d+: every philosopher is done and no fork or request is in transit")
         .contains("OK: terminated in snapshot")
         .doesNotContain("deadlock in snapshot")
         .doesNotContain("PROBLEM");

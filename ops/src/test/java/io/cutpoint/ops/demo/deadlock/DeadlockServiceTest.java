@@ -51,9 +51,17 @@ class DeadlockServiceTest {
 
   @BeforeEach
   void startCoordinator() throws Exception {
-    server = CoordinatorServer.start(CoordinatorConfig.builder().port(0).dataDir(dir)
-        .snapshotInterval(Duration.ZERO).snapshotTimeout(Duration.ofSeconds(20))
-        .heartbeatInterval(Duration.ofMillis(500)).heartbeatTimeout(Duration.ofSeconds(5)).build(), registry);
+    server =
+        CoordinatorServer.start(
+            CoordinatorConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .snapshotInterval(Duration.ZERO)
+                .snapshotTimeout(Duration.ofSeconds(20))
+                .heartbeatInterval(Duration.ofMillis(500))
+                .heartbeatTimeout(Duration.ofSeconds(5))
+                .build(),
+            registry);
     target = "127.0.0.1:" + server.port();
     channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
   }
@@ -71,8 +79,13 @@ class DeadlockServiceTest {
 
   @Test
   void fatalOrderGetsStuckAndTheAnalysisNamesTheWholeCycle() throws Exception {
-    table = Table.start(new Table.Options(5, 1.0, Philosopher.UNLIMITED,
-        new Philosopher.Timing(0, 0, 0, true), 1).philosopherList(), target, Duration.ofSeconds(30));
+    table =
+        Table.start(
+            new Table.Options(
+                    5, 1.0, Philosopher.UNLIMITED, new Philosopher.Timing(0, 0, 0, true), 1)
+                .philosopherList(),
+            target,
+            Duration.ofSeconds(30));
     table.begin();
     await().atMost(Duration.ofSeconds(30)).until(() -> table.stuck(READ));
 
@@ -83,12 +96,22 @@ class DeadlockServiceTest {
     DeadlockSet set = r.getDeadlock().getSets(0);
     assertThat(set.getWorkersList()).containsExactly("p0", "p1", "p2", "p3", "p4");
     assertThat(set.getCycleList()).containsExactly("p0", "p1", "p2", "p3", "p4");
-    assertThat(set.getEdgesList()).containsExactly(edge("p0", "p1", "fork-1"), edge("p1", "p2", "fork-2"),
-        edge("p2", "p3", "fork-3"), edge("p3", "p4", "fork-4"), edge("p4", "p0", "fork-0"));
+    assertThat(set.getEdgesList())
+        .containsExactly(
+            edge("p0", "p1", "fork-1"),
+            edge("p1", "p2", "fork-2"),
+            edge("p2", "p3", "fork-3"),
+            edge("p3", "p4", "fork-4"),
+            edge("p4", "p0", "fork-0"));
     assertThat(Verdicts.isWholeTable(set, 5)).isTrue();
-    assertThat(Verdicts.deadlockLine(r.getSnapshotId(), set)).isEqualTo("deadlock in snapshot "
-        + r.getSnapshotId() + ": p0 -> p1 -> p2 -> p3 -> p4 -> p0 (waiting for fork-1, fork-2, fork-3, fork-4, fork-0)");
-    assertThat(r.getTermination().getTerminated()).as("nothing will ever happen at a stuck table").isTrue();
+    assertThat(Verdicts.deadlockLine(r.getSnapshotId(), set))
+        .isEqualTo(
+            "deadlock in snapshot "
+                + r.getSnapshotId()
+                + ": p0 -> p1 -> p2 -> p3 -> p4 -> p0 (waiting for fork-1, fork-2, fork-3, fork-4, fork-0)");
+    assertThat(r.getTermination().getTerminated())
+        .as("nothing will ever happen at a stuck table")
+        .isTrue();
 
     // The same verdict through the command line.
     Run json = cutpoint("analyze", String.valueOf(r.getSnapshotId()), "--json", "--server", target);
@@ -98,7 +121,8 @@ class DeadlockServiceTest {
     assertThat(parsed.build()).isEqualTo(r);
     Run text = cutpoint("analyze", String.valueOf(r.getSnapshotId()), "--server", target);
     assertThat(text.code()).isZero();
-    assertThat(text.out()).contains("deadlock:    YES, 1 deadlocked set(s)")
+    assertThat(text.out())
+        .contains("deadlock:    YES, 1 deadlocked set(s)")
         .contains("cycle p0 -> p1 -> p2 -> p3 -> p4 -> p0")
         .contains("p4 waits for p0 (fork-0)")
         .contains("terminated:  YES");
@@ -106,16 +130,26 @@ class DeadlockServiceTest {
 
   @Test
   void safeOrderNeverDeadlocksAndTheFinishedTableIsReportedTerminated() throws Exception {
-    table = Table.start(new Table.Options(5, 0.0, 8, new Philosopher.Timing(4, 4, 1, true), 2).philosopherList(),
-        target, Duration.ofSeconds(30));
+    table =
+        Table.start(
+            new Table.Options(5, 0.0, 8, new Philosopher.Timing(4, 4, 1, true), 2)
+                .philosopherList(),
+            target,
+            Duration.ofSeconds(30));
     table.begin();
     int[] analysed = {0};
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
-      AnalyzeResponse r = snapshotAndAnalyze();
-      analysed[0]++;
-      assertThat(r.getDeadlock().getDeadlocked()).as("snapshot %d", r.getSnapshotId()).isFalse();
-      return table.finished(READ);
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              AnalyzeResponse r = snapshotAndAnalyze();
+              analysed[0]++;
+              assertThat(r.getDeadlock().getDeadlocked())
+                  .as("snapshot %d", r.getSnapshotId())
+                  .isFalse();
+              return table.finished(READ);
+            });
 
     AnalyzeResponse end = snapshotAndAnalyze();
     assertThat(end.getDeadlock().getDeadlocked()).isFalse();
@@ -130,8 +164,14 @@ class DeadlockServiceTest {
   void aForkKeptInTransitMeansNotTerminatedAndTheChannelIsListed() throws Exception {
     // p0 eats once; p1 and p2 have nothing to eat. p0 holds fork 0 and must ask p1 for fork 1.
     Philosopher.Timing timing = new Philosopher.Timing(0, 0, 0, true);
-    table = Table.start(List.of(new Philosopher(0, 3, 1, 0.0, timing, 1), new Philosopher(1, 3, 0, 0.0, timing, 2),
-        new Philosopher(2, 3, 0, 0.0, timing, 3)), target, Duration.ofSeconds(30));
+    table =
+        Table.start(
+            List.of(
+                new Philosopher(0, 3, 1, 0.0, timing, 1),
+                new Philosopher(1, 3, 0, 0.0, timing, 2),
+                new Philosopher(2, 3, 0, 0.0, timing, 3)),
+            target,
+            Duration.ofSeconds(30));
     // p1's and p2's event threads are paused, so that p1 meets p0's request before any marker.
     CountDownLatch releaseP1 = new CountDownLatch(1);
     CountDownLatch releaseP2 = new CountDownLatch(1);
@@ -140,30 +180,46 @@ class DeadlockServiceTest {
     long id;
     try {
       table.begin();
-      await().atMost(Duration.ofSeconds(20)).until(() ->
-          table.node(0).status().get().phase() == Philosopher.Phase.WANTS_SECOND);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> table.node(0).status().get().phase() == Philosopher.Phase.WANTS_SECOND);
       // p0 initiates: it records "waiting for p1 (fork-1)" before p1 has even seen the request.
       id = table.node(0).session().requestSnapshot().get(20, TimeUnit.SECONDS);
       table.node(0).status().get(10, TimeUnit.SECONDS); // runs after p0's local snapshot was taken
       // p1 takes the request (it precedes p0's marker on p0->p1, and p2 sends no marker yet), hands
       // fork 1 over, then records on p0's marker: the fork travels inside the cut.
       releaseP1.countDown();
-      await().atMost(Duration.ofSeconds(20)).until(() -> table.node(1).worker().receivedCount("p0") >= 1);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> table.node(1).worker().receivedCount("p0") >= 1);
     } finally {
       releaseP1.countDown();
       releaseP2.countDown();
     }
-    await().atMost(Duration.ofSeconds(30)).until(() -> admin().getSnapshot(GetSnapshotRequest.newBuilder()
-        .setSnapshotId(id).build()).getManifest().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                admin()
+                        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+                        .getManifest()
+                        .getStatus()
+                    == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     AnalyzeResponse r = admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(id).build());
 
     assertThat(r.getTermination().getTerminated()).isFalse();
     assertThat(r.getTermination().getActiveWorkersList()).as("everybody is passive").isEmpty();
     assertThat(r.getTermination().getNonEmptyChannelsList()).containsExactly(ref("p1", "p0"));
     assertThat(r.getDeadlock().getDeadlocked()).isFalse();
-    assertThat(r.getDeadlock().getUnblockedByInFlightList()).containsExactly(edge("p0", "p1", "fork-1"));
-    assertThat(r.getSummary().getPerChannelList()).contains(ChannelSummary.newBuilder().setChannel(ref("p1", "p0"))
-        .setInFlightMessages(1).setInFlightBytes(5).build());
+    assertThat(r.getDeadlock().getUnblockedByInFlightList())
+        .containsExactly(edge("p0", "p1", "fork-1"));
+    assertThat(r.getSummary().getPerChannelList())
+        .contains(
+            ChannelSummary.newBuilder()
+                .setChannel(ref("p1", "p0"))
+                .setInFlightMessages(1)
+                .setInFlightBytes(5)
+                .build());
 
     await().atMost(Duration.ofSeconds(20)).until(() -> table.finished(READ));
     AnalyzeResponse after = snapshotAndAnalyze();
@@ -172,9 +228,12 @@ class DeadlockServiceTest {
   }
 
   private AnalyzeResponse snapshotAndAnalyze() {
-    TriggerSnapshotResponse t = admin().triggerSnapshot(TriggerSnapshotRequest.newBuilder().setWait(true)
-        .setWaitTimeoutMs(20_000).build());
-    assertThat(t.getManifest().getStatus()).as(t.getManifest().getReason())
+    TriggerSnapshotResponse t =
+        admin()
+            .triggerSnapshot(
+                TriggerSnapshotRequest.newBuilder().setWait(true).setWaitTimeoutMs(20_000).build());
+    assertThat(t.getManifest().getStatus())
+        .as(t.getManifest().getReason())
         .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     return admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(t.getSnapshotId()).build());
   }

@@ -24,7 +24,8 @@ class PhilosopherTest {
       assertThat(p.status().eaten()).isZero();
       CapturedState c = p.captureState(1);
       assertThat(c.activity()).isEqualTo(Activity.PASSIVE);
-      assertThat(c.waitingFor()).containsExactly(new WaitFor("p" + (i + 1) % 5, "fork-" + (i + 1) % 5));
+      assertThat(c.waitingFor())
+          .containsExactly(new WaitFor("p" + (i + 1) % 5, "fork-" + (i + 1) % 5));
     }
   }
 
@@ -59,7 +60,8 @@ class PhilosopherTest {
         for (int i = 0; i < 3; i++) {
           Philosopher p = t.philosophers.get(i);
           assertThat(p.status().phase()).as("seed %d", seed).isEqualTo(Phase.WANTS_SECOND);
-          assertThat(p.captureState(1).waitingFor()).containsExactly(new WaitFor("p" + (i + 1) % 3, "fork-" + (i + 1) % 3));
+          assertThat(p.captureState(1).waitingFor())
+              .containsExactly(new WaitFor("p" + (i + 1) % 3, "fork-" + (i + 1) % 3));
         }
       }
     }
@@ -71,18 +73,24 @@ class PhilosopherTest {
     Philosopher p = new Philosopher(1, 3, 1, 0.0, new Philosopher.Timing(5, 5, 0, false), 1);
     List<String> sent = new java.util.ArrayList<>();
     List<Runnable> timers = new java.util.ArrayList<>();
-    p.wire((to, payload) -> sent.add(to + ":" + payload[0] + ":" + payload[4]), (ms, a) -> timers.add(a));
+    p.wire(
+        (to, payload) -> sent.add(to + ":" + payload[0] + ":" + payload[4]),
+        (ms, a) -> timers.add(a));
     assertThat(p.captureState(1).activity()).as("thinking").isEqualTo(Activity.ACTIVE);
     p.begin();
     timers.remove(0).run(); // hungry: first fork 1 (its left, held), reach for fork 2
     assertThat(p.status().phase()).isEqualTo(Phase.HOLDS_FIRST);
-    assertThat(p.captureState(2).activity()).as("about to reach for the second fork").isEqualTo(Activity.ACTIVE);
+    assertThat(p.captureState(2).activity())
+        .as("about to reach for the second fork")
+        .isEqualTo(Activity.ACTIVE);
     timers.remove(0).run();
     assertThat(sent).containsExactly("p2:1:2");
-    assertThat(p.captureState(3)).satisfies(c -> {
-      assertThat(c.activity()).isEqualTo(Activity.PASSIVE);
-      assertThat(c.waitingFor()).containsExactly(new WaitFor("p2", "fork-2"));
-    });
+    assertThat(p.captureState(3))
+        .satisfies(
+            c -> {
+              assertThat(c.activity()).isEqualTo(Activity.PASSIVE);
+              assertThat(c.waitingFor()).containsExactly(new WaitFor("p2", "fork-2"));
+            });
     p.onMessage("p0", 1, Philosopher.message(Philosopher.REQUEST, 1));
     assertThat(sent).as("fork 1 is in use: the request waits for the meal's end").hasSize(1);
     p.onMessage("p2", 1, Philosopher.message(Philosopher.FORK, 2));
@@ -91,10 +99,12 @@ class PhilosopherTest {
     timers.remove(0).run();
     assertThat(sent).containsExactly("p2:1:2", "p0:2:1");
     assertThat(p.status().phase()).isEqualTo(Phase.DONE);
-    assertThat(p.captureState(5)).satisfies(c -> {
-      assertThat(c.activity()).isEqualTo(Activity.PASSIVE);
-      assertThat(c.waitingFor()).isEmpty();
-    });
+    assertThat(p.captureState(5))
+        .satisfies(
+            c -> {
+              assertThat(c.activity()).isEqualTo(Activity.PASSIVE);
+              assertThat(c.waitingFor()).isEmpty();
+            });
     p.onMessage("p2", 2, Philosopher.message(Philosopher.REQUEST, 2));
     assertThat(sent).as("done: a fork not in use is given at once").endsWith("p2:2:2");
   }
@@ -112,7 +122,8 @@ class PhilosopherTest {
     copy.restore(state);
     assertThat(copy.status()).isEqualTo(before);
     assertThat(copy.capture()).isEqualTo(state);
-    assertThatThrownBy(() -> copy.restore(new byte[3])).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> copy.restore(new byte[3]))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a philosopher's state");
   }
 
@@ -121,13 +132,16 @@ class PhilosopherTest {
     Philosopher p = new Philosopher(0, 3, 1, 0.0, new Philosopher.Timing(1, 1, 0, false), 1);
     p.wire((to, payload) -> {}, (ms, a) -> {});
     assertThatThrownBy(() -> p.onMessage("p1", 1, Philosopher.message(Philosopher.REQUEST, 1)))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not hold");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("does not hold");
     assertThatThrownBy(() -> p.onMessage("p1", 1, Philosopher.message(Philosopher.REQUEST, 2)))
         .hasMessageContaining("has no fork-2");
-    assertThatThrownBy(() -> p.onMessage("p1", 1, new byte[2])).hasMessageContaining("not a fork message");
+    assertThatThrownBy(() -> p.onMessage("p1", 1, new byte[2]))
+        .hasMessageContaining("not a fork message");
     assertThatThrownBy(() -> new Philosopher(0, 1, 1, 0, new Philosopher.Timing(1, 1, 0, false), 1))
         .hasMessageContaining("at least 2");
-    assertThatThrownBy(() -> new Philosopher(0, 3, 1, 1.5, new Philosopher.Timing(1, 1, 0, false), 1))
+    assertThatThrownBy(
+            () -> new Philosopher(0, 3, 1, 1.5, new Philosopher.Timing(1, 1, 0, false), 1))
         .hasMessageContaining("[0, 1]");
   }
 }

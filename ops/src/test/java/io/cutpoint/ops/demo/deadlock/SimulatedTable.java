@@ -27,14 +27,21 @@ final class SimulatedTable {
     this.random = new SplittableRandom(seed);
     for (Philosopher p : philosophers) {
       String from = p.id();
-      p.wire((to, payload) -> channels.computeIfAbsent(from + "->" + to, k -> new ArrayDeque<>())
-          .add(new Pending(from, payload)), (millis, action) -> timers.add(action));
+      p.wire(
+          (to, payload) ->
+              channels
+                  .computeIfAbsent(from + "->" + to, k -> new ArrayDeque<>())
+                  .add(new Pending(from, payload)),
+          (millis, action) -> timers.add(action));
     }
   }
 
-  static SimulatedTable of(int n, double fatalChance, long meals, boolean hungryAtStart, long seed) {
-    List<Philosopher> list = new Table.Options(n, fatalChance, meals,
-        new Philosopher.Timing(5, 5, 1, hungryAtStart), seed).philosopherList();
+  static SimulatedTable of(
+      int n, double fatalChance, long meals, boolean hungryAtStart, long seed) {
+    List<Philosopher> list =
+        new Table.Options(
+                n, fatalChance, meals, new Philosopher.Timing(5, 5, 1, hungryAtStart), seed)
+            .philosopherList();
     return new SimulatedTable(list, seed);
   }
 
@@ -44,8 +51,11 @@ final class SimulatedTable {
 
   /** Makes one random move; false when none is possible. */
   boolean step() {
-    List<String> busy = channels.entrySet().stream().filter(e -> !e.getValue().isEmpty()).map(Map.Entry::getKey)
-        .toList();
+    List<String> busy =
+        channels.entrySet().stream()
+            .filter(e -> !e.getValue().isEmpty())
+            .map(Map.Entry::getKey)
+            .toList();
     int moves = busy.size() + timers.size();
     if (moves == 0) {
       return false;
