@@ -120,7 +120,8 @@ public final class CoordinatorServer implements AutoCloseable {
             health,
             reason ->
                 ctx.loop()
-                    .execute(() -> ctx.lifecycle().abortAll(FailureReason.STORE_ERROR, reason)));
+                    .execute(() -> ctx.lifecycle().abortAll(FailureReason.STORE_ERROR, reason)),
+            ctx.storeIo()::retryUnfinished);
   }
 
   /**

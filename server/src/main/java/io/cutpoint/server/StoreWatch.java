@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Keeps the health status true to the store. While the store cannot write (an I/O error such as a
  * full disk), health is NOT_SERVING, the reason is logged, the pending snapshots are aborted (they
  * could not be committed) and every later check tries {@link SnapshotStore#resume()}; once the
- * store writes again, health is SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that
+ * store writes again, the ends of snapshots that it could not write are written and health is
+ * SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that
  * the damaged ones are known (listed as damaged, skipped by an automatic rollback) soon after
  * start. Runs on the maintenance executor, one call at a time.
  */
@@ -27,6 +28,7 @@ final class StoreWatch {
   private final SnapshotStore store;
   private final HealthStatusManager health;
   private final Consumer<String> abortPending;
+  private final Runnable writable;
   private volatile String unavailable;
 
   /** The health names that follow the store: the whole server ({@code ""}) and each service. */
@@ -41,10 +43,19 @@ final class StoreWatch {
     HEALTH_NAMES.forEach(name -> health.setStatus(name, status));
   }
 
-  StoreWatch(SnapshotStore store, HealthStatusManager health, Consumer<String> abortPending) {
+  /**
+   * @param abortPending aborts the pending snapshots, with the reason
+   * @param writable told each time the store writes again (the ends it could not write are due)
+   */
+  StoreWatch(
+      SnapshotStore store,
+      HealthStatusManager health,
+      Consumer<String> abortPending,
+      Runnable writable) {
     this.store = store;
     this.health = health;
     this.abortPending = abortPending;
+    this.writable = writable;
   }
 
   /** Why the store cannot write, as last seen, or empty. */
@@ -57,6 +68,7 @@ final class StoreWatch {
     if (why.isEmpty()) {
       if (unavailable != null) {
         unavailable = null;
+        writable.run();
         setAll(health, ServingStatus.SERVING);
         log.info("the snapshot store writes again: SERVING");
       }

@@ -14,12 +14,16 @@ import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.server.testing.InProcessCoordinator;
 import io.cutpoint.server.testing.RawWorker;
 import io.cutpoint.storage.SmallDisk;
+import io.grpc.Context;
 import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.health.v1.HealthGrpc;
+import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -50,6 +54,33 @@ class FullDiskHealthTest {
         .getStatus();
   }
 
+  /**
+   * Every status the health service reports from now on, in order. Polling could miss a short
+   * NOT_SERVING: the failed write can free the space it had taken, so the store's probe write may
+   * succeed (and health turn SERVING) within one check, although the disk is still full.
+   */
+  private static List<ServingStatus> watchHealth(InProcessCoordinator c, Context.CancellableContext ctx) {
+    List<ServingStatus> seen = new CopyOnWriteArrayList<>();
+    ctx.run(
+        () ->
+            HealthGrpc.newStub(c.channel)
+                .watch(
+                    HealthCheckRequest.getDefaultInstance(),
+                    new StreamObserver<HealthCheckResponse>() {
+                      @Override
+                      public void onNext(HealthCheckResponse r) {
+                        seen.add(r.getStatus());
+                      }
+
+                      @Override
+                      public void onError(Throwable t) {}
+
+                      @Override
+                      public void onCompleted() {}
+                    }));
+    return seen;
+  }
+
   /** The piece of {@code worker} (channels to and from {@code peer}, nothing sent or received). */
   private static List<UploadPart> piece(long id, String worker, String peer, byte[] state) {
     return RawWorker.upload(
@@ -75,22 +106,37 @@ class FullDiskHealthTest {
       assertThat(health(c)).isEqualTo(ServingStatus.SERVING);
       long during =
           c.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
-
-      disk.fill();
+      Context.CancellableContext watch = Context.current().withCancellation();
       try {
-        RawWorker.send(c.async(), piece(during, "a", "b", new byte[2 << 20]))
-            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      } catch (ExecutionException refused) {
-        // the store could not write the piece: what matters is what the coordinator does next
-      }
-      await().atMost(WAIT).until(() -> health(c) == ServingStatus.NOT_SERVING);
-      assertThat(c.server.storeUnavailable())
-          .hasValueSatisfying(why -> assertThat(why).contains("No space left"));
+        List<ServingStatus> seen = watchHealth(c, watch);
+        await().atMost(WAIT).until(() -> seen.contains(ServingStatus.SERVING));
 
-      disk.free();
-      await().atMost(WAIT).until(() -> health(c) == ServingStatus.SERVING);
+        disk.fill();
+        try {
+          RawWorker.send(c.async(), piece(during, "a", "b", new byte[2 << 20]))
+              .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (ExecutionException refused) {
+          // the store could not write the piece: what matters is what the coordinator does next
+        }
+        await().atMost(WAIT).until(() -> seen.contains(ServingStatus.NOT_SERVING));
+
+        disk.free();
+        await()
+            .atMost(WAIT)
+            .until(() -> seen.get(seen.size() - 1) == ServingStatus.SERVING);
+      } finally {
+        watch.cancel(null);
+      }
+      assertThat(health(c)).isEqualTo(ServingStatus.SERVING);
       assertThat(c.server.storeUnavailable()).isEmpty();
       await().atMost(WAIT).until(() -> status(c, during) == SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
+      assertThat(
+              c.admin()
+                  .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(during).build())
+                  .getManifest()
+                  .getReason())
+          .as("the pending snapshot is aborted with the store's error")
+          .contains("No space left");
 
       long after =
           c.admin().triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();

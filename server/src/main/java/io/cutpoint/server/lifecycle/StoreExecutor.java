@@ -3,6 +3,8 @@ package io.cutpoint.server.lifecycle;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -21,6 +23,17 @@ public final class StoreExecutor implements StoreEffects, AutoCloseable {
   private final SnapshotStore store;
   private final Scheduler loop;
   private final ExecutorScheduler thread = new ExecutorScheduler("cutpoint-store");
+
+  /** At most this many ends wait for the store to write again; a restart ends the rest. */
+  static final int MAX_UNFINISHED = 10_000;
+
+  /**
+   * Ends of snapshots that the store could not write (an I/O error such as a full disk), oldest
+   * first: written before any later write, and when {@link #retryUnfinished()} says the store
+   * writes again, so that no snapshot stays PENDING in the store after the loop ended it. Only
+   * the {@code cutpoint-store} thread touches it.
+   */
+  private final Deque<SnapshotManifest> unfinished = new ArrayDeque<>();
 
   /**
    * @param loop where results are delivered (the coordinator loop)
@@ -68,13 +81,46 @@ public final class StoreExecutor implements StoreEffects, AutoCloseable {
   public void finish(SnapshotManifest ended, Runnable done) {
     thread.execute(
         () -> {
-          try {
-            store.finish(ended);
-          } catch (StoreException e) {
-            log.error("could not record the end of snapshot {}", ended.getSnapshotId(), e);
-          }
+          finishUnfinished();
+          tryFinish(ended);
           loop.execute(done);
         });
+  }
+
+  /**
+   * Writes the ends that failed while the store could not write. Called (from any thread) once
+   * the store writes again; runs on {@code cutpoint-store}.
+   */
+  public void retryUnfinished() {
+    thread.execute(this::finishUnfinished);
+  }
+
+  private void finishUnfinished() {
+    for (int n = unfinished.size(); n > 0; n--) {
+      tryFinish(unfinished.poll());
+    }
+  }
+
+  private void tryFinish(SnapshotManifest ended) {
+    try {
+      store.finish(ended);
+    } catch (StoreException e) {
+      if (store.unavailable().isEmpty()) {
+        log.error("could not record the end of snapshot {}", ended.getSnapshotId(), e);
+        return;
+      }
+      if (unfinished.size() == MAX_UNFINISHED) {
+        log.error(
+            "snapshot {} stays PENDING in the store until a restart ends it: {} ends already wait",
+            unfinished.poll().getSnapshotId(),
+            MAX_UNFINISHED);
+      }
+      unfinished.add(ended);
+      log.warn(
+          "could not record the end of snapshot {} ({}); written once the store writes again",
+          ended.getSnapshotId(),
+          e.getMessage());
+    }
   }
 
   /**
