@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * full disk), health is NOT_SERVING, the reason is logged, the pending snapshots are aborted (they
  * could not be committed) and every later check tries {@link SnapshotStore#resume()}; once the
  * store writes again, the ends of snapshots that it could not write are written and health is
- * SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that
- * the damaged ones are known (listed as damaged, skipped by an automatic rollback) soon after
- * start. Runs on the maintenance executor, one call at a time.
+ * SERVING. {@link #scrub()} verifies every COMPLETE snapshot, so that the damaged ones are known
+ * (listed as damaged, skipped by an automatic rollback) soon after start. Runs on the maintenance
+ * executor, one call at a time.
  */
 final class StoreWatch {
   private static final Logger log = LoggerFactory.getLogger(StoreWatch.class);

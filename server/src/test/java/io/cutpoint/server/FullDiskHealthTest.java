@@ -59,7 +59,8 @@ class FullDiskHealthTest {
    * NOT_SERVING: the failed write can free the space it had taken, so the store's probe write may
    * succeed (and health turn SERVING) within one check, although the disk is still full.
    */
-  private static List<ServingStatus> watchHealth(InProcessCoordinator c, Context.CancellableContext ctx) {
+  private static List<ServingStatus> watchHealth(
+      InProcessCoordinator c, Context.CancellableContext ctx) {
     List<ServingStatus> seen = new CopyOnWriteArrayList<>();
     ctx.run(
         () ->
@@ -121,9 +122,7 @@ class FullDiskHealthTest {
         await().atMost(WAIT).until(() -> seen.contains(ServingStatus.NOT_SERVING));
 
         disk.free();
-        await()
-            .atMost(WAIT)
-            .until(() -> seen.get(seen.size() - 1) == ServingStatus.SERVING);
+        await().atMost(WAIT).until(() -> seen.get(seen.size() - 1) == ServingStatus.SERVING);
       } finally {
         watch.cancel(null);
       }

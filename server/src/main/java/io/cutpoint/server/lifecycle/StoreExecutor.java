@@ -30,8 +30,8 @@ public final class StoreExecutor implements StoreEffects, AutoCloseable {
   /**
    * Ends of snapshots that the store could not write (an I/O error such as a full disk), oldest
    * first: written before any later write, and when {@link #retryUnfinished()} says the store
-   * writes again, so that no snapshot stays PENDING in the store after the loop ended it. Only
-   * the {@code cutpoint-store} thread touches it.
+   * writes again, so that no snapshot stays PENDING in the store after the loop ended it. Only the
+   * {@code cutpoint-store} thread touches it.
    */
   private final Deque<SnapshotManifest> unfinished = new ArrayDeque<>();
 
@@ -88,8 +88,8 @@ public final class StoreExecutor implements StoreEffects, AutoCloseable {
   }
 
   /**
-   * Writes the ends that failed while the store could not write. Called (from any thread) once
-   * the store writes again; runs on {@code cutpoint-store}.
+   * Writes the ends that failed while the store could not write. Called (from any thread) once the
+   * store writes again; runs on {@code cutpoint-store}.
    */
   public void retryUnfinished() {
     thread.execute(this::finishUnfinished);
