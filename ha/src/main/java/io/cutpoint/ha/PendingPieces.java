@@ -89,32 +89,12 @@ final class PendingPieces {
     if (messages.isEmpty()) {
       return; // an empty recording is the absence of batches
     }
-    ChannelRecording.Builder batch = ChannelRecording.newBuilder().setFrom(channel.from());
-    long previous = 0;
-    for (RecordedMessage m : messages) {
-      if (m.seq() <= previous) {
-        throw new IllegalArgumentException(
-            "snapshot "
-                + snapshotId
-                + ", channel "
-                + channel
-                + ": message #"
-                + m.seq()
-                + " after #"
-                + previous
-                + " (recordings are in sequence order)");
-      }
-      previous = m.seq();
-      batch.addMessages(
-          io.cutpoint.api.v1.RecordedMessage.newBuilder()
-              .setSeq(m.seq())
-              .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
-    }
+    ChannelRecording batch = StoreParts.recordingBatch(snapshotId, channel, messages);
     write(
         snapshotId,
         "store recording of snapshot " + snapshotId + ", channel " + channel,
         keys.batch(snapshotId, channel, messages.get(0).seq()),
-        batch.build().toByteArray(),
+        batch.toByteArray(),
         p -> p.recording(channel, messages));
   }
 

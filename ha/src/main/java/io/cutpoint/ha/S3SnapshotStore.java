@@ -503,7 +503,7 @@ public final class S3SnapshotStore implements SnapshotStore {
             if (m.isEmpty()) {
               return false;
             }
-            refuseDeletion(m.get().value());
+            StoreParts.refuseDeletion(m.get().value(), catalog.rollback().value());
             write(operation, List.of(catalog.deleteManifest(snapshotId, m.get().version())));
           }
           bucket.deleteAll(keys.snapshot(snapshotId), operation);
@@ -642,27 +642,6 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   private Catalog.Versioned<SnapshotManifest> existing(long id, String operation) {
     return catalog.manifest(id).orElseThrow(() -> new NoSuchSnapshotException(id, operation));
-  }
-
-  private void refuseDeletion(SnapshotManifest m) {
-    long id = m.getSnapshotId();
-    if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-      throw new NotPendingException(id, m.getStatus(), "delete (finish it first)");
-    }
-    catalog
-        .rollback()
-        .value()
-        .filter(r -> r.snapshotId() == id)
-        .ifPresent(
-            r -> {
-              throw new StoreException(
-                  "delete: snapshot "
-                      + id
-                      + " is the target of the rollback to"
-                      + " epoch "
-                      + r.epoch()
-                      + " in progress");
-            });
   }
 
   private void run(String operation, Runnable body) {

@@ -220,34 +220,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
     if (messages.isEmpty()) {
       return; // an empty recording is the absence of batches
     }
-    ChannelRecording.Builder batch = ChannelRecording.newBuilder().setFrom(channel.from());
-    long previous = 0;
-    for (RecordedMessage m : messages) {
-      if (m.seq() <= previous) {
-        throw new IllegalArgumentException(
-            "snapshot "
-                + snapshotId
-                + ", channel "
-                + channel
-                + ": message #"
-                + m.seq()
-                + " after #"
-                + previous
-                + " (recordings are in sequence order)");
-      }
-      previous = m.seq();
-      batch.addMessages(
-          io.cutpoint.api.v1.RecordedMessage.newBuilder()
-              .setSeq(m.seq())
-              .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
-    }
+    ChannelRecording batch = StoreParts.recordingBatch(snapshotId, channel, messages);
     byte[] key = Keys.channelBatch(snapshotId, channel, messages.get(0).seq());
     writePiece(
         snapshotId,
         "store recording of snapshot " + snapshotId + ", channel " + channel,
         rocks.channelStates,
         key,
-        batch.build().toByteArray(),
+        batch.toByteArray(),
         p -> p.recording(channel, messages));
   }
 
@@ -463,7 +443,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
             if (m.isEmpty()) {
               return false;
             }
-            refuseDeletion(m.get());
+            StoreParts.refuseDeletion(m.get(), metadata.rollback());
             writer.deleteSnapshot(snapshotId, null, "delete snapshot " + snapshotId);
           }
           writer.compact(snapshotId);
@@ -720,26 +700,6 @@ public final class RocksSnapshotStore implements SnapshotStore {
       throw new CorruptionException("snapshot " + id + ", manifest: " + lost);
     }
     return m;
-  }
-
-  private void refuseDeletion(SnapshotManifest m) {
-    long id = m.getSnapshotId();
-    if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-      throw new NotPendingException(id, m.getStatus(), "delete (finish it first)");
-    }
-    metadata
-        .rollback()
-        .filter(r -> r.snapshotId() == id)
-        .ifPresent(
-            r -> {
-              throw new StoreException(
-                  "delete: snapshot "
-                      + id
-                      + " is the target of the rollback to"
-                      + " epoch "
-                      + r.epoch()
-                      + " in progress");
-            });
   }
 
   private void run(String operation, Runnable body) {

@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
@@ -7,6 +8,7 @@ import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Supplier;
@@ -33,6 +35,64 @@ public final class StoreParts {
    */
   public static byte[] unframe(byte[] key, byte[] value, Supplier<String> piece) {
     return Frames.unwrap(key, value, piece);
+  }
+
+  /**
+   * One stored batch of a channel's recording: the messages in sequence order, from {@code
+   * channel}'s sender.
+   *
+   * @throws IllegalArgumentException if the messages are not in increasing sequence order
+   */
+  public static ChannelRecording recordingBatch(
+      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+    ChannelRecording.Builder batch = ChannelRecording.newBuilder().setFrom(channel.from());
+    long previous = 0;
+    for (RecordedMessage m : messages) {
+      if (m.seq() <= previous) {
+        throw new IllegalArgumentException(
+            "snapshot "
+                + snapshotId
+                + ", channel "
+                + channel
+                + ": message #"
+                + m.seq()
+                + " after #"
+                + previous
+                + " (recordings are in sequence order)");
+      }
+      previous = m.seq();
+      batch.addMessages(
+          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+              .setSeq(m.seq())
+              .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
+    }
+    return batch.build();
+  }
+
+  /**
+   * Refuses to delete {@code m} while it is PENDING or the target of the rollback in progress.
+   *
+   * @throws NotPendingException for a PENDING snapshot
+   * @throws StoreException for the rollback's target
+   */
+  public static void refuseDeletion(
+      SnapshotManifest m, Optional<SnapshotStore.RollbackIntent> rollback) {
+    long id = m.getSnapshotId();
+    if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+      throw new NotPendingException(id, m.getStatus(), "delete (finish it first)");
+    }
+    rollback
+        .filter(r -> r.snapshotId() == id)
+        .ifPresent(
+            r -> {
+              throw new StoreException(
+                  "delete: snapshot "
+                      + id
+                      + " is the target of the rollback to"
+                      + " epoch "
+                      + r.epoch()
+                      + " in progress");
+            });
   }
 
   /** What retention needs to know about one manifest. */
