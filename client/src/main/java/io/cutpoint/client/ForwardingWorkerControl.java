@@ -10,6 +10,11 @@ import java.util.SortedSet;
  * few calls (say, to record every restore) and override only those: every other call, including
  * ones added to {@link WorkerControl} later, still reaches the worker. (A wrapper that forgot to
  * pass {@link #fresh()} on would silently hide a restarted worker from the coordinator.)
+ *
+ * <p>The one call not passed on is {@link #eventLoop()}: a wrapper's overrides may wait for the
+ * worker's event thread (say, to read the state after a restore), which they cannot do on that
+ * thread, so by default its session runs on a thread of its own. A wrapper whose overrides never
+ * wait for the worker may return {@code delegate().eventLoop()}.
  */
 public abstract class ForwardingWorkerControl implements WorkerControl {
 

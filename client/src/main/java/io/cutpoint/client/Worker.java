@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -36,9 +37,11 @@ import java.util.function.ToLongFunction;
  * Sending from a handler blocks the event thread while the channel is full; two workers that only
  * send from handlers to each other with full buffers wait for each other until the timeout.
  *
- * <p>gRPC's transport threads only decode frames and hand them over. The Netty event loop group
- * ({@code cutpoint-io}) and the timer ({@code cutpoint-timer}) are shared by every worker of the
- * process (see {@code SharedThreads}), so the event thread is the one thread a worker owns.
+ * <p>gRPC's transport threads only decode frames and hand them over. A coordinator session runs on
+ * the event thread too ({@link #eventLoop()}): its commands, restores and uploads. The Netty event
+ * loop group ({@code cutpoint-io}) and the timer ({@code cutpoint-timer}) are shared by every
+ * worker of the process (see {@code SharedThreads}), so the event thread is the one thread a worker
+ * owns.
  */
 public final class Worker implements WorkerControl, AutoCloseable {
 
@@ -56,6 +59,30 @@ public final class Worker implements WorkerControl, AutoCloseable {
   private volatile int port = -1;
   private volatile boolean closed;
   private volatile boolean fresh = true;
+
+  /** Event thread only: a task of the coordinator session runs (and is not inside the core). */
+  private boolean sessionTask;
+
+  private final WorkerLoop sessionLoop =
+      new WorkerLoop() {
+        @Override
+        public void execute(Runnable task) {
+          loop.execute(
+              () -> {
+                sessionTask = true;
+                try {
+                  task.run();
+                } finally {
+                  sessionTask = false;
+                }
+              });
+        }
+
+        @Override
+        public boolean inLoop() {
+          return loop.inLoop();
+        }
+      };
 
   private Worker(Builder b) {
     this.config = b;
@@ -295,13 +322,56 @@ public final class Worker implements WorkerControl, AutoCloseable {
   @Override
   public void startSnapshot(long snapshotId) {
     running();
-    loop.execute(() -> effects.apply(core.startSnapshot(snapshotId)));
+    command(() -> core.startSnapshot(snapshotId));
   }
 
   @Override
   public void abortSnapshot(long snapshotId) {
     running();
-    loop.execute(() -> effects.apply(core.abortSnapshot(snapshotId)));
+    command(() -> core.abortSnapshot(snapshotId));
+  }
+
+  /**
+   * Runs a command's core step: inline when a task of the session calls it on the event thread (so
+   * the coordinator's commands keep their order with the halts, restores and resumes that run
+   * inline there), otherwise as a task of its own (from a handler, the step must not run inside the
+   * core's call that runs the handler).
+   */
+  private void command(Supplier<List<WorkerEffect>> step) {
+    if (sessionTask && loop.inLoop()) {
+      inline(step);
+    } else {
+      loop.execute(() -> effects.apply(step.get()));
+    }
+  }
+
+  /** On the event thread: the core's step and its effects, the session's mark lifted meanwhile. */
+  private void inline(Supplier<List<WorkerEffect>> step) {
+    boolean outer = sessionTask;
+    sessionTask = false;
+    try {
+      effects.apply(step.get());
+    } finally {
+      sessionTask = outer;
+    }
+  }
+
+  /** On the event thread (inline) or handed to it and waited for. */
+  private void andWait(Supplier<List<WorkerEffect>> step) {
+    if (loop.inLoop()) {
+      inline(step);
+    } else {
+      loop.runAndWait(() -> effects.apply(step.get()));
+    }
+  }
+
+  /**
+   * The event loop, for the coordinator session: its tasks run on the event thread, marked as the
+   * session's (see {@link #command}).
+   */
+  @Override
+  public WorkerLoop eventLoop() {
+    return sessionLoop;
   }
 
   @Override
@@ -318,13 +388,13 @@ public final class Worker implements WorkerControl, AutoCloseable {
     }
     core.markHalted(newEpoch);
     senders.values().forEach(s -> s.setHalted(true));
-    loop.runAndWait(() -> effects.apply(core.halt(newEpoch)));
+    andWait(() -> core.halt(newEpoch));
   }
 
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
     running();
-    loop.runAndWait(() -> effects.apply(core.restore(epoch, piece, state)));
+    andWait(() -> core.restore(epoch, piece, state));
     fresh = false;
   }
 
@@ -342,7 +412,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
   @Override
   public void resume(long epoch) {
     running();
-    loop.runAndWait(() -> effects.apply(core.resume(epoch)));
+    andWait(() -> core.resume(epoch));
   }
 
   @Override

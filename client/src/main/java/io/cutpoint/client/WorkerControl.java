@@ -66,6 +66,17 @@ public interface WorkerControl {
   /** Ends a rollback: the worker runs again in {@code epoch}. */
   void resume(long epoch);
 
+  /**
+   * The worker's event loop, on which a coordinator session runs everything it does; null when the
+   * worker has none, and the session then runs on a thread of its own. {@link Worker} returns its
+   * loop: the session's commands then reach the engine without another hand-off, and {@link #halt},
+   * {@link #restore} and {@link #resume} run inline. An implementation that returns a loop must not
+   * wait for that loop inside any of these methods.
+   */
+  default WorkerLoop eventLoop() {
+    return null;
+  }
+
   /** Where finished or failed local snapshots go (one listener; replaces the previous one). */
   void setSnapshotListener(LocalSnapshotListener listener);
 

@@ -9,7 +9,6 @@ import io.cutpoint.api.v1.SnapshotGranted;
 import io.cutpoint.api.v1.Welcome;
 import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.client.WorkerControl;
-import io.grpc.StatusRuntimeException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns the coordinator's messages into {@link WorkerControl} calls and answers on the session
- * stream. Runs on the session's event thread only, one message at a time; the protocol is described
- * on {@link CoordinatorSession}.
+ * stream. Runs on the worker's event loop only, one message at a time; the protocol is described on
+ * {@link CoordinatorSession}.
  */
 final class CommandHandler {
 
@@ -37,6 +36,9 @@ final class CommandHandler {
     CompletableFuture<Long> takeGrant(long requestId);
 
     void restoreFailed(long snapshotId, String reason);
+
+    /** A restore ended (restored or given up): the commands held back meanwhile may run. */
+    void restoreEnded();
   }
 
   private final WorkerControl worker;
@@ -45,6 +47,7 @@ final class CommandHandler {
   private final UploadQueue uploads;
   private final Hooks hooks;
   private boolean workerHalted;
+  private boolean restoring;
   private volatile boolean cancelled;
 
   CommandHandler(
@@ -175,43 +178,100 @@ final class CommandHandler {
     s.send(WorkerMessage.newBuilder().setHalted(Halted.newBuilder().setEpoch(epoch)).build());
   }
 
+  /** True while a restore downloads its piece: the session holds the next commands back. */
+  boolean restoring() {
+    return restoring;
+  }
+
+  /**
+   * Downloads the piece (on the loop, without blocking it), retried once; then restores it and
+   * answers {@code restored}. Until then the session holds every later command back, so commands
+   * still run one at a time in arrival order.
+   */
   private void restore(SessionStream s, long snapshotId, long epoch) {
-    PieceAssembler.Restorable piece = null;
-    String failure = null;
-    for (int attempt = 1; attempt <= RESTORE_ATTEMPTS && piece == null; attempt++) {
+    restoring = true;
+    attempt(s, snapshotId, epoch, 1);
+  }
+
+  private void attempt(SessionStream s, long snapshotId, long epoch, int attempt) {
+    try {
+      download(s, snapshotId, epoch, attempt);
+    } catch (RuntimeException e) { // the call could not even start
+      log.error("worker {}: restore of snapshot {} could not start", workerId, snapshotId, e);
       try {
-        piece = downloader.download(snapshotId, workerId);
-      } catch (CorruptPieceException e) {
-        failure = e.getMessage();
-      } catch (StatusRuntimeException e) {
-        failure =
-            "download failed: " + e.getStatus().getCode() + " " + e.getStatus().getDescription();
-      }
-      if (piece == null) {
-        log.warn(
-            "worker {}: restore of snapshot {}, attempt {} of {}: {}",
-            workerId,
-            snapshotId,
-            attempt,
-            RESTORE_ATTEMPTS,
-            failure);
-      }
-      if (cancelled || Thread.currentThread().isInterrupted()) {
-        log.info(
-            "worker {}: session closing, restore of snapshot {} abandoned", workerId, snapshotId);
-        return;
+        hooks.restoreFailed(snapshotId, "download could not start: " + e);
+      } finally {
+        endRestore();
       }
     }
-    if (piece == null) {
-      log.error(
-          "worker {}: NOT restoring snapshot {}: {}; staying halted, waiting for the "
-              + "coordinator",
-          workerId,
-          snapshotId,
-          failure);
-      hooks.restoreFailed(snapshotId, failure);
-      return;
+  }
+
+  private void download(SessionStream s, long snapshotId, long epoch, int attempt) {
+    downloader.start(
+        snapshotId,
+        workerId,
+        new SnapshotDownloader.Outcome() {
+          @Override
+          public void downloaded(PieceAssembler.Restorable piece) {
+            if (abandoned(snapshotId)) {
+              return;
+            }
+            try {
+              restored(s, snapshotId, epoch, piece);
+            } catch (RuntimeException e) {
+              log.error("worker {}: the worker failed to carry out RESTORE", workerId, e);
+            } finally {
+              endRestore();
+            }
+          }
+
+          @Override
+          public void failed(String reason) {
+            log.warn(
+                "worker {}: restore of snapshot {}, attempt {} of {}: {}",
+                workerId,
+                snapshotId,
+                attempt,
+                RESTORE_ATTEMPTS,
+                reason);
+            if (abandoned(snapshotId)) {
+              return;
+            }
+            if (attempt < RESTORE_ATTEMPTS) {
+              attempt(s, snapshotId, epoch, attempt + 1);
+              return;
+            }
+            log.error(
+                "worker {}: NOT restoring snapshot {}: {}; staying halted, waiting for the "
+                    + "coordinator",
+                workerId,
+                snapshotId,
+                reason);
+            try {
+              hooks.restoreFailed(snapshotId, reason);
+            } finally {
+              endRestore();
+            }
+          }
+        });
+  }
+
+  private boolean abandoned(long snapshotId) {
+    if (!cancelled) {
+      return false;
     }
+    log.info("worker {}: session closing, restore of snapshot {} abandoned", workerId, snapshotId);
+    restoring = false;
+    return true;
+  }
+
+  private void endRestore() {
+    restoring = false;
+    hooks.restoreEnded();
+  }
+
+  private void restored(
+      SessionStream s, long snapshotId, long epoch, PieceAssembler.Restorable piece) {
     worker.restore(epoch, piece.piece(), piece.state());
     log.info(
         "worker {}: restored snapshot {} ({} state bytes, {} recorded messages) in epoch {}",

@@ -1,5 +1,6 @@
 package io.cutpoint.client.session;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.cutpoint.api.StatusText;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
@@ -11,6 +12,7 @@ import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.client.Backoff;
 import io.cutpoint.client.SharedThreads;
 import io.cutpoint.client.WorkerControl;
+import io.cutpoint.client.WorkerLoop;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
@@ -18,12 +20,11 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -56,7 +57,7 @@ import org.slf4j.LoggerFactory;
  *       followed by {@code resume(epoch)} (WorkerControl has no other way to set an epoch); and a
  *       worker this session had halted is resumed. Then the session heartbeats every {@link
  *       SessionOptions#heartbeatInterval()}, or the welcome's interval when that is null.
- *   <li><b>Commands</b>, run one at a time, in arrival order, on the session's event thread:
+ *   <li><b>Commands</b>, run one at a time, in arrival order, on the worker's event loop:
  *       <ul>
  *         <li>{@code peers} &rarr; {@code updatePeers}.
  *         <li>{@code start_snapshot} &rarr; {@code startSnapshot(id)}; if its epoch is not the
@@ -77,17 +78,18 @@ import org.slf4j.LoggerFactory;
  *             with {@link SnapshotRefusedException} carrying {@code refused_reason}.
  *       </ul>
  *   <li><b>Uploads.</b> The session is the worker's snapshot listener. A completed local snapshot
- *       is queued (at most {@link SessionOptions#uploadQueue()}) for the single upload thread,
- *       which sends {@code UploadSnapshot}: a header ({@code LocalSnapshotMeta}: ids, the epoch the
- *       worker was in when the snapshot completed, sent/received counters, state size and CRC32C,
- *       activity, wait-for edges, recording time), state chunks of {@link
- *       SessionOptions#uploadChunkBytes()} with their CRC32C, one or more {@code ChannelRecording}
- *       parts per incoming channel (in channel order, each part at most one chunk size of payload;
- *       {@code first_marker} set on the channel whose marker made the worker record), and a
- *       trailer. Parts are produced only when the call is ready (gRPC flow control), so a large
- *       state is never copied whole. A local failure reported by the worker, a full queue, or an
- *       upload that fails for another reason than NOT_FOUND or FAILED_PRECONDITION (snapshot no
- *       longer pending) is sent as {@code snapshot_failed}.
+ *       is uploaded from the worker's event loop, one at a time (at most {@link
+ *       SessionOptions#uploadQueue()} wait), with {@code UploadSnapshot}: a header ({@code
+ *       LocalSnapshotMeta}: ids, the epoch the worker was in when the snapshot completed,
+ *       sent/received counters, state size and CRC32C, activity, wait-for edges, recording time),
+ *       state chunks of {@link SessionOptions#uploadChunkBytes()} with their CRC32C, one or more
+ *       {@code ChannelRecording} parts per incoming channel (in channel order, each part at most
+ *       one chunk size of payload; {@code first_marker} set on the channel whose marker made the
+ *       worker record), and a trailer. Parts are produced only when the call is ready (gRPC flow
+ *       control), so a large state never blocks the loop and is never copied whole (the parts wrap
+ *       the captured bytes). A local failure reported by the worker, a full queue, or an upload
+ *       that fails for another reason than NOT_FOUND or FAILED_PRECONDITION (snapshot no longer
+ *       pending) is sent as {@code snapshot_failed}.
  *   <li><b>Reconnect.</b> When the stream ends (coordinator restart, network failure, missed join
  *       timeout, or a join refused with ALREADY_EXISTS because the old session is not yet noticed
  *       as dead), pending {@link #requestSnapshot()} futures fail, the state goes to CONNECTING,
@@ -96,17 +98,21 @@ import org.slf4j.LoggerFactory;
  *       reset by every welcome), with the worker's epoch at that time. A join refused with
  *       INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED, UNAUTHENTICATED or UNIMPLEMENTED
  *       is fatal: it is logged, reported to {@link SessionListener#fatal}, fails {@link #joined()}
- *       and {@link #closedFuture()}, and the state becomes CLOSED; the session then frees its
- *       threads (and a channel it built) by itself, as {@link #close()} would.
+ *       and {@link #closedFuture()}, and the state becomes CLOSED; the session then frees what it
+ *       holds (and a channel it built) by itself, as {@link #close()} would.
  *   <li><b>Close.</b> {@link #close()} half-closes the stream (a graceful leave), waits for the
- *       coordinator to end it, then cancels it; stops the threads; closes the channel if the
- *       session built it.
+ *       coordinator to end it, then cancels it; cancels the upload and download in progress; closes
+ *       the channel if the session built it.
  * </ol>
  *
- * <p>Threads (daemons, named {@code cutpoint-session-<worker>-...}): one event thread for stream
- * events and commands and one upload thread; heartbeats, join timeouts and reconnect delays run on
- * the process's shared timer ({@link SharedThreads}, {@code cutpoint-timer}). The listener of the
- * worker is never blocked.
+ * <p>Threads: none of its own. Everything the session does runs on the worker's event loop ({@link
+ * WorkerControl#eventLoop()}): gRPC's callbacks run on the transport's thread and hand each event
+ * to the loop once; heartbeats, join timeouts and reconnect delays run on the process's shared
+ * timer ({@link SharedThreads}, {@code cutpoint-timer}) and hand their work to the loop, but for
+ * the heartbeat itself, which the timer sends so that a busy loop does not look like a lost worker.
+ * A worker without an event loop (a test double, or a wrapper that keeps its own) gets one daemon
+ * thread, {@code cutpoint-session-<worker>-events}, for the same work. The listener of the worker
+ * is never blocked. Connecting and reconnecting happen in one place, {@code openStream}.
  */
 public final class CoordinatorSession implements AutoCloseable {
 
@@ -119,7 +125,8 @@ public final class CoordinatorSession implements AutoCloseable {
   private final String threadPrefix;
   private final SessionOptions options;
   private final CoordinatorGrpc.CoordinatorStub stub;
-  private final ExecutorService events;
+  private final WorkerLoop loop;
+  private final SessionThreads.OwnLoop ownLoop;
   private final SharedThreads shared;
   private final ScheduledExecutorService timer;
   private final UploadQueue uploads;
@@ -133,11 +140,13 @@ public final class CoordinatorSession implements AutoCloseable {
   private final SnapshotRequests requests = new SnapshotRequests();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closeCalled = new AtomicBoolean();
+  private final SessionSecret secret = new SessionSecret();
 
   private volatile SessionStream stream;
   private volatile boolean stopped;
-  // Event thread only (the timer tasks are also cancelled by close()):
+  // The loop's (the timer tasks are also cancelled by close()):
   private long generation;
+  private final ArrayDeque<Runnable> held = new ArrayDeque<>();
   private volatile ScheduledFuture<?> heartbeat;
   private volatile ScheduledFuture<?> joinTimeout;
   private volatile ScheduledFuture<?> reconnect;
@@ -150,8 +159,6 @@ public final class CoordinatorSession implements AutoCloseable {
     this(channel, null, worker, options);
   }
 
-  private final SessionSecret secret = new SessionSecret();
-
   private CoordinatorSession(
       Channel channel, ManagedChannel owned, WorkerControl worker, SessionOptions options) {
     this.channel = Objects.requireNonNull(channel, "channel");
@@ -159,9 +166,12 @@ public final class CoordinatorSession implements AutoCloseable {
     this.worker = Objects.requireNonNull(worker, "worker");
     this.options = Objects.requireNonNull(options, "options");
     this.workerId = worker.workerId();
-    this.stub = CoordinatorGrpc.newStub(channel);
     this.threadPrefix = "cutpoint-session-" + workerId + "-";
-    this.events = Executors.newSingleThreadExecutor(SessionThreads.named(threadPrefix + "events"));
+    WorkerLoop workerLoop = worker.eventLoop();
+    this.ownLoop = workerLoop == null ? SessionThreads.ownLoop(threadPrefix + "events") : null;
+    this.loop = workerLoop != null ? workerLoop : ownLoop;
+    // The transport's thread runs the callbacks, which hand each event to the loop.
+    this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
     this.shared = SharedThreads.acquire();
     this.timer = shared.timer();
     this.backoff =
@@ -174,15 +184,16 @@ public final class CoordinatorSession implements AutoCloseable {
     this.uploads =
         new UploadQueue(
             workerId,
-            new SnapshotUploader(transfers, options.uploadChunkBytes(), options.transferTimeout()),
+            new SnapshotUploader(
+                transfers, loop, options.uploadChunkBytes(), options.transferTimeout()),
             worker::epoch,
             new UploadReports(),
-            options.uploadQueue(),
-            SessionThreads.named(threadPrefix + "upload"));
+            loop,
+            options.uploadQueue());
     this.commands =
         new CommandHandler(
             worker,
-            new SnapshotDownloader(transfers, options.transferTimeout()),
+            new SnapshotDownloader(transfers, loop, options.transferTimeout()),
             uploads,
             new Hooks());
   }
@@ -216,7 +227,7 @@ public final class CoordinatorSession implements AutoCloseable {
       throw new IllegalStateException("session of worker " + workerId + " already started");
     }
     worker.setSnapshotListener(uploads);
-    onEvents(this::openStream);
+    loop.execute(this::openStream);
     return this;
   }
 
@@ -260,14 +271,28 @@ public final class CoordinatorSession implements AutoCloseable {
     CompletableFuture<Long> future = new CompletableFuture<>();
     SessionStream s = stream;
     if (stopped || s == null || !s.welcomed()) {
-      future.completeExceptionally(
-          new IllegalStateException(
-              "worker "
-                  + workerId
-                  + " is not joined ("
-                  + state()
-                  + "); cannot request a snapshot"));
+      future.completeExceptionally(notJoined());
       return future;
+    }
+    if (loop.inLoop()) {
+      sendRequest(future);
+    } else {
+      loop.execute(() -> sendRequest(future));
+    }
+    return future;
+  }
+
+  private IllegalStateException notJoined() {
+    return new IllegalStateException(
+        "worker " + workerId + " is not joined (" + state() + "); cannot request a snapshot");
+  }
+
+  /** On the loop: sends a {@code snapshot_request} whose answer completes {@code future}. */
+  private void sendRequest(CompletableFuture<Long> future) {
+    SessionStream s = stream;
+    if (stopped || s == null || !s.welcomed()) {
+      future.completeExceptionally(notJoined());
+      return;
     }
     long requestId = requests.open(future);
     WorkerMessage request =
@@ -280,22 +305,20 @@ public final class CoordinatorSession implements AutoCloseable {
           new IllegalStateException(
               "the session of worker " + workerId + " broke before the snapshot request was sent"));
     }
-    return future;
   }
 
   /**
    * Leaves: half-closes the stream and waits (up to the close timeout) for the coordinator to end
-   * it, stops heartbeats, reconnects, downloads and uploads (each executor: shutdown, wait,
-   * shutdownNow), and closes the channel if this session built it. Idempotent. Called from one of
-   * the session's own threads (a listener), it returns at once and closes on a new thread: wait on
-   * {@link #closedFuture()} then.
+   * it, stops heartbeats, reconnects, downloads and uploads, and closes the channel if this session
+   * built it. Idempotent. Called on the worker's event loop (a listener), it returns at once and
+   * closes on a new thread: wait on {@link #closedFuture()} then.
    */
   @Override
   public void close() {
     if (!closeCalled.compareAndSet(false, true)) {
       return;
     }
-    if (SessionThreads.current(threadPrefix)) {
+    if (loop.inLoop()) {
       Thread closer = new Thread(this::shutDown, threadPrefix + "close");
       closer.setDaemon(true);
       closer.start();
@@ -308,6 +331,7 @@ public final class CoordinatorSession implements AutoCloseable {
     stopped = true;
     setState(SessionState.CLOSED);
     commands.cancelDownload();
+    uploads.close();
     Duration wait = options.closeTimeout();
     SessionStream s = stream;
     if (s != null) {
@@ -324,8 +348,9 @@ public final class CoordinatorSession implements AutoCloseable {
     cancel(joinTimeout);
     cancel(heartbeat);
     cancel(reconnect);
-    SessionThreads.executor(uploads.executor(), wait, "upload");
-    SessionThreads.executor(events, wait, "events");
+    if (ownLoop != null) {
+      SessionThreads.executor(ownLoop.executor(), wait, "events");
+    }
     SessionStream late = stream; // opened by a reconnect that raced with close
     if (late != null && late != s) {
       late.cancel("session closed");
@@ -341,7 +366,7 @@ public final class CoordinatorSession implements AutoCloseable {
     log.info("worker {}: session closed", workerId);
   }
 
-  // ---- the stream lifecycle (event thread) ----
+  // ---- the stream lifecycle (the loop) ----
 
   private void openStream() {
     if (stopped) {
@@ -373,7 +398,7 @@ public final class CoordinatorSession implements AutoCloseable {
     joinTimeout =
         timer.schedule(
             () ->
-                onEvents(
+                loop.execute(
                     () -> {
                       if (stream == s && !s.welcomed()) {
                         log.warn(
@@ -434,7 +459,15 @@ public final class CoordinatorSession implements AutoCloseable {
     joined.complete(null);
   }
 
+  /**
+   * On the shared timer, not the loop: a handler that keeps the loop busy (a send waiting for room,
+   * a large state capture) must not make the coordinator take the worker for lost. It touches only
+   * the stream, whose sends are serialised.
+   */
   private void heartbeat(SessionStream s) {
+    if (stream != s) {
+      return;
+    }
     s.send(
         WorkerMessage.newBuilder()
             .setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(options.clock().millis()))
@@ -486,7 +519,8 @@ public final class CoordinatorSession implements AutoCloseable {
     }
     try {
       reconnect =
-          timer.schedule(() -> onEvents(this::openStream), delay.toNanos(), TimeUnit.NANOSECONDS);
+          timer.schedule(
+              () -> loop.execute(this::openStream), delay.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       log.debug("worker {}: closing, not re-joining", workerId);
     }
@@ -525,18 +559,22 @@ public final class CoordinatorSession implements AutoCloseable {
     }
   }
 
-  private void onEvents(Runnable task) {
-    try {
-      events.execute(
-          () -> {
-            try {
-              task.run();
-            } catch (RuntimeException e) {
-              log.error("worker {}: session event failed", workerId, e);
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      log.debug("worker {}: session closed, event dropped", workerId);
+  /**
+   * On the loop: runs an event of a session stream, or holds it back while a restore downloads its
+   * piece (commands run one at a time, in arrival order).
+   */
+  private void streamEvent(Runnable event) {
+    if (commands.restoring() || !held.isEmpty()) {
+      held.add(event);
+      return;
+    }
+    event.run();
+  }
+
+  /** On the loop: runs the events held back by a restore, until another restore holds them. */
+  private void releaseHeld() {
+    while (!commands.restoring() && !held.isEmpty()) {
+      held.poll().run();
     }
   }
 
@@ -546,16 +584,16 @@ public final class CoordinatorSession implements AutoCloseable {
     }
   }
 
-  /** gRPC callbacks, moved onto the event thread. */
+  /** gRPC callbacks, on the transport's thread: each hands its event to the loop. */
   private final class StreamEvents implements SessionStream.Events {
     @Override
     public void message(SessionStream s, CoordinatorMessage message) {
-      onEvents(() -> onMessage(s, message));
+      loop.execute(() -> streamEvent(() -> onMessage(s, message)));
     }
 
     @Override
     public void ended(SessionStream s, Status status) {
-      onEvents(() -> onEnded(s, status));
+      loop.execute(() -> streamEvent(() -> onEnded(s, status)));
     }
   }
 
@@ -574,6 +612,11 @@ public final class CoordinatorSession implements AutoCloseable {
     @Override
     public void restoreFailed(long snapshotId, String reason) {
       fire(l -> l.restoreFailed(snapshotId, reason));
+    }
+
+    @Override
+    public void restoreEnded() {
+      releaseHeld();
     }
   }
 

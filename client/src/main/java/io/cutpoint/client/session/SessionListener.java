@@ -3,8 +3,10 @@ package io.cutpoint.client.session;
 import io.grpc.Status;
 
 /**
- * Observes a {@link CoordinatorSession}. Called on the session's own threads: keep it quick. It may
- * call {@link CoordinatorSession#close()}, which then completes on another thread.
+ * Observes a {@link CoordinatorSession}. Called on the worker's event loop (or the session's own
+ * thread, for a worker without one) and from {@code close()}: keep it quick, and do not wait for
+ * the worker there. It may call {@link CoordinatorSession#close()}, which then completes on another
+ * thread.
  */
 public interface SessionListener {
 

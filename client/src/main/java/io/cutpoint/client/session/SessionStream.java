@@ -8,14 +8,14 @@ import io.grpc.stub.ClientResponseObserver;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One attempt at a session: a single {@code Session} call. Sends are serialised (heartbeats,
- * reports and requests come from different threads) and become no-ops once the call has ended or
- * was half-closed. Inbound events are handed to {@link Events}, which the session runs on its own
- * event thread.
+ * One attempt at a session: a single {@code Session} call. Sends come from the worker's event loop,
+ * and the half-close and cancel of {@code close()} from the closing thread: they are serialised,
+ * and become no-ops once the call has ended or was half-closed. Inbound events arrive on a
+ * transport thread and go to {@link Events}, which hands them to the loop.
  */
 final class SessionStream implements ClientResponseObserver<WorkerMessage, CoordinatorMessage> {
 
-  /** Where a stream's inbound events go; called on gRPC's threads. */
+  /** Where a stream's inbound events go; called on the transport's thread. */
   interface Events {
     void message(SessionStream stream, CoordinatorMessage message);
 

@@ -1,35 +1,64 @@
 package io.cutpoint.client.session;
 
+import io.cutpoint.client.WorkerLoop;
 import io.grpc.ManagedChannel;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Named daemon threads, and staged shutdown: ask, wait, force; the interrupt flag survives. */
+/** A session's own loop when its worker has none, and staged shutdown: ask, wait, force. */
 final class SessionThreads {
 
   private static final Logger log = LoggerFactory.getLogger(SessionThreads.class);
 
   private SessionThreads() {}
 
-  /** Daemon threads called {@code name}, then {@code name-2}, {@code name-3}... */
-  static ThreadFactory named(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      int i = n.incrementAndGet();
-      Thread t = new Thread(r, i == 1 ? name : name + "-" + i);
-      t.setDaemon(true);
-      return t;
-    };
+  /**
+   * A loop of its own, for a session whose worker has none ({@link
+   * io.cutpoint.client.WorkerControl#eventLoop()} null): one daemon thread called {@code name}.
+   * Tasks handed over after {@link #executor shutdown} are dropped.
+   */
+  static OwnLoop ownLoop(String name) {
+    return new OwnLoop(name);
   }
 
-  /** Whether the calling thread is one of the threads whose names start with {@code prefix}. */
-  static boolean current(String prefix) {
-    return Thread.currentThread().getName().startsWith(prefix);
+  /** One thread running a session's tasks in order. */
+  static final class OwnLoop implements WorkerLoop {
+    private final ExecutorService executor;
+    private volatile Thread thread;
+
+    private OwnLoop(String name) {
+      this.executor =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                thread = t;
+                return t;
+              });
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      try {
+        executor.execute(task);
+      } catch (RejectedExecutionException e) {
+        log.debug("session closed, task dropped");
+      }
+    }
+
+    @Override
+    public boolean inLoop() {
+      return Thread.currentThread() == thread;
+    }
+
+    ExecutorService executor() {
+      return executor;
+    }
   }
 
   static void executor(ExecutorService executor, Duration wait, String name) {

@@ -1,57 +1,57 @@
 package io.cutpoint.client.session;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.DownloadRequest;
+import io.cutpoint.client.WorkerLoop;
 import io.grpc.Channel;
 import io.grpc.Context;
-import io.grpc.StatusRuntimeException;
+import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Downloads and checks one worker's piece of a snapshot with {@code DownloadSnapshot}, on the
- * calling thread. The call runs in its own cancellable context: it is cancelled as soon as a check
- * fails, and {@link #cancel()} (from {@code close()}) ends a download in progress.
+ * Downloads and checks one worker's piece of a snapshot with {@code DownloadSnapshot}, from the
+ * worker's event loop and without blocking it: each part is handed from the transport to the loop,
+ * checked there, and only then is the next one asked for, so the loop holds one part at a time
+ * besides the piece it assembles. The call runs in its own cancellable context: it is cancelled as
+ * soon as a check fails, and {@link #cancel()} (from {@code close()}, any thread) ends it.
  */
 final class SnapshotDownloader {
 
-  private final CoordinatorGrpc.CoordinatorBlockingStub stub;
+  /** The outcome of one download, on the loop: the checked piece, or why there is none. */
+  interface Outcome {
+    void downloaded(PieceAssembler.Restorable piece);
+
+    /** A check failed ({@link CorruptPieceException}'s message) or the RPC did (its status). */
+    void failed(String reason);
+  }
+
+  private final CoordinatorGrpc.CoordinatorStub stub;
+  private final WorkerLoop loop;
   private final Duration timeout;
   private volatile Context.CancellableContext current;
 
-  SnapshotDownloader(Channel channel, Duration timeout) {
-    this.stub = CoordinatorGrpc.newBlockingStub(channel);
+  SnapshotDownloader(Channel channel, WorkerLoop loop, Duration timeout) {
+    this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
+    this.loop = loop;
     this.timeout = timeout;
   }
 
-  /**
-   * Downloads {@code workerId}'s piece of {@code snapshotId}.
-   *
-   * @throws CorruptPieceException a part failed a check
-   * @throws StatusRuntimeException the RPC failed (e.g. DATA_LOSS, NOT_FOUND, UNAVAILABLE)
-   */
-  PieceAssembler.Restorable download(long snapshotId, String workerId)
-      throws CorruptPieceException {
+  /** Starts downloading {@code workerId}'s piece of {@code snapshotId}; on the loop. */
+  void start(long snapshotId, String workerId, Outcome outcome) {
     DownloadRequest request =
         DownloadRequest.newBuilder().setSnapshotId(snapshotId).setWorkerId(workerId).build();
     Context.CancellableContext ctx = Context.current().withCancellation();
     current = ctx;
-    Context previous = ctx.attach();
-    try {
-      PieceAssembler assembler = new PieceAssembler(snapshotId, workerId);
-      Iterator<DownloadPart> parts =
-          stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS).downloadSnapshot(request);
-      while (parts.hasNext()) {
-        assembler.accept(parts.next());
-      }
-      return assembler.finish();
-    } finally {
-      ctx.detach(previous);
-      ctx.cancel(null); // ends the call if we stopped reading early
-      current = null;
-    }
+    Download download = new Download(new PieceAssembler(snapshotId, workerId), ctx, outcome);
+    ctx.run(
+        () ->
+            stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .downloadSnapshot(request, download));
   }
 
   /** Cancels the download in progress, if any. */
@@ -59,6 +59,85 @@ final class SnapshotDownloader {
     Context.CancellableContext ctx = current;
     if (ctx != null) {
       ctx.cancel(null);
+    }
+  }
+
+  /** One DownloadSnapshot call; the assembler is used on the loop only. */
+  private final class Download implements ClientResponseObserver<DownloadRequest, DownloadPart> {
+    private final PieceAssembler assembler;
+    private final Context.CancellableContext context;
+    private final Outcome outcome;
+    private ClientCallStreamObserver<DownloadRequest> call;
+    private boolean ended; // loop only
+
+    Download(PieceAssembler assembler, Context.CancellableContext context, Outcome outcome) {
+      this.assembler = assembler;
+      this.context = context;
+      this.outcome = outcome;
+    }
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<DownloadRequest> requestStream) {
+      call = requestStream;
+      call.disableAutoRequestWithInitial(1);
+    }
+
+    @Override
+    public void onNext(DownloadPart part) {
+      loop.execute(() -> accept(part));
+    }
+
+    private void accept(DownloadPart part) {
+      if (ended) {
+        return;
+      }
+      try {
+        assembler.accept(part);
+        call.request(1);
+      } catch (CorruptPieceException e) {
+        end();
+        outcome.failed(e.getMessage());
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      Status status = Status.fromThrowable(t);
+      loop.execute(
+          () -> {
+            if (!ended) {
+              end();
+              outcome.failed(
+                  "download failed: " + status.getCode() + " " + status.getDescription());
+            }
+          });
+    }
+
+    @Override
+    public void onCompleted() {
+      loop.execute(
+          () -> {
+            if (ended) {
+              return;
+            }
+            end();
+            PieceAssembler.Restorable piece;
+            try {
+              piece = assembler.finish();
+            } catch (CorruptPieceException e) {
+              outcome.failed(e.getMessage());
+              return;
+            }
+            outcome.downloaded(piece);
+          });
+    }
+
+    private void end() {
+      ended = true;
+      context.cancel(null); // ends the call if it is still running (a check failed)
+      if (current == context) {
+        current = null;
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
 package io.cutpoint.client.session;
 
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.Activity;
 import io.cutpoint.api.v1.ChannelCounter;
@@ -26,7 +26,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The parts of one snapshot upload, produced lazily in wire order: header, state chunks, channel
  * recordings (every incoming channel, split by payload size), trailer. Only the part being produced
- * is materialised, so a large state is copied one chunk at a time. Pure logic.
+ * is materialised. Parts wrap the captured bytes without copying them: the state handler and the
+ * message handler promise not to change the arrays they hand over ({@code StateHandler#capture},
+ * {@code MessageHandler#onMessage}), so the one copy of a part is gRPC's, into the transport's
+ * buffers. Pure logic.
  */
 final class UploadParts implements Iterator<UploadPart> {
 
@@ -121,7 +124,7 @@ final class UploadParts implements Iterator<UploadPart> {
         .setStateChunk(
             StateChunk.newBuilder()
                 .setIndex(index)
-                .setData(ByteString.copyFrom(state, offset, length))
+                .setData(UnsafeByteOperations.unsafeWrap(state, offset, length))
                 .setCrc32C(Crc32c.of(state, offset, length)))
         .build();
   }
@@ -144,7 +147,7 @@ final class UploadParts implements Iterator<UploadPart> {
       part.addMessages(
           io.cutpoint.api.v1.RecordedMessage.newBuilder()
               .setSeq(m.seq())
-              .setPayload(ByteString.copyFrom(m.payload())));
+              .setPayload(UnsafeByteOperations.unsafeWrap(m.payload())));
       payload += m.payload().length;
       messageIndex++;
     }

@@ -2,30 +2,29 @@ package io.cutpoint.client.session;
 
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.WorkerControl;
+import io.cutpoint.client.WorkerLoop;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.RecentIds;
 import io.grpc.Status;
-import io.grpc.StatusException;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker's snapshot listener: hands each completed local snapshot to one upload thread (uploads
- * are sequential; at most {@code capacity} wait), and reports local failures and failed uploads to
- * the coordinator as {@code snapshot_failed}. Never blocks the worker's event thread.
+ * The worker's snapshot listener: uploads each completed local snapshot from the worker's event
+ * loop, one at a time (at most {@code capacity} wait for their turn; more are given up), and
+ * reports local failures and failed uploads to the coordinator as {@code snapshot_failed}. Every
+ * field but {@code closed} is the loop's; the uploads themselves never block it ({@link
+ * SnapshotUploader}).
  */
 final class UploadQueue implements WorkerControl.LocalSnapshotListener {
 
   private static final Logger log = LoggerFactory.getLogger(UploadQueue.class);
   private static final int REMEMBERED_ABORTS = 256;
 
-  /** What the queue needs from the session. */
+  /** What the queue needs from the session; called on the loop. */
   interface Reports {
     /** Sends {@code snapshot_failed} if the session is joined; false otherwise. */
     boolean snapshotFailed(long snapshotId, String reason);
@@ -35,55 +34,94 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     void uploadFailed(long snapshotId, String reason);
   }
 
+  private record Waiting(CompletedLocalSnapshot snapshot, long recordedIn) {}
+
   private final String workerId;
   private final SnapshotUploader uploader;
   private final LongSupplier epoch;
   private final Reports reports;
-  private final ThreadPoolExecutor executor;
+  private final WorkerLoop loop;
   private final int capacity;
-
-  /** Guarded by itself: the session thread adds, the upload thread reads. */
   private final RecentIds aborted = new RecentIds(REMEMBERED_ABORTS);
+  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  private volatile SnapshotUploader.Upload current;
+  private volatile boolean closed;
 
   UploadQueue(
       String workerId,
       SnapshotUploader uploader,
       LongSupplier epoch,
       Reports reports,
-      int capacity,
-      ThreadFactory threads) {
+      WorkerLoop loop,
+      int capacity) {
     this.workerId = workerId;
     this.uploader = uploader;
     this.epoch = epoch;
     this.reports = reports;
+    this.loop = loop;
     this.capacity = capacity;
-    this.executor =
-        new ThreadPoolExecutor(
-            1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(capacity), threads);
   }
 
-  ThreadPoolExecutor executor() {
-    return executor;
-  }
-
-  /** The coordinator aborted {@code snapshotId}: a queued upload of it is skipped. */
+  /** The coordinator aborted {@code snapshotId}: a queued upload of it is skipped. On the loop. */
   void aborted(long snapshotId) {
-    synchronized (aborted) {
-      aborted.remember(snapshotId);
+    aborted.remember(snapshotId);
+  }
+
+  /** The upload running now, if any (for tests). */
+  SnapshotUploader.Upload current() {
+    return current;
+  }
+
+  /** No upload starts from now on; the one running is cancelled. Any thread. */
+  void close() {
+    closed = true;
+    SnapshotUploader.Upload u = current;
+    if (u != null) {
+      u.cancel();
     }
   }
 
   @Override
   public void completed(CompletedLocalSnapshot snapshot) {
-    long id = snapshot.cut().snapshotId();
     long recordedIn = epoch.getAsLong();
-    try {
-      executor.execute(() -> upload(snapshot, recordedIn));
-    } catch (RejectedExecutionException e) {
-      if (executor.isShutdown()) {
-        log.info("worker {}: not uploading snapshot {}, the session is closed", workerId, id);
-        return;
-      }
+    onLoop(() -> enqueue(new Waiting(snapshot, recordedIn)));
+  }
+
+  @Override
+  public void failed(long snapshotId, String reason) {
+    onLoop(
+        () -> {
+          log.warn("worker {}: local snapshot {} failed: {}", workerId, snapshotId, reason);
+          if (!reports.snapshotFailed(snapshotId, reason)) {
+            log.info(
+                "worker {}: not joined, the coordinator will time snapshot {} out",
+                workerId,
+                snapshotId);
+          }
+          reports.uploadFailed(snapshotId, reason);
+        });
+  }
+
+  /** The worker reports on its loop (inline); a worker without one from its own threads. */
+  private void onLoop(Runnable task) {
+    if (loop.inLoop()) {
+      task.run();
+    } else {
+      loop.execute(task);
+    }
+  }
+
+  private void enqueue(Waiting w) {
+    long id = w.snapshot().cut().snapshotId();
+    if (closed) {
+      log.info("worker {}: not uploading snapshot {}, the session is closed", workerId, id);
+      return;
+    }
+    if (current == null) {
+      startNext(w);
+    } else if (waiting.size() < capacity) {
+      waiting.add(w);
+    } else {
       String reason = "upload queue full (" + capacity + " waiting)";
       log.warn("worker {}: giving up snapshot {}: {}", workerId, id, reason);
       reports.snapshotFailed(id, reason);
@@ -91,30 +129,32 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     }
   }
 
-  @Override
-  public void failed(long snapshotId, String reason) {
-    log.warn("worker {}: local snapshot {} failed: {}", workerId, snapshotId, reason);
-    if (!reports.snapshotFailed(snapshotId, reason)) {
-      log.info(
-          "worker {}: not joined, the coordinator will time snapshot {} out", workerId, snapshotId);
-    }
-    reports.uploadFailed(snapshotId, reason);
-  }
-
-  private void upload(CompletedLocalSnapshot snapshot, long recordedIn) {
-    long id = snapshot.cut().snapshotId();
-    boolean wasAborted;
-    synchronized (aborted) {
-      wasAborted = aborted.contains(id);
-    }
-    if (wasAborted) {
-      log.info("worker {}: snapshot {} was aborted, not uploading it", workerId, id);
-      reports.uploadFailed(id, "aborted by the coordinator");
+  /** Starts {@code next}, or the first waiting snapshot after it that was not aborted. */
+  private void startNext(Waiting next) {
+    for (Waiting w = next; w != null && !closed; w = waiting.poll()) {
+      long id = w.snapshot().cut().snapshotId();
+      if (aborted.contains(id)) {
+        log.info("worker {}: snapshot {} was aborted, not uploading it", workerId, id);
+        reports.uploadFailed(id, "aborted by the coordinator");
+        continue;
+      }
+      start(w);
       return;
     }
+  }
+
+  private void start(Waiting w) {
     long started = System.nanoTime();
-    try {
-      UploadResult result = uploader.upload(snapshot, recordedIn);
+    current =
+        uploader.start(
+            w.snapshot(), w.recordedIn(), (result, status) -> ended(w, started, result, status));
+  }
+
+  private void ended(Waiting w, long started, UploadResult result, Status status) {
+    current = null;
+    CompletedLocalSnapshot snapshot = w.snapshot();
+    long id = snapshot.cut().snapshotId();
+    if (result != null) {
       log.info(
           "worker {}: uploaded snapshot {} ({} state bytes, {} in-flight messages) in {} ms",
           workerId,
@@ -123,12 +163,7 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
           snapshot.cut().inFlightMessages(),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
       reports.uploaded(id, result.getStoredStateBytes());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      log.info("worker {}: upload of snapshot {} interrupted", workerId, id);
-      reports.uploadFailed(id, "interrupted");
-    } catch (StatusException e) {
-      Status status = e.getStatus();
+    } else {
       String reason = "upload failed: " + status.getCode() + ": " + status.getDescription();
       switch (status.getCode()) {
         case NOT_FOUND, FAILED_PRECONDITION ->
@@ -136,11 +171,16 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
             log.info(
                 "worker {}: coordinator no longer takes snapshot {}: {}", workerId, id, status);
         default -> {
-          log.warn("worker {}: {} of snapshot {}", workerId, reason, id);
-          reports.snapshotFailed(id, reason);
+          if (closed) {
+            log.info("worker {}: upload of snapshot {} ended by the close", workerId, id);
+          } else {
+            log.warn("worker {}: {} of snapshot {}", workerId, reason, id);
+            reports.snapshotFailed(id, reason);
+          }
         }
       }
       reports.uploadFailed(id, reason);
     }
+    startNext(waiting.poll());
   }
 }

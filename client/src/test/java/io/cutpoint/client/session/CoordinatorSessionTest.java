@@ -230,6 +230,29 @@ class CoordinatorSessionTest {
   }
 
   @Test
+  void commandsArrivingDuringARestoreWaitForIt() throws Exception {
+    byte[] state = Pieces.state(8 << 20, 17);
+    fake.downloads.put(9L, List.of(download(state)));
+    joined();
+    send(CoordinatorMessage.newBuilder().setHalt(Halt.newBuilder().setEpoch(2)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(2)));
+    send(CoordinatorMessage.newBuilder().setResume(Resume.newBuilder().setEpoch(2)));
+    send(
+        CoordinatorMessage.newBuilder()
+            .setAbortSnapshot(AbortSnapshot.newBuilder().setSnapshotId(8)));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> worker.calls.contains("abortSnapshot 8"));
+    // The download runs on the loop without blocking it, but the resume and the abort that came
+    // meanwhile still run after the restore, in arrival order.
+    assertThat(worker.calls)
+        .containsSubsequence("halt 2", "restore 2 9", "resume 2", "abortSnapshot 8");
+    assertThat(awaitReceived(BodyCase.RESTORED, 1)).hasSize(1);
+    assertThat(session.state()).isEqualTo(SessionState.JOINED);
+  }
+
+  @Test
   void aSixtyFourMebibyteStateIsDownloadedAndRestoredExactly() throws Exception {
     byte[] state = Pieces.state(64 << 20, 70);
     fake.downloads.put(9L, List.of(download(state)));

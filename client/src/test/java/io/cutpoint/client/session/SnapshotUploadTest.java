@@ -10,7 +10,6 @@ import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.api.v1.WorkerMessage.BodyCase;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
-import io.cutpoint.client.testing.Parked;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -18,8 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -34,16 +31,13 @@ class SnapshotUploadTest {
   private final FakeCoordinator fake = coordinator.fake;
   private final FakeWorker worker = new FakeWorker("w", List.of("a", "c"), List.of("a", "b"));
   private final List<String> outcomes = new CopyOnWriteArrayList<>();
-  private final ExecutorService background = Executors.newSingleThreadExecutor();
   private CoordinatorSession session;
 
   @AfterEach
-  void tearDown() throws InterruptedException {
+  void tearDown() {
     if (session != null) {
       session.close();
     }
-    background.shutdownNow();
-    background.awaitTermination(5, TimeUnit.SECONDS);
     coordinator.close();
   }
 
@@ -110,41 +104,48 @@ class SnapshotUploadTest {
   @Test
   void theUploaderSendsOnlyWhatTheCoordinatorAskedFor() throws Exception {
     fake.manualUploadWindow = 3;
-    SnapshotUploader uploader =
-        new SnapshotUploader(coordinator.channel, MIB, Duration.ofMinutes(1));
-    byte[] state = Pieces.state(16 * MIB, 3);
-    AtomicReference<Thread> uploading = new AtomicReference<>();
-    CompletableFuture<UploadResult> result =
-        CompletableFuture.supplyAsync(
-            () -> {
-              uploading.set(Thread.currentThread());
-              try {
-                return uploader.upload(Pieces.completed(11, state), 0);
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-            },
-            background);
+    SessionThreads.OwnLoop loop = SessionThreads.ownLoop("upload-test-loop");
+    try {
+      SnapshotUploader uploader =
+          new SnapshotUploader(coordinator.channel, loop, MIB, Duration.ofMinutes(1));
+      byte[] state = Pieces.state(16 * MIB, 3);
+      CompletableFuture<UploadResult> result = new CompletableFuture<>();
+      AtomicReference<SnapshotUploader.Upload> upload = new AtomicReference<>();
+      loop.execute(
+          () ->
+              upload.set(
+                  uploader.start(
+                      Pieces.completed(11, state),
+                      0,
+                      (r, status) -> {
+                        if (r != null) {
+                          result.complete(r);
+                        } else {
+                          result.completeExceptionally(status.asException());
+                        }
+                      })));
 
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> fake.uploads.size() == 1 && fake.uploads.get(0).parts.size() == 3);
-    // The coordinator asked for 3 parts; the uploader must wait, not pile 16 MiB into buffers.
-    // Once the uploading thread is parked in upload, it has sent all it is going to without more
-    // credit.
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                result.isDone()
-                    || uploader.partsSent() > 4
-                    || Parked.in(uploading.get(), SnapshotUploader.class, "upload"));
-    assertThat(uploader.partsSent()).isLessThanOrEqualTo(4);
-    assertThat(result).isNotDone();
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> fake.uploads.size() == 1 && fake.uploads.get(0).parts.size() == 3);
+      // The coordinator asked for 3 parts; the uploader must wait for the call to be ready, not
+      // pile 16 MiB into buffers. Once it waits, it has sent all it is going to without credit.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  result.isDone()
+                      || uploader.partsSent() > 4
+                      || (upload.get() != null && upload.get().waitingForReady()));
+      assertThat(uploader.partsSent()).isLessThanOrEqualTo(4);
+      assertThat(result).isNotDone();
 
-    fake.uploads.get(0).call.request(1000);
-    assertThat(result.get(10, TimeUnit.SECONDS).getStoredStateBytes()).isEqualTo(16 * MIB);
-    assertThat(uploader.partsSent()).isEqualTo(1 + 16 + 2 + 1);
+      fake.uploads.get(0).call.request(1000);
+      assertThat(result.get(10, TimeUnit.SECONDS).getStoredStateBytes()).isEqualTo(16 * MIB);
+      assertThat(uploader.partsSent()).isEqualTo(1 + 16 + 2 + 1);
+    } finally {
+      SessionThreads.executor(loop.executor(), Duration.ofSeconds(5), "test loop");
+    }
   }
 
   @Test
