@@ -3,6 +3,8 @@ package io.cutpoint.client.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.StartSnapshot;
 import io.cutpoint.client.StateHandler;
 import io.cutpoint.client.Worker;
 import java.time.Duration;
@@ -15,13 +17,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker with its coordinator session owns at most 3 threads (its event loop, the session's event
- * thread and its upload thread); the timer and Netty's I/O threads are shared by every worker of
- * the process, however many there are.
+ * A worker with its coordinator session owns one thread, its event loop: the session's commands and
+ * uploads run there, and no {@code cutpoint-session-*} thread exists. The timer and Netty's I/O
+ * threads are shared by every worker of the process, however many there are.
  */
 class WorkerThreadsTest {
 
-  private static final int MAX_DEDICATED = 3;
+  private static final int MAX_DEDICATED = 1;
 
   private final InProcessCoordinator coordinator = new InProcessCoordinator();
   private final List<Worker> workers = new ArrayList<>();
@@ -35,8 +37,9 @@ class WorkerThreadsTest {
   }
 
   @Test
-  void oneWorkerOwnsAtMostThreeThreads() throws Exception {
+  void oneWorkerOwnsOneThreadItsEventLoop() throws Exception {
     startRing(1);
+    snapshotUploadedBy(1);
     assertDedicatedThreads(1);
   }
 
@@ -46,6 +49,7 @@ class WorkerThreadsTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> workers.get(0).allAcknowledged() && workers.get(0).sentCount("thr-1") == 1);
+    snapshotUploadedBy(5);
     assertDedicatedThreads(5);
     assertThat(named("cutpoint-timer")).as("shared timers").hasSize(1);
     assertThat(named("cutpoint-io"))
@@ -81,6 +85,24 @@ class WorkerThreadsTest {
     }
   }
 
+  /**
+   * Starts a snapshot on the last session to join and waits until all {@code n} workers uploaded
+   * their pieces: the commands and the uploads ran, on whatever threads the workers own.
+   */
+  private void snapshotUploadedBy(int n) {
+    coordinator.fake.send(
+        CoordinatorMessage.newBuilder()
+            .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(1).setEpoch(0))
+            .build());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                coordinator.fake.uploads.size() == n
+                    && coordinator.fake.uploads.stream()
+                        .allMatch(u -> u.status != null && u.status.isOk()));
+  }
+
   private static void assertDedicatedThreads(int workers) {
     for (int i = 0; i < workers; i++) {
       String id = "thr-" + i;
@@ -93,12 +115,10 @@ class WorkerThreadsTest {
       assertThat(own)
           .as("threads of worker %s", id)
           .isNotEmpty()
-          .isSubsetOf(
-              "cutpoint-" + id + "-events",
-              "cutpoint-session-" + id + "-events",
-              "cutpoint-session-" + id + "-upload")
+          .isSubsetOf("cutpoint-" + id + "-events")
           .hasSizeLessThanOrEqualTo(MAX_DEDICATED);
     }
+    assertThat(named("cutpoint-session-")).as("session threads").isEmpty();
   }
 
   private static List<String> named(String prefix) {
