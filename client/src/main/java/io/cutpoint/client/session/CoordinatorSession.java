@@ -379,6 +379,10 @@ public final class CoordinatorSession implements AutoCloseable {
     stream = s;
     setState(SessionState.CONNECTING);
     stub.session(s);
+    if (stopped) { // close() ran meanwhile, on another thread, and may have missed this stream
+      s.cancel("session closed");
+      return;
+    }
     Join join =
         Join.newBuilder()
             .setWorkerId(workerId)
