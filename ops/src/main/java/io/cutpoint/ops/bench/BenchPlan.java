@@ -25,7 +25,8 @@ import java.util.List;
  * @param dataflow P values of the dataflow workload
  * @param dataDir parent of the coordinators' temporary stores (null: the system temp dir)
  * @param syncStore whether the coordinators' stores fsync their commits (the production setting)
- * @param baselineMillis how long each latency cluster's idle CPU rate is measured
+ * @param baselineMillis the shortest window over which each latency cluster's idle CPU rate is
+ *     measured (it lasts as long as the cluster's first idle snapshots took, up to 4 times this)
  * @param limitSamples samples of each raw latency limit (marker hop, unary call; half as many
  *     commits)
  * @param limitIngestMib MiB written to measure the raw RocksDB ingest rate

@@ -5,7 +5,7 @@ import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.function.DoubleSupplier;
+import java.util.function.LongToDoubleFunction;
 
 /**
  * Item 1: trigger-to-committed snapshot latency (and its phases) for every cluster size, ring and
@@ -13,7 +13,8 @@ import java.util.function.DoubleSupplier;
  * of {@link BenchPlan#idleRings()} (1 KiB). Idle rows also carry the process CPU time per snapshot:
  * CPU over the measured snapshots minus what the same cluster used idle over the same time (its
  * idle rate, measured once per cluster, right after its first idle configuration, when the JIT is
- * warm and the cluster's start has settled).
+ * warm and the cluster's start has settled, over a window as long as that configuration's snapshots
+ * took, within {@link BenchPlan#baselineMillis()} and four times that).
  */
 final class LatencyPhase {
 
@@ -72,10 +73,11 @@ final class LatencyPhase {
     try (BenchCluster c =
         BenchCluster.start(layout, plan, id -> new BenchApp(plan.smallStateBytes()))) {
       double[] idleRate = {Double.NaN};
-      DoubleSupplier idleCpuPerNano =
-          () -> {
+      LongToDoubleFunction idleCpuPerNano =
+          wallNanos -> {
             if (Double.isNaN(idleRate[0])) {
-              idleRate[0] = idleCpuRate(plan.baselineMillis());
+              long min = plan.baselineMillis();
+              idleRate[0] = idleCpuRate(Math.max(min, Math.min(4 * min, wallNanos / 1_000_000)));
             }
             return idleRate[0];
           };
@@ -131,8 +133,8 @@ final class LatencyPhase {
   }
 
   /**
-   * {@code idleCpuPerNano}: the cluster's idle CPU rate, asked for after the snapshots (null: no
-   * CPU).
+   * {@code idleCpuPerNano}: the cluster's idle CPU rate, asked for after the snapshots with their
+   * wall time (null: no CPU).
    */
   private static Row measure(
       BenchCluster c,
@@ -140,7 +142,7 @@ final class LatencyPhase {
       int samples,
       boolean traffic,
       int warmUp,
-      DoubleSupplier idleCpuPerNano) {
+      LongToDoubleFunction idleCpuPerNano) {
     Samples total = new Samples();
     Samples markers = new Samples();
     Samples upload = new Samples();
@@ -181,7 +183,7 @@ final class LatencyPhase {
     double cpuPerSnapshot =
         idleCpuPerNano == null || cpu0 < 0 || taken == 0
             ? Double.NaN
-            : (cpu - idleCpuPerNano.getAsDouble() * wall) / taken / 1e6;
+            : (cpu - idleCpuPerNano.applyAsDouble(wall) * wall) / taken / 1e6;
     return new Row(
         c.layout().ids().size(),
         c.layout().name(),
