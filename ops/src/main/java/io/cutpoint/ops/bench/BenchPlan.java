@@ -30,6 +30,7 @@ import java.util.List;
  * @param limitSamples samples of each raw latency limit (marker hop, unary call; half as many
  *     commits)
  * @param limitIngestMib MiB written to measure the raw RocksDB ingest rate
+ * @param largeStateMaxWorkers the largest cluster of the sweep measured with the large state too
  */
 record BenchPlan(
     List<Integer> workers,
@@ -52,7 +53,8 @@ record BenchPlan(
     boolean syncStore,
     long baselineMillis,
     int limitSamples,
-    int limitIngestMib) {
+    int limitIngestMib,
+    int largeStateMaxWorkers) {
 
   /** The full run (under 10 minutes on 2 cores). */
   static BenchPlan standard() {
@@ -77,7 +79,8 @@ record BenchPlan(
         true,
         1_000,
         400,
-        128);
+        128,
+        Integer.MAX_VALUE);
   }
 
   /** A short run (about 150 s): fewer sizes, samples and shorter windows. */
@@ -103,7 +106,8 @@ record BenchPlan(
         true,
         500,
         200,
-        64);
+        64,
+        8);
   }
 
   /**
@@ -140,7 +144,8 @@ record BenchPlan(
         syncStore,
         baselineMillis,
         limitSamples,
-        limitIngestMib);
+        limitIngestMib,
+        largeStateMaxWorkers);
   }
 
   /** The same plan with store syncing on or off (off only to see what the fsync costs). */
@@ -166,6 +171,7 @@ record BenchPlan(
         sync,
         baselineMillis,
         limitSamples,
-        limitIngestMib);
+        limitIngestMib,
+        largeStateMaxWorkers);
   }
 }

@@ -304,12 +304,16 @@ final class BenchReport {
     b.append(
         String.format(
             Locale.ROOT,
-            "%nmode %s, %d cores, max heap %d MiB, Java %s, %.0f s%n",
+            "%nmode %s, %d cores, max heap %d MiB, Java %s%ntotal wall time %.0f s (",
             r.mode(),
             Runtime.getRuntime().availableProcessors(),
             HeapPeak.maxHeapBytes() >> 20,
             System.getProperty("java.version"),
             r.elapsedSeconds()));
+    List<String> phases = new ArrayList<>();
+    r.phaseSeconds()
+        .forEach((name, s) -> phases.add(String.format(Locale.ROOT, "%s %.0f s", name, s)));
+    b.append(String.join(", ", phases)).append(")\n");
     return b.toString();
   }
 
@@ -459,6 +463,9 @@ final class BenchReport {
     }
     o.put("targets", targets);
     o.put("elapsed_s", r.elapsedSeconds());
+    Json.Obj phases = Json.object();
+    r.phaseSeconds().forEach(phases::put);
+    o.put("phase_s", phases);
     return o.toString();
   }
 

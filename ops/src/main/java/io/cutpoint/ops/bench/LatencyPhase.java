@@ -58,8 +58,9 @@ final class LatencyPhase {
   }
 
   /**
-   * Every configuration of one layout; {@code full}: both states, idle and traffic; else 1 KiB
-   * idle. Large states are warmed up by one unmeasured snapshot in the first cluster only.
+   * Every configuration of one layout; {@code full}: idle and traffic, with both states up to
+   * {@link BenchPlan#largeStateMaxWorkers()} workers; else 1 KiB idle. Large states are warmed up
+   * by one unmeasured snapshot in the first cluster only.
    */
   private static List<Row> cluster(
       BenchPlan plan, Consumer<String> progress, Layout layout, boolean full, boolean first) {
@@ -85,7 +86,7 @@ final class LatencyPhase {
         measure(c, 0, plan.samples(), false, 0, null); // the JIT's first look at the snapshot path
       }
       List<Integer> states =
-          full
+          full && layout.ids().size() <= plan.largeStateMaxWorkers()
               ? List.of(plan.smallStateBytes(), plan.largeStateBytes())
               : List.of(plan.smallStateBytes());
       for (int state : states) {

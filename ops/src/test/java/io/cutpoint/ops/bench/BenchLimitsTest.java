@@ -102,9 +102,20 @@ class BenchLimitsTest {
             dir.toString());
 
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("Limits of this machine", "p50/limit", "cpu/snap", "cpu ns/msg");
+    assertThat(r.out())
+        .contains(
+            "Limits of this machine", "p50/limit", "cpu/snap", "cpu ns/msg", "total wall time");
     List<String> lines = r.out().lines().toList();
     JsonObject json = JsonParser.parseString(lines.get(lines.size() - 1)).getAsJsonObject();
+
+    JsonObject phases = json.getAsJsonObject("phase_s");
+    assertThat(phases.keySet())
+        .containsExactly("latency", "limits", "overhead", "dataplane", "recovery", "dataflow");
+    double phaseSum = 0;
+    for (String phase : phases.keySet()) {
+      phaseSum += phases.get(phase).getAsDouble();
+    }
+    assertThat(phaseSum).isLessThanOrEqualTo(json.get("elapsed_s").getAsDouble() + 0.01);
 
     JsonObject limits = json.getAsJsonObject("limits");
     for (String key :
