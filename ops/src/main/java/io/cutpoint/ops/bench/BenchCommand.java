@@ -61,7 +61,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--samples",
       paramLabel = "N",
-      description = "Snapshots measured per 1 KiB configuration (default 100; quick 30).")
+      description = "Snapshots measured per 1 KiB configuration (default 100; quick 20).")
   Integer samples;
 
   @Option(
@@ -81,7 +81,7 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--dataflow",
       paramLabel = "P,P",
       split = ",",
-      description = "P values of the dataflow workload (default 2,4,8).")
+      description = "P values of the dataflow workload (default 2,4,8; quick 2,4).")
   List<Integer> dataflow;
 
   @Option(
