@@ -1,5 +1,8 @@
 package io.cutpoint.ops.bench;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Measures application throughput of a cluster under traffic with snapshots off (A) and on (B):
  * after one warm-up window of each, pairs of equal windows, in the order AB, BA, AB, ... so that a
@@ -42,49 +45,102 @@ final class Alternating {
     }
   }
 
-  /** Messages, wall nanoseconds and CPU nanoseconds of one window. */
-  private record Window(long messages, long nanos, long cpuNanos) {
+  /** Messages, wall nanoseconds and CPU nanoseconds (-1: not known) of one window. */
+  record Window(long messages, long nanos, long cpuNanos) {
     double rate() {
       return nanos == 0 ? 0 : messages * 1e9 / nanos;
     }
   }
 
+  /**
+   * One window of the schedule: its pair (-1: the unmeasured warm-up) and its side ({@code b}: the
+   * side measured against the reference {@code a}).
+   */
+  record Turn(int pair, boolean b) {
+    boolean warmUp() {
+      return pair < 0;
+    }
+  }
+
+  /** One window of side A or B, as the caller measures it. */
+  interface Measure {
+    Window window(boolean b, boolean warmUp);
+  }
+
+  /** Per-pair ratios B / A, and the sums over the measured windows of each side. */
+  record Pairs(Samples ratios, long[] a, long[] b) {
+    /** Messages per second of one side over all its measured windows. */
+    static double rate(long[] sum) {
+      return sum[1] == 0 ? 0 : sum[0] * 1e9 / sum[1];
+    }
+
+    /** CPU nanoseconds per message of one side; NaN without messages or CPU time. */
+    static double perMessage(long[] sum) {
+      return sum[0] == 0 || sum[2] < 0 ? Double.NaN : (double) sum[2] / sum[0];
+    }
+  }
+
   private Alternating() {}
+
+  /**
+   * The order of the windows: one unmeasured window of each side, A then B, then {@code pairs}
+   * pairs in the order AB, BA, AB, ...
+   */
+  static List<Turn> schedule(int pairs) {
+    List<Turn> turns = new ArrayList<>();
+    turns.add(new Turn(-1, false));
+    turns.add(new Turn(-1, true));
+    for (int pair = 0; pair < pairs; pair++) {
+      boolean bFirst = pair % 2 == 1;
+      turns.add(new Turn(pair, bFirst));
+      turns.add(new Turn(pair, !bFirst));
+    }
+    return turns;
+  }
+
+  /**
+   * Runs the {@link #schedule}; a pair whose A window counted nothing gives no ratio (a loaded
+   * machine), one whose B window counted nothing gives 0.
+   */
+  static Pairs interleave(int pairs, Measure measure) {
+    Window[] a = new Window[pairs];
+    Window[] b = new Window[pairs];
+    for (Turn turn : schedule(pairs)) {
+      Window w = measure.window(turn.b(), turn.warmUp());
+      if (!turn.warmUp()) {
+        (turn.b() ? b : a)[turn.pair()] = w;
+      }
+    }
+    Samples ratios = new Samples();
+    long[] sumA = new long[3]; // messages, nanos, cpu
+    long[] sumB = new long[3];
+    for (int pair = 0; pair < pairs; pair++) {
+      if (a[pair].rate() > 0) {
+        ratios.add(b[pair].rate() / a[pair].rate());
+      }
+      add(sumA, a[pair]);
+      add(sumB, b[pair]);
+    }
+    return new Pairs(ratios, sumA, sumB);
+  }
 
   static Result run(BenchCluster cluster, BenchPlan plan) {
     Samples latency = new Samples();
     long[] snapshots = new long[3]; // completed, failed, in-flight bytes
-    window(cluster, plan, false, latency, null); // warm-up of both sides, not counted
-    window(cluster, plan, true, latency, null);
-    Samples ratios = new Samples();
-    long[] off = new long[3]; // messages, nanos, cpu
-    long[] on = new long[3];
-    for (int pair = 0; pair < plan.windows(); pair++) {
-      Window a;
-      Window b;
-      if (pair % 2 == 0) {
-        a = window(cluster, plan, false, latency, snapshots);
-        b = window(cluster, plan, true, latency, snapshots);
-      } else {
-        b = window(cluster, plan, true, latency, snapshots);
-        a = window(cluster, plan, false, latency, snapshots);
-      }
-      if (a.rate() > 0) {
-        ratios.add(b.rate() / a.rate());
-      }
-      add(off, a);
-      add(on, b);
-    }
+    Pairs p =
+        interleave(
+            plan.windows(),
+            (on, warmUp) -> window(cluster, plan, on, latency, warmUp ? null : snapshots));
     return new Result(
-        rate(off),
-        rate(on),
-        ratios,
+        Pairs.rate(p.a()),
+        Pairs.rate(p.b()),
+        p.ratios(),
         latency,
         snapshots[0],
         snapshots[1],
         snapshots[2],
-        perMessage(off),
-        perMessage(on));
+        Pairs.perMessage(p.a()),
+        Pairs.perMessage(p.b()));
   }
 
   /**
@@ -135,13 +191,5 @@ final class Alternating {
     sum[0] += w.messages();
     sum[1] += w.nanos();
     sum[2] = sum[2] < 0 || w.cpuNanos() < 0 ? -1 : sum[2] + w.cpuNanos();
-  }
-
-  private static double rate(long[] sum) {
-    return sum[1] == 0 ? 0 : sum[0] * 1e9 / sum[1];
-  }
-
-  private static double perMessage(long[] sum) {
-    return sum[0] == 0 || sum[2] < 0 ? Double.NaN : (double) sum[2] / sum[0];
   }
 }

@@ -25,10 +25,12 @@ import java.util.List;
  * @param dataflow P values of the dataflow workload
  * @param dataDir parent of the coordinators' temporary stores (null: the system temp dir)
  * @param syncStore whether the coordinators' stores fsync their commits (the production setting)
- * @param baselineMillis how long each latency cluster's idle CPU rate is measured
+ * @param baselineMillis the shortest window over which each latency cluster's idle CPU rate is
+ *     measured (it lasts as long as the cluster's first idle snapshots took, up to 4 times this)
  * @param limitSamples samples of each raw latency limit (marker hop, unary call; half as many
  *     commits)
  * @param limitIngestMib MiB written to measure the raw RocksDB ingest rate
+ * @param largeStateMaxWorkers the largest cluster of the sweep measured with the large state too
  */
 record BenchPlan(
     List<Integer> workers,
@@ -51,7 +53,8 @@ record BenchPlan(
     boolean syncStore,
     long baselineMillis,
     int limitSamples,
-    int limitIngestMib) {
+    int limitIngestMib,
+    int largeStateMaxWorkers) {
 
   /** The full run (under 10 minutes on 2 cores). */
   static BenchPlan standard() {
@@ -76,15 +79,19 @@ record BenchPlan(
         true,
         1_000,
         400,
-        128);
+        128,
+        Integer.MAX_VALUE);
   }
 
-  /** A short run (about 150 s): fewer sizes, samples and shorter windows. */
+  /**
+   * A short run (under 150 s on a quiet machine): fewer sizes, samples and shorter windows; P = 8
+   * of the dataflow is left to the full run (its snapshots took seconds each on a loaded machine).
+   */
   static BenchPlan quick() {
     return new BenchPlan(
         List.of(2, 8, 32),
         List.of(128),
-        30,
+        20,
         2,
         1024,
         16 << 20,
@@ -97,12 +104,13 @@ record BenchPlan(
         3,
         List.of(8, 128),
         4,
-        List.of(2, 4, 8),
+        List.of(2, 4),
         null,
         true,
         500,
         200,
-        64);
+        64,
+        8);
   }
 
   /**
@@ -139,7 +147,8 @@ record BenchPlan(
         syncStore,
         baselineMillis,
         limitSamples,
-        limitIngestMib);
+        limitIngestMib,
+        largeStateMaxWorkers);
   }
 
   /** The same plan with store syncing on or off (off only to see what the fsync costs). */
@@ -165,6 +174,7 @@ record BenchPlan(
         sync,
         baselineMillis,
         limitSamples,
-        limitIngestMib);
+        limitIngestMib,
+        largeStateMaxWorkers);
   }
 }

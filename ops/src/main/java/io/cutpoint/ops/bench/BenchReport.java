@@ -12,7 +12,7 @@ final class BenchReport {
 
   /**
    * A target and what was measured against it; {@code noise}: the measurement is a ratio whose
-   * median came out above 1.0, which is noise and meets nothing.
+   * median came out above 1.0, which is noise ({@link #NO_COST}) and meets nothing.
    */
   record Target(
       String name,
@@ -216,13 +216,22 @@ final class BenchReport {
     b.append("Data plane: one channel vs raw gRPC stream (")
         .append(DataPlanePhase.RAW_ITEMS_PER_FRAME)
         .append(" items per frame)\n");
-    Table dt = new Table(">payload", ">cutpoint msgs/s", ">raw msgs/s", "ratio (median [min-max])");
+    Table dt =
+        new Table(
+            ">payload",
+            ">cutpoint msgs/s",
+            ">raw msgs/s",
+            "ratio (median [min-max])",
+            ">cpu ns/msg cutpoint",
+            ">raw");
     for (DataPlanePhase.Row row : r.dataplane()) {
       dt.row(
           row.payloadBytes() + " B",
           rate(row.cutpointRate()),
           rate(row.rawRate()),
-          ratio(row.ratios()));
+          ratio(row.ratios()),
+          ns(row.cutpointCpuNanosPerMessage()),
+          ns(row.rawCpuNanosPerMessage()));
     }
     b.append(dt.render()).append('\n');
 
@@ -289,18 +298,22 @@ final class BenchReport {
           target.name(),
           target.limit(),
           num(target.measured()),
-          target.noise() ? "noise (> 1.0)" : met == null ? "n/a" : met ? "yes" : "NO");
+          target.noise() ? NO_COST : met == null ? "n/a" : met ? "yes" : "NO");
     }
     b.append(tt.render());
     b.append(
         String.format(
             Locale.ROOT,
-            "%nmode %s, %d cores, max heap %d MiB, Java %s, %.0f s%n",
+            "%nmode %s, %d cores, max heap %d MiB, Java %s%ntotal wall time %.0f s (",
             r.mode(),
             Runtime.getRuntime().availableProcessors(),
             HeapPeak.maxHeapBytes() >> 20,
             System.getProperty("java.version"),
             r.elapsedSeconds()));
+    List<String> phases = new ArrayList<>();
+    r.phaseSeconds()
+        .forEach((name, s) -> phases.add(String.format(Locale.ROOT, "%s %.0f s", name, s)));
+    b.append(String.join(", ", phases)).append(")\n");
     return b.toString();
   }
 
@@ -326,6 +339,11 @@ final class BenchReport {
             .put("overhead_ratio_min", r.overhead().run().ratios().min())
             .put("overhead_ratio_max", r.overhead().run().ratios().max())
             .put("overhead_ratio_noise", r.overhead().run().noise());
+    for (LatencyPhase.Row row : r.latency()) {
+      if (!row.traffic() && row.stateBytes() == smallState) {
+        o.put(cpuKey(row.workers(), row.layout()), row.cpuMillisPerSnapshot());
+      }
+    }
     LimitsPhase.Result l = r.limits();
     o.put(
         "limits",
@@ -392,7 +410,9 @@ final class BenchReport {
               .put("ratio_max", row.ratios().max())
               .put("pairs", row.ratios().count())
               .put("pair_ratios", row.ratios().values())
-              .put("noise", row.noise()));
+              .put("noise", row.noise())
+              .put("cpu_ns_per_msg_cutpoint", row.cutpointCpuNanosPerMessage())
+              .put("cpu_ns_per_msg_raw", row.rawCpuNanosPerMessage()));
     }
     o.put("dataplane", dataplane);
     List<Object> recovery = new ArrayList<>();
@@ -443,21 +463,39 @@ final class BenchReport {
     }
     o.put("targets", targets);
     o.put("elapsed_s", r.elapsedSeconds());
+    Json.Obj phases = Json.object();
+    r.phaseSeconds().forEach(phases::put);
+    o.put("phase_s", phases);
     return o.toString();
+  }
+
+  /**
+   * The top-level key of an idle 1 KiB row's CPU per snapshot, as {@code
+   * cpu_ms_per_snapshot_8_mesh}.
+   */
+  static String cpuKey(int workers, String layout) {
+    return "cpu_ms_per_snapshot_" + workers + "_" + layout;
   }
 
   private static String ms(double v) {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
   }
 
-  /** A ratio's median with its spread; a median above 1.0 is labelled noise. */
+  /**
+   * What a throughput ratio whose median is above 1.0 is printed as: Cutpoint cannot make the
+   * workload it adds work to faster, so the median says the cost was below what the machine's noise
+   * lets a run see; it is not a gain.
+   */
+  static final String NO_COST = "no measurable cost (within noise)";
+
+  /** A ratio's median with its spread; a median above 1.0 is {@link #NO_COST}. */
   static String ratio(Samples ratios) {
     if (ratios.count() == 0) {
       return "-";
     }
     String s =
         String.format(Locale.ROOT, "%.3f [%.3f-%.3f]", ratios.p50(), ratios.min(), ratios.max());
-    return ratios.p50() > 1.0 ? s + " noise" : s;
+    return ratios.p50() > 1.0 ? NO_COST + ", " + s : s;
   }
 
   private static String times(double v) {

@@ -1,9 +1,10 @@
 package io.cutpoint.ops.bench;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
-/** Everything one run measured. */
+/** Everything one run measured, with the run's wall time and each phase's, in run order. */
 record BenchResults(
     String mode,
     LimitsPhase.Result limits,
@@ -12,7 +13,8 @@ record BenchResults(
     List<DataPlanePhase.Row> dataplane,
     RecoveryPhase.Result recovery,
     List<DataflowPhase.Row> dataflow,
-    double elapsedSeconds) {
+    double elapsedSeconds,
+    Map<String, Double> phaseSeconds) {
 
   /** The small-state row of {@code workers} workers in {@code layout}, idle or under traffic. */
   Optional<LatencyPhase.Row> latency(int workers, String layout, boolean traffic, int stateBytes) {

@@ -13,9 +13,9 @@ import java.util.Map;
  * The least time one snapshot of a layout can take on this machine, from the raw limits: the Admin
  * trigger and its answer (one unary round trip), the start command to the initiators (one hop), the
  * marker rounds (one hop per level, see {@link #markerDepth}), the uploads (one unary round trip,
- * all workers in parallel, plus every worker's state at the slower of the stream and the RocksDB
- * ingest rate) and the synced commit. Nothing of Cutpoint's own work is in it, and no CPU
- * contention: with many channels on few cores the real floor is higher.
+ * all workers in parallel, plus the transfer, see {@link #transferMillis}) and the synced commit.
+ * Nothing of Cutpoint's own work is in it, and no CPU contention: with many channels on few cores
+ * the real floor is higher.
  */
 final class CriticalPath {
 
@@ -58,9 +58,21 @@ final class CriticalPath {
   static double limitMillis(Layout layout, long stateBytes, LimitsPhase.Result limits) {
     double unary = limits.unary().p50();
     double hop = limits.markerHop().p50();
-    double rate = Math.min(limits.streamBytesPerSecond(), limits.ingestBytesPerSecond());
-    double transfer = (double) stateBytes * layout.ids().size() / rate * 1000;
-    return 2 * unary + (1 + markerDepth(layout)) * hop + transfer + limits.syncedCommit().p50();
+    return 2 * unary
+        + (1 + markerDepth(layout)) * hop
+        + transferMillis(layout.ids().size(), stateBytes, limits)
+        + limits.syncedCommit().p50();
+  }
+
+  /**
+   * The uploads' bytes: every worker's state goes into the one store, at the ingest rate at best,
+   * and each worker's state crosses its own stream, all streams at once; streaming and ingest
+   * overlap (a piece is stored while the next is sent), so the slower of the two bounds the time.
+   */
+  static double transferMillis(int workers, long stateBytes, LimitsPhase.Result limits) {
+    double ingest = (double) stateBytes * workers / limits.ingestBytesPerSecond();
+    double stream = (double) stateBytes / limits.streamBytesPerSecond();
+    return Math.max(ingest, stream) * 1000;
   }
 
   /** The layout a latency row was measured on. */

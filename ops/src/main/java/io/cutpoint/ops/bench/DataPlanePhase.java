@@ -15,14 +15,24 @@ import java.util.function.LongSupplier;
 /**
  * Item 3: messages per second through one Cutpoint channel {@code a -> b} (two workers, no
  * coordinator, sent from one application thread) and through a {@link RawChannel} stream that
- * batches as many items per frame as Cutpoint's channels do. Per payload size: one unmeasured
- * window of each, then pairs of windows in the order AB, BA, AB, ...; each pair gives one ratio,
- * the row's ratio is their median, with min and max.
+ * batches as many items per frame as Cutpoint's channels do. Per payload size, in the order of
+ * {@link Alternating#schedule} with the raw stream as A: one unmeasured window of each, then pairs
+ * of windows in the order AB, BA, AB, ...; each pair gives one ratio, the row's ratio is their
+ * median, with min and max.
  */
 final class DataPlanePhase {
 
-  /** Rates for one payload size. */
-  record Row(int payloadBytes, double cutpointRate, double rawRate, Samples ratios) {
+  /**
+   * Rates for one payload size, over all measured windows of each side, the per-pair ratios, and
+   * process CPU nanoseconds per received message of each side.
+   */
+  record Row(
+      int payloadBytes,
+      double cutpointRate,
+      double rawRate,
+      Samples ratios,
+      double cutpointCpuNanosPerMessage,
+      double rawCpuNanosPerMessage) {
     /** The median of the per-pair ratios Cutpoint / raw. */
     double ratio() {
       return ratios.p50();
@@ -69,29 +79,21 @@ final class DataPlanePhase {
       for (int size : plan.payloads()) {
         Sender cutpoint = cutpointSender(a, size);
         Sender bare = rawSender(raw, size);
-        measure(window, bApp::received, cutpoint); // warm-up of both, not counted
-        measure(window, raw::items, bare);
-        double cut = 0;
-        double rawSum = 0;
-        Samples ratios = new Samples();
-        for (int pair = 0; pair < plan.dataplaneRounds(); pair++) {
-          double c;
-          double r;
-          if (pair % 2 == 0) {
-            c = measure(window, bApp::received, cutpoint);
-            r = measure(window, raw::items, bare);
-          } else {
-            r = measure(window, raw::items, bare);
-            c = measure(window, bApp::received, cutpoint);
-          }
-          cut += c;
-          rawSum += r;
-          if (r > 0) {
-            ratios.add(c / r);
-          }
-        }
+        Alternating.Pairs p =
+            Alternating.interleave(
+                plan.dataplaneRounds(),
+                (isCutpoint, warmUp) ->
+                    isCutpoint
+                        ? measure(window, bApp::received, cutpoint)
+                        : measure(window, raw::items, bare));
         rows.add(
-            new Row(size, cut / plan.dataplaneRounds(), rawSum / plan.dataplaneRounds(), ratios));
+            new Row(
+                size,
+                Alternating.Pairs.rate(p.b()),
+                Alternating.Pairs.rate(p.a()),
+                p.ratios(),
+                Alternating.Pairs.perMessage(p.b()),
+                Alternating.Pairs.perMessage(p.a())));
       }
     }
     return rows;
@@ -136,8 +138,12 @@ final class DataPlanePhase {
     };
   }
 
-  /** Warms up for a fifth of the window, then counts receptions over the window. */
-  private static double measure(long windowMillis, LongSupplier received, Sender sender) {
+  /**
+   * Warms up for a fifth of the window, then counts receptions and the process's CPU time over the
+   * window.
+   */
+  private static Alternating.Window measure(
+      long windowMillis, LongSupplier received, Sender sender) {
     long warm = windowMillis / 5;
     long[] bounds = new long[2];
     Thread t =
@@ -149,17 +155,19 @@ final class DataPlanePhase {
     t.start();
     Pause.untilNanos(start + warm * 1_000_000);
     long from = received.getAsLong();
+    long cpu0 = ProcessCpu.nanos();
     long t0 = System.nanoTime();
     Pause.untilNanos(bounds[1]);
     long to = received.getAsLong();
     long t1 = System.nanoTime();
+    long cpu = cpu0 < 0 ? -1 : ProcessCpu.nanos() - cpu0;
     try {
       t.join(60_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     drain(received);
-    return (to - from) * 1e9 / (t1 - t0);
+    return new Alternating.Window(to - from, t1 - t0, cpu);
   }
 
   /** Waits until the receiver stops advancing, so the next window starts on an empty channel. */

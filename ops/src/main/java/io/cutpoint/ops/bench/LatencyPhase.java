@@ -5,7 +5,7 @@ import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.function.DoubleSupplier;
+import java.util.function.LongToDoubleFunction;
 
 /**
  * Item 1: trigger-to-committed snapshot latency (and its phases) for every cluster size, ring and
@@ -13,7 +13,8 @@ import java.util.function.DoubleSupplier;
  * of {@link BenchPlan#idleRings()} (1 KiB). Idle rows also carry the process CPU time per snapshot:
  * CPU over the measured snapshots minus what the same cluster used idle over the same time (its
  * idle rate, measured once per cluster, right after its first idle configuration, when the JIT is
- * warm and the cluster's start has settled).
+ * warm and the cluster's start has settled, over a window as long as that configuration's snapshots
+ * took, within {@link BenchPlan#baselineMillis()} and four times that).
  */
 final class LatencyPhase {
 
@@ -57,8 +58,9 @@ final class LatencyPhase {
   }
 
   /**
-   * Every configuration of one layout; {@code full}: both states, idle and traffic; else 1 KiB
-   * idle. Large states are warmed up by one unmeasured snapshot in the first cluster only.
+   * Every configuration of one layout; {@code full}: idle and traffic, with both states up to
+   * {@link BenchPlan#largeStateMaxWorkers()} workers; else 1 KiB idle. Large states are warmed up
+   * by one unmeasured snapshot in the first cluster only.
    */
   private static List<Row> cluster(
       BenchPlan plan, Consumer<String> progress, Layout layout, boolean full, boolean first) {
@@ -72,10 +74,11 @@ final class LatencyPhase {
     try (BenchCluster c =
         BenchCluster.start(layout, plan, id -> new BenchApp(plan.smallStateBytes()))) {
       double[] idleRate = {Double.NaN};
-      DoubleSupplier idleCpuPerNano =
-          () -> {
+      LongToDoubleFunction idleCpuPerNano =
+          wallNanos -> {
             if (Double.isNaN(idleRate[0])) {
-              idleRate[0] = idleCpuRate(plan.baselineMillis());
+              long min = plan.baselineMillis();
+              idleRate[0] = idleCpuRate(Math.max(min, Math.min(4 * min, wallNanos / 1_000_000)));
             }
             return idleRate[0];
           };
@@ -83,7 +86,7 @@ final class LatencyPhase {
         measure(c, 0, plan.samples(), false, 0, null); // the JIT's first look at the snapshot path
       }
       List<Integer> states =
-          full
+          full && layout.ids().size() <= plan.largeStateMaxWorkers()
               ? List.of(plan.smallStateBytes(), plan.largeStateBytes())
               : List.of(plan.smallStateBytes());
       for (int state : states) {
@@ -131,8 +134,8 @@ final class LatencyPhase {
   }
 
   /**
-   * {@code idleCpuPerNano}: the cluster's idle CPU rate, asked for after the snapshots (null: no
-   * CPU).
+   * {@code idleCpuPerNano}: the cluster's idle CPU rate, asked for after the snapshots with their
+   * wall time (null: no CPU).
    */
   private static Row measure(
       BenchCluster c,
@@ -140,7 +143,7 @@ final class LatencyPhase {
       int samples,
       boolean traffic,
       int warmUp,
-      DoubleSupplier idleCpuPerNano) {
+      LongToDoubleFunction idleCpuPerNano) {
     Samples total = new Samples();
     Samples markers = new Samples();
     Samples upload = new Samples();
@@ -181,7 +184,7 @@ final class LatencyPhase {
     double cpuPerSnapshot =
         idleCpuPerNano == null || cpu0 < 0 || taken == 0
             ? Double.NaN
-            : (cpu - idleCpuPerNano.getAsDouble() * wall) / taken / 1e6;
+            : (cpu - idleCpuPerNano.applyAsDouble(wall) * wall) / taken / 1e6;
     return new Row(
         c.layout().ids().size(),
         c.layout().name(),

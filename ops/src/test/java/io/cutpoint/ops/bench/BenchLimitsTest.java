@@ -45,18 +45,27 @@ class BenchLimitsTest {
     // 16 MiB x 2 workers at the slower rate, the ingest
     assertThat(CriticalPath.limitMillis(Layout.ring(2), 16 << 20, l))
         .isCloseTo(0.4 + 0.3 + 1.5 + 2.0 * (16 << 20) / 5e8 * 1000, within(1e-9));
+    // a stream slower than the store: each worker's state on its own stream, all at once
+    LimitsPhase.Result slowStream =
+        new LimitsPhase.Result(samples(0.1), samples(0.2), samples(1.5), 1e8, 5e8);
+    assertThat(CriticalPath.limitMillis(Layout.ring(2), 16 << 20, slowStream))
+        .isCloseTo(0.4 + 0.3 + 1.5 + (16 << 20) / 1e8 * 1000, within(1e-9));
   }
 
   @Test
   void aMedianRatioAboveOneIsNoiseAndMeetsNoTarget() {
     Samples gain = samples(0.98, 1.04, 1.07);
-    assertThat(BenchReport.ratio(gain)).isEqualTo("1.040 [0.980-1.070] noise");
+    assertThat(BenchReport.ratio(gain))
+        .isEqualTo("no measurable cost (within noise), 1.040 [0.980-1.070]");
     BenchReport.Target noisy =
         new BenchReport.Target("t", ">= 0.97", gain.p50(), false, 0.97, true);
     assertThat(noisy.met()).as("noise meets nothing").isNull();
 
     Samples loss = samples(0.93, 0.95, 1.01);
     assertThat(BenchReport.ratio(loss)).isEqualTo("0.950 [0.930-1.010]");
+    assertThat(BenchReport.ratio(samples(0.99, 1.0, 1.2)))
+        .as("a median of exactly 1.0 is a ratio, not noise")
+        .isEqualTo("1.000 [0.990-1.200]");
     assertThat(new BenchReport.Target("t", ">= 0.97", loss.p50(), false, 0.97, false).met())
         .isFalse();
     assertThat(BenchReport.ratio(new Samples())).isEqualTo("-");
@@ -93,9 +102,20 @@ class BenchLimitsTest {
             dir.toString());
 
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("Limits of this machine", "p50/limit", "cpu/snap", "cpu ns/msg");
+    assertThat(r.out())
+        .contains(
+            "Limits of this machine", "p50/limit", "cpu/snap", "cpu ns/msg", "total wall time");
     List<String> lines = r.out().lines().toList();
     JsonObject json = JsonParser.parseString(lines.get(lines.size() - 1)).getAsJsonObject();
+
+    JsonObject phases = json.getAsJsonObject("phase_s");
+    assertThat(phases.keySet())
+        .containsExactly("latency", "limits", "overhead", "dataplane", "recovery", "dataflow");
+    double phaseSum = 0;
+    for (String phase : phases.keySet()) {
+      phaseSum += phases.get(phase).getAsDouble();
+    }
+    assertThat(phaseSum).isLessThanOrEqualTo(json.get("elapsed_s").getAsDouble() + 0.01);
 
     JsonObject limits = json.getAsJsonObject("limits");
     for (String key :
@@ -118,6 +138,12 @@ class BenchLimitsTest {
         .as("no 128-worker ring was asked for")
         .isTrue();
     assertThat(json.get("cpu_ms_per_snapshot_8_mesh").getAsDouble()).isPositive();
+    for (String idle : List.of("8_ring", "2_ring")) {
+      assertThat(json.get("cpu_ms_per_snapshot_" + idle)).as(idle).isNotNull();
+    }
+    assertThat(json.has("cpu_ms_per_snapshot_2_mesh"))
+        .as("no 2-worker mesh was measured")
+        .isFalse();
 
     // 8 workers: ring and mesh x 2 states x idle and traffic; then the idle-only 2-worker ring
     assertThat(json.getAsJsonArray("latency")).hasSize(9);
@@ -147,6 +173,8 @@ class BenchLimitsTest {
     assertThat(overhead.get("cpu_ns_per_msg_on").getAsDouble()).isPositive();
     for (JsonElement e : json.getAsJsonArray("dataplane")) {
       assertSpread(e.getAsJsonObject(), "ratio", 3);
+      assertThat(e.getAsJsonObject().get("cpu_ns_per_msg_cutpoint").getAsDouble()).isPositive();
+      assertThat(e.getAsJsonObject().get("cpu_ns_per_msg_raw").getAsDouble()).isPositive();
     }
     for (JsonElement e : json.getAsJsonArray("dataflow")) {
       assertSpread(e.getAsJsonObject(), "throughput_ratio", 6);
