@@ -151,6 +151,7 @@ public final class CoordinatorSession implements AutoCloseable {
   }
 
   private final SessionSecret secret = new SessionSecret();
+  private final TermFence terms;
 
   private CoordinatorSession(
       Channel channel, ManagedChannel owned, WorkerControl worker, SessionOptions options) {
@@ -159,6 +160,7 @@ public final class CoordinatorSession implements AutoCloseable {
     this.worker = Objects.requireNonNull(worker, "worker");
     this.options = Objects.requireNonNull(options, "options");
     this.workerId = worker.workerId();
+    this.terms = new TermFence(workerId);
     this.stub = CoordinatorGrpc.newStub(channel);
     this.threadPrefix = "cutpoint-session-" + workerId + "-";
     this.events = Executors.newSingleThreadExecutor(SessionThreads.named(threadPrefix + "events"));
@@ -218,6 +220,16 @@ public final class CoordinatorSession implements AutoCloseable {
     worker.setSnapshotListener(uploads);
     onEvents(this::openStream);
     return this;
+  }
+
+  /** The newest leader term a coordinator message carried; 0 without high availability. */
+  public long leaderTerm() {
+    return terms.highest();
+  }
+
+  /** Coordinator messages refused because a newer leader term was seen before them. */
+  public long refusedStaleTermMessages() {
+    return terms.refused();
   }
 
   /** The current state. */
@@ -389,6 +401,10 @@ public final class CoordinatorSession implements AutoCloseable {
 
   private void onMessage(SessionStream s, CoordinatorMessage message) {
     if (stream != s || stopped) {
+      return;
+    }
+    if (!terms.admit(message.getTerm(), message.getBodyCase())) {
+      s.cancel("a message of an older leader term"); // its coordinator was replaced: join again
       return;
     }
     if (!s.welcomed()) {
