@@ -40,8 +40,9 @@ public final class LeaderElection implements AutoCloseable {
   private final String participantId;
   private final Listener listener;
   private final ExecutorService events;
+  // Written only on the events thread; read by leader().
+  private volatile LeaderLatch latch;
   // Only touched on the events thread.
-  private LeaderLatch latch;
   private LeaderTerm current;
   private volatile LeaderTerm leading;
 
@@ -82,6 +83,39 @@ public final class LeaderElection implements AutoCloseable {
 
   public String participantId() {
     return participantId;
+  }
+
+  /**
+   * The participant id of the current leader, as its latch node in ZooKeeper says (a coordinator
+   * joins with its advertised address as its id); empty when none is known. Any thread; reads
+   * ZooKeeper.
+   */
+  public Optional<String> leader() {
+    LeaderLatch l = latch;
+    if (l == null) {
+      return Optional.empty();
+    }
+    try {
+      var p = l.getLeader();
+      return p.isLeader() && !p.getId().isEmpty() ? Optional.of(p.getId()) : Optional.empty();
+    } catch (Exception e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Gives up leadership (when the store says this term was fenced, or the leader could not start
+   * under it): the listener hears {@code revoked}, and the participant joins the election again,
+   * last in line. Any thread; does nothing if this participant does not lead.
+   */
+  public void stepDown(String why) {
+    onEvents(
+        () -> {
+          if (current != null) {
+            revoke(why);
+            rejoin();
+          }
+        });
   }
 
   private void join() {

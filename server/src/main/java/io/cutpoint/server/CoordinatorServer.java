@@ -73,7 +73,7 @@ public final class CoordinatorServer implements AutoCloseable {
    * whole recorded message, and a worker's payloads may be 4 MiB by default ({@code
    * ChannelOptions.maxPayloadBytes}), so 16 MiB leaves room for larger configured payloads.
    */
-  static final int MAX_INBOUND_MESSAGE_BYTES = 16 << 20;
+  public static final int MAX_INBOUND_MESSAGE_BYTES = 16 << 20;
 
   private final CoordinatorContext ctx;
   private final Server server;
@@ -130,15 +130,34 @@ public final class CoordinatorServer implements AutoCloseable {
    */
   public static CoordinatorServer start(CoordinatorConfig config, MeterRegistry registry)
       throws IOException {
+    NettyServerBuilder netty = netty(config);
+    Files.createDirectories(config.dataDir());
+    SnapshotStore store = RocksSnapshotStore.open(config.dataDir());
+    try {
+      return start(config, registry, netty, store);
+    } catch (RuntimeException e) {
+      store.close();
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * A Netty server builder for {@code config.port()} on {@link CoordinatorConfig#bindHost()}, with
+   * TLS (and mutual TLS) when {@link CoordinatorConfig#tls()} is set.
+   *
+   * @throws io.cutpoint.server.security.TlsSetupException if the TLS files are unusable
+   */
+  public static NettyServerBuilder netty(CoordinatorConfig config) throws IOException {
     ServerCredentials credentials =
         config.tls() == null
             ? InsecureServerCredentials.create()
             : config.tls().serverCredentials();
-    NettyServerBuilder netty;
     try {
-      netty =
-          NettyServerBuilder.forAddress(
-              new InetSocketAddress(config.bindHost(), config.port()), credentials);
+      return NettyServerBuilder.forAddress(
+          new InetSocketAddress(config.bindHost(), config.port()), credentials);
     } catch (IllegalArgumentException e) {
       throw new io.cutpoint.server.security.TlsSetupException(
           "cannot serve TLS with certificate chain "
@@ -150,17 +169,6 @@ public final class CoordinatorServer implements AutoCloseable {
               + " (PEM certificates and a PKCS#8 PEM key expected): "
               + e.getMessage(),
           e);
-    }
-    Files.createDirectories(config.dataDir());
-    SnapshotStore store = RocksSnapshotStore.open(config.dataDir());
-    try {
-      return start(config, registry, netty, store);
-    } catch (RuntimeException e) {
-      store.close();
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
     }
   }
 

@@ -159,6 +159,8 @@ public final class CoordinatorSession implements AutoCloseable {
     this(channel, null, worker, options);
   }
 
+  private final TermFence terms;
+
   private CoordinatorSession(
       Channel channel, ManagedChannel owned, WorkerControl worker, SessionOptions options) {
     this.channel = Objects.requireNonNull(channel, "channel");
@@ -166,6 +168,7 @@ public final class CoordinatorSession implements AutoCloseable {
     this.worker = Objects.requireNonNull(worker, "worker");
     this.options = Objects.requireNonNull(options, "options");
     this.workerId = worker.workerId();
+    this.terms = new TermFence(workerId);
     this.threadPrefix = "cutpoint-session-" + workerId + "-";
     WorkerLoop workerLoop = worker.eventLoop();
     this.ownLoop = workerLoop == null ? SessionThreads.ownLoop(threadPrefix + "events") : null;
@@ -229,6 +232,16 @@ public final class CoordinatorSession implements AutoCloseable {
     worker.setSnapshotListener(uploads);
     loop.execute(this::openStream);
     return this;
+  }
+
+  /** The newest leader term a coordinator message carried; 0 without high availability. */
+  public long leaderTerm() {
+    return terms.highest();
+  }
+
+  /** Coordinator messages refused because a newer leader term was seen before them. */
+  public long refusedStaleTermMessages() {
+    return terms.refused();
   }
 
   /** The current state. */
@@ -418,6 +431,10 @@ public final class CoordinatorSession implements AutoCloseable {
 
   private void onMessage(SessionStream s, CoordinatorMessage message) {
     if (stream != s || stopped) {
+      return;
+    }
+    if (!terms.admit(message.getTerm(), message.getBodyCase())) {
+      s.cancel("a message of an older leader term"); // its coordinator was replaced: join again
       return;
     }
     if (!s.welcomed()) {

@@ -51,6 +51,9 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
 
   volatile Welcome welcome = Welcome.newBuilder().setEpoch(0).setHeartbeatIntervalMs(50).build();
 
+  /** The leader term on the welcome (0 = none). */
+  volatile long term;
+
   /** When > 0, uploads use manual flow control and start by requesting this many parts. */
   volatile int manualUploadWindow;
 
@@ -108,7 +111,8 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
           joined = true;
           synchronized (FakeCoordinator.this) {
             current = responses;
-            responses.onNext(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
+            responses.onNext(
+                CoordinatorMessage.newBuilder().setWelcome(welcome).setTerm(term).build());
           }
         }
       }

@@ -2,6 +2,9 @@ package io.cutpoint.ops.config;
 
 import static io.cutpoint.ops.config.Setting.*;
 
+import io.cutpoint.ha.node.HaSettings;
+import io.cutpoint.ha.node.StoreUrl;
+import io.cutpoint.ha.node.ZooKeeperAddress;
 import io.cutpoint.server.rollback.RollbackPolicy;
 import io.cutpoint.util.Durations;
 import java.nio.file.Path;
@@ -139,6 +142,31 @@ public final class ServerSettings {
     return (Duration) values.get(FORGET_LOST_AFTER);
   }
 
+  /** The ZooKeeper of a highly available cluster; null for a coordinator alone. */
+  public ZooKeeperAddress zookeeper() {
+    return (ZooKeeperAddress) values.get(ZOOKEEPER);
+  }
+
+  /** The shared store; null for the RocksDB store in the data directory. */
+  public StoreUrl store() {
+    return (StoreUrl) values.get(STORE);
+  }
+
+  /** The settings of a highly available coordinator, or empty for a coordinator alone. */
+  public java.util.Optional<HaSettings> ha() {
+    if (zookeeper() == null) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        new HaSettings(
+            zookeeper(),
+            store(),
+            (java.net.URI) values.get(S3_ENDPOINT),
+            (String) values.get(S3_REGION),
+            (Boolean) values.get(S3_PATH_STYLE),
+            (String) values.get(ADVERTISE)));
+  }
+
   /** True when the Prometheus endpoint is off ({@code --metrics-port -1}). */
   public boolean metricsOff() {
     return metricsPort() < 0;
@@ -173,8 +201,33 @@ public final class ServerSettings {
               + ")");
     }
     mustBePositive(downloadTimeout(), DOWNLOAD_TIMEOUT);
+    checkHa();
     if (metricsPort() >= 0 && metricsPort() == port() && port() != 0) {
       throw new ConfigException("port and metrics-port are both " + port());
+    }
+  }
+
+  /** A shared catalog needs both: the store's catalog and its leader's term live in ZooKeeper. */
+  private void checkHa() {
+    if (zookeeper() != null && store() == null) {
+      throw new ConfigException(
+          "zookeeper ("
+              + sources.get(ZOOKEEPER)
+              + ") needs store s3://BUCKET/PREFIX: every coordinator of the cluster must read the "
+              + "snapshots its leader wrote, and a RocksDB store in one data-dir is not shared");
+    }
+    if (store() != null && zookeeper() == null) {
+      throw new ConfigException(
+          "store ("
+              + sources.get(STORE)
+              + ") needs zookeeper HOST:PORT/PATH: the shared store keeps its catalog and the "
+              + "leader term that fences an old leader's writes in ZooKeeper");
+    }
+    for (Setting s : new Setting[] {S3_ENDPOINT, ADVERTISE}) {
+      if (values.get(s) != null && zookeeper() == null) {
+        throw new ConfigException(
+            s.key() + " (" + sources.get(s) + ") is used only with zookeeper and store");
+      }
     }
   }
 

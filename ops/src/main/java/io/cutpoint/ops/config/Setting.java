@@ -1,5 +1,7 @@
 package io.cutpoint.ops.config;
 
+import io.cutpoint.ha.node.StoreUrl;
+import io.cutpoint.ha.node.ZooKeeperAddress;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorConfig.WorkerLimits;
 import io.cutpoint.server.rollback.RollbackPolicy;
@@ -136,7 +138,36 @@ public enum Setting {
       "forget-lost-after",
       Kind.DURATION,
       Durations.format(CoordinatorConfig.DEFAULT_FORGET_LOST_AFTER),
-      "a worker lost for this long is removed, unless a rollback needs it (0 = never)");
+      "a worker lost for this long is removed, unless a rollback needs it (0 = never)"),
+  ZOOKEEPER(
+      "zookeeper",
+      Kind.ZOOKEEPER,
+      "",
+      "ZooKeeper ensemble and cluster path, HOST:PORT[,HOST:PORT...]/PATH, of the shared catalog "
+          + "and the leader election (none = one coordinator alone; needs store)"),
+  STORE(
+      "store",
+      Kind.STORE,
+      "",
+      "shared snapshot store s3://BUCKET/PREFIX, written by the leader only (none = RocksDB in "
+          + "data-dir; needs zookeeper)"),
+  S3_ENDPOINT(
+      "s3-endpoint",
+      Kind.URL,
+      "",
+      "endpoint of an S3-compatible object store, e.g. http://127.0.0.1:9000 (none = AWS S3)"),
+  S3_REGION("s3-region", Kind.TEXT, "us-east-1", "region of the store's bucket"),
+  S3_PATH_STYLE(
+      "s3-path-style",
+      Kind.BOOLEAN,
+      "false",
+      "address the bucket in the URL's path, as S3Proxy and MinIO need (false = as a host name)"),
+  ADVERTISE(
+      "advertise",
+      Kind.HOST_PORT,
+      "",
+      "HOST:PORT where workers and operators reach this coordinator; the standbys name it while "
+          + "it leads (none = host:port; needs zookeeper)");
 
   /** How a value is read and written back, and the label of its flag's parameter. */
   public enum Kind {
@@ -151,7 +182,17 @@ public enum Setting {
     /** A file path or nothing (empty). */
     OPTIONAL_FILE("FILE"),
     /** A host name or address, or nothing (empty). */
-    HOST("HOST");
+    HOST("HOST"),
+    /** {@code HOST:PORT}, or nothing (empty). */
+    HOST_PORT("HOST:PORT"),
+    /** A ZooKeeper ensemble and path, or nothing (empty). */
+    ZOOKEEPER("HOSTS/PATH"),
+    /** An {@code s3://} store, or nothing (empty). */
+    STORE("URL"),
+    /** An http or https URL, or nothing (empty). */
+    URL("URL"),
+    TEXT("TEXT"),
+    BOOLEAN("BOOL");
 
     private final String label;
 
@@ -229,6 +270,17 @@ public enum Setting {
         }
         case OPTIONAL_FILE -> text.isBlank() ? null : Path.of(text.trim());
         case HOST -> text.isBlank() ? null : Values.host(text.trim());
+        case HOST_PORT -> text.isBlank() ? null : Values.hostPort(text.trim());
+        case ZOOKEEPER -> text.isBlank() ? null : ZooKeeperAddress.parse(text);
+        case STORE -> text.isBlank() ? null : StoreUrl.parse(text);
+        case URL -> text.isBlank() ? null : Values.url(text.trim());
+        case TEXT -> {
+          if (text.isBlank()) {
+            throw new IllegalArgumentException("an empty value");
+          }
+          yield text.trim();
+        }
+        case BOOLEAN -> Values.bool(text);
       };
     } catch (IllegalArgumentException e) {
       throw new ConfigException("bad value for " + key + " (" + source + "): " + e.getMessage());

@@ -79,6 +79,41 @@ public final class Values {
     return text.startsWith("[") && text.endsWith("]") ? text.substring(1, text.length() - 1) : text;
   }
 
+  /** {@code HOST:PORT}, the host as {@link #host} reads it and the port in 1..65535. */
+  public static String hostPort(String text) {
+    int colon = text.lastIndexOf(':');
+    if (colon <= 0) {
+      throw bad(text, "HOST:PORT");
+    }
+    String host = text.substring(0, colon);
+    host(host);
+    integer(text.substring(colon + 1), 1, 65535);
+    return text;
+  }
+
+  /** An absolute http or https URL. */
+  public static java.net.URI url(String text) {
+    try {
+      java.net.URI uri = new java.net.URI(text);
+      if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+          || uri.getHost() == null) {
+        throw bad(text, "an http:// or https:// URL");
+      }
+      return uri;
+    } catch (java.net.URISyntaxException e) {
+      throw bad(text, "an http:// or https:// URL");
+    }
+  }
+
+  /** {@code true} or {@code false}. */
+  public static boolean bool(String text) {
+    return switch (text.trim().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw bad(text, "true or false");
+    };
+  }
+
   /** An integer within {@code [min, max]}. */
   public static int integer(String text, int min, int max) {
     int n;

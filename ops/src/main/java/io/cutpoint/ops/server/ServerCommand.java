@@ -1,5 +1,7 @@
 package io.cutpoint.ops.server;
 
+import io.cutpoint.ha.node.HaCoordinator;
+import io.cutpoint.ha.node.HaSettings;
 import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.config.ConfigException;
@@ -125,6 +127,9 @@ public final class ServerCommand implements Callable<Integer> {
   }
 
   private int serve(ServerSettings settings, PrintWriter out) throws InterruptedException {
+    if (settings.ha().isPresent()) {
+      return serveHa(settings, settings.ha().get(), out);
+    }
     try {
       Files.createDirectories(settings.dataDir());
     } catch (IOException e) {
@@ -167,7 +172,7 @@ public final class ServerCommand implements Callable<Integer> {
             "cannot serve metrics on port " + settings.metricsPort() + ": " + causeText(e));
       }
     }
-    Stopper stopper = new Stopper(server, endpoint, metrics);
+    Stopper stopper = new Stopper(server::close, endpoint, metrics);
     Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     StopOnSigterm.install(stopper::stop);
@@ -196,6 +201,74 @@ public final class ServerCommand implements Callable<Integer> {
         metricsText);
     try {
       server.awaitTermination();
+    } finally {
+      stopper.stop();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException alreadyShuttingDown) {
+        // The hook is running.
+      }
+    }
+    return ExitCodes.OK;
+  }
+
+  /**
+   * Runs a coordinator of a highly available cluster: a standby at once, the leader when elected
+   * (see {@link HaCoordinator}).
+   */
+  private int serveHa(ServerSettings settings, HaSettings ha, PrintWriter out)
+      throws InterruptedException {
+    CoordinatorConfig config = toConfig(settings);
+    Metrics metrics = new Metrics();
+    HaCoordinator node;
+    try {
+      node = HaCoordinator.start(config, ha, metrics.registry());
+    } catch (TlsSetupException e) {
+      metrics.close();
+      throw CliFailure.failed(e.getMessage());
+    } catch (IOException e) {
+      metrics.close();
+      throw CliFailure.failed(
+          "cannot start coordinator on port " + settings.port() + ": " + causeText(e));
+    } catch (RuntimeException e) {
+      metrics.close();
+      throw CliFailure.failed(
+          "cannot join the cluster at zookeeper " + ha.zookeeper() + ": " + causeText(e));
+    }
+    HttpEndpoint endpoint = null;
+    if (!settings.metricsOff()) {
+      try {
+        endpoint =
+            HttpEndpoint.start(
+                metricsHost,
+                settings.metricsPort(),
+                metrics.registry(),
+                node.localChannel(),
+                config.tls());
+      } catch (IOException | RuntimeException e) {
+        node.close();
+        metrics.close();
+        throw CliFailure.failed(
+            "cannot serve metrics on port " + settings.metricsPort() + ": " + causeText(e));
+      }
+    }
+    Stopper stopper = new Stopper(node::close, endpoint, metrics);
+    Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    StopOnSigterm.install(stopper::stop);
+    out.println(
+        "cutpoint server listening on port "
+            + node.port()
+            + " as "
+            + node.address()
+            + ", standby of the cluster at zookeeper "
+            + ha.zookeeper()
+            + " with store "
+            + ha.store()
+            + (endpoint == null ? ", metrics off" : ", metrics on port " + endpoint.port()));
+    out.flush();
+    try {
+      node.awaitClosed();
     } finally {
       stopper.stop();
       try {
@@ -289,11 +362,11 @@ public final class ServerCommand implements Callable<Integer> {
   /** Stops the endpoint, the coordinator and the registry once. */
   private static final class Stopper {
     private final AtomicBoolean stopped = new AtomicBoolean();
-    private final CoordinatorServer server;
+    private final Runnable server;
     private final HttpEndpoint endpoint;
     private final Metrics metrics;
 
-    Stopper(CoordinatorServer server, HttpEndpoint endpoint, Metrics metrics) {
+    Stopper(Runnable server, HttpEndpoint endpoint, Metrics metrics) {
       this.server = server;
       this.endpoint = endpoint;
       this.metrics = metrics;
@@ -307,7 +380,7 @@ public final class ServerCommand implements Callable<Integer> {
       if (endpoint != null) {
         endpoint.close();
       }
-      server.close();
+      server.run();
       metrics.close();
     }
   }

@@ -1,0 +1,292 @@
+package io.cutpoint.ha.node;
+
+import io.cutpoint.ha.FencedException;
+import io.cutpoint.ha.LeaderElection;
+import io.cutpoint.ha.LeaderTerm;
+import io.cutpoint.ha.S3SnapshotStore;
+import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.CoordinatorServer;
+import io.cutpoint.server.grpc.LeaderPort;
+import io.grpc.ServerBuilder;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A coordinator of a highly available cluster. It opens its gRPC port at once, as a standby ({@link
+ * LeaderPort}: joins and Admin calls get UNAVAILABLE with the leader's address, health
+ * NOT_SERVING), and campaigns in the ZooKeeper election with its advertised address as its
+ * participant id. On winning it opens the shared {@link S3SnapshotStore} under the new {@link
+ * LeaderTerm} (so the previous leader's pending snapshots end ABORTED and its uncommitted objects
+ * go) and starts an ordinary {@link CoordinatorServer} over it on the same port: a persisted
+ * rollback resumes, the schedule resumes, health turns SERVING. On losing the lead, or at the first
+ * {@link FencedException} of any store call, it closes that coordinator at once (pending snapshots
+ * fail, worker sessions end) and is a standby again.
+ *
+ * <p>The coordinator does not know about terms or ZooKeeper: this class wires the {@code ha} module
+ * into it from outside, through the store it is given and the port's server builder.
+ *
+ * <p>Threads: the election's thread ({@code cutpoint-election-ADDRESS}) starts and stops the
+ * leader's coordinator; {@code cutpoint-ha-retry} delays a new attempt after a failed start.
+ */
+public final class HaCoordinator implements AutoCloseable {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(HaCoordinator.class);
+
+  /** After the leader's coordinator failed to start, the lead is given up after this pause. */
+  static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+
+  /** ZooKeeper session timeout: a leader that stops answering loses the lead after this long. */
+  public static final Duration ZK_SESSION_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * What a coordinator of the cluster is made of; the caller's clients are closed by {@link
+   * #close()}.
+   *
+   * @param config the coordinator's settings (its port is the port builder's)
+   * @param registry where each term's coordinator reports its metrics
+   * @param port the builder of the gRPC port (Netty in production)
+   * @param zk a started Curator client of the ensemble, without chroot
+   * @param s3 a client of the object store
+   * @param where bucket, prefix and catalog path
+   * @param advertise the {@code HOST:PORT} standbys name while this one leads; null = the bound
+   *     host and the port
+   */
+  public record Parts(
+      CoordinatorConfig config,
+      MeterRegistry registry,
+      ServerBuilder<?> port,
+      CuratorFramework zk,
+      S3Client s3,
+      S3SnapshotStore.Location where,
+      String advertise) {}
+
+  private final Parts parts;
+  private final LeaderPort port;
+  private final String address;
+  private final ScheduledExecutorService retry;
+  private final List<String> history = new CopyOnWriteArrayList<>();
+  private final LeaderElection election;
+  private volatile CoordinatorServer leader;
+  private volatile LeaderTerm term;
+  private final java.util.concurrent.atomic.AtomicBoolean closing =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.CountDownLatch closed =
+      new java.util.concurrent.CountDownLatch(1);
+
+  private HaCoordinator(Parts parts) throws IOException {
+    this.parts = parts;
+    this.retry =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cutpoint-ha-retry");
+              t.setDaemon(true);
+              return t;
+            });
+    LeaderElection[] self = new LeaderElection[1];
+    this.port =
+        LeaderPort.start(
+            parts.port().maxInboundMessageSize(CoordinatorServer.MAX_INBOUND_MESSAGE_BYTES),
+            () -> self[0] == null ? Optional.empty() : self[0].leader());
+    this.address =
+        parts.advertise() != null ? parts.advertise() : target(parts.config(), port.port());
+    try {
+      this.election =
+          LeaderElection.start(parts.zk(), parts.where().catalogPath(), address, new Listener());
+    } catch (RuntimeException e) {
+      port.close();
+      retry.shutdownNow();
+      throw e;
+    }
+    self[0] = election;
+    log.info("coordinator {} is a standby, campaigning for {}", address, parts.where());
+  }
+
+  /** Opens the port as a standby and joins the election. */
+  public static HaCoordinator start(Parts parts) throws IOException {
+    return new HaCoordinator(parts);
+  }
+
+  /**
+   * Starts on Netty at {@code config.port()}, with Curator and AWS SDK clients built from {@code
+   * ha}; the S3 credentials come from the SDK's default chain (AWS_ACCESS_KEY_ID and
+   * AWS_SECRET_ACCESS_KEY, a profile, an instance role).
+   */
+  public static HaCoordinator start(CoordinatorConfig config, HaSettings ha, MeterRegistry registry)
+      throws IOException {
+    CuratorFramework zk = zookeeper(ha.zookeeper().hosts());
+    S3Client s3 = null;
+    try {
+      s3 = s3(ha);
+      return start(
+          new Parts(
+              config,
+              registry,
+              CoordinatorServer.netty(config),
+              zk,
+              s3,
+              new S3SnapshotStore.Location(
+                  ha.store().bucket(), ha.store().prefix(), ha.zookeeper().path()),
+              ha.advertise()));
+    } catch (IOException | RuntimeException e) {
+      if (s3 != null) {
+        s3.close();
+      }
+      zk.close();
+      throw e;
+    }
+  }
+
+  /** A started Curator client of {@code hosts}. */
+  public static CuratorFramework zookeeper(String hosts) {
+    CuratorFramework zk =
+        CuratorFrameworkFactory.builder()
+            .connectString(hosts)
+            .sessionTimeoutMs((int) ZK_SESSION_TIMEOUT.toMillis())
+            .connectionTimeoutMs(5_000)
+            .retryPolicy(new ExponentialBackoffRetry(100, 10, 5_000))
+            .build();
+    zk.start();
+    return zk;
+  }
+
+  /** An S3 client for the store of {@code ha}. */
+  public static S3Client s3(HaSettings ha) {
+    var b =
+        S3Client.builder()
+            .region(Region.of(ha.s3Region()))
+            .forcePathStyle(ha.s3PathStyle())
+            .credentialsProvider(DefaultCredentialsProvider.builder().build());
+    if (ha.s3Endpoint() != null) {
+      b.endpointOverride(ha.s3Endpoint());
+    }
+    return b.build();
+  }
+
+  /** The running coordinator while this one leads. */
+  public Optional<CoordinatorServer> leader() {
+    return Optional.ofNullable(leader);
+  }
+
+  /** The term this one leads under, while its coordinator runs. */
+  public Optional<LeaderTerm> term() {
+    return Optional.ofNullable(leader == null ? null : term);
+  }
+
+  /** The address standbys name while this one leads. */
+  public String address() {
+    return address;
+  }
+
+  /** The leader's address as the election says, if any. */
+  public Optional<String> leaderAddress() {
+    return election.leader();
+  }
+
+  public int port() {
+    return port.port();
+  }
+
+  /**
+   * A channel to this coordinator's port inside the process (see {@link LeaderPort#localChannel}).
+   */
+  public io.grpc.Channel localChannel() {
+    return port.localChannel();
+  }
+
+  /** Blocks until {@link #close()} has run. */
+  public void awaitClosed() throws InterruptedException {
+    closed.await();
+  }
+
+  /** What happened to the lead, oldest first: "led term N", "stopped leading term N: why". */
+  public List<String> history() {
+    return List.copyOf(history);
+  }
+
+  /** Leaves the election (a leader stops its coordinator), closes the port and the clients. */
+  @Override
+  public void close() {
+    if (!closing.compareAndSet(false, true)) {
+      return;
+    }
+    election.close();
+    retry.shutdownNow();
+    port.close();
+    parts.s3().close();
+    parts.zk().close();
+    closed.countDown();
+  }
+
+  private final class Listener implements LeaderElection.Listener {
+    /** On the election's thread. */
+    @Override
+    public void elected(LeaderTerm t) {
+      S3SnapshotStore store = null;
+      try {
+        store = S3SnapshotStore.open(parts.s3(), parts.zk(), parts.where(), t, Options.STORE);
+        if (!store.abortedOnOpen().isEmpty()) {
+          log.warn("{} aborted {}, pending under the previous leader", t, store.abortedOnOpen());
+        }
+        FencedStore fenced = new FencedStore(store, HaCoordinator.this::fenced);
+        term = t;
+        leader =
+            CoordinatorServer.start(
+                parts.config(), parts.registry(), port.builder(t.number()), fenced);
+        history.add("led term " + t.number());
+        log.info("coordinator {} leads under {} on port {}", address, t, port.port());
+      } catch (RuntimeException e) {
+        if (store != null) {
+          store.close();
+        }
+        String why = "could not start leading under " + t + ": " + e.getMessage();
+        log.error("{}; giving up the lead in {}", why, RETRY_PAUSE, e);
+        history.add("failed term " + t.number() + ": " + e.getMessage());
+        retry.schedule(() -> election.stepDown(why), RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    }
+
+    /** On the election's thread. */
+    @Override
+    public void revoked(LeaderTerm t, String why) {
+      CoordinatorServer was = leader;
+      leader = null;
+      if (was != null) {
+        log.warn("coordinator {} stops leading {}: {}", address, t, why);
+        history.add("stopped leading term " + t.number() + ": " + why);
+        was.close();
+      }
+    }
+  }
+
+  /** On the thread of the refused store call: the lead is given up at once. */
+  private void fenced(FencedException e) {
+    log.error("coordinator {}: the store refused a write: {}", address, e.getMessage());
+    election.stepDown("fenced: " + e.getMessage());
+  }
+
+  private static String target(CoordinatorConfig config, int port) {
+    String host = config.bindHost();
+    if (host.equals(CoordinatorConfig.ANY) || host.equals("::") || host.equals("0:0:0:0:0:0:0:0")) {
+      host = "localhost";
+    }
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+  }
+
+  /** The store's options. */
+  private static final class Options {
+    static final S3SnapshotStore.Options STORE = S3SnapshotStore.Options.DEFAULT;
+  }
+}
