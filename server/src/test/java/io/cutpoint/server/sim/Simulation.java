@@ -1,47 +1,64 @@
-package io.cutpoint.client.sim;
+package io.cutpoint.server.sim;
 
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.client.SimulatedWorker;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.client.sim.BankApp;
+import io.cutpoint.client.sim.SimConfig;
+import io.cutpoint.client.sim.SimFaults;
+import io.cutpoint.client.sim.SimNetwork;
+import io.cutpoint.client.sim.SimResult;
 import io.cutpoint.client.sim.SimResult.Problem;
 import io.cutpoint.client.sim.SimResult.ProblemKind;
+import io.cutpoint.client.sim.Topology;
+import io.cutpoint.client.sim.TopologyKind;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.Cut;
-import io.cutpoint.cut.CutVerifier;
-import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.Violation;
+import io.cutpoint.server.analysis.InMemorySnapshotStore;
+import io.cutpoint.server.lifecycle.FailureReason;
+import io.cutpoint.server.lifecycle.TriggerResult;
+import io.cutpoint.server.rollback.RollbackStatus;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
- * Runs one seeded worker-level schedule: a production {@code WorkerCore} per worker behind a
- * simulated transport ({@link SimulatedWorker}), a {@link BankApp} as each worker's application,
- * simulated coordinator sessions (FIFO, random delays, lost with their process), and {@link
- * SimCoordinator} in the coordinator's role. Random transfers, overlapping snapshots, rollbacks,
- * broken streams and workers lost and restarted fill the busy period; then the run goes on until
- * nothing is left to do, and the checks run:
+ * Runs one seeded schedule of the whole engine: the production coordinator core ({@link
+ * CoordinatorNode}: membership, snapshot lifecycle, rollback) and a production {@code WorkerCore}
+ * per worker behind simulated transports ({@link SimulatedWorker}, {@link SimSession}), a {@link
+ * BankApp} as each worker's application, and an in-memory store that outlives coordinator restarts.
+ * Everything runs in one seeded event queue ({@link SimNetwork}): channel items, session messages,
+ * store operations ({@link SimStore}) and the coordinator's timers ({@link SimLoop}). Random
+ * transfers, periodic triggers (several snapshots pending at once), operator rollbacks, broken
+ * streams with resends, workers lost and restarted fresh (the automatic policy rolls back), and the
+ * coordinator killed and started again over its store fill the busy period; then the run goes on
+ * until nothing is left to do, and the checks run:
  *
  * <ul>
- *   <li>every committed cut passes {@link CutVerifier} and conserves the bank's money (balances +
- *       recorded transfers = the total), and no cut fails the coordinator's check;
- *   <li>after every rollback, once every worker restored and before any resumed, the balances plus
+ *   <li>every cut the store holds as COMPLETE, read back from the store, passes {@code CutVerifier}
+ *       and conserves the bank's money; no snapshot ends FAILED, timed out or given up by a worker;
+ *   <li>when a rollback resumes the workers (every one restored, none resumed), the balances plus
  *       the recorded transfers waiting to be replayed hold all the money;
- *   <li>once quiet, after the last rollback, the balances add up to the total, every snapshot was
- *       committed or dropped by a rollback, and no worker is halted, recording, or holding
- *       unacknowledged or parked items;
+ *   <li>once quiet: no rollback runs or failed, nothing is pending (in the lifecycle or the store),
+ *       every worker is running, the balances add up to the total, and no worker is halted,
+ *       recording, or holding unacknowledged or parked items (except a recording of a snapshot that
+ *       a killed coordinator had started, which nothing ends until the next halt: counted);
  *   <li>the application is never handed a message of an old epoch except as a replay, each channel
  *       delivers every message once per epoch in sequence order, and in the end every message sent
- *       in the last epoch was delivered;
- *   <li>no core refused a stream for DATA_LOSS or MALFORMED: correct senders never earn it.
+ *       in the last epoch was delivered; no core refused a stream for DATA_LOSS or MALFORMED.
  * </ul>
  *
- * A schedule stops at its first problem (what follows is its consequence, often a loop of refused
- * streams); the committed cuts are checked all the same. It is a pure function of (topology, seed,
- * config, faults, variant).
+ * A schedule stops at its first problem (what follows is its consequence); the committed cuts are
+ * checked all the same. It is a pure function of (topology, seed, config, faults, variant).
  */
 public final class Simulation {
 
@@ -49,6 +66,9 @@ public final class Simulation {
 
   /** The cluster's first epoch; a restarted process starts in epoch 0 until it is welcomed. */
   private static final long FIRST_EPOCH = 1;
+
+  /** The reason {@code CoordinatorServer.cleanUpPending} gives a snapshot a restart ended. */
+  private static final String ENDED_BY_RESTART = "the coordinator restarted while it was pending";
 
   private final String scenario;
   private final Topology topology;
@@ -58,30 +78,39 @@ public final class Simulation {
   private final Variant variant;
   private final SplittableRandom random;
   private final SimNetwork network;
-  private final SimCoordinator coordinator;
+  private final SimLoop loop;
+  private final InMemorySnapshotStore store = new InMemorySnapshotStore();
   private final SimulatedWorker.Options options;
-  private final Map<String, Incarnation> current = new TreeMap<>();
+  private final Map<String, WorkerProcess> current = new TreeMap<>();
+  private final List<WorkerProcess> all = new ArrayList<>();
+  private final Map<WorkerProcess, Long> restoredIn = new HashMap<>();
 
-  /** The incarnation whose session the coordinator knows, per worker (absent once lost). */
-  private final Map<String, Incarnation> sessions = new TreeMap<>();
+  /**
+   * Workers restarted fresh and not restored since: their channel positions start over while their
+   * peers' go on, until the rollback their fresh join starts (a coordinator restart can lose the
+   * notice of their loss, so they may be welcomed into their peers' epoch first).
+   */
+  private final Set<SimulatedWorker> freshNotRestored = new HashSet<>();
 
-  private final List<Incarnation> all = new ArrayList<>();
+  private final Set<Long> resumedEpochs = new HashSet<>();
+  private final Map<Long, Long> restoreTarget = new HashMap<>();
+  private final Set<String> rollbacksOverPending = new HashSet<>();
   private final List<Problem> problems = new ArrayList<>();
   private final List<String> trace;
-  private final SimulatedWorker.Network net;
-  private final SimulatedWorker.Listener listener;
+  private final SimulatedWorker.Network net = new Net();
+  private final SimulatedWorker.Listener listener = new Reports();
+  private final WorkerProcess.Host host = new Host();
+  private final CoordinatorNode.Observer observer = new Observer();
+  private CoordinatorNode coordinator;
   private long notAnnounced;
   private long crashes;
-  private long replayRaces;
-
-  /** One process of a worker: its core and transport, its application, its session's pipes. */
-  private static final class Incarnation {
-    SimulatedWorker worker;
-    BankApp app;
-    boolean sessionUp = true;
-    long lastDown;
-    long lastUp;
-  }
+  private long restarts;
+  private long restartsInRollback;
+  private long orphanRecordings;
+  private long freshDataLoss;
+  private long inPlaceHaltAcks;
+  private int started;
+  private int maxPending;
 
   public Simulation(
       String scenario,
@@ -99,6 +128,7 @@ public final class Simulation {
     this.variant = variant;
     this.random = new SplittableRandom(seed);
     this.network = new SimNetwork(topology.channels(), random, config.maxDelay());
+    this.loop = new SimLoop(network);
     this.trace = withTrace ? new ArrayList<>() : null;
     this.options =
         new SimulatedWorker.Options(
@@ -110,21 +140,9 @@ public final class Simulation {
               case REPLAY_AFTER_NEW_TRAFFIC -> SimulatedWorker.BrokenCore.REPLAY_AFTER_NEW_TRAFFIC;
               case NONE, EARLY_COMMIT -> SimulatedWorker.BrokenCore.NONE;
             });
-    this.net = new Net();
-    this.listener = new Reports();
-    this.coordinator =
-        new SimCoordinator(
-            topology,
-            FIRST_EPOCH,
-            new Sessions(),
-            random,
-            config.maxChosenInitiators(),
-            variant == Variant.EARLY_COMMIT,
-            (id, violations) ->
-                problem(
-                    ProblemKind.CUT_VIOLATION,
-                    id,
-                    "the coordinator's CutVerifier check failed: " + violations));
+    store.beginRollback(FIRST_EPOCH, 0); // a cluster past its first epoch: fresh workers lag
+    store.finishRollback(FIRST_EPOCH);
+    this.coordinator = newCoordinator();
     for (String id : topology.workers()) {
       start(id, FIRST_EPOCH);
     }
@@ -147,9 +165,12 @@ public final class Simulation {
     return new Simulation(kind.name(), t, seed, config, faults, variant, withTrace);
   }
 
-  private Incarnation start(String id, long epoch) {
-    Incarnation inc = new Incarnation();
-    inc.app =
+  private CoordinatorNode newCoordinator() {
+    return new CoordinatorNode(loop, store, this::delay, variant == Variant.EARLY_COMMIT, observer);
+  }
+
+  private WorkerProcess start(String id, long epoch) {
+    BankApp app =
         new BankApp(
             id,
             config.initialBalance(),
@@ -157,25 +178,28 @@ public final class Simulation {
             random,
             config.forwardPercent(),
             (kind, message) -> problem(kind, null, message));
-    inc.worker =
+    SimulatedWorker worker =
         new SimulatedWorker(
             id,
             topology.outgoing(id),
             topology.incoming(id),
-            inc.app,
-            inc.app,
+            app,
+            app,
             epoch,
             net,
             listener,
             options);
-    inc.app.attach(inc.worker);
-    current.put(id, inc);
-    if (epoch == FIRST_EPOCH) {
-      sessions.put(id, inc); // joined at the start
+    app.attach(worker);
+    WorkerProcess p =
+        new WorkerProcess(id, worker, app, topology.outgoing(id), topology.incoming(id), host);
+    current.put(id, p);
+    all.add(p);
+    if (epoch == 0) {
+      freshNotRestored.add(worker);
     }
-    all.add(inc);
-    inc.worker.start();
-    return inc;
+    worker.start();
+    p.join();
+    return p;
   }
 
   private void note(String line) {
@@ -192,32 +216,23 @@ public final class Simulation {
   /** Runs the schedule to the end and checks it. */
   public SimResult run() {
     List<String> ids = List.copyOf(topology.workers());
+    long half = config.horizon() / 2;
     for (int i = 0; i < config.transfers(); i++) {
       String w = ids.get(random.nextInt(ids.size()));
       network.at(
           random.nextLong(config.horizon()),
           () -> {
-            Incarnation inc = current.get(w);
-            if (inc != null) {
-              inc.app.transferAtRandom();
+            WorkerProcess p = current.get(w);
+            if (p != null) {
+              p.app().transferAtRandom();
             }
           });
     }
     for (int i = 0; i < config.snapshots(); i++) {
-      network.at(
-          random.nextLong(config.horizon()),
-          () ->
-              note("trigger: " + (coordinator.trigger() ? "started" : "refused, a rollback runs")));
+      network.at(random.nextLong(config.horizon()), this::trigger);
     }
     for (int i = 0; i < config.rollbacks(); i++) {
-      long half = config.horizon() / 2;
-      network.at(
-          half + random.nextLong(half + 1),
-          () ->
-              note(
-                  "rollback in epoch "
-                      + coordinator.epoch()
-                      + (coordinator.rollback() ? " started" : ": nothing committed")));
+      network.at(half + random.nextLong(half + 1), this::operatorRollback);
     }
     List<ChannelId> channels = List.copyOf(topology.channels());
     for (int i = 0; i < faults.reconnects() && !channels.isEmpty(); i++) {
@@ -225,16 +240,18 @@ public final class Simulation {
       network.at(
           random.nextLong(config.horizon()),
           () -> {
-            Incarnation inc = current.get(c.from());
-            if (inc != null) {
-              inc.worker.breakStream(c.to());
+            WorkerProcess p = current.get(c.from());
+            if (p != null) {
+              p.worker().breakStream(c.to());
             }
           });
     }
     if (random.nextInt(100) < faults.crashPercent()) {
       String w = ids.get(random.nextInt(ids.size()));
-      long half = config.horizon() / 2;
       network.at(half + random.nextLong(half + 1), () -> crash(w));
+    }
+    if (random.nextInt(100) < faults.coordinatorRestartPercent()) {
+      network.at(half / 2 + random.nextLong(config.horizon()), this::restartCoordinator);
     }
     long events = 0;
     try {
@@ -248,7 +265,8 @@ public final class Simulation {
       problem(ProblemKind.ENGINE_ERROR, null, e.toString());
     }
     boolean ranToEnd = problems.isEmpty();
-    SortedMap<Long, String> cuts = checkCommitted();
+    StoredCuts cuts = new StoredCuts(store, topology, config.initialBalance());
+    SortedMap<Long, String> contents = cuts.check((kind, id, m) -> problem(kind, id, m));
     if (ranToEnd) {
       checkQuiet();
     }
@@ -257,49 +275,279 @@ public final class Simulation {
         seed,
         variant == Variant.NONE ? "" : variant.name(),
         topology,
-        stats(events),
+        new SimResult.Stats(
+            events,
+            0,
+            started,
+            contents.size(),
+            0,
+            resumedEpochs.size(),
+            0,
+            cuts.recordedMessages(),
+            0,
+            maxPending),
         workerStats(),
         List.copyOf(problems),
-        cuts,
+        contents,
         trace == null ? List.of() : List.copyOf(trace));
   }
 
-  /** Loses {@code w}'s process; the coordinator notices, and a fresh process rejoins later. */
+  // ---- the schedule's events ---------------------------------------------------------------
+
+  private void trigger() {
+    var unused =
+        coordinator
+            .trigger()
+            .thenAccept(
+                r -> {
+                  if (r instanceof TriggerResult.Started s) {
+                    started++;
+                    note("trigger: S=" + s.snapshotId() + " started");
+                  } else {
+                    note("trigger refused: " + ((TriggerResult.Refused) r).message());
+                  }
+                  maxPending =
+                      Math.max(maxPending, coordinator.lifecycle().view().pending().size());
+                });
+  }
+
+  private void operatorRollback() {
+    Optional<java.util.concurrent.CompletableFuture<?>> asked =
+        coordinator.rollbackToNewest(topology.workers().size());
+    if (asked.isEmpty()) {
+      note("operator rollback: nothing committed");
+      return;
+    }
+    var unused =
+        asked
+            .get()
+            .whenComplete(
+                (r, e) -> note("operator rollback " + (e == null ? "started" : "refused: " + e)));
+  }
+
+  /**
+   * Loses {@code w}'s process; the coordinator notices, and a fresh process joins later. Only once
+   * a complete snapshot covers every worker: a worker restarted fresh with no snapshot to roll back
+   * to joins its peers' epoch with its channel positions starting over, which nothing mends.
+   */
   private void crash(String w) {
-    Incarnation inc = current.get(w);
-    if (inc == null || coordinator.committed().isEmpty()) {
-      note("crash of " + w + " skipped: " + (inc == null ? "it is down" : "nothing committed yet"));
+    WorkerProcess p = current.get(w);
+    boolean covered =
+        store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).stream()
+            .anyMatch(m -> m.getTopology().getWorkersCount() == topology.workers().size());
+    if (p == null || !covered) {
+      note("crash of " + w + " skipped: " + (p == null ? "it is down" : "no cut of every worker"));
       return;
     }
     crashes++;
     note(w + " is lost");
-    inc.worker.crash();
-    inc.sessionUp = false;
+    SimSession s = p.session();
+    p.crash();
     current.remove(w);
-    long noticed = network.now() + 2 * delay();
-    network.at(
-        noticed,
-        () -> {
-          sessions.remove(w);
-          coordinator.lost(w);
-        });
+    if (s != null) {
+      network.at(
+          network.now() + 2 * delay(),
+          () -> {
+            if (s.coordinator().running()) {
+              s.coordinator().lost(s);
+            }
+          });
+    }
     network.at(
         network.now() + delay(),
         () -> {
-          // a quick restart: peers may reach the fresh process before the coordinator halts them
           note(w + " restarts with a fresh state in epoch 0");
-          Incarnation fresh = start(w, 0);
-          fresh.lastUp = noticed; // its join reaches the coordinator after the loss
-          up(
-              fresh,
-              () -> {
-                sessions.put(w, fresh);
-                coordinator.joined(w);
-              });
+          start(w, 0);
         });
   }
 
-  /** A channel's delay: 1 to maxDelay ticks. */
+  /**
+   * Kills the coordinator and starts a new one over the same store: what the old one had queued
+   * (timers, store writes, messages in flight) is lost; every worker's session ends and it joins
+   * the new one.
+   */
+  private void restartCoordinator() {
+    restarts++;
+    boolean inRollback = store.rollbackInProgress().isPresent();
+    if (inRollback) {
+      restartsInRollback++;
+    }
+    note("the coordinator is killed" + (inRollback ? " during a rollback" : "") + "; it restarts");
+    loop.nextGeneration();
+    for (WorkerProcess p : current.values()) {
+      SimSession s = p.session();
+      if (s != null) {
+        s.cut();
+        network.at(network.now() + sessionDelay(), () -> p.sessionEnded(s));
+      }
+    }
+    coordinator = newCoordinator();
+  }
+
+  // ---- checks ------------------------------------------------------------------------------
+
+  /**
+   * A rollback resumes the workers of {@code epoch}: every one restored and none resumed, the
+   * balances plus the recorded transfers waiting to be replayed hold all the money.
+   */
+  private void checkRestored(long epoch) {
+    Map<String, WorkerProcess> restored = new TreeMap<>();
+    for (WorkerProcess p : all) {
+      if (restoredIn.getOrDefault(p, -1L) == epoch) {
+        restored.put(p.id(), p); // the last process of each worker that restored in this epoch
+      }
+    }
+    long sum = 0;
+    for (WorkerProcess p : restored.values()) {
+      sum += p.app().balance() + p.app().replayPendingAmount();
+    }
+    // a cut taken before every worker joined covers those that had (whole components)
+    int covered =
+        store
+            .manifest(restoreTarget.getOrDefault(epoch, 0L))
+            .map(m -> m.getTopology().getWorkersCount())
+            .orElse(-1);
+    long total = config.initialBalance() * covered;
+    if (sum != total || restored.size() != covered) {
+      problem(
+          ProblemKind.QUIET_NOT_CONSERVED,
+          null,
+          "rollback into epoch "
+              + epoch
+              + ": "
+              + restored.size()
+              + " workers restored, balances + transfers to replay = "
+              + sum
+              + ", expected "
+              + total);
+    }
+  }
+
+  private void checkQuiet() {
+    RollbackStatus status = coordinator.rollback().status();
+    if (status.phase() != RollbackStatus.Phase.NONE) {
+      problem(ProblemKind.RUN, null, "a rollback never finished: " + status);
+      return;
+    }
+    coordinator
+        .lifecycle()
+        .pendingIds()
+        .forEach(id -> problem(ProblemKind.INCOMPLETE, id, "still pending at the end"));
+    for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_PENDING))) {
+      problem(ProblemKind.INCOMPLETE, m.getSnapshotId(), "PENDING in the store at the end");
+    }
+    coordinator
+        .membership()
+        .view()
+        .members()
+        .forEach(
+            (w, m) -> {
+              if (m.state() != WorkerState.WORKER_STATE_RUNNING) {
+                problem(ProblemKind.RUN, null, "worker " + w + " ends " + m.state());
+              }
+            });
+    long balances = 0;
+    for (WorkerProcess p : current.values()) {
+      Set<Long> recording = p.worker().recording();
+      boolean orphans = !recording.isEmpty() && recording.stream().allMatch(this::endedByRestart);
+      if (orphans) {
+        orphanRecordings += recording.size();
+      }
+      for (String line : p.worker().notQuiet()) {
+        if (!(orphans && line.startsWith(p.id() + " still records"))) {
+          problem(ProblemKind.RUN, null, "not quiet: " + line);
+        }
+      }
+      balances += p.app().balance();
+    }
+    for (ChannelId c : topology.channels()) {
+      WorkerProcess from = current.get(c.from());
+      WorkerProcess to = current.get(c.to());
+      long sent = from.worker().sent(c.to());
+      if (to.worker().received(c.from()) != sent || to.app().lastSeq(c.from()) != sent) {
+        problem(
+            ProblemKind.DELIVERY,
+            null,
+            "channel "
+                + c
+                + ": "
+                + sent
+                + " sent, "
+                + to.worker().received(c.from())
+                + " received, the application's last was "
+                + to.app().lastSeq(c.from()));
+      }
+    }
+    long total = config.initialBalance() * topology.workers().size();
+    if (balances != total) {
+      problem(
+          ProblemKind.QUIET_NOT_CONSERVED,
+          null,
+          "once quiet after "
+              + resumedEpochs.size()
+              + " rollbacks, the balances sum to "
+              + balances
+              + ", expected "
+              + total);
+    }
+  }
+
+  /** Whether the store says a coordinator restart ended {@code snapshotId}. */
+  private boolean endedByRestart(long snapshotId) {
+    return store
+        .manifest(snapshotId)
+        .filter(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+        .filter(m -> m.getReason().equals(ENDED_BY_RESTART))
+        .isPresent();
+  }
+
+  private SimResult.WorkerStats workerStats() {
+    long[] sum = new long[5];
+    long replayed = 0;
+    long races = 0;
+    for (WorkerProcess p : all) {
+      long[] c = p.worker().counts();
+      for (int i = 0; i < sum.length; i++) {
+        sum[i] += c[i];
+      }
+      replayed += p.app().replayed();
+      races += p.replayRaces();
+    }
+    return new SimResult.WorkerStats(
+        sum[0],
+        sum[1],
+        sum[2],
+        sum[3],
+        sum[4],
+        notAnnounced,
+        crashes,
+        resumedEpochs.size(),
+        rollbacksOverPending.size(),
+        maxPending,
+        replayed,
+        races,
+        restarts,
+        restartsInRollback);
+  }
+
+  /** Recordings left at the end by a killed coordinator's snapshots (counted, not a problem). */
+  long orphanRecordings() {
+    return orphanRecordings;
+  }
+
+  /** Acknowledgements beyond what a worker halted into its own epoch sent (counted). */
+  long inPlaceHaltAcks() {
+    return inPlaceHaltAcks;
+  }
+
+  /** Streams a fresh worker refused for DATA_LOSS before its rollback (counted, not a problem). */
+  long freshDataLoss() {
+    return freshDataLoss;
+  }
+
+  // ---- delays ------------------------------------------------------------------------------
+
+  /** A channel's (and a store operation's) delay: 1 to maxDelay ticks. */
   private long delay() {
     return 1 + random.nextLong(Math.max(1, config.maxDelay()));
   }
@@ -310,201 +558,6 @@ public final class Simulation {
    */
   private long sessionDelay() {
     return 1 + random.nextLong(Math.max(1, 3 * config.maxDelay()));
-  }
-
-  /** A command on {@code worker}'s session, FIFO; lost if that process dies first. */
-  private void down(String worker, Consumer<Incarnation> command) {
-    Incarnation inc = sessions.get(worker);
-    if (inc == null) {
-      return; // no session: the coordinator commands it when it joins
-    }
-    inc.lastDown = Math.max(network.now() + sessionDelay(), inc.lastDown);
-    network.at(
-        inc.lastDown,
-        () -> {
-          if (inc.sessionUp) {
-            command.accept(inc);
-          }
-        });
-  }
-
-  /** A report on {@code inc}'s session to the coordinator, FIFO; lost if the process dies first. */
-  private void up(Incarnation inc, Runnable report) {
-    inc.lastUp = Math.max(network.now() + sessionDelay(), inc.lastUp);
-    network.at(
-        inc.lastUp,
-        () -> {
-          if (inc.sessionUp) {
-            report.run();
-          }
-        });
-  }
-
-  private Incarnation of(SimulatedWorker w) {
-    Incarnation inc = current.get(w.id());
-    if (inc == null || inc.worker != w) {
-      throw new IllegalStateException("a report from a worker that is down: " + w.id());
-    }
-    return inc;
-  }
-
-  // ---- checks ------------------------------------------------------------------------------
-
-  private SortedMap<Long, String> checkCommitted() {
-    SortedMap<Long, String> contents = new TreeMap<>();
-    long total = config.initialBalance() * topology.workers().size();
-    for (SimCoordinator.Committed c : coordinator.committed()) {
-      contents.put(c.snapshotId(), contentOf(c.pieces()));
-      Cut cut =
-          Cut.of(
-              c.snapshotId(),
-              topology.workers(),
-              topology.channels(),
-              c.pieces().values().stream().map(CompletedLocalSnapshot::cut).toList());
-      for (Violation v : CutVerifier.verify(cut)) {
-        problem(ProblemKind.CUT_VIOLATION, c.snapshotId(), "committed: " + v);
-      }
-      long sum = BankAccount.totalOf(c.pieces().values());
-      if (sum != total) {
-        problem(
-            ProblemKind.NOT_CONSERVED,
-            c.snapshotId(),
-            "committed: balances + money in flight = " + sum + ", expected " + total);
-      }
-    }
-    return contents;
-  }
-
-  /**
-   * Every worker restored and none resumed yet: the balances plus the recorded transfers waiting to
-   * be replayed hold all the money.
-   */
-  private void checkRestored() {
-    long sum = 0;
-    for (Incarnation inc : sessions.values()) { // the restored ones (a crash may follow)
-      sum += inc.app.balance() + inc.app.replayPendingAmount();
-    }
-    long total = config.initialBalance() * topology.workers().size();
-    if (sum != total) {
-      problem(
-          ProblemKind.QUIET_NOT_CONSERVED,
-          null,
-          "rollback "
-              + coordinator.rollbacksFinished()
-              + ": every worker restored, balances + transfers to replay = "
-              + sum
-              + ", expected "
-              + total);
-    }
-  }
-
-  private void checkQuiet() {
-    if (coordinator.rollingBack()) {
-      problem(ProblemKind.RUN, null, "a rollback never finished");
-      return;
-    }
-    coordinator
-        .pending()
-        .forEach(
-            (id, missing) ->
-                problem(ProblemKind.INCOMPLETE, id, "never committed; no piece from " + missing));
-    long balances = 0;
-    for (Incarnation inc : current.values()) {
-      inc.worker.notQuiet().forEach(p -> problem(ProblemKind.RUN, null, "not quiet: " + p));
-      balances += inc.app.balance();
-    }
-    for (ChannelId c : topology.channels()) {
-      Incarnation from = current.get(c.from());
-      Incarnation to = current.get(c.to());
-      long sent = from.worker.sent(c.to());
-      if (to.worker.received(c.from()) != sent || to.app.lastSeq(c.from()) != sent) {
-        problem(
-            ProblemKind.DELIVERY,
-            null,
-            "channel "
-                + c
-                + ": "
-                + sent
-                + " sent, "
-                + to.worker.received(c.from())
-                + " received, the application's last was "
-                + to.app.lastSeq(c.from()));
-      }
-    }
-    long total = config.initialBalance() * topology.workers().size();
-    if (balances != total) {
-      problem(
-          ProblemKind.QUIET_NOT_CONSERVED,
-          null,
-          "once quiet after "
-              + coordinator.rollbacksFinished()
-              + " rollbacks, the balances sum to "
-              + balances
-              + ", expected "
-              + total);
-    }
-  }
-
-  private static String contentOf(Map<String, CompletedLocalSnapshot> pieces) {
-    StringBuilder b = new StringBuilder();
-    pieces.forEach(
-        (worker, piece) -> {
-          LocalSnapshot cut = piece.cut();
-          b.append(worker)
-              .append(" balance=")
-              .append(BankAccount.decode(piece.state().state()))
-              .append(" sent=")
-              .append(cut.sent())
-              .append(" received=")
-              .append(cut.received())
-              .append(" recorded=")
-              .append(cut.inFlightMessages())
-              .append('\n');
-        });
-    return b.toString();
-  }
-
-  private SimResult.Stats stats(long events) {
-    long recorded = 0;
-    for (SimCoordinator.Committed c : coordinator.committed()) {
-      recorded += c.pieces().values().stream().mapToLong(p -> p.cut().inFlightMessages()).sum();
-    }
-    return new SimResult.Stats(
-        events,
-        0,
-        0,
-        coordinator.committed().size(),
-        0,
-        coordinator.rollbacksFinished(),
-        0,
-        recorded,
-        0,
-        coordinator.maxPending());
-  }
-
-  private SimResult.WorkerStats workerStats() {
-    long[] sum = new long[5];
-    long replayed = 0;
-    for (Incarnation inc : all) {
-      long[] c = inc.worker.counts();
-      for (int i = 0; i < sum.length; i++) {
-        sum[i] += c[i];
-      }
-      replayed += inc.app.replayed();
-    }
-    return new SimResult.WorkerStats(
-        sum[0],
-        sum[1],
-        sum[2],
-        sum[3],
-        sum[4],
-        notAnnounced,
-        crashes,
-        coordinator.rollbacksFinished(),
-        coordinator.rollbacksOverPending(),
-        coordinator.maxPending(),
-        replayed,
-        replayRaces);
   }
 
   // ---- wiring ------------------------------------------------------------------------------
@@ -532,8 +585,8 @@ public final class Simulation {
 
     @Override
     public SimulatedWorker current(String workerId) {
-      Incarnation inc = current.get(workerId);
-      return inc == null ? null : inc.worker;
+      WorkerProcess p = current.get(workerId);
+      return p == null ? null : p.worker();
     }
 
     @Override
@@ -547,13 +600,17 @@ public final class Simulation {
     }
   }
 
-  /** What the workers report, through their sessions, and to the checks. */
+  /** What the workers report: pieces go up as uploads on their session. */
   private final class Reports implements SimulatedWorker.Listener {
     @Override
     public void completed(SimulatedWorker worker, CompletedLocalSnapshot piece) {
       long epoch = worker.epoch();
       note(worker.id() + " completed S=" + piece.cut().snapshotId() + " in epoch " + epoch);
-      up(of(worker), () -> coordinator.piece(worker.id(), epoch, piece));
+      WorkerProcess p = current.get(worker.id());
+      SimSession s = p == null || p.worker() != worker ? null : p.session();
+      if (s != null) {
+        s.toCoordinator(() -> s.coordinator().upload(s, piece, epoch));
+      }
     }
 
     @Override
@@ -566,10 +623,56 @@ public final class Simulation {
     public void refused(SimulatedWorker worker, String from, String kind, String description) {
       if (kind.equals("EPOCH_NOT_ANNOUNCED")) {
         notAnnounced++;
+      } else if (kind.equals("DATA_LOSS") && freshNotRestored.contains(worker)) {
+        freshDataLoss++; // its peers' positions are its old incarnation's: the rollback mends it
       } else if (kind.equals("DATA_LOSS") || kind.equals("MALFORMED")) {
         Simulation.this.problem(
             ProblemKind.REFUSED, null, worker.id() + " refused " + kind + ": " + description);
       }
+    }
+
+    @Override
+    public void problem(SimulatedWorker worker, String description) {
+      if (freshNotRestored.contains(worker)) {
+        freshDataLoss++; // its receivers acknowledge what its old incarnation sent: as above
+        return;
+      }
+      WorkerProcess p = current.get(worker.id());
+      if (p != null && p.worker() == worker && p.haltedInPlace()) {
+        inPlaceHaltAcks++; // see WorkerProcess.haltedInPlace
+        return;
+      }
+      Simulation.this.problem(ProblemKind.RUN, null, description);
+    }
+  }
+
+  /** The worker processes' way to the coordinator and the store. */
+  private final class Host implements WorkerProcess.Host {
+    @Override
+    public SimSession connect(WorkerProcess process) {
+      return new SimSession(
+          process, coordinator, network, Simulation.this::sessionDelay, Simulation.this::sent);
+    }
+
+    @Override
+    public void later(Runnable action) {
+      network.at(network.now() + sessionDelay(), action);
+    }
+
+    @Override
+    public Optional<StoredPieces.Stored> download(long snapshotId, String worker) {
+      return StoredPieces.read(store, snapshotId, worker, topology.incoming(worker));
+    }
+
+    @Override
+    public void restored(WorkerProcess process, long epoch) {
+      restoredIn.put(process, epoch);
+      freshNotRestored.remove(process.worker());
+    }
+
+    @Override
+    public void note(String line) {
+      Simulation.this.note(line);
     }
 
     @Override
@@ -578,71 +681,59 @@ public final class Simulation {
     }
   }
 
-  /**
-   * The coordinator's commands, carried out as the worker's session does ({@code CommandHandler}).
-   */
-  private final class Sessions implements SimCoordinator.Commands {
+  /** Every message the coordinator writes on a session, as it writes it. */
+  private void sent(String worker, CoordinatorMessage m) {
+    if (trace != null) {
+      note("coordinator -> " + worker + ": " + m.getBodyCase() + " " + brief(m));
+    }
+    if (m.hasRestore()) {
+      restoreTarget.put(m.getRestore().getEpoch(), m.getRestore().getSnapshotId());
+    }
+    if (m.hasResume() && resumedEpochs.add(m.getResume().getEpoch())) {
+      checkRestored(m.getResume().getEpoch());
+    }
+  }
+
+  private static String brief(CoordinatorMessage m) {
+    return switch (m.getBodyCase()) {
+      case WELCOME ->
+          "epoch " + m.getWelcome().getEpoch() + " halted " + m.getWelcome().getHalted();
+      case START_SNAPSHOT -> "S=" + m.getStartSnapshot().getSnapshotId();
+      case ABORT_SNAPSHOT -> "S=" + m.getAbortSnapshot().getSnapshotId();
+      case HALT -> "epoch " + m.getHalt().getEpoch();
+      case RESTORE -> "S=" + m.getRestore().getSnapshotId() + " epoch " + m.getRestore().getEpoch();
+      case RESUME -> "epoch " + m.getResume().getEpoch();
+      default -> "";
+    };
+  }
+
+  /** What the coordinator reports besides its messages. */
+  private final class Observer implements CoordinatorNode.Observer {
     @Override
-    public void start(String worker, long snapshotId, long epoch) {
-      down(
-          worker,
-          inc -> {
-            if (epoch == inc.worker.epoch()) {
-              note(worker + " initiates S=" + snapshotId);
-              inc.worker.startSnapshot(snapshotId);
-            } else {
-              note(worker + " drops the start of S=" + snapshotId + " of epoch " + epoch);
-            }
-          });
+    public void ended(SnapshotManifest m, FailureReason reason) {
+      long id = m.getSnapshotId();
+      note("S=" + id + " ended " + m.getStatus() + " (" + reason + "): " + m.getReason());
+      switch (reason) {
+        case CUT_INVALID ->
+            Simulation.this.problem(
+                ProblemKind.CUT_VIOLATION,
+                id,
+                "the coordinator's CutVerifier check failed: " + m.getReason());
+        case TIMEOUT, LOCAL_FAILURE, STORE_ERROR ->
+            Simulation.this.problem(
+                ProblemKind.INCOMPLETE, id, "ended " + reason + ": " + m.getReason());
+        case COORDINATOR -> {
+          if (m.getReason().startsWith("rollback to snapshot")) {
+            rollbacksOverPending.add(m.getReason());
+          }
+        }
+        case WORKER_LOST, TOPOLOGY_CHANGED, OPERATOR -> {}
+      }
     }
 
     @Override
-    public void halt(String worker, long epoch) {
-      down(
-          worker,
-          inc -> {
-            note(worker + " halts into epoch " + epoch);
-            inc.worker.halt(epoch);
-            up(inc, () -> coordinator.halted(worker, epoch));
-          });
-    }
-
-    @Override
-    public void restore(String worker, long epoch, int attempt, CompletedLocalSnapshot piece) {
-      down(
-          worker,
-          inc -> {
-            if (piece != null) {
-              note(worker + " restores S=" + piece.cut().snapshotId() + " in epoch " + epoch);
-              inc.worker.restore(epoch, piece.cut(), piece.state().state().clone());
-              inc.app.restored(piece.cut());
-            }
-            up(
-                inc,
-                () -> {
-                  int before = coordinator.rollbacksFinished();
-                  coordinator.restored(worker, epoch, attempt);
-                  if (coordinator.rollbacksFinished() > before) {
-                    checkRestored();
-                  }
-                });
-          });
-    }
-
-    @Override
-    public void resume(String worker, long epoch) {
-      down(
-          worker,
-          inc -> {
-            note(worker + " resumes in epoch " + epoch);
-            for (String from : inc.worker.parkedFrom()) {
-              if (inc.app.replayPending(from)) {
-                replayRaces++; // new traffic waits where recorded messages are to be replayed first
-              }
-            }
-            inc.worker.resume(epoch);
-            inc.app.resumed();
-          });
+    public void problem(String description) {
+      Simulation.this.problem(ProblemKind.RUN, null, description);
     }
   }
 }
