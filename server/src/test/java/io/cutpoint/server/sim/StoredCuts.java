@@ -68,6 +68,13 @@ final class StoredCuts {
           channels.add(c);
         }
       }
+      SortedSet<String> listed = new TreeSet<>();
+      m.getPiecesList().forEach(p -> listed.add(p.getWorkerId()));
+      for (String w : workers) {
+        if (!listed.contains(w)) {
+          problems.add(ProblemKind.CUT_VIOLATION, id, "committed without a piece of worker " + w);
+        }
+      }
       List<LocalSnapshot> pieces = new ArrayList<>();
       StringBuilder content = new StringBuilder();
       long money = 0;
