@@ -58,8 +58,11 @@ public final class SimulatedWorker {
     /** The core refused a stream of {@code from -> worker} ({@code kind}: a refusal kind). */
     void refused(SimulatedWorker worker, String from, String kind, String description);
 
-    /** The transport saw something no correct core does (an ack beyond what was sent). */
-    void problem(String description);
+    /**
+     * The transport of {@code worker} saw something no correct core does (an ack beyond what was
+     * sent).
+     */
+    void problem(SimulatedWorker worker, String description);
   }
 
   /** Deliberately broken cores (see {@code WorkerCore.Broken}). */
@@ -232,7 +235,9 @@ public final class SimulatedWorker {
       return;
     }
     dead = true;
-    trace(id + " crashes");
+    if (net.tracing()) {
+      trace(id + " crashes");
+    }
     for (Out o : outs.values()) {
       o.breakStream();
     }
@@ -254,6 +259,11 @@ public final class SimulatedWorker {
 
   public int snapshotsInFlight() {
     return core.engine().inFlightCount();
+  }
+
+  /** The snapshots this worker is recording now. */
+  public java.util.Set<Long> recording() {
+    return core.engine().inFlight();
   }
 
   /** The incoming channels on which frames are parked now. */
@@ -352,19 +362,21 @@ public final class SimulatedWorker {
     }
     if (frame.epoch() < core.epoch()) {
       oldEpochFrames++;
-      trace(
-          id
-              + " in epoch "
-              + core.epoch()
-              + " gets a frame of epoch "
-              + frame.epoch()
-              + " on "
-              + l
-              + " ("
-              + frame.items().size()
-              + " items from position "
-              + frame.items().get(0).position()
-              + ")");
+      if (net.tracing()) {
+        trace(
+            id
+                + " in epoch "
+                + core.epoch()
+                + " gets a frame of epoch "
+                + frame.epoch()
+                + " on "
+                + l
+                + " ("
+                + frame.items().size()
+                + " items from position "
+                + frame.items().get(0).position()
+                + ")");
+      }
     } else if (frame.epoch() == core.epoch()) {
       long delivered = core.receiver(l.from).delivered();
       for (ChannelItem item : frame.items()) {
@@ -385,7 +397,9 @@ public final class SimulatedWorker {
         () -> {
           if (frame == null) {
             inbound.add(l);
-            trace(id + " accepts " + l);
+            if (net.tracing()) {
+              trace(id + " accepts " + l);
+            }
             apply(core.attach(l.from, l));
           } else {
             l.inbox.add(frame);
@@ -445,7 +459,9 @@ public final class SimulatedWorker {
       }
     } else if (effect instanceof WorkerEffect.Refuse r) {
       SimLink l = (SimLink) r.link();
-      trace(id + " refuses " + l + ": " + r.refusal().kind() + " " + r.refusal().description());
+      if (net.tracing()) {
+        trace(id + " refuses " + l + ": " + r.refusal().kind() + " " + r.refusal().description());
+      }
       listener.refused(this, l.from, r.refusal().kind().name(), r.refusal().description());
       endByReceiver(l);
     } else if (effect instanceof WorkerEffect.Close c) {
@@ -465,9 +481,7 @@ public final class SimulatedWorker {
   }
 
   private void trace(String line) {
-    if (net.tracing()) {
-      net.trace(net.now() + " " + line);
-    }
+    net.trace(net.now() + " " + line);
   }
 
   /** The sending end of channel {@code this -> to}, as {@code ChannelSender} keeps it. */
@@ -526,7 +540,9 @@ public final class SimulatedWorker {
       if (streams > 1) {
         reconnects++;
       }
-      trace(id + " opens " + link + " in epoch " + epoch + " from position " + ackedPos);
+      if (net.tracing()) {
+        trace(id + " opens " + link + " in epoch " + epoch + " from position " + ackedPos);
+      }
       resumed = false;
       sentPos = ackedPos;
       link.forward(null);
@@ -594,6 +610,7 @@ public final class SimulatedWorker {
       }
       if (position > lastPos) {
         listener.problem(
+            SimulatedWorker.this,
             "channel "
                 + id
                 + "->"
@@ -614,7 +631,9 @@ public final class SimulatedWorker {
 
     void ended(SimLink l) {
       if (l == link) {
-        trace(id + ": " + l + " ended");
+        if (net.tracing()) {
+          trace(id + ": " + l + " ended");
+        }
         link = null;
         resumed = false;
         reopenLater();
@@ -626,7 +645,9 @@ public final class SimulatedWorker {
         return;
       }
       SimLink l = link;
-      trace(id + " breaks " + l);
+      if (net.tracing()) {
+        trace(id + " breaks " + l);
+      }
       l.ended = true;
       link = null;
       resumed = false;

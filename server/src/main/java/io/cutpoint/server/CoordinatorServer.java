@@ -400,8 +400,11 @@ public final class CoordinatorServer implements AutoCloseable {
     };
   }
 
-  /** Ends what PENDING snapshots of an earlier run left behind (the store may have done it). */
-  private static void cleanUpPending(SnapshotStore store) {
+  /**
+   * Ends what PENDING snapshots of an earlier run left behind (the store may have done it): the
+   * first thing a coordinator does over its store (and the seeded simulator, at a restart).
+   */
+  public static void cleanUpPending(SnapshotStore store) {
     for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_PENDING))) {
       log.warn(
           "snapshot {} was pending when the coordinator stopped; aborting it", m.getSnapshotId());

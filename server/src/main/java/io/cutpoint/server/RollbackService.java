@@ -6,7 +6,7 @@ import io.cutpoint.server.events.EventHub;
 import io.cutpoint.server.grpc.SessionRegistry;
 import io.cutpoint.server.lifecycle.Scheduler;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
-import io.cutpoint.server.lifecycle.StoreExecutor;
+import io.cutpoint.server.lifecycle.StoreTasks;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
 import io.cutpoint.server.rollback.RollbackRefused;
@@ -106,14 +106,15 @@ public interface RollbackService extends AutoCloseable {
    * The coordinator's parts a rollback works with.
    *
    * @param loop the coordinator loop, which every event of the rollback runs on
-   * @param storeIo the store executor: the rollback's store reads and writes run there
+   * @param storeIo the store executor ({@code StoreExecutor}): the rollback's store reads and
+   *     writes run there, in order with the lifecycle's
    * @param store the store, for what the rollback reads when the coordinator starts
    */
   record Parts(
       CoordinatorConfig config,
       Clock clock,
       Scheduler loop,
-      StoreExecutor storeIo,
+      StoreTasks storeIo,
       SnapshotStore store,
       Membership membership,
       SessionRegistry sessions,

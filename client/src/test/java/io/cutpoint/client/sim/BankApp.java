@@ -15,13 +15,14 @@ import java.util.SplittableRandom;
 import java.util.function.BiConsumer;
 
 /**
- * The application of one worker incarnation in {@link Simulation}: a {@link BankAccount} behind the
- * worker's handlers, which moves money at random and sometimes forwards part of a deposit from its
- * delivery handler. It also checks every delivery: a message sent in another epoch than the
- * worker's is a problem unless it is the next recorded message a restore queued, replayed during
- * the resume; and each channel's sequence numbers go up by one, from what the last restore set.
+ * The application of one worker incarnation in {@code io.cutpoint.server.sim.Simulation}: a {@link
+ * BankAccount} behind the worker's handlers, which moves money at random and sometimes forwards
+ * part of a deposit from its delivery handler. It also checks every delivery: a message sent in
+ * another epoch than the worker's is a problem unless it is the next recorded message a restore
+ * queued, replayed during the resume; and each channel's sequence numbers go up by one, from what
+ * the last restore set.
  */
-final class BankApp implements StateHandler, MessageHandler {
+public final class BankApp implements StateHandler, MessageHandler {
 
   private final String id;
   private final BankAccount account;
@@ -35,7 +36,7 @@ final class BankApp implements StateHandler, MessageHandler {
   private long replayed;
   private int waiting;
 
-  BankApp(
+  public BankApp(
       String id,
       long balance,
       List<String> outgoing,
@@ -50,20 +51,20 @@ final class BankApp implements StateHandler, MessageHandler {
     this.problems = problems;
   }
 
-  void attach(SimulatedWorker w) {
+  public void attach(SimulatedWorker w) {
     this.worker = w;
   }
 
-  long balance() {
+  public long balance() {
     return account.balance();
   }
 
-  long replayed() {
+  public long replayed() {
     return replayed;
   }
 
   /** The last sequence number delivered from {@code from}. */
-  long lastSeq(String from) {
+  public long lastSeq(String from) {
     return lastSeq.getOrDefault(from, 0L);
   }
 
@@ -71,7 +72,7 @@ final class BankApp implements StateHandler, MessageHandler {
    * Moves a random part of the balance to a random peer. While the worker is halted the transfer
    * waits, as an application send does, and goes out when the worker resumes.
    */
-  void transferAtRandom() {
+  public void transferAtRandom() {
     if (outgoing.isEmpty() || !worker.alive()) {
       return;
     }
@@ -88,7 +89,7 @@ final class BankApp implements StateHandler, MessageHandler {
   }
 
   /** Money in the recorded messages that wait to be replayed. */
-  long replayPendingAmount() {
+  public long replayPendingAmount() {
     long sum = 0;
     for (ArrayDeque<RecordedMessage> q : replay.values()) {
       for (RecordedMessage m : q) {
@@ -99,13 +100,13 @@ final class BankApp implements StateHandler, MessageHandler {
   }
 
   /** True while recorded messages of {@code from} wait to be replayed. */
-  boolean replayPending(String from) {
+  public boolean replayPending(String from) {
     ArrayDeque<RecordedMessage> q = replay.get(from);
     return q != null && !q.isEmpty();
   }
 
   /** The worker resumed: the transfers that waited go out now. */
-  void resumed() {
+  public void resumed() {
     int n = waiting;
     waiting = 0;
     for (int i = 0; i < n; i++) {
@@ -114,7 +115,7 @@ final class BankApp implements StateHandler, MessageHandler {
   }
 
   /** The worker restored {@code piece}: its channels continue from there, replays first. */
-  void restored(LocalSnapshot piece) {
+  public void restored(LocalSnapshot piece) {
     lastSeq.clear();
     lastSeq.putAll(piece.received());
     replay.clear();

@@ -18,9 +18,9 @@ import java.util.TreeMap;
 /**
  * A {@link SnapshotEngine} with a {@link BankAccount} for the engine-level schedules of {@link
  * EngineSimulation}: items go straight from engine to engine over {@link SimNetwork}, with no
- * worker core, epochs or rollbacks around them (the worker-level schedules of {@link Simulation}
- * run the real {@code WorkerCore}). A {@link Fault} other than NONE bends what the engine emits
- * into a deliberately wrong engine.
+ * worker core, epochs or rollbacks around them (the worker-level schedules of {@code
+ * io.cutpoint.server.sim.Simulation} run the real {@code WorkerCore}). A {@link Fault} other than
+ * NONE bends what the engine emits into a deliberately wrong engine.
  */
 public final class EngineNode implements EngineOutput {
 

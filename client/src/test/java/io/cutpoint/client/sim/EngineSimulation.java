@@ -22,9 +22,10 @@ import java.util.TreeMap;
  * Runs one seeded schedule of the snapshot engine alone: {@link EngineNode}s over a {@link
  * SimNetwork}, random bank transfers, overlapping snapshots with several initiators each, and
  * aborts, then checks every snapshot: it completed at every worker, its cut passes {@link
- * CutVerifier}, and it conserves money. No transport, epochs or rollbacks: {@link Simulation} runs
- * the real worker cores with those. What this adds is speed and the deliberately wrong engines of
- * {@link Fault}. The schedule is a pure function of (topology, seed, config, fault).
+ * CutVerifier}, and it conserves money. No transport, epochs or rollbacks: {@code
+ * io.cutpoint.server.sim.Simulation} runs the real worker cores with those. What this adds is speed
+ * and the deliberately wrong engines of {@link Fault}. The schedule is a pure function of
+ * (topology, seed, config, fault).
  */
 public final class EngineSimulation {
 

@@ -14,10 +14,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The snapshot engine alone over many seeded schedules per topology family ({@link
- * EngineSimulation}: no transport, epochs or rollbacks, which {@link SimulationPropertyTest} runs
- * over the real worker cores): every snapshot completes at every worker, every cut passes
- * CutVerifier, and every cut conserves the bank's money. 4,000 schedules, a few seconds of CPU. A
- * failure prints each failing seed with the line that replays it.
+ * EngineSimulation}: no transport, epochs or rollbacks, which {@code
+ * io.cutpoint.server.sim.SimulationPropertyTest} runs over the real worker cores): every snapshot
+ * completes at every worker, every cut passes CutVerifier, and every cut conserves the bank's
+ * money. 4,000 schedules, a few seconds of CPU. A failure prints each failing seed with the line
+ * that replays it.
  */
 class EngineSimulationPropertyTest {
 

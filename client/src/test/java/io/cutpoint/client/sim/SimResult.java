@@ -10,9 +10,9 @@ import java.util.SortedMap;
  * runs of one schedule recorded the same cuts when these are equal.
  *
  * @param variant what ran: for an engine-level schedule ({@link EngineSimulation}) its {@link
- *     Fault}, written {@code ENGINE} when NONE; for a worker-level one ({@link Simulation}) its
- *     {@link Variant}, written empty when NONE. It ends the replay spec {@code
- *     KIND:SEED[:VARIANT]}.
+ *     Fault}, written {@code ENGINE} when NONE; for a worker-level one (the server module's {@code
+ *     io.cutpoint.server.sim.Simulation}) its {@code Variant}, written empty when NONE. It ends the
+ *     replay spec {@code KIND:SEED[:VARIANT]}.
  * @param workers counts of the worker-level schedules (zeros for engine-level ones)
  */
 public record SimResult(
@@ -97,6 +97,9 @@ public record SimResult(
    * @param replayed recorded messages delivered again by a restore
    * @param replayRaces channels on which, as a worker resumed, new frames were parked while
    *     recorded messages waited to be replayed (the replay must go first)
+   * @param coordinatorRestarts times the coordinator was killed and started again over its store
+   * @param restartsInRollback restarts while the store held a rollback in progress (the new
+   *     coordinator resumes it)
    */
   public record WorkerStats(
       long frames,
@@ -110,11 +113,14 @@ public record SimResult(
       long rollbacksOverPending,
       int maxPending,
       long replayed,
-      long replayRaces) {
+      long replayRaces,
+      long coordinatorRestarts,
+      long restartsInRollback) {
 
-    public static final WorkerStats NONE = new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final WorkerStats NONE =
+        new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
-    WorkerStats plus(WorkerStats o) {
+    public WorkerStats plus(WorkerStats o) {
       return new WorkerStats(
           frames + o.frames,
           resentFrames + o.resentFrames,
@@ -127,7 +133,9 @@ public record SimResult(
           rollbacksOverPending + o.rollbacksOverPending,
           Math.max(maxPending, o.maxPending),
           replayed + o.replayed,
-          replayRaces + o.replayRaces);
+          replayRaces + o.replayRaces,
+          coordinatorRestarts + o.coordinatorRestarts,
+          restartsInRollback + o.restartsInRollback);
     }
   }
 
@@ -159,7 +167,9 @@ public record SimResult(
           .append(':')
           .append(seed)
           .append(variant.isEmpty() ? "" : ":" + variant)
-          .append(" -Dtest=SimulationReplayTest (prints the event trace)\n");
+          .append(" -Dtest=SimulationReplayTest -pl ")
+          .append(engineLevel() ? "client" : "server")
+          .append(" (prints the event trace)\n");
     } else {
       b.append("  replay: the same topology with seed ")
           .append(seed)
@@ -170,6 +180,19 @@ public record SimResult(
       b.append("  ... ").append(problems.size() - 20).append(" more\n");
     }
     return b.toString();
+  }
+
+  /** Engine-level schedules run in the client module, worker-level ones in the server's. */
+  private boolean engineLevel() {
+    if (variant.equals("ENGINE")) {
+      return true;
+    }
+    for (Fault f : Fault.values()) {
+      if (f.name().equals(variant)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isKind(String scenario) {

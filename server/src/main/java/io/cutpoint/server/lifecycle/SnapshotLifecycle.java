@@ -96,6 +96,15 @@ public final class SnapshotLifecycle {
   private SnapshotBlock paused;
   private volatile View view = View.EMPTY;
 
+  /** Deliberately wrong behaviours, for the simulator's tests only; never set in production. */
+  enum Broken {
+    NONE,
+    /** Verifies and commits a snapshot once every piece but one arrived. */
+    COMMIT_BEFORE_LAST_PIECE
+  }
+
+  private Broken broken = Broken.NONE;
+
   /**
    * @param loop the coordinator loop: timers run there, and it is the only thread that may call the
    *     event methods
@@ -116,6 +125,11 @@ public final class SnapshotLifecycle {
     this.commands = commands;
     this.listener = listener;
     this.policy = new FailurePolicy(settings.tolerableFailures());
+  }
+
+  /** Test-only: makes this lifecycle wrong on purpose, to show the simulator catches it. */
+  void breakForTest(Broken b) {
+    this.broken = b;
   }
 
   /**
@@ -326,7 +340,9 @@ public final class SnapshotLifecycle {
       return AckResult.NOT_ADMITTED;
     }
     p.add(piece);
-    if (p.allPiecesIn()) {
+    if (p.allPiecesIn()
+        || (broken == Broken.COMMIT_BEFORE_LAST_PIECE
+            && p.pieces().size() + 1 >= p.workers().size())) {
       finishUploaded(p);
     }
     applied();
@@ -478,7 +494,15 @@ public final class SnapshotLifecycle {
 
   private void finishUploaded(PendingSnapshot p) {
     Instant uploaded = clock.instant();
-    List<Violation> violations = CutVerifier.verify(p.cut());
+    List<Violation> violations =
+        CutVerifier.verify(
+            broken == Broken.COMMIT_BEFORE_LAST_PIECE
+                ? io.cutpoint.cut.Cut.of(
+                    p.id(),
+                    p.pieces().keySet(),
+                    p.channels(),
+                    p.pieces().values().stream().map(Piece::cut).toList())
+                : p.cut());
     if (!violations.isEmpty()) {
       end(
           p,

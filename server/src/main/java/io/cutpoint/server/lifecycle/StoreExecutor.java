@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * that they keep the order the loop decided them in, and posts each result back to the loop as an
  * event. Nothing on this thread touches the loop's state: it reads and writes the store only.
  */
-public final class StoreExecutor implements StoreEffects, AutoCloseable {
+public final class StoreExecutor implements StoreEffects, StoreTasks, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(StoreExecutor.class);
 
@@ -127,6 +127,7 @@ public final class StoreExecutor implements StoreEffects, AutoCloseable {
    * Runs {@code work} against the store on this thread; {@code done} gets on the loop its value, or
    * the exception it threw.
    */
+  @Override
   public <T> void submit(Function<SnapshotStore, T> work, BiConsumer<T, RuntimeException> done) {
     thread.execute(
         () -> {
@@ -142,6 +143,7 @@ public final class StoreExecutor implements StoreEffects, AutoCloseable {
   }
 
   /** Runs {@code work} on this thread, after every write posted before it; a failure is logged. */
+  @Override
   public void execute(String what, Consumer<SnapshotStore> work) {
     thread.execute(
         () -> {

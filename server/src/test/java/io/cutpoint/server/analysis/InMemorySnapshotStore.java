@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * marked corrupt: reading them then throws {@link CorruptionException}, as a checksum mismatch
  * would. Counts channel reads so tests can tell what was read.
  */
-final class InMemorySnapshotStore implements SnapshotStore {
+public final class InMemorySnapshotStore implements SnapshotStore {
 
   private final Map<Long, SnapshotManifest> manifests = new TreeMap<>();
   private final Map<Long, Map<String, LocalSnapshotMeta>> metas = new TreeMap<>();

@@ -1,22 +1,29 @@
-package io.cutpoint.client.sim;
+package io.cutpoint.server.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.client.sim.SimConfig;
+import io.cutpoint.client.sim.SimFaults;
+import io.cutpoint.client.sim.SimResult;
+import io.cutpoint.client.sim.TopologyKind;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The production worker cores, under a simulated transport and {@link SimCoordinator}, over many
- * seeded schedules per topology family, with broken streams and resends, workers lost and
- * restarted, rollbacks while snapshots are pending, and concurrent snapshots: every check of {@link
- * Simulation} holds in every schedule. 10,400 schedules in all. A failure prints each failing seed
- * with the line that replays it.
+ * The production coordinator core (membership, snapshot lifecycle, rollback with the automatic
+ * policy) and the production worker cores, under simulated transports and a simulated store, over
+ * many seeded schedules per topology family, with broken streams and resends, workers lost and
+ * restarted, the coordinator killed and restarted over its store, operator and automatic rollbacks
+ * while snapshots are pending, and concurrent snapshots: every check of {@link Simulation} holds in
+ * every schedule. 10,400 schedules in all. A failure prints each failing seed with the line that
+ * replays it.
  */
 class SimulationPropertyTest {
 
@@ -31,6 +38,13 @@ class SimulationPropertyTest {
   private static final LongAdder CPU_NANOS = new LongAdder();
   private static final LongAdder WALL_NANOS = new LongAdder();
   private static final LongAdder COMMITTED = new LongAdder();
+
+  private static QuietLogs quiet;
+
+  @BeforeAll
+  static void quiet() {
+    quiet = new QuietLogs();
+  }
 
   private static long cpuNanos() {
     return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
@@ -75,6 +89,10 @@ class SimulationPropertyTest {
     assertThat(totals.rollbacks()).as("rollbacks finished").isGreaterThan(SCHEDULES_PER_KIND / 2);
     assertThat(totals.rollbacksOverPending()).as("rollbacks over pending snapshots").isPositive();
     assertThat(totals.maxPending()).as("snapshots pending at once").isGreaterThanOrEqualTo(2);
+    assertThat(totals.coordinatorRestarts())
+        .as("coordinator restarts")
+        .isGreaterThan(SCHEDULES_PER_KIND / 5);
+    assertThat(totals.restartsInRollback()).as("restarts during a rollback").isPositive();
     if (kind != TopologyKind.LONE_WORKER) {
       assertThat(totals.reconnects()).as("streams reopened").isGreaterThan(SCHEDULES_PER_KIND);
       assertThat(totals.resentFrames()).as("frames resent").isPositive();
@@ -90,6 +108,7 @@ class SimulationPropertyTest {
 
   @AfterAll
   static void report() {
+    quiet.close();
     System.out.printf(
         "worker-level schedules: %d in %.1f s of CPU time, %.1f s of wall time;"
             + " %d cuts committed%n",

@@ -1,7 +1,10 @@
-package io.cutpoint.client.sim;
+package io.cutpoint.server.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.client.sim.SimFaults;
+import io.cutpoint.client.sim.SimResult;
+import io.cutpoint.client.sim.TopologyKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -9,12 +12,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The worker-level checks are not vacuous: each deliberately broken {@link Variant} (a worker core
- * without epoch fencing, a core that replays after new traffic, a coordinator that commits early)
- * is caught. Every seed runs with the correct core and coordinator first; wherever that run met the
- * situation the variant gets wrong (an old-epoch frame reached a core; new frames were parked where
- * a replay was due at a resume; a cut was committed), the broken run must fail, and the report
- * names the seed to replay.
+ * The checks are not vacuous: each deliberately broken {@link Variant} (a worker core without epoch
+ * fencing, a worker core that replays after new traffic, a snapshot lifecycle that commits before
+ * the last piece arrived) is caught. Every seed runs with the correct cores first; wherever that
+ * run met the situation the variant gets wrong (an old-epoch frame reached a core; new frames were
+ * parked where a replay was due at a resume; a cut of more than one worker was committed), the
+ * broken run must fail, and the report names the seed to replay.
  */
 class BrokenVariantTest {
 
@@ -27,7 +30,7 @@ class BrokenVariantTest {
     return switch (variant) {
       case NO_EPOCH_FENCING -> r -> r.workers().oldEpochFrames() > 0;
       case REPLAY_AFTER_NEW_TRAFFIC -> r -> r.workers().replayRaces() > 0;
-      case EARLY_COMMIT -> r -> r.stats().completedCuts() > 0;
+      case EARLY_COMMIT -> r -> r.cuts().values().stream().anyMatch(c -> c.lines().count() > 1);
       case NONE -> r -> false;
     };
   }
@@ -35,6 +38,12 @@ class BrokenVariantTest {
   @ParameterizedTest
   @EnumSource(value = Variant.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
   void aBrokenCoreOrCoordinatorIsCaughtWhereverItsSituationArises(Variant variant) {
+    try (QuietLogs quiet = new QuietLogs()) {
+      check(variant);
+    }
+  }
+
+  private static void check(Variant variant) {
     List<SimResult> caught = new ArrayList<>();
     List<String> missed = new ArrayList<>();
     int runs = 0;
@@ -77,7 +86,7 @@ class BrokenVariantTest {
     assertThat(missed)
         .as(variant + " let through where its situation arose")
         .hasSizeLessThanOrEqualTo(variant == Variant.NO_EPOCH_FENCING ? exposed / 10 : 0);
-    assertThat(exposed).as("schedules where " + variant + " matters").isGreaterThan(runs / 5);
+    assertThat(exposed).as("schedules where " + variant + " matters").isGreaterThan(runs / 10);
     SimResult first = caught.get(0);
     assertThat(first.describe())
         .contains("-Dcutpoint.sim.replay=" + first.scenario() + ":" + first.seed() + ":" + variant);
