@@ -247,8 +247,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     if (stateBytes + data.length > meta.getStateBytes()) {
       throw invalid("state chunks exceed the declared " + meta.getStateBytes() + " bytes");
     }
-    ctx.store()
-        .putStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, c.getCrc32C());
+    // checked above: the store frames the chunk from this CRC without reading it again
+    ctx.store().putCheckedStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, crc);
     stateCrc.update(data);
     stateBytes += data.length;
     chunks++;
