@@ -133,11 +133,11 @@ public final class SnapshotLifecycle {
   /**
    * Starts a snapshot. With a {@code requester} (a worker asking for a snapshot) that worker is an
    * initiator and is not sent a start command (it initiates when it gets the id); the other needed
-   * initiators are. A refusal completes at once. A start takes an id reserved ahead, sends the
-   * start commands and completes at once too; its pending manifest is written behind them (a piece
-   * is stored only once it is: see {@link #written}), and a snapshot whose manifest the store
-   * cannot write ends ABORTED. Only when no id is left does the start wait for the store to reserve
-   * more.
+   * initiators are. A refusal completes at once. A start takes an id reserved ahead and sends the
+   * start commands at once; its pending manifest is written behind them (a piece is stored only
+   * once it is: see {@link #written}), and the reply completes then, so that a caller told of the
+   * snapshot finds it in the store. A snapshot whose manifest the store cannot write ends ABORTED.
+   * Only when no id is left does the start wait for the store to reserve more.
    */
   public CompletableFuture<TriggerResult> trigger(SnapshotTrigger trigger, String requester) {
     loop.checkInLoop(OWNER);
@@ -220,7 +220,8 @@ public final class SnapshotLifecycle {
       }
     }
     TriggerResult.Started started = new TriggerResult.Started(p.manifest(), p.outcome());
-    afterEvent.add(() -> s.reply().complete(started));
+    // the caller may read the snapshot from the store once told; the workers need not wait
+    var unused = p.written().thenRun(() -> s.reply().complete(started));
   }
 
   /** Asks the store for more ids unless enough are left or a reservation is under way. */

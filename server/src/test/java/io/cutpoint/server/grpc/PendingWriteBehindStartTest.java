@@ -105,11 +105,14 @@ class PendingWriteBehindStartTest {
     AdminGrpc.AdminBlockingStub admin =
         AdminGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
 
-    long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    var trigger =
+        AdminGrpc.newFutureStub(channel)
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance());
 
     assertThat(pendingEntered.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId())
-        .isEqualTo(id); // told while the store still holds the pending write
+    // told while the store still holds the pending write; the admin is answered after it
+    long id = a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
+    assertThat(trigger.isDone()).isFalse();
     CompletableFuture<UploadResult> first =
         RawWorker.send(
             coordinator,
@@ -124,6 +127,7 @@ class PendingWriteBehindStartTest {
         .until(() -> !first.isDone()); // neither stored nor refused: it waits
 
     releasePending.countDown();
+    assertThat(trigger.get(20, TimeUnit.SECONDS).getSnapshotId()).isEqualTo(id);
     first.get(20, TimeUnit.SECONDS);
     RawWorker.send(
             coordinator,

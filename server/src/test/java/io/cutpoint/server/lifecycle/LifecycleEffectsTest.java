@@ -73,8 +73,9 @@ class LifecycleEffectsTest {
     CompletableFuture<TriggerResult> r =
         f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
 
-    assertThat(r).isDone(); // answered, the store not asked anything yet
-    long id = ((TriggerResult.Started) r.join()).snapshotId();
+    assertThat(f.lifecycle.pendingIds()).hasSize(1);
+    long id = f.lifecycle.pendingIds().get(0);
+    assertThat(r).isNotDone(); // the caller is answered once the store has the snapshot
     assertThat(f.commands)
         .isNotEmpty()
         .allMatch(c -> c.startsWith("start ") && c.endsWith(" " + id));
@@ -88,6 +89,7 @@ class LifecycleEffectsTest {
 
     assertThat(f.store.calls()).contains("pending " + id);
     assertThat(written).isDone();
+    assertThat(((TriggerResult.Started) r.join()).snapshotId()).isEqualTo(id);
     LifecycleFixture.quietRing(id).forEach(f::deliver);
     f.effects.perform();
     assertThat(f.outcomes).containsExactly(id + " COMPLETE");
@@ -97,13 +99,14 @@ class LifecycleEffectsTest {
   void aPendingManifestTheStoreCannotWriteEndsTheSnapshotAbortedAndItsWorkersAreTold() {
     LifecycleFixture f = warmed();
     f.store.failPending = true;
-    TriggerResult.Started s =
-        (TriggerResult.Started)
-            f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
-    long id = s.snapshotId();
+    CompletableFuture<TriggerResult> r =
+        f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
     assertThat(f.commands).anyMatch(c -> c.startsWith("start "));
 
     f.effects.perform();
+
+    TriggerResult.Started s = (TriggerResult.Started) r.join();
+    long id = s.snapshotId();
 
     assertThat(f.outcomes).containsExactly(id + " ABORTED STORE_ERROR");
     assertThat(f.commands).contains("abort a " + id, "abort b " + id, "abort c " + id);
