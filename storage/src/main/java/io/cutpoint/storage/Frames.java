@@ -17,9 +17,23 @@ final class Frames {
   private Frames() {}
 
   static byte[] wrap(byte[] key, byte[] payload) {
+    return frame(crc(key, payload, 0, payload.length), payload);
+  }
+
+  /**
+   * Frames {@code payload} whose CRC32C {@code payloadCrc} the caller has already checked: the
+   * frame's checksum is derived from it, without reading the payload again. A wrong {@code
+   * payloadCrc} makes a frame that fails its check on every read.
+   */
+  static byte[] wrap(byte[] key, byte[] payload, int payloadCrc) {
+    int keyCrc = crc(key, payload, 0, 0);
+    return frame(Crc32cCombine.combine(keyCrc, payloadCrc, payload.length), payload);
+  }
+
+  private static byte[] frame(int crc, byte[] payload) {
     return ByteBuffer.allocate(HEADER + payload.length)
         .put(FORMAT)
-        .putInt(crc(key, payload, 0, payload.length))
+        .putInt(crc)
         .put(payload)
         .array();
   }

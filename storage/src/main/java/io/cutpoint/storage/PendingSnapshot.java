@@ -14,7 +14,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.zip.CRC32C;
 
 /**
  * What the store knows about one PENDING snapshot while its pieces arrive: which chunks, recordings
@@ -44,8 +43,9 @@ final class PendingSnapshot {
     return closed;
   }
 
-  synchronized void chunk(String workerId, int index, byte[] data) {
-    worker(workerId).chunk(index, data);
+  /** A state chunk of {@code length} bytes whose CRC32C is {@code crc} was stored. */
+  synchronized void chunk(String workerId, int index, int length, int crc) {
+    worker(workerId).chunk(index, length, crc);
   }
 
   synchronized void recording(ChannelId channel, List<RecordedMessage> messages) {
@@ -145,15 +145,18 @@ final class PendingSnapshot {
   private final class Worker {
     final TreeMap<Integer, Integer> chunkSizes = new TreeMap<>();
     final Map<ChannelId, TreeMap<Long, long[]>> batches = new HashMap<>();
-    final CRC32C runningCrc = new CRC32C();
+
+    /** The CRC32C of the chunks stored in order so far, combined from theirs. */
+    int runningCrc;
+
     int nextInOrder;
     boolean inOrder = true;
     LocalSnapshotMeta meta;
 
-    void chunk(int index, byte[] data) {
-      Integer previous = chunkSizes.put(index, data.length);
+    void chunk(int index, int length, int crc) {
+      Integer previous = chunkSizes.put(index, length);
       if (inOrder && previous == null && index == nextInOrder) {
-        runningCrc.update(data);
+        runningCrc = Crc32cCombine.combine(runningCrc, crc, length);
         nextInOrder++;
       } else {
         inOrder = false; // re-sent or out of order: the whole-state CRC is checked on read
@@ -184,11 +187,11 @@ final class PendingSnapshot {
                 + bytes
                 + " are stored");
       }
-      if (inOrder && (int) runningCrc.getValue() != meta.getStateCrc32C()) {
+      if (inOrder && runningCrc != meta.getStateCrc32C()) {
         throw new StoreException(
             String.format(
                 "%s declared state CRC32C %08x but the stored chunks give %08x",
-                who, meta.getStateCrc32C(), (int) runningCrc.getValue()));
+                who, meta.getStateCrc32C(), runningCrc));
       }
       long channelBytes = 0;
       long messages = 0;

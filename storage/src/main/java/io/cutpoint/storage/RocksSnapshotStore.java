@@ -194,15 +194,23 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   @Override
   public void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c) {
-    String piece = "snapshot " + snapshotId + ", worker " + workerId + ", state chunk " + index;
-    if (index < 0) {
-      throw new IllegalArgumentException(piece + ": negative index");
-    }
-    if (Crc32c.of(data) != crc32c) {
+    int actual = Crc32c.of(data);
+    if (actual != crc32c) {
       throw new IllegalArgumentException(
           String.format(
               "%s: CRC32C mismatch on arrival (sent %08x, data gives %08x)",
-              piece, crc32c, Crc32c.of(data)));
+              chunkName(snapshotId, workerId, index), crc32c, actual));
+    }
+    putCheckedStateChunk(snapshotId, workerId, index, data, crc32c);
+  }
+
+  /** Frames the chunk with a checksum derived from {@code crc32c}: its bytes are not read again. */
+  @Override
+  public void putCheckedStateChunk(
+      long snapshotId, String workerId, int index, byte[] data, int crc32c) {
+    String piece = chunkName(snapshotId, workerId, index);
+    if (index < 0) {
+      throw new IllegalArgumentException(piece + ": negative index");
     }
     byte[] key = Keys.stateChunk(snapshotId, workerId, index);
     writePiece(
@@ -210,8 +218,12 @@ public final class RocksSnapshotStore implements SnapshotStore {
         "store " + piece,
         rocks.stateChunks,
         key,
-        data,
-        p -> p.chunk(workerId, index, data));
+        Frames.wrap(key, data, crc32c),
+        p -> p.chunk(workerId, index, data.length, crc32c));
+  }
+
+  private static String chunkName(long snapshotId, String workerId, int index) {
+    return "snapshot " + snapshotId + ", worker " + workerId + ", state chunk " + index;
   }
 
   @Override
@@ -227,7 +239,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
         "store recording of snapshot " + snapshotId + ", channel " + channel,
         rocks.channelStates,
         key,
-        batch.toByteArray(),
+        Frames.wrap(key, batch.toByteArray()),
         p -> p.recording(channel, messages));
   }
 
@@ -247,7 +259,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
         "store metadata of snapshot " + snapshotId + ", worker " + meta.getWorkerId(),
         rocks.workerMeta,
         key,
-        stored.toByteArray(),
+        Frames.wrap(key, stored.toByteArray()),
         p -> p.meta(stored));
   }
 
@@ -632,7 +644,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
       String operation,
       ColumnFamilyHandle family,
       byte[] key,
-      byte[] payload,
+      byte[] framed,
       PendingAction record) {
     run(
         operation,
@@ -644,7 +656,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
             if (p.isClosed()) {
               throw notPending(id, operation);
             }
-            rocks.db.put(family, rocks.pieces, key, Frames.wrap(key, payload));
+            rocks.db.put(family, rocks.pieces, key, framed);
             record.apply(p);
           } catch (RocksDBException e) {
             throw rocks.fail(operation, e);

@@ -52,6 +52,18 @@ public interface SnapshotStore extends AutoCloseable {
    */
   void putStateChunk(long snapshotId, String workerId, int index, byte[] data, int crc32c);
 
+  /**
+   * Stores one chunk of a worker's state whose {@code crc32c} the caller has already checked
+   * against {@code data} (the coordinator checks every uploaded chunk once): the store takes it as
+   * the chunk's checksum and need not read the bytes again. A {@code crc32c} that does not match
+   * makes a chunk that fails its check on every read. The default checks again, as {@link
+   * #putStateChunk} does.
+   */
+  default void putCheckedStateChunk(
+      long snapshotId, String workerId, int index, byte[] data, int crc32c) {
+    putStateChunk(snapshotId, workerId, index, data, crc32c);
+  }
+
   /** Appends recorded messages of {@code channel} (in order; may be called several times). */
   void putChannelRecording(long snapshotId, ChannelId channel, List<RecordedMessage> messages);
 

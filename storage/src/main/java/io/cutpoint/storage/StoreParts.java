@@ -134,7 +134,12 @@ public final class StoreParts {
     }
 
     public void chunk(String workerId, int index, byte[] data) {
-      p.chunk(workerId, index, data);
+      p.chunk(workerId, index, data.length, io.cutpoint.api.Crc32c.of(data));
+    }
+
+    /** A chunk of {@code length} bytes whose CRC32C, already checked, is {@code crc}. */
+    public void chunk(String workerId, int index, int length, int crc) {
+      p.chunk(workerId, index, length, crc);
     }
 
     public void recording(ChannelId channel, List<RecordedMessage> messages) {

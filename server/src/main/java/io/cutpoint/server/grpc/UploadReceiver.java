@@ -34,8 +34,10 @@ import java.util.zip.CRC32C;
  *
  * <p>Threads: the parts arrive on a transport thread, one at a time, and are checked and stored
  * there. The admission (the header) asks the coordinator loop and waits for its answer, so that no
- * part is stored before the upload holds the worker's slot; the trailer posts the piece to the loop
- * and the loop answers the upload once the lifecycle has taken it.
+ * part is stored before the upload holds the worker's slot, nor before the snapshot's pending
+ * manifest is written (it is written behind the start commands, and is almost always in by the time
+ * a piece arrives); the trailer posts the piece to the loop and the loop answers the upload once
+ * the lifecycle has taken it.
  */
 final class UploadReceiver implements StreamObserver<UploadPart> {
 
@@ -115,8 +117,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               throw invalid(p);
             });
     OwnSession.require(ctx, m.getWorkerId(), "upload");
-    ctx.store()
-        .manifest(m.getSnapshotId())
+    ctx.lifecycle()
+        .pendingManifest(m.getSnapshotId())
         .filter(
             snap -> snap.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_PENDING)
         .filter(snap -> snap.getEpoch() != m.getEpoch())
@@ -132,7 +134,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
                           + snap.getEpoch())
                   .asRuntimeException();
             });
-    switch (admit(m)) {
+    Admitted admitted = admit(m);
+    switch (admitted.admission()) {
       case ADMITTED -> {}
       case DUPLICATE ->
           throw Status.ALREADY_EXISTS
@@ -166,27 +169,48 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               .asRuntimeException();
     }
     meta = m; // from here on this upload holds the worker's slot, until acknowledged or released
+    // no part is stored before the snapshot's pending manifest, which is written behind its start
+    await(admitted.written(), "the store did not record snapshot " + m.getSnapshotId());
     // an earlier attempt of this upload may have stored parts before it broke: start clean
     ctx.store().discardPieces(m.getSnapshotId(), m.getWorkerId());
     phase = Phase.STATE;
   }
 
+  /**
+   * The loop's answer to an upload's header: the admission and, when admitted, what completes once
+   * the snapshot's pending manifest is written.
+   */
+  private record Admitted(
+      io.cutpoint.server.lifecycle.Admission admission,
+      java.util.concurrent.CompletableFuture<?> written) {}
+
   /** Asks the loop whether this upload may proceed, and waits for the answer. */
-  private io.cutpoint.server.lifecycle.Admission admit(LocalSnapshotMeta m) {
-    return onLoop(() -> ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this));
+  private Admitted admit(LocalSnapshotMeta m) {
+    return onLoop(
+        () -> {
+          var admission = ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this);
+          return new Admitted(
+              admission,
+              admission == io.cutpoint.server.lifecycle.Admission.ADMITTED
+                  ? ctx.lifecycle().written(m.getSnapshotId())
+                  : null);
+        });
   }
 
   /** Runs {@code body} on the coordinator loop and waits for its answer (microseconds). */
   private <T> T onLoop(java.util.function.Supplier<T> body) {
+    return await(ctx.loop().call(body), "the coordinator did not answer the upload");
+  }
+
+  /** Waits for {@code answer} (normally done, or done within microseconds). */
+  private static <T> T await(java.util.concurrent.Future<T> answer, String unanswered) {
     try {
-      return ctx.loop().call(body).get(LOOP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+      return answer.get(LOOP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw Status.UNAVAILABLE
-          .withDescription("the coordinator did not answer the upload: " + e)
-          .asRuntimeException();
+      throw Status.UNAVAILABLE.withDescription(unanswered + ": " + e).asRuntimeException();
     }
   }
 
@@ -223,8 +247,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     if (stateBytes + data.length > meta.getStateBytes()) {
       throw invalid("state chunks exceed the declared " + meta.getStateBytes() + " bytes");
     }
-    ctx.store()
-        .putStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, c.getCrc32C());
+    // checked above: the store frames the chunk from this CRC without reading it again
+    ctx.store().putCheckedStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, crc);
     stateCrc.update(data);
     stateBytes += data.length;
     chunks++;

@@ -37,6 +37,10 @@ public final class PendingSnapshot {
   private final Map<String, Object> uploads = new HashMap<>();
 
   private final CompletableFuture<SnapshotManifest> outcome = new CompletableFuture<>();
+
+  /** Completes once the store has answered the write of the pending manifest. */
+  private final CompletableFuture<Void> written = new CompletableFuture<>();
+
   private Instant firstUpload;
   private Instant lastUpload;
   private Scheduler.Cancellable timeout = () -> {};
@@ -127,6 +131,10 @@ public final class PendingSnapshot {
 
   CompletableFuture<SnapshotManifest> outcome() {
     return outcome;
+  }
+
+  CompletableFuture<Void> written() {
+    return written;
   }
 
   boolean committing() {

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * verifies the cut with {@link CutVerifier} and commits it, and aborts on timeout, lost workers and
  * topology changes. Time comes from the injected {@link Clock}, timers from the injected {@link
  * Scheduler}; it talks to workers only through {@link WorkerCommands} and to the store only through
- * {@link StoreEffects}, whose results come back as events ({@code pendingWritten}, {@code
- * committed}).
+ * {@link StoreEffects}, whose results come back as events ({@code idsReserved}, {@code
+ * pendingWritten}, {@code committed}, {@code finished}).
  *
  * <p>Confined to the coordinator loop (the scheduler's thread): no lock; every event method checks
  * that it runs there. After each event it publishes an immutable {@link View} that readers on any
@@ -45,6 +45,12 @@ public final class SnapshotLifecycle {
   private static final Logger log = LoggerFactory.getLogger(SnapshotLifecycle.class);
   private static final int RECENT_IDS = 1024;
   private static final String OWNER = "SnapshotLifecycle";
+
+  /** Ids reserved in one store round trip. */
+  static final int ID_BLOCK = 16;
+
+  /** More ids are reserved when fewer than this many are left. */
+  static final int ID_LOW_WATER = 4;
 
   /** The settings the lifecycle needs (from {@code CoordinatorConfig}). */
   public record Settings(
@@ -84,8 +90,14 @@ public final class SnapshotLifecycle {
   /** Ended snapshots whose end the store has not written yet, for readers. */
   private final SortedMap<Long, SnapshotManifest> unwritten = new TreeMap<>();
 
-  /** Triggers whose pending manifest is being written. */
-  private int starting;
+  /** Snapshot ids reserved ahead by the store, lowest first. */
+  private final java.util.ArrayDeque<Long> ids = new java.util.ArrayDeque<>();
+
+  /** Triggers that passed their checks and wait for the store to reserve ids. */
+  private final java.util.ArrayDeque<Start> waitingForIds = new java.util.ArrayDeque<>();
+
+  /** A reservation of ids is under way. */
+  private boolean reserving;
 
   /** Counts the aborts of every pending snapshot; a start that spans one is aborted too. */
   private long aborts;
@@ -135,8 +147,11 @@ public final class SnapshotLifecycle {
   /**
    * Starts a snapshot. With a {@code requester} (a worker asking for a snapshot) that worker is an
    * initiator and is not sent a start command (it initiates when it gets the id); the other needed
-   * initiators are. A refusal completes at once; a start completes once the store has allocated the
-   * id and written the pending manifest (an event on the loop), when the start commands are sent.
+   * initiators are. A refusal completes at once. A start takes an id reserved ahead and sends the
+   * start commands at once; its pending manifest is written behind them (a piece is stored only
+   * once it is: see {@link #written}), and the reply completes then, so that a caller told of the
+   * snapshot finds it in the store. A snapshot whose manifest the store cannot write ends ABORTED.
+   * Only when no id is left does the start wait for the store to reserve more.
    */
   public CompletableFuture<TriggerResult> trigger(SnapshotTrigger trigger, String requester) {
     loop.checkInLoop(OWNER);
@@ -149,11 +164,11 @@ public final class SnapshotLifecycle {
       return refused(
           new TriggerResult.Refused(TriggerResult.Reason.NOT_READY, "unknown worker " + requester));
     }
-    if (pending.size() + starting >= settings.maxConcurrent()) {
+    if (pending.size() + waitingForIds.size() >= settings.maxConcurrent()) {
       return refused(
           new TriggerResult.Refused(
               TriggerResult.Reason.TOO_MANY_PENDING,
-              (pending.size() + starting)
+              (pending.size() + waitingForIds.size())
                   + " snapshot(s) pending, at most "
                   + settings.maxConcurrent()
                   + " at once: "
@@ -170,71 +185,124 @@ public final class SnapshotLifecycle {
     }
     SortedSet<String> initiators =
         InitiatorSelection.selectWith(v.topology().workerIds(), v.topology().channels(), requester);
-    CompletableFuture<TriggerResult> reply = new CompletableFuture<>();
-    starting++;
-    long abortsBefore = aborts;
-    store.createPending(
-        (id, epoch) ->
-            new PendingSnapshot(id, epoch, trigger, now, initiators, v.topology()).manifest(),
-        (manifest, failure) ->
-            pendingWritten(
-                manifest, failure, trigger, now, initiators, v, requester, abortsBefore, reply));
-    return reply;
+    Start s = new Start(trigger, now, initiators, v, requester, aborts, new CompletableFuture<>());
+    if (ids.isEmpty()) {
+      waitingForIds.add(s);
+      reserveAhead();
+      return s.reply();
+    }
+    start(s, ids.poll());
+    reserveAhead();
+    applied();
+    return s.reply();
   }
 
   private static CompletableFuture<TriggerResult> refused(TriggerResult.Refused r) {
     return CompletableFuture.completedFuture(r);
   }
 
-  /** Event: the store wrote the pending manifest of a started snapshot, or could not. */
-  private void pendingWritten(
-      SnapshotManifest manifest,
-      StoreException failure,
+  /** A trigger that passed its checks, waiting for an id. */
+  private record Start(
       SnapshotTrigger trigger,
       Instant startedAt,
       SortedSet<String> initiators,
-      Membership.View v,
+      Membership.View cluster,
       String requester,
       long abortsBefore,
-      CompletableFuture<TriggerResult> reply) {
-    loop.checkInLoop(OWNER);
-    starting--;
-    if (failure != null) {
-      afterEvent.add(
-          () ->
-              reply.complete(
-                  new TriggerResult.Refused(
-                      SnapshotBlock.of(
-                          SnapshotBlock.Reason.STORE_UNAVAILABLE,
-                          "store failed: " + failure.getMessage()))));
-      applied();
-      return;
-    }
+      CompletableFuture<TriggerResult> reply) {}
+
+  /**
+   * Starts {@code s} as snapshot {@code id}: pending from now on, its start commands and reply
+   * decided, its pending manifest handed to the store (ahead of any later write of it).
+   */
+  private void start(Start s, long id) {
     PendingSnapshot p =
         new PendingSnapshot(
-            manifest.getSnapshotId(),
-            manifest.getEpoch(),
-            trigger,
-            startedAt,
-            initiators,
-            v.topology());
-    pending.put(p.id(), p);
-    long id = p.id();
+            id, store.epoch(), s.trigger(), s.startedAt(), s.initiators(), s.cluster().topology());
+    pending.put(id, p);
     p.timeout(loop.schedule(() -> onTimeout(id), settings.timeout()));
     listener.started(p.manifest());
-    if (aborts != abortsBefore) {
-      // every pending snapshot was aborted while this one was being written: so is this one
+    store.createPending(p.manifest(), failure -> pendingWritten(p, failure));
+    if (aborts != s.abortsBefore()) {
+      // every pending snapshot was aborted while this one waited for its id: so is this one
       end(p, SnapshotStatus.SNAPSHOT_STATUS_ABORTED, lastAbortReason, lastAbortMessage, List.of());
     } else {
-      for (String initiator : initiators) {
-        if (!initiator.equals(requester)) {
+      for (String initiator : s.initiators()) {
+        if (!initiator.equals(s.requester())) {
           afterEvent.add(() -> commands.startSnapshot(initiator, p.id(), p.epoch()));
         }
       }
     }
     TriggerResult.Started started = new TriggerResult.Started(p.manifest(), p.outcome());
-    afterEvent.add(() -> reply.complete(started));
+    // the caller may read the snapshot from the store once told; the workers need not wait
+    var unused = p.written().thenRun(() -> s.reply().complete(started));
+  }
+
+  /** Asks the store for more ids unless enough are left or a reservation is under way. */
+  private void reserveAhead() {
+    if (reserving || ids.size() - waitingForIds.size() >= ID_LOW_WATER) {
+      return;
+    }
+    reserving = true;
+    store.reserveIds(ID_BLOCK, this::idsReserved);
+  }
+
+  /** Event: the store reserved ids, or could not (the triggers waiting for one are refused). */
+  private void idsReserved(long[] reserved, StoreException failure) {
+    loop.checkInLoop(OWNER);
+    reserving = false;
+    if (failure != null) {
+      TriggerResult.Refused r =
+          new TriggerResult.Refused(
+              SnapshotBlock.of(
+                  SnapshotBlock.Reason.STORE_UNAVAILABLE, "store failed: " + failure.getMessage()));
+      for (Start s : waitingForIds) {
+        afterEvent.add(() -> s.reply().complete(r));
+      }
+      waitingForIds.clear();
+      applied();
+      return;
+    }
+    for (long id : reserved) {
+      ids.add(id);
+    }
+    while (!waitingForIds.isEmpty() && !ids.isEmpty()) {
+      start(waitingForIds.poll(), ids.poll());
+    }
+    if (reserved.length > 0) {
+      reserveAhead();
+    }
     applied();
+  }
+
+  /**
+   * Event: the store wrote the pending manifest of a started snapshot, or could not (it ends
+   * ABORTED, and its workers are told).
+   */
+  private void pendingWritten(PendingSnapshot p, StoreException failure) {
+    loop.checkInLoop(OWNER);
+    if (failure != null && pending.get(p.id()) == p) {
+      end(
+          p,
+          SnapshotStatus.SNAPSHOT_STATUS_ABORTED,
+          FailureReason.STORE_ERROR,
+          "the pending manifest could not be written: " + failure.getMessage(),
+          List.of());
+    }
+    afterEvent.add(() -> p.written().complete(null));
+    applied();
+  }
+
+  /**
+   * Completes once the store has answered the write of {@code snapshotId}'s pending manifest
+   * (written, or failed: then the snapshot has ended); at once when it is not pending. An upload
+   * stores no part of the snapshot before this, so no piece ever reaches the store ahead of its
+   * snapshot.
+   */
+  public CompletableFuture<?> written(long snapshotId) {
+    loop.checkInLoop(OWNER);
+    PendingSnapshot p = pending.get(snapshotId);
+    return p == null ? CompletableFuture.completedFuture(null) : p.written();
   }
 
   /** The state of the cluster that keeps any snapshot from starting, if there is one. */

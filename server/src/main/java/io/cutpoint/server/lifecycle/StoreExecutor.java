@@ -24,6 +24,9 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   private final Scheduler loop;
   private final ExecutorScheduler thread = new ExecutorScheduler("cutpoint-store");
 
+  /** The store's epoch, read on {@code cutpoint-store} after work that may change it. */
+  private volatile long epoch;
+
   /** At most this many ends wait for the store to write again; a restart ends the rest. */
   static final int MAX_UNFINISHED = 10_000;
 
@@ -41,23 +44,54 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   public StoreExecutor(SnapshotStore store, Scheduler loop) {
     this.store = store;
     this.loop = loop;
+    refreshEpoch();
   }
 
   @Override
-  public void createPending(
-      PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
+  public void reserveIds(int count, BiConsumer<long[], StoreException> done) {
     thread.execute(
         () -> {
-          SnapshotManifest written;
+          long[] ids = new long[count];
           try {
-            written = manifest.build(store.allocateSnapshotId(), store.epoch());
-            store.createPending(written);
+            for (int i = 0; i < count; i++) {
+              ids[i] = store.allocateSnapshotId(); // the store persists its high-water mark first
+            }
           } catch (StoreException e) {
-            log.error("could not record a new snapshot", e);
+            log.error("could not reserve snapshot ids", e);
             loop.execute(() -> done.accept(null, e));
             return;
           }
-          loop.execute(() -> done.accept(written, null));
+          loop.execute(() -> done.accept(ids, null));
+        });
+  }
+
+  @Override
+  public long epoch() {
+    return epoch;
+  }
+
+  /** On {@code cutpoint-store}, after work that may have changed it (a rollback's new epoch). */
+  private void refreshEpoch() {
+    try {
+      epoch = store.epoch();
+    } catch (StoreException e) {
+      log.debug("could not read the epoch: {}", e.getMessage());
+    }
+  }
+
+  @Override
+  public void createPending(SnapshotManifest pending, Consumer<StoreException> done) {
+    thread.execute(
+        () -> {
+          StoreException failure = null;
+          try {
+            store.createPending(pending);
+          } catch (StoreException e) {
+            log.error("could not record snapshot {}", pending.getSnapshotId(), e);
+            failure = e;
+          }
+          StoreException f = failure;
+          loop.execute(() -> done.accept(f));
         });
   }
 
@@ -135,9 +169,11 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
           try {
             value = work.apply(store);
           } catch (RuntimeException e) {
+            refreshEpoch();
             loop.execute(() -> done.accept(null, e));
             return;
           }
+          refreshEpoch();
           loop.execute(() -> done.accept(value, null));
         });
   }
@@ -152,6 +188,7 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
           } catch (RuntimeException e) {
             log.error("{} failed", what, e);
           }
+          refreshEpoch();
         });
   }
 

@@ -198,6 +198,22 @@ class UploadTest {
   }
 
   @Test
+  void aChunkWithOneCorruptedByteIsRefusedWithInvalidArgument() throws Exception {
+    List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
+    UploadPart chunk = parts.get(1);
+    byte[] data = chunk.getStateChunk().getData().toByteArray();
+    data[2] ^= 0x10; // the CRC stays the one of the bytes sent
+    parts.set(
+        1,
+        chunk.toBuilder()
+            .setStateChunk(chunk.getStateChunk().toBuilder().setData(ByteString.copyFrom(data)))
+            .build());
+    Status s = statusOf(RawWorker.send(coordinator.async(), parts));
+    assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(s.getDescription()).contains("chunk 0 fails its CRC32C");
+  }
+
+  @Test
   void aWholeStateThatFailsItsCrcIsRefusedWithInvalidArgument() throws Exception {
     List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
     UploadPart header = parts.get(0);

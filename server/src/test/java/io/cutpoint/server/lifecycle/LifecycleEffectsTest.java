@@ -30,14 +30,91 @@ class LifecycleEffectsTest {
     return f;
   }
 
-  /** Starts a snapshot through a held store: its pending manifest is written when performed. */
+  /** Starts a snapshot through a held store, and performs what it handed the store. */
   private static long start(LifecycleFixture f) {
     CompletableFuture<TriggerResult> r =
         f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
-    assertThat(r).isNotDone();
-    assertThat(f.commands).isEmpty(); // no worker is told before the manifest is written
     f.effects.perform();
     return ((TriggerResult.Started) r.join()).snapshotId();
+  }
+
+  /** A held ring whose store has reserved ids ahead: one snapshot started and aborted. */
+  private static LifecycleFixture warmed() {
+    LifecycleFixture f = held();
+    long first = start(f);
+    assertThat(f.lifecycle.abort(first, FailureReason.OPERATOR, "warming up")).isPresent();
+    f.effects.perform();
+    f.commands.clear();
+    f.outcomes.clear();
+    return f;
+  }
+
+  @Test
+  void theFirstTriggerWaitsForTheStoreToReserveIdsAndTheNextOnesDoNot() {
+    LifecycleFixture f = held();
+    CompletableFuture<TriggerResult> r =
+        f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+    assertThat(r).isNotDone();
+    assertThat(f.commands).isEmpty();
+    assertThat(f.effects.decided()).containsExactly("ids " + SnapshotLifecycle.ID_BLOCK);
+
+    f.effects.perform();
+
+    long id = ((TriggerResult.Started) r.join()).snapshotId();
+    assertThat(f.effects.decided())
+        .containsExactly("ids " + SnapshotLifecycle.ID_BLOCK, "pending " + id);
+    assertThat(f.effects.reserved()).hasSize(SnapshotLifecycle.ID_BLOCK).startsWith(id);
+  }
+
+  @Test
+  void aTriggerSendsItsStartCommandsBeforeTheStoreHasWrittenThePendingManifest() {
+    LifecycleFixture f = warmed();
+
+    CompletableFuture<TriggerResult> r =
+        f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+
+    assertThat(f.lifecycle.pendingIds()).hasSize(1);
+    long id = f.lifecycle.pendingIds().get(0);
+    assertThat(r).isNotDone(); // the caller is answered once the store has the snapshot
+    assertThat(f.commands)
+        .isNotEmpty()
+        .allMatch(c -> c.startsWith("start ") && c.endsWith(" " + id));
+    assertThat(f.effects.queued()).isEqualTo(1);
+    assertThat(f.store.calls()).doesNotContain("pending " + id);
+    assertThat(f.lifecycle.pendingIds()).containsExactly(id);
+    CompletableFuture<?> written = f.lifecycle.written(id);
+    assertThat(written).isNotDone(); // an upload stores nothing of it yet
+
+    f.effects.perform();
+
+    assertThat(f.store.calls()).contains("pending " + id);
+    assertThat(written).isDone();
+    assertThat(((TriggerResult.Started) r.join()).snapshotId()).isEqualTo(id);
+    LifecycleFixture.quietRing(id).forEach(f::deliver);
+    f.effects.perform();
+    assertThat(f.outcomes).containsExactly(id + " COMPLETE");
+  }
+
+  @Test
+  void aPendingManifestTheStoreCannotWriteEndsTheSnapshotAbortedAndItsWorkersAreTold() {
+    LifecycleFixture f = warmed();
+    f.store.failPending = true;
+    CompletableFuture<TriggerResult> r =
+        f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
+    assertThat(f.commands).anyMatch(c -> c.startsWith("start "));
+
+    f.effects.perform();
+
+    TriggerResult.Started s = (TriggerResult.Started) r.join();
+    long id = s.snapshotId();
+
+    assertThat(f.outcomes).containsExactly(id + " ABORTED STORE_ERROR");
+    assertThat(f.commands).contains("abort a " + id, "abort b " + id, "abort c " + id);
+    SnapshotManifest m = s.outcome().join();
+    assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
+    assertThat(m.getReason()).startsWith("the pending manifest could not be written");
+    assertThat(f.lifecycle.pendingIds()).isEmpty();
+    assertThat(f.lifecycle.written(id)).isDone();
   }
 
   @Test
@@ -46,7 +123,8 @@ class LifecycleEffectsTest {
     long id = start(f);
     LifecycleFixture.quietRing(id).forEach(f::deliver);
 
-    assertThat(f.effects.decided()).containsExactly("pending", "commit " + id);
+    assertThat(f.effects.decided())
+        .containsExactly("ids " + SnapshotLifecycle.ID_BLOCK, "pending " + id, "commit " + id);
     assertThat(f.store.calls()).doesNotContain("commit " + id);
     assertThat(f.outcomes).isEmpty();
     assertThat(f.lifecycle.pendingIds()).containsExactly(id);
@@ -97,13 +175,13 @@ class LifecycleEffectsTest {
   }
 
   @Test
-  void aSnapshotWhoseManifestIsBeingWrittenWhenEverySnapshotIsAbortedEndsAbortedUntold() {
+  void aSnapshotWaitingForItsIdWhenEverySnapshotIsAbortedEndsAbortedUntold() {
     LifecycleFixture f = held();
     CompletableFuture<TriggerResult> r =
         f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null);
     f.lifecycle.abortAll(FailureReason.COORDINATOR, "a rollback begins");
 
-    f.effects.perform(); // the manifest is written, then its end
+    f.effects.perform(); // the ids are reserved; the manifest is written, then its end
 
     TriggerResult.Started s = (TriggerResult.Started) r.join();
     assertThat(s.outcome().join().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);

@@ -10,6 +10,7 @@ import io.cutpoint.server.testing.DirectStoreEffects;
 import io.cutpoint.server.testing.ManualClock;
 import io.cutpoint.server.testing.ManualScheduler;
 import io.cutpoint.server.testing.RecordingStore;
+import io.cutpoint.storage.SnapshotStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +23,11 @@ final class LifecycleFixture {
 
   final ManualClock clock = new ManualClock();
   final ManualScheduler scheduler = new ManualScheduler(clock);
-  final RecordingStore store = new RecordingStore();
-  final DirectStoreEffects effects = new DirectStoreEffects(store);
+
+  /** The recording store, or null when the fixture runs over another store. */
+  final RecordingStore store;
+
+  final DirectStoreEffects effects;
   final Membership membership = new Membership();
   final List<String> commands = new ArrayList<>();
   final List<String> outcomes = new ArrayList<>();
@@ -31,6 +35,22 @@ final class LifecycleFixture {
   final SnapshotLifecycle lifecycle;
 
   LifecycleFixture(Duration timeout, Duration minPause, int maxConcurrent, int tolerable) {
+    this(new RecordingStore(), timeout, minPause, maxConcurrent, tolerable);
+  }
+
+  /** A lifecycle over {@code backing}, with the default settings. */
+  LifecycleFixture(SnapshotStore backing) {
+    this(backing, Duration.ofSeconds(10), Duration.ZERO, 1, 3);
+  }
+
+  private LifecycleFixture(
+      SnapshotStore backing,
+      Duration timeout,
+      Duration minPause,
+      int maxConcurrent,
+      int tolerable) {
+    this.store = backing instanceof RecordingStore r ? r : null;
+    this.effects = new DirectStoreEffects(backing);
     WorkerCommands wc =
         new WorkerCommands() {
           @Override

@@ -21,6 +21,7 @@ public final class DirectStoreEffects implements StoreEffects {
   private final SnapshotStore store;
   private final Deque<Runnable> queued = new ArrayDeque<>();
   private final List<String> decided = new ArrayList<>();
+  private final List<Long> reserved = new ArrayList<>();
 
   /** Queue the effects instead of performing them. */
   public boolean hold;
@@ -30,11 +31,16 @@ public final class DirectStoreEffects implements StoreEffects {
   }
 
   /**
-   * The effects decided so far, in order: {@code pending}, {@code commit <id>}, {@code finish
-   * <id>}.
+   * The effects decided so far, in order: {@code ids <count>}, {@code pending <id>}, {@code commit
+   * <id>}, {@code finish <id>}.
    */
   public List<String> decided() {
     return List.copyOf(decided);
+  }
+
+  /** The ids the store reserved so far, in order. */
+  public List<Long> reserved() {
+    return List.copyOf(reserved);
   }
 
   /** Effects queued and not performed. */
@@ -50,20 +56,43 @@ public final class DirectStoreEffects implements StoreEffects {
   }
 
   @Override
-  public void createPending(
-      PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
-    decided.add("pending");
+  public void reserveIds(int count, BiConsumer<long[], StoreException> done) {
+    decided.add("ids " + count);
     run(
         () -> {
-          SnapshotManifest m;
+          long[] ids = new long[count];
           try {
-            m = manifest.build(store.allocateSnapshotId(), store.epoch());
-            store.createPending(m);
+            for (int i = 0; i < count; i++) {
+              ids[i] = store.allocateSnapshotId();
+            }
           } catch (StoreException e) {
             done.accept(null, e);
             return;
           }
-          done.accept(m, null);
+          for (long id : ids) {
+            reserved.add(id);
+          }
+          done.accept(ids, null);
+        });
+  }
+
+  @Override
+  public long epoch() {
+    return store.epoch();
+  }
+
+  @Override
+  public void createPending(SnapshotManifest pending, Consumer<StoreException> done) {
+    decided.add("pending " + pending.getSnapshotId());
+    run(
+        () -> {
+          try {
+            store.createPending(pending);
+          } catch (StoreException e) {
+            done.accept(e);
+            return;
+          }
+          done.accept(null);
         });
   }
 

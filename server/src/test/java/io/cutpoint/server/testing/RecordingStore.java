@@ -26,6 +26,7 @@ public final class RecordingStore implements SnapshotStore {
   private final List<String> calls = new ArrayList<>();
   private long nextId = 1;
   public volatile boolean failCommits;
+  public volatile boolean failPending;
 
   public synchronized List<String> calls() {
     return List.copyOf(calls);
@@ -58,6 +59,9 @@ public final class RecordingStore implements SnapshotStore {
 
   @Override
   public synchronized void createPending(SnapshotManifest manifest) {
+    if (failPending) {
+      throw new StoreException("test store: pending manifest refused");
+    }
     calls.add("pending " + manifest.getSnapshotId());
     manifests.put(manifest.getSnapshotId(), manifest);
   }

@@ -1,0 +1,147 @@
+package io.cutpoint.server.grpc;
+
+import static io.cutpoint.server.testing.RawWorker.counter;
+import static io.cutpoint.server.testing.RawWorker.meta;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.GetSnapshotRequest;
+import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.api.v1.UploadResult;
+import io.cutpoint.server.CoordinatorServer;
+import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.RawWorker;
+import io.cutpoint.storage.RocksSnapshotStore;
+import io.cutpoint.storage.SnapshotStore;
+import io.grpc.ManagedChannel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A snapshot's start commands go out before its pending manifest is written, and an upload that
+ * arrives meanwhile waits for the manifest: no piece reaches the store ahead of its snapshot.
+ */
+class PendingWriteBehindStartTest {
+
+  @TempDir Path dir;
+  private final CountDownLatch pendingEntered = new CountDownLatch(1);
+  private final CountDownLatch releasePending = new CountDownLatch(1);
+  private CoordinatorServer server;
+  private ManagedChannel channel;
+  private RawWorker a;
+  private RawWorker b;
+
+  /** The store, with every pending manifest's write held until the test releases it. */
+  private SnapshotStore gated(SnapshotStore real) {
+    return (SnapshotStore)
+        Proxy.newProxyInstance(
+            SnapshotStore.class.getClassLoader(),
+            new Class<?>[] {SnapshotStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("createPending")) {
+                pendingEntered.countDown();
+                if (!releasePending.await(60, TimeUnit.SECONDS)) {
+                  throw new AssertionError("the pending write was never released");
+                }
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    releasePending.countDown();
+    if (a != null) {
+      a.close();
+    }
+    if (b != null) {
+      b.close();
+    }
+    if (channel != null) {
+      channel.shutdownNow();
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void startCommandsGoOutBeforeThePendingWriteAndAnUploadWaitsForIt() throws Exception {
+    String name = InProcessServerBuilder.generateName();
+    server =
+        CoordinatorServer.start(
+            InProcessCoordinator.config(dir).heartbeatTimeout(Duration.ofMinutes(10)).build(),
+            new SimpleMeterRegistry(),
+            InProcessServerBuilder.forName(name),
+            gated(RocksSnapshotStore.open(dir)));
+    channel = InProcessChannelBuilder.forName(name).build();
+    var coordinator = io.cutpoint.api.v1.CoordinatorGrpc.newStub(channel);
+    a = new RawWorker(coordinator, "a").join(List.of("b"), List.of("b"));
+    b = new RawWorker(coordinator, "b").join(List.of("a"), List.of("a"));
+    a.await(CoordinatorMessage::hasWelcome);
+    b.await(CoordinatorMessage::hasWelcome);
+    AdminGrpc.AdminBlockingStub admin =
+        AdminGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+
+    var trigger =
+        AdminGrpc.newFutureStub(channel)
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance());
+
+    assertThat(pendingEntered.await(10, TimeUnit.SECONDS)).isTrue();
+    // told while the store still holds the pending write; the admin is answered after it
+    long id = a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
+    assertThat(trigger.isDone()).isFalse();
+    CompletableFuture<UploadResult> first =
+        RawWorker.send(
+            coordinator,
+            RawWorker.upload(
+                meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)),
+                "a".getBytes(StandardCharsets.UTF_8),
+                4,
+                List.of(ChannelRecording.newBuilder().setFrom("b").build())));
+    Awaitility.await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !first.isDone()); // neither stored nor refused: it waits
+
+    releasePending.countDown();
+    assertThat(trigger.get(20, TimeUnit.SECONDS).getSnapshotId()).isEqualTo(id);
+    first.get(20, TimeUnit.SECONDS);
+    RawWorker.send(
+            coordinator,
+            RawWorker.upload(
+                meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)),
+                "b".getBytes(StandardCharsets.UTF_8),
+                4,
+                List.of(ChannelRecording.newBuilder().setFrom("a").setFirstMarker(true).build())))
+        .get(20, TimeUnit.SECONDS);
+    assertThat(
+            admin
+                .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+                .getManifest()
+                .getStatus())
+        .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+  }
+}
