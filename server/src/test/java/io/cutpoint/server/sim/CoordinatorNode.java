@@ -241,7 +241,7 @@ final class CoordinatorNode {
     if (membership.token(worker) != s.token()) {
       return; // an upload needs the worker's live session
     }
-    Optional<SnapshotManifest> m = store.manifest(id);
+    Optional<SnapshotManifest> m = lifecycle.pendingManifest(id);
     if (m.isPresent()
         && m.get().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING
         && m.get().getEpoch() != epoch) {
@@ -256,6 +256,14 @@ final class CoordinatorNode {
       observer.problem("upload of " + worker + "'s piece of S=" + id + " refused: " + admission);
       return;
     }
+    // as UploadReceiver does: no part is stored before the snapshot's pending manifest is written
+    var unused =
+        lifecycle.written(id).thenRun(() -> storeAndAcknowledge(worker, completed, epoch, uploader));
+  }
+
+  private void storeAndAcknowledge(
+      String worker, CompletedLocalSnapshot completed, long epoch, Object uploader) {
+    long id = completed.cut().snapshotId();
     Piece piece = StoredPieces.store(store, completed, epoch);
     loop.schedule(
         () -> {

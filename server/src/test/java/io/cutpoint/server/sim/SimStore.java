@@ -24,6 +24,7 @@ final class SimStore implements StoreEffects, StoreTasks {
   private final LongSupplier delay;
   private final int generation;
   private long last;
+  private long epoch;
 
   /**
    * @param delay the time one store operation takes, in ticks (at least 1)
@@ -33,22 +34,43 @@ final class SimStore implements StoreEffects, StoreTasks {
     this.loop = loop;
     this.delay = delay;
     this.generation = loop.generation();
+    this.epoch = store.epoch();
   }
 
   @Override
-  public void createPending(
-      PendingManifest manifest, BiConsumer<SnapshotManifest, StoreException> done) {
+  public void reserveIds(int count, BiConsumer<long[], StoreException> done) {
     perform(
         () -> {
-          SnapshotManifest written;
+          long[] ids = new long[count];
           try {
-            written = manifest.build(store.allocateSnapshotId(), store.epoch());
-            store.createPending(written);
+            for (int i = 0; i < count; i++) {
+              ids[i] = store.allocateSnapshotId();
+            }
           } catch (StoreException e) {
             loop.execute(() -> done.accept(null, e));
             return;
           }
-          loop.execute(() -> done.accept(written, null));
+          loop.execute(() -> done.accept(ids, null));
+        });
+  }
+
+  @Override
+  public long epoch() {
+    return epoch;
+  }
+
+  @Override
+  public void createPending(SnapshotManifest pending, Consumer<StoreException> done) {
+    perform(
+        () -> {
+          StoreException failure = null;
+          try {
+            store.createPending(pending);
+          } catch (StoreException e) {
+            failure = e;
+          }
+          StoreException f = failure;
+          loop.execute(() -> done.accept(f));
         });
   }
 
@@ -83,7 +105,9 @@ final class SimStore implements StoreEffects, StoreTasks {
           T value;
           try {
             value = work.apply(store);
+            epoch = store.epoch();
           } catch (RuntimeException e) {
+            epoch = store.epoch();
             loop.execute(() -> done.accept(null, e));
             return;
           }
@@ -93,7 +117,11 @@ final class SimStore implements StoreEffects, StoreTasks {
 
   @Override
   public void execute(String what, Consumer<SnapshotStore> work) {
-    perform(() -> work.accept(store));
+    perform(
+        () -> {
+          work.accept(store);
+          epoch = store.epoch();
+        });
   }
 
   private void perform(Runnable operation) {
