@@ -39,7 +39,7 @@ public record Cut(
   }
 
   /** Messages recorded in transit on {@code channel}, as its receiver recorded them. */
-  public java.util.List<RecordedMessage> inTransit(ChannelId channel) {
+  public java.util.List<InTransitMessage> inTransit(ChannelId channel) {
     LocalSnapshot receiver = pieces.get(channel.to());
     return receiver == null ? java.util.List.of() : receiver.recorded(channel.from());
   }

@@ -26,16 +26,16 @@ import java.util.Map;
 public final class CutVerifier {
 
   /** Worker-level violations first (by worker), then channel ones (by channel); stable. */
-  private static final Comparator<Violation> ORDER =
-      Comparator.comparing((Violation v) -> v.channel() != null)
-          .thenComparing(Violation::workerId, Comparator.nullsLast(Comparator.naturalOrder()))
-          .thenComparing(Violation::channel, Comparator.nullsFirst(Comparator.naturalOrder()));
+  private static final Comparator<CutViolation> ORDER =
+      Comparator.comparing((CutViolation v) -> v.channel() != null)
+          .thenComparing(CutViolation::workerId, Comparator.nullsLast(Comparator.naturalOrder()))
+          .thenComparing(CutViolation::channel, Comparator.nullsFirst(Comparator.naturalOrder()));
 
   private CutVerifier() {}
 
   /** All violations found in {@code cut}, sorted by channel; empty when it is consistent. */
-  public static List<Violation> verify(Cut cut) {
-    List<Violation> out = new ArrayList<>();
+  public static List<CutViolation> verify(Cut cut) {
+    List<CutViolation> out = new ArrayList<>();
     checkPieces(cut, out);
     for (ChannelId c : cut.channels()) {
       checkChannel(cut, c, out);
@@ -44,38 +44,38 @@ public final class CutVerifier {
     return List.copyOf(out);
   }
 
-  private static void checkPieces(Cut cut, List<Violation> out) {
+  private static void checkPieces(Cut cut, List<CutViolation> out) {
     for (String worker : cut.workers()) {
       if (!cut.pieces().containsKey(worker)) {
-        out.add(Violation.onWorker(worker, "no local snapshot reported"));
+        out.add(CutViolation.onWorker(worker, "no local snapshot reported"));
       }
     }
     for (Map.Entry<String, LocalSnapshot> e : cut.pieces().entrySet()) {
       LocalSnapshot piece = e.getValue();
       String w = e.getKey();
       if (!cut.workers().contains(w)) {
-        out.add(Violation.onWorker(w, "reported a piece but is not part of the snapshot"));
+        out.add(CutViolation.onWorker(w, "reported a piece but is not part of the snapshot"));
       }
       if (!w.equals(piece.workerId())) {
-        out.add(Violation.onWorker(w, "piece is labelled as worker " + piece.workerId()));
+        out.add(CutViolation.onWorker(w, "piece is labelled as worker " + piece.workerId()));
       }
       if (piece.snapshotId() != cut.snapshotId()) {
         out.add(
-            Violation.onWorker(
+            CutViolation.onWorker(
                 w,
                 "piece belongs to snapshot " + piece.snapshotId() + ", not " + cut.snapshotId()));
       }
       for (String peer : piece.sent().keySet()) {
         if (!cut.channels().contains(ChannelId.of(w, peer))) {
           out.add(
-              Violation.onChannel(
+              CutViolation.onChannel(
                   ChannelId.of(w, peer), "sent count recorded for a channel outside the topology"));
         }
       }
       for (String peer : piece.received().keySet()) {
         if (!cut.channels().contains(ChannelId.of(peer, w))) {
           out.add(
-              Violation.onChannel(
+              CutViolation.onChannel(
                   ChannelId.of(peer, w),
                   "received count recorded for a channel outside the topology"));
         }
@@ -83,21 +83,21 @@ public final class CutVerifier {
       for (String peer : piece.recordings().keySet()) {
         if (!cut.channels().contains(ChannelId.of(peer, w))) {
           out.add(
-              Violation.onChannel(
+              CutViolation.onChannel(
                   ChannelId.of(peer, w), "messages recorded on a channel outside the topology"));
         }
       }
       String first = piece.firstMarkerFrom();
       if (first != null && !cut.channels().contains(ChannelId.of(first, w))) {
         out.add(
-            Violation.onChannel(
+            CutViolation.onChannel(
                 ChannelId.of(first, w),
                 "the first marker is said to come on a channel outside the topology"));
       }
     }
   }
 
-  private static void checkChannel(Cut cut, ChannelId c, List<Violation> out) {
+  private static void checkChannel(Cut cut, ChannelId c, List<CutViolation> out) {
     LocalSnapshot sender = cut.pieces().get(c.from());
     LocalSnapshot receiver = cut.pieces().get(c.to());
     if (sender == null || receiver == null) {
@@ -106,17 +106,17 @@ public final class CutVerifier {
     Long sent = sender.sent().get(c.to());
     Long received = receiver.received().get(c.from());
     if (sent == null) {
-      out.add(Violation.onChannel(c, c.from() + " recorded no sent count"));
+      out.add(CutViolation.onChannel(c, c.from() + " recorded no sent count"));
     }
     if (received == null) {
-      out.add(Violation.onChannel(c, c.to() + " recorded no received count"));
+      out.add(CutViolation.onChannel(c, c.to() + " recorded no received count"));
     }
     if (sent == null || received == null) {
       return;
     }
     if (sent < 0 || received < 0) {
       out.add(
-          Violation.onChannel(
+          CutViolation.onChannel(
               c,
               "negative count (sent "
                   + sent
@@ -127,7 +127,7 @@ public final class CutVerifier {
     }
     if (received > sent) {
       out.add(
-          Violation.onChannel(
+          CutViolation.onChannel(
               c,
               "received "
                   + received
@@ -136,10 +136,10 @@ public final class CutVerifier {
                   + " sent: the cut records receipts whose sends it does not record"));
       return;
     }
-    List<RecordedMessage> recorded = receiver.recorded(c.from());
+    List<InTransitMessage> recorded = receiver.recorded(c.from());
     if (c.from().equals(receiver.firstMarkerFrom()) && !recorded.isEmpty()) {
       out.add(
-          Violation.onChannel(
+          CutViolation.onChannel(
               c,
               "the channel whose marker started the recording holds "
                   + recorded.size()
@@ -148,7 +148,7 @@ public final class CutVerifier {
     long expected = sent - received;
     if (recorded.size() != expected) {
       out.add(
-          Violation.onChannel(
+          CutViolation.onChannel(
               c,
               "recorded "
                   + recorded.size()
@@ -161,10 +161,10 @@ public final class CutVerifier {
                   + ")"));
     }
     long next = received + 1;
-    for (RecordedMessage m : recorded) {
+    for (InTransitMessage m : recorded) {
       if (m.seq() != next) {
         out.add(
-            Violation.onChannel(
+            CutViolation.onChannel(
                 c,
                 "recorded seq "
                     + m.seq()

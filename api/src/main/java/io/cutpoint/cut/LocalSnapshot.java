@@ -24,14 +24,14 @@ public record LocalSnapshot(
     String workerId,
     SortedMap<String, Long> sent,
     SortedMap<String, Long> received,
-    SortedMap<String, List<RecordedMessage>> recordings,
+    SortedMap<String, List<InTransitMessage>> recordings,
     String firstMarkerFrom) {
 
   public LocalSnapshot {
     Objects.requireNonNull(workerId, "workerId");
     sent = copy(sent);
     received = copy(received);
-    SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>();
+    SortedMap<String, List<InTransitMessage>> rec = new TreeMap<>();
     recordings.forEach((peer, msgs) -> rec.put(peer, List.copyOf(msgs)));
     recordings = SortedCopies.map(rec);
   }
@@ -50,7 +50,7 @@ public record LocalSnapshot(
   }
 
   /** Recorded messages on the channel from {@code peer}, empty when none were recorded. */
-  public List<RecordedMessage> recorded(String peer) {
+  public List<InTransitMessage> recorded(String peer) {
     return recordings.getOrDefault(peer, List.of());
   }
 

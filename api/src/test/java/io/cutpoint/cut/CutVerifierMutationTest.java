@@ -39,7 +39,7 @@ class CutVerifierMutationTest {
     }
     Map<String, SortedMap<String, Long>> sent = new HashMap<>();
     Map<String, SortedMap<String, Long>> received = new HashMap<>();
-    Map<String, SortedMap<String, List<RecordedMessage>>> recorded = new HashMap<>();
+    Map<String, SortedMap<String, List<InTransitMessage>>> recorded = new HashMap<>();
     Map<String, String> first = new HashMap<>();
     for (String w : workers) {
       sent.put(w, new TreeMap<>());
@@ -56,9 +56,9 @@ class CutVerifierMutationTest {
       long snt = isFirst ? rcv : rcv + r.nextInt(5);
       sent.get(c.from()).put(c.to(), snt);
       received.get(c.to()).put(c.from(), rcv);
-      List<RecordedMessage> msgs = new ArrayList<>();
+      List<InTransitMessage> msgs = new ArrayList<>();
       for (long s = rcv + 1; s <= snt; s++) {
-        msgs.add(new RecordedMessage(s, new byte[] {(byte) s}));
+        msgs.add(new InTransitMessage(s, new byte[] {(byte) s}));
       }
       recorded.get(c.to()).put(c.from(), msgs);
     }
@@ -75,7 +75,7 @@ class CutVerifierMutationTest {
    * from another snapshot). The verifier must name that channel or worker.
    */
   record Damaged(Cut cut, ChannelId channel, String worker) {
-    boolean namedBy(Violation v) {
+    boolean namedBy(CutViolation v) {
       return channel != null ? channel.equals(v.channel()) : worker.equals(v.workerId());
     }
   }
@@ -117,7 +117,7 @@ class CutVerifierMutationTest {
                 r,
                 true,
                 (msgs, rr) -> {
-                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  List<InTransitMessage> m = new ArrayList<>(msgs);
                   m.remove(rr.nextInt(m.size()));
                   return m;
                 })),
@@ -128,7 +128,7 @@ class CutVerifierMutationTest {
                 r,
                 true,
                 (msgs, rr) -> {
-                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  List<InTransitMessage> m = new ArrayList<>(msgs);
                   m.add(rr.nextInt(m.size() + 1), msgs.get(rr.nextInt(msgs.size())));
                   return m;
                 })),
@@ -142,7 +142,7 @@ class CutVerifierMutationTest {
                   if (msgs.size() < 2) {
                     return null;
                   }
-                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  List<InTransitMessage> m = new ArrayList<>(msgs);
                   int i = rr.nextInt(m.size() - 1);
                   java.util.Collections.swap(m, i, i + 1);
                   return m;
@@ -154,12 +154,12 @@ class CutVerifierMutationTest {
                 r,
                 false,
                 (msgs, rr) -> {
-                  List<RecordedMessage> m = new ArrayList<>(msgs);
+                  List<InTransitMessage> m = new ArrayList<>(msgs);
                   long seq = msgs.isEmpty() ? 0 : msgs.get(0).seq() - 1;
                   if (seq < 1) {
                     return null;
                   }
-                  m.add(0, new RecordedMessage(seq, new byte[0]));
+                  m.add(0, new InTransitMessage(seq, new byte[0]));
                   return m;
                 })),
     SENDER_COUNTS_ONE_MORE(
@@ -272,8 +272,8 @@ class CutVerifierMutationTest {
           long seq = to.received().get(from.workerId()) + 1;
           SortedMap<String, Long> sent = new TreeMap<>(from.sent());
           sent.put(to.workerId(), seq);
-          SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>(to.recordings());
-          rec.put(from.workerId(), List.of(new RecordedMessage(seq, new byte[] {1})));
+          SortedMap<String, List<InTransitMessage>> rec = new TreeMap<>(to.recordings());
+          rec.put(from.workerId(), List.of(new InTransitMessage(seq, new byte[] {1})));
           SortedMap<String, LocalSnapshot> pieces = new TreeMap<>(c.pieces());
           pieces.put(
               from.workerId(),
@@ -331,19 +331,19 @@ class CutVerifierMutationTest {
       Cut c,
       SplittableRandom r,
       boolean needsMessages,
-      BiFunction<List<RecordedMessage>, SplittableRandom, List<RecordedMessage>> change) {
+      BiFunction<List<InTransitMessage>, SplittableRandom, List<InTransitMessage>> change) {
     List<ChannelId> candidates =
         c.channels().stream().filter(ch -> !needsMessages || !c.inTransit(ch).isEmpty()).toList();
     if (candidates.isEmpty()) {
       return null;
     }
     ChannelId ch = candidates.get(r.nextInt(candidates.size()));
-    List<RecordedMessage> changed = change.apply(c.inTransit(ch), r);
+    List<InTransitMessage> changed = change.apply(c.inTransit(ch), r);
     if (changed == null) {
       return null;
     }
     LocalSnapshot p = c.pieces().get(ch.to());
-    SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>(p.recordings());
+    SortedMap<String, List<InTransitMessage>> rec = new TreeMap<>(p.recordings());
     rec.put(ch.from(), changed);
     List<LocalSnapshot> pieces = new ArrayList<>(c.pieces().values());
     pieces.replaceAll(

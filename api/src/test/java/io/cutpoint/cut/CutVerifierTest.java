@@ -16,9 +16,9 @@ class CutVerifierTest {
   static final Set<String> WORKERS = Set.of("a", "b");
   static final Set<ChannelId> CHANNELS = Set.of(ChannelId.of("a", "b"), ChannelId.of("b", "a"));
 
-  static List<RecordedMessage> msgs(long... seqs) {
+  static List<InTransitMessage> msgs(long... seqs) {
     return Arrays.stream(seqs)
-        .mapToObj(s -> new RecordedMessage(s, new byte[] {(byte) s}))
+        .mapToObj(s -> new InTransitMessage(s, new byte[] {(byte) s}))
         .toList();
   }
 
@@ -30,8 +30,8 @@ class CutVerifierTest {
     return m;
   }
 
-  static SortedMap<String, List<RecordedMessage>> rec(String peer, List<RecordedMessage> msgs) {
-    SortedMap<String, List<RecordedMessage>> m = new TreeMap<>();
+  static SortedMap<String, List<InTransitMessage>> rec(String peer, List<InTransitMessage> msgs) {
+    SortedMap<String, List<InTransitMessage>> m = new TreeMap<>();
     m.put(peer, msgs);
     return m;
   }
@@ -45,12 +45,12 @@ class CutVerifierTest {
     return new LocalSnapshot(7, "b", counts("a", 2), counts("a", 3), rec("a", msgs()), "a");
   }
 
-  static List<Violation> verify(LocalSnapshot... pieces) {
+  static List<CutViolation> verify(LocalSnapshot... pieces) {
     return CutVerifier.verify(Cut.of(7, WORKERS, CHANNELS, List.of(pieces)));
   }
 
-  static List<String> messages(List<Violation> violations) {
-    return violations.stream().map(Violation::toString).toList();
+  static List<String> messages(List<CutViolation> violations) {
+    return violations.stream().map(CutViolation::toString).toList();
   }
 
   @Test
@@ -196,7 +196,7 @@ class CutVerifierTest {
         new LocalSnapshot(7, "z", counts("a", 1), counts(), new TreeMap<>(), null);
     LocalSnapshot greedy =
         new LocalSnapshot(7, "b", counts("a", 2), counts("a", 4), rec("a", msgs()), "a");
-    List<Violation> found = verify(a(), greedy, stranger);
+    List<CutViolation> found = verify(a(), greedy, stranger);
     assertThat(messages(found))
         .containsExactly(
             "worker z: reported a piece but is not part of the snapshot",

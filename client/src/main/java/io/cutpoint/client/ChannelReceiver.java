@@ -1,6 +1,6 @@
 package io.cutpoint.client;
 
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -20,7 +20,7 @@ final class ChannelReceiver {
   private long delivered;
   private final ArrayDeque<Parked> parked = new ArrayDeque<>();
   private long parkedBytes;
-  private List<RecordedMessage> replay = List.of();
+  private List<InTransitMessage> replay = List.of();
   private long lastRefusalLoggedNanos = Long.MIN_VALUE / 2;
 
   ChannelReceiver(String from) {
@@ -56,13 +56,13 @@ final class ChannelReceiver {
   }
 
   /** The recorded messages a restore queued, handed out once. */
-  List<RecordedMessage> takeReplay() {
-    List<RecordedMessage> r = replay;
+  List<InTransitMessage> takeReplay() {
+    List<InTransitMessage> r = replay;
     replay = List.of();
     return r;
   }
 
-  void queueReplay(List<RecordedMessage> messages) {
+  void queueReplay(List<InTransitMessage> messages) {
     replay = List.copyOf(messages);
   }
 

@@ -152,7 +152,7 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
         }
       }
       String r = receiver.from();
-      InboundFrame inbound = Frames.toDomain(frame);
+      InboundFrame inbound = WireFrames.toDomain(frame);
       loop.execute(() -> effects.apply(core.onFrame(r, stream, inbound)));
     }
 

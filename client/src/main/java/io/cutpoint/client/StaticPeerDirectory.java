@@ -24,7 +24,7 @@ final class StaticPeerDirectory implements PeerDirectory {
     addressesByWorkerId.forEach(
         (id, address) -> {
           Objects.requireNonNull(id, "worker id");
-          addresses.put(id, PeerAddress.check(address));
+          addresses.put(id, PeerEndpoint.check(address));
         });
   }
 }

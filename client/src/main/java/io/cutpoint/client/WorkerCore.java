@@ -5,8 +5,8 @@ import io.cutpoint.client.engine.EngineOptions;
 import io.cutpoint.client.engine.EngineOutput;
 import io.cutpoint.client.engine.ProtocolViolationException;
 import io.cutpoint.client.engine.SnapshotEngine;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -477,7 +477,7 @@ final class WorkerCore implements EngineOutput {
       receivers.values().forEach(this::drainParked);
     }
     for (ChannelReceiver r : receivers.values()) {
-      for (RecordedMessage m : r.takeReplay()) {
+      for (InTransitMessage m : r.takeReplay()) {
         engine.onData(r.from(), m.seq(), m.payload().clone());
       }
     }

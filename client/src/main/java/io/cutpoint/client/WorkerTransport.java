@@ -94,7 +94,7 @@ final class WorkerTransport {
   }
 
   ManagedChannel newChannel(String address) {
-    return NettyChannelBuilder.forAddress(PeerAddress.parse(address), channelCredentials)
+    return NettyChannelBuilder.forAddress(PeerEndpoint.parse(address), channelCredentials)
         .eventLoopGroup(group)
         .channelType(NioSocketChannel.class)
         .directExecutor()

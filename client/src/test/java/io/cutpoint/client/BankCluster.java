@@ -3,8 +3,8 @@ package io.cutpoint.client;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.Cut;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -117,8 +117,8 @@ final class BankCluster implements AutoCloseable {
     long total = 0;
     for (CompletedLocalSnapshot s : completed.get(snapshotId).values()) {
       total += BankAccount.balanceOf(s.state().state());
-      for (List<RecordedMessage> msgs : s.cut().recordings().values()) {
-        for (RecordedMessage m : msgs) {
+      for (List<InTransitMessage> msgs : s.cut().recordings().values()) {
+        for (InTransitMessage m : msgs) {
           total += BankAccount.amountOf(m.payload());
         }
       }

@@ -36,7 +36,7 @@ final class FaultyProxy implements AutoCloseable {
 
   FaultyProxy(String targetAddress, long seed, int maxCuts, int maxBytesBeforeCut)
       throws IOException {
-    this.target = PeerAddress.parse(targetAddress);
+    this.target = PeerEndpoint.parse(targetAddress);
     this.random = new Random(seed);
     this.maxCuts = maxCuts;
     this.maxBytesBeforeCut = maxBytesBeforeCut;

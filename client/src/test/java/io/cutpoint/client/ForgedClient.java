@@ -32,7 +32,7 @@ final class ForgedClient implements AutoCloseable {
   ForgedClient(String address, io.grpc.ChannelCredentials credentials) {
     channel =
         io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress(
-                PeerAddress.parse(address), credentials)
+                PeerEndpoint.parse(address), credentials)
             .build();
   }
 

@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.client.testing.Parked;
 import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +31,7 @@ class RollbackTest {
       String worker,
       Map<String, Long> sent,
       Map<String, Long> received,
-      Map<String, List<RecordedMessage>> recordings) {
+      Map<String, List<InTransitMessage>> recordings) {
     return new LocalSnapshot(
         7, worker, new TreeMap<>(sent), new TreeMap<>(received), new TreeMap<>(recordings), null);
   }
@@ -132,9 +132,9 @@ class RollbackTest {
               Map.of(
                   "a",
                   List.of(
-                      new RecordedMessage(6, text("rec6")),
-                      new RecordedMessage(7, text("rec7")),
-                      new RecordedMessage(8, text("rec8"))))),
+                      new InTransitMessage(6, text("rec6")),
+                      new InTransitMessage(7, text("rec7")),
+                      new InTransitMessage(8, text("rec8"))))),
           text("state@7"));
 
       a.resume(1); // a's traffic of the new epoch reaches b before b resumes: b must hold it back

@@ -164,7 +164,7 @@ class WorkerCoreFuzzTest {
         }
         frame.addItems(item);
       }
-      effects.apply(core.onFrame(peer, streams.get(s), Frames.toDomain(frame.build())));
+      effects.apply(core.onFrame(peer, streams.get(s), WireFrames.toDomain(frame.build())));
     }
 
     private void check() {
@@ -199,7 +199,7 @@ class WorkerCoreFuzzTest {
             core.onFrame(
                 peer,
                 streams.get(s),
-                Frames.toDomain(
+                WireFrames.toDomain(
                     Frame.newBuilder()
                         .setEpoch(core.epoch())
                         .addItems(

@@ -96,7 +96,7 @@ class WorkerTlsTest {
             .setResponseMarshaller(bytes)
             .build();
     ManagedChannel channel =
-        NettyChannelBuilder.forAddress(PeerAddress.parse(address), credentials).build();
+        NettyChannelBuilder.forAddress(PeerEndpoint.parse(address), credentials).build();
     try {
       ClientCalls.blockingUnaryCall(
           channel,

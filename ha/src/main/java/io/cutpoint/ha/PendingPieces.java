@@ -5,7 +5,7 @@ import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.StoreException;
@@ -85,7 +85,7 @@ final class PendingPieces {
         p -> p.chunk(workerId, index, data));
   }
 
-  void putChannelRecording(long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+  void putChannelRecording(long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     if (messages.isEmpty()) {
       return; // an empty recording is the absence of batches
     }

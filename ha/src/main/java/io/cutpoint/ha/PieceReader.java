@@ -3,12 +3,13 @@ package io.cutpoint.ha;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,8 +111,8 @@ final class PieceReader {
   }
 
   /** The messages of one channel; for a COMPLETE snapshot a gap between batches is corruption. */
-  List<RecordedMessage> readChannel(long id, ChannelId channel, boolean complete) {
-    List<RecordedMessage> messages = new ArrayList<>();
+  List<InTransitMessage> readChannel(long id, ChannelId channel, boolean complete) {
+    List<InTransitMessage> messages = new ArrayList<>();
     String what = "snapshot " + id + ", channel " + channel;
     for (String key : bucket.keys(keys.channel(id, channel))) {
       appendBatch(what, key, complete, messages);
@@ -129,7 +130,7 @@ final class PieceReader {
     return total;
   }
 
-  private int appendBatch(String what, String key, boolean contiguous, List<RecordedMessage> out) {
+  private int appendBatch(String what, String key, boolean contiguous, List<InTransitMessage> out) {
     long first = keys.batchSeqOf(key);
     String piece = what + ", batch from #" + first;
     byte[] payload =
@@ -151,8 +152,8 @@ final class PieceReader {
               + (first - 1)
               + " missing");
     }
-    for (io.cutpoint.api.v1.RecordedMessage m : batch.getMessagesList()) {
-      out.add(new RecordedMessage(m.getSeq(), m.getPayload().toByteArray()));
+    for (RecordedMessage m : batch.getMessagesList()) {
+      out.add(new InTransitMessage(m.getSeq(), m.getPayload().toByteArray()));
     }
     return batch.getMessagesCount();
   }

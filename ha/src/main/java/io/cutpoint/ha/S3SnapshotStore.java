@@ -4,7 +4,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.NotPendingException;
@@ -281,7 +281,7 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   @Override
   public void putChannelRecording(
-      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+      long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     run(
         "store a recording of snapshot " + snapshotId,
         () -> pieces.putChannelRecording(snapshotId, channel, messages));
@@ -434,12 +434,12 @@ public final class S3SnapshotStore implements SnapshotStore {
   }
 
   @Override
-  public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+  public List<InTransitMessage> readChannel(long snapshotId, ChannelId channel) {
     return readChannels(snapshotId, List.of(channel)).get(channel);
   }
 
   @Override
-  public SortedMap<ChannelId, List<RecordedMessage>> readChannels(
+  public SortedMap<ChannelId, List<InTransitMessage>> readChannels(
       long snapshotId, Collection<ChannelId> channels) {
     return guarded(
         "read channels",
@@ -453,7 +453,7 @@ public final class S3SnapshotStore implements SnapshotStore {
                           .map(
                               v -> v.value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
                           .orElse(false);
-                  SortedMap<ChannelId, List<RecordedMessage>> out = new TreeMap<>();
+                  SortedMap<ChannelId, List<InTransitMessage>> out = new TreeMap<>();
                   for (ChannelId channel : channels) {
                     out.put(channel, reader.readChannel(snapshotId, channel, complete));
                   }

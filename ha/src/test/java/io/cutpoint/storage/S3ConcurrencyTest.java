@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.ha.S3SnapshotStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,14 +82,14 @@ class S3ConcurrencyTest {
       store.createPending(snap.pending());
       snap.writePieces(store);
       ChannelId extra = ChannelId.of("x", "a");
-      List<RecordedMessage> accepted = new ArrayList<>();
+      List<InTransitMessage> accepted = new ArrayList<>();
       AtomicReference<Throwable> refusal = new AtomicReference<>();
       CountDownLatch started = new CountDownLatch(1);
       Future<?> writer =
           pool.submit(
               () -> {
                 for (long seq = 1; ; seq++) {
-                  RecordedMessage m = new RecordedMessage(seq, new byte[] {(byte) seq});
+                  InTransitMessage m = new InTransitMessage(seq, new byte[] {(byte) seq});
                   try {
                     store.putChannelRecording(snap.id, extra, List.of(m));
                   } catch (StoreException e) {

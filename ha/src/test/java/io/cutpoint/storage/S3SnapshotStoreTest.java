@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cutpoint.api.v1.ChannelCounter;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.ha.S3SnapshotStore;
 import io.cutpoint.storage.SnapshotStore.RollbackIntent;
 import java.util.ArrayList;
@@ -113,9 +115,9 @@ class S3SnapshotStoreTest {
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
     store.createPending(snap.pending());
     snap.writePieces(store);
-    io.cutpoint.api.v1.LocalSnapshotMeta verified =
+    LocalSnapshotMeta verified =
         snap.meta("b").toBuilder()
-            .addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer("c").setCount(12))
+            .addSent(ChannelCounter.newBuilder().setPeer("c").setCount(12))
             .build();
     SnapshotManifest declaring =
         snap.complete().toBuilder()
@@ -353,8 +355,8 @@ class S3SnapshotStoreTest {
     S3SnapshotStore store = open();
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 10, 8);
     store.createPending(snap.pending());
-    List<RecordedMessage> backwards =
-        List.of(new RecordedMessage(5, new byte[1]), new RecordedMessage(4, new byte[1]));
+    List<InTransitMessage> backwards =
+        List.of(new InTransitMessage(5, new byte[1]), new InTransitMessage(4, new byte[1]));
     assertThatThrownBy(() -> store.putChannelRecording(snap.id, ChannelId.of("a", "b"), backwards))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("message #4 after #5");
@@ -367,7 +369,7 @@ class S3SnapshotStoreTest {
     store.createPending(snap.pending());
     snap.writePieces(store);
     ChannelId intoC = ChannelId.of("b", "c");
-    List<RecordedMessage> all = snap.recordings.get(intoC);
+    List<InTransitMessage> all = snap.recordings.get(intoC);
     store.putStateChunk(snap.id, "c", 50, new byte[] {9}, SnapshotFixture.crc(new byte[] {9}));
     store.putChannelRecording(snap.id, intoC, all.subList(1, all.size()));
     assertThat(store.readChannel(snap.id, intoC)).hasSizeGreaterThan(all.size());

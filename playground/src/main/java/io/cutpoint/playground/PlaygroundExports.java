@@ -1,7 +1,7 @@
 package io.cutpoint.playground;
 
+import io.cutpoint.playground.sim.ProcessGraph;
 import io.cutpoint.playground.sim.Simulation;
-import io.cutpoint.playground.sim.Topology;
 import java.util.ArrayList;
 import java.util.List;
 import org.teavm.jso.JSExport;
@@ -26,10 +26,10 @@ public final class PlaygroundExports {
   public static String cpReset(
       String topology, int size, String links, int seed, int delayMs, double rate, int fifo) {
     try {
-      Topology t =
+      ProcessGraph t =
           topology.equals("drawn")
-              ? Topology.drawn(size, links)
-              : Topology.named(topology, size, seed);
+              ? ProcessGraph.drawn(size, links)
+              : ProcessGraph.named(topology, size, seed);
       Simulation s = new Simulation(t, seed, delayMs);
       s.setRate(rate);
       s.setFifo(fifo != 0);

@@ -2,7 +2,7 @@ package io.cutpoint.playground;
 
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.playground.sim.History;
 import io.cutpoint.playground.sim.Money;
 import io.cutpoint.playground.sim.Simulation;
@@ -22,7 +22,7 @@ final class StateJson {
 
   static String of(Simulation sim, long windowMs) {
     long since = sim.now() - windowMs;
-    Json j = new Json().open('{');
+    JsonWriter j = new JsonWriter().open('{');
     j.key("now").value(sim.now()).key("fifo").value(sim.fifo()).key("rate").value(sim.rate());
     j.key("money").value(sim.money()).key("moneyNow").value(sim.moneyNow());
     j.key("consistent")
@@ -90,7 +90,7 @@ final class StateJson {
     return j.close(']').close('}').toString();
   }
 
-  private static void transit(Json j, Transit t, long arrived) {
+  private static void transit(JsonWriter j, Transit t, long arrived) {
     j.open('{')
         .key("from")
         .value(t.from())
@@ -113,7 +113,7 @@ final class StateJson {
         .close('}');
   }
 
-  private static void run(Json j, SnapshotRun r) {
+  private static void run(JsonWriter j, SnapshotRun r) {
     j.open('{')
         .key("id")
         .value(r.id)
@@ -150,7 +150,7 @@ final class StateJson {
           .recordings()
           .forEach(
               (from, msgs) -> {
-                for (RecordedMessage m : msgs) {
+                for (InTransitMessage m : msgs) {
                   j.open('{')
                       .key("from")
                       .value(from)

@@ -1,5 +1,7 @@
 package io.cutpoint.server;
 
+import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.storage.CorruptionException;
@@ -35,8 +37,8 @@ final class StoreWatch {
   static final java.util.List<String> HEALTH_NAMES =
       java.util.List.of(
           HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
-          io.cutpoint.api.v1.CoordinatorGrpc.SERVICE_NAME,
-          io.cutpoint.api.v1.AdminGrpc.SERVICE_NAME);
+          CoordinatorGrpc.SERVICE_NAME,
+          AdminGrpc.SERVICE_NAME);
 
   /** Sets every name of {@link #HEALTH_NAMES} to {@code status}. */
   static void setAll(HealthStatusManager health, ServingStatus status) {

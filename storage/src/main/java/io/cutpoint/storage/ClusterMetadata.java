@@ -210,7 +210,8 @@ final class ClusterMetadata {
       return Optional.empty();
     }
     return Optional.of(
-        ByteBuffer.wrap(Frames.unwrap(key(name), value, () -> "store metadata '" + name + "'")));
+        ByteBuffer.wrap(
+            ValueFrames.unwrap(key(name), value, () -> "store metadata '" + name + "'")));
   }
 
   private static byte[] key(String name) {
@@ -222,6 +223,6 @@ final class ClusterMetadata {
     for (long v : longs) {
       buf.putLong(v);
     }
-    return Frames.wrap(key(name), buf.array());
+    return ValueFrames.wrap(key(name), buf.array());
   }
 }

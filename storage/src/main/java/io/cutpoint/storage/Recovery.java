@@ -138,7 +138,7 @@ final class Recovery {
     try (WriteBatch batch = new WriteBatch()) {
       for (SnapshotManifest m : aborted) {
         byte[] key = Keys.snapshot(m.getSnapshotId());
-        batch.put(rocks.manifests, key, Frames.wrap(key, m.toByteArray()));
+        batch.put(rocks.manifests, key, ValueFrames.wrap(key, m.toByteArray()));
       }
       for (long id : orphans) {
         for (ColumnFamilyHandle family : rocks.pieceFamilies()) {

@@ -6,7 +6,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -78,7 +78,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private final List<Long> abortedOnOpen;
   private final ReentrantReadWriteLock guard = new ReentrantReadWriteLock();
   private final Object manifestWrites = new Object();
-  private final ConcurrentHashMap<Long, PendingSnapshot> pending = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, PieceLedger> pending = new ConcurrentHashMap<>();
   private boolean closed;
 
   private RocksSnapshotStore(RocksHandles rocks, Options options) {
@@ -187,7 +187,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
               throw new NotPendingException(id, old.get().getStatus(), "create pending snapshot");
             }
             writer.putManifest(manifest, rocks.pieces, "create pending snapshot " + id);
-            pending.put(id, new PendingSnapshot(id));
+            pending.put(id, new PieceLedger(id));
           }
         });
   }
@@ -218,7 +218,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
         "store " + piece,
         rocks.stateChunks,
         key,
-        Frames.wrap(key, data, crc32c),
+        ValueFrames.wrap(key, data, crc32c),
         p -> p.chunk(workerId, index, data.length, crc32c));
   }
 
@@ -228,7 +228,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   @Override
   public void putChannelRecording(
-      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+      long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     if (messages.isEmpty()) {
       return; // an empty recording is the absence of batches
     }
@@ -239,7 +239,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
         "store recording of snapshot " + snapshotId + ", channel " + channel,
         rocks.channelStates,
         key,
-        Frames.wrap(key, batch.toByteArray()),
+        ValueFrames.wrap(key, batch.toByteArray()),
         p -> p.recording(channel, messages));
   }
 
@@ -259,7 +259,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
         "store metadata of snapshot " + snapshotId + ", worker " + meta.getWorkerId(),
         rocks.workerMeta,
         key,
-        Frames.wrap(key, stored.toByteArray()),
+        ValueFrames.wrap(key, stored.toByteArray()),
         p -> p.meta(stored));
   }
 
@@ -269,7 +269,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
     run(
         operation,
         () -> {
-          PendingSnapshot p = pendingOrThrow(snapshotId, operation);
+          PieceLedger p = pendingOrThrow(snapshotId, operation);
           Lock lock = p.lock.writeLock();
           lock.lock();
           try {
@@ -374,7 +374,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   @Override
-  public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+  public List<InTransitMessage> readChannel(long snapshotId, ChannelId channel) {
     return guarded(
         "read channel",
         () ->
@@ -391,7 +391,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   @Override
-  public java.util.SortedMap<ChannelId, List<RecordedMessage>> readChannels(
+  public java.util.SortedMap<ChannelId, List<InTransitMessage>> readChannels(
       long snapshotId, java.util.Collection<ChannelId> channels) {
     return guarded(
         "read channels",
@@ -405,7 +405,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
                           .manifest(snapshotId)
                           .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
                           .orElse(false);
-                  java.util.SortedMap<ChannelId, List<RecordedMessage>> out =
+                  java.util.SortedMap<ChannelId, List<InTransitMessage>> out =
                       new java.util.TreeMap<>();
                   for (ChannelId channel : channels) {
                     out.put(channel, reader.readChannel(snapshotId, channel, complete));
@@ -636,7 +636,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   private interface PendingAction {
-    void apply(PendingSnapshot p);
+    void apply(PieceLedger p);
   }
 
   private void writePiece(
@@ -649,7 +649,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
     run(
         operation,
         () -> {
-          PendingSnapshot p = pendingOrThrow(id, operation);
+          PieceLedger p = pendingOrThrow(id, operation);
           Lock lock = p.lock.readLock();
           lock.lock();
           try {
@@ -668,7 +668,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   /** Runs {@code end} with the snapshot's write lock, then forgets the snapshot as pending. */
   private void closePending(long id, String operation, PendingAction end) {
-    PendingSnapshot p = pendingOrThrow(id, operation);
+    PieceLedger p = pendingOrThrow(id, operation);
     Lock lock = p.lock.writeLock();
     lock.lock();
     try {
@@ -685,8 +685,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
     }
   }
 
-  private PendingSnapshot pendingOrThrow(long id, String operation) {
-    PendingSnapshot p = pending.get(id);
+  private PieceLedger pendingOrThrow(long id, String operation) {
+    PieceLedger p = pending.get(id);
     if (p == null) {
       throw notPending(id, operation);
     }

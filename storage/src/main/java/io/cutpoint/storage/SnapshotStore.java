@@ -4,7 +4,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -65,7 +65,7 @@ public interface SnapshotStore extends AutoCloseable {
   }
 
   /** Appends recorded messages of {@code channel} (in order; may be called several times). */
-  void putChannelRecording(long snapshotId, ChannelId channel, List<RecordedMessage> messages);
+  void putChannelRecording(long snapshotId, ChannelId channel, List<InTransitMessage> messages);
 
   /** Stores a worker's counters and declarations. */
   void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta);
@@ -117,16 +117,16 @@ public interface SnapshotStore extends AutoCloseable {
   int readState(long snapshotId, String workerId, Consumer<byte[]> sink);
 
   /** The recorded messages of a channel, in order; checked against their CRC32C. */
-  List<RecordedMessage> readChannel(long snapshotId, ChannelId channel);
+  List<InTransitMessage> readChannel(long snapshotId, ChannelId channel);
 
   /**
    * The recorded messages of several channels of one snapshot, by channel, each in order and
    * checked as {@link #readChannel} does. Implementations may look the snapshot up once rather than
    * once per channel; the default simply calls {@link #readChannel} for each.
    */
-  default java.util.SortedMap<ChannelId, List<RecordedMessage>> readChannels(
+  default java.util.SortedMap<ChannelId, List<InTransitMessage>> readChannels(
       long snapshotId, java.util.Collection<ChannelId> channels) {
-    java.util.SortedMap<ChannelId, List<RecordedMessage>> out = new java.util.TreeMap<>();
+    java.util.SortedMap<ChannelId, List<InTransitMessage>> out = new java.util.TreeMap<>();
     for (ChannelId channel : channels) {
       out.put(channel, readChannel(snapshotId, channel));
     }

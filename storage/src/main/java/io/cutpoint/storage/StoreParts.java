@@ -2,10 +2,11 @@ package io.cutpoint.storage;
 
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,17 +16,17 @@ import java.util.function.Supplier;
 
 /**
  * What another {@link SnapshotStore} shares with {@link RocksSnapshotStore}, so that each rule
- * exists once: the CRC32C frame of every stored value ({@code Frames}), the commit checks of a
- * pending snapshot ({@code PendingSnapshot}) and the retention rule ({@code RetentionPlan}). The
- * object store of {@code cutpoint-ha} uses it; those classes stay package-private, so this is the
- * one public door to them.
+ * exists once: the CRC32C frame of every stored value ({@code ValueFrames}), the commit checks of a
+ * pending snapshot ({@code PieceLedger}) and the retention rule ({@code RetentionPlan}). The object
+ * store of {@code cutpoint-ha} uses it; those classes stay package-private, so this is the one
+ * public door to them.
  */
 public final class StoreParts {
   private StoreParts() {}
 
   /** The frame of section 3 of storage.md: format byte, CRC32C of key ++ payload, payload. */
   public static byte[] frame(byte[] key, byte[] payload) {
-    return Frames.wrap(key, payload);
+    return ValueFrames.wrap(key, payload);
   }
 
   /**
@@ -34,7 +35,7 @@ public final class StoreParts {
    * @throws CorruptionException naming {@code piece} if the value is truncated or fails its CRC
    */
   public static byte[] unframe(byte[] key, byte[] value, Supplier<String> piece) {
-    return Frames.unwrap(key, value, piece);
+    return ValueFrames.unwrap(key, value, piece);
   }
 
   /**
@@ -44,10 +45,10 @@ public final class StoreParts {
    * @throws IllegalArgumentException if the messages are not in increasing sequence order
    */
   public static ChannelRecording recordingBatch(
-      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+      long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     ChannelRecording.Builder batch = ChannelRecording.newBuilder().setFrom(channel.from());
     long previous = 0;
-    for (RecordedMessage m : messages) {
+    for (InTransitMessage m : messages) {
       if (m.seq() <= previous) {
         throw new IllegalArgumentException(
             "snapshot "
@@ -62,7 +63,7 @@ public final class StoreParts {
       }
       previous = m.seq();
       batch.addMessages(
-          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+          RecordedMessage.newBuilder()
               .setSeq(m.seq())
               .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
     }
@@ -113,10 +114,10 @@ public final class StoreParts {
    * Pieces take the read lock; commit, finish and discard take the write lock.
    */
   public static final class Pending {
-    private final PendingSnapshot p;
+    private final PieceLedger p;
 
     public Pending(long id) {
-      this.p = new PendingSnapshot(id);
+      this.p = new PieceLedger(id);
     }
 
     public ReadWriteLock lock() {
@@ -142,7 +143,7 @@ public final class StoreParts {
       p.chunk(workerId, index, length, crc);
     }
 
-    public void recording(ChannelId channel, List<RecordedMessage> messages) {
+    public void recording(ChannelId channel, List<InTransitMessage> messages) {
       p.recording(channel, messages);
     }
 

@@ -3,11 +3,12 @@ package io.cutpoint.storage;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -45,7 +46,7 @@ final class StoreReader {
 
   static SnapshotManifest parseManifest(byte[] key, byte[] value) {
     long id = Keys.snapshotIdOf(key);
-    byte[] payload = Frames.unwrap(key, value, () -> "snapshot " + id + ", manifest");
+    byte[] payload = ValueFrames.unwrap(key, value, () -> "snapshot " + id + ", manifest");
     try {
       return SnapshotManifest.parseFrom(payload);
     } catch (InvalidProtocolBufferException e) {
@@ -60,7 +61,7 @@ final class StoreReader {
       return Optional.empty();
     }
     String piece = "snapshot " + id + ", worker " + workerId + ", metadata";
-    byte[] payload = Frames.unwrap(key, value, () -> piece);
+    byte[] payload = ValueFrames.unwrap(key, value, () -> piece);
     try {
       return Optional.of(LocalSnapshotMeta.parseFrom(payload));
     } catch (InvalidProtocolBufferException e) {
@@ -92,7 +93,7 @@ final class StoreReader {
               if (index != n) {
                 throw new CorruptionException(who + ", state chunk " + n + ": missing");
               }
-              byte[] data = Frames.unwrap(key, value, () -> who + ", state chunk " + index);
+              byte[] data = ValueFrames.unwrap(key, value, () -> who + ", state chunk " + index);
               crc.update(data);
               bytes[0] += data.length;
               sink.accept(data);
@@ -127,8 +128,8 @@ final class StoreReader {
   }
 
   /** The messages of one channel; for a COMPLETE snapshot a gap between batches is corruption. */
-  List<RecordedMessage> readChannel(long id, ChannelId channel, boolean complete) {
-    List<RecordedMessage> messages = new ArrayList<>();
+  List<InTransitMessage> readChannel(long id, ChannelId channel, boolean complete) {
+    List<InTransitMessage> messages = new ArrayList<>();
     String what = "snapshot " + id + ", channel " + channel;
     scan(
         rocks.channelStates,
@@ -158,14 +159,14 @@ final class StoreReader {
         family,
         Keys.snapshot(id),
         "verify snapshot " + id,
-        (key, value, n) -> Frames.unwrap(key, value, () -> describe(id, kind, key)));
+        (key, value, n) -> ValueFrames.unwrap(key, value, () -> describe(id, kind, key)));
   }
 
   private int appendBatch(
-      String what, byte[] key, byte[] value, boolean contiguous, List<RecordedMessage> out) {
+      String what, byte[] key, byte[] value, boolean contiguous, List<InTransitMessage> out) {
     long first = Keys.batchSeqOf(key);
     String piece = what + ", batch from #" + first;
-    byte[] payload = Frames.unwrap(key, value, () -> piece);
+    byte[] payload = ValueFrames.unwrap(key, value, () -> piece);
     ChannelRecording batch;
     try {
       batch = ChannelRecording.parseFrom(payload);
@@ -181,8 +182,8 @@ final class StoreReader {
               + (first - 1)
               + " missing");
     }
-    for (io.cutpoint.api.v1.RecordedMessage m : batch.getMessagesList()) {
-      out.add(new RecordedMessage(m.getSeq(), m.getPayload().toByteArray()));
+    for (RecordedMessage m : batch.getMessagesList()) {
+      out.add(new InTransitMessage(m.getSeq(), m.getPayload().toByteArray()));
     }
     return batch.getMessagesCount();
   }

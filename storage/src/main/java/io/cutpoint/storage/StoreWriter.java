@@ -26,7 +26,7 @@ final class StoreWriter {
       if (keep == null) {
         batch.delete(rocks.manifests, key);
       } else {
-        batch.put(rocks.manifests, key, Frames.wrap(key, keep.toByteArray()));
+        batch.put(rocks.manifests, key, ValueFrames.wrap(key, keep.toByteArray()));
       }
       for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
         batch.deleteRange(family, key, Keys.snapshotEnd(id));
@@ -51,7 +51,7 @@ final class StoreWriter {
   void putManifest(SnapshotManifest m, WriteOptions write, String operation) {
     byte[] key = Keys.snapshot(m.getSnapshotId());
     try (WriteBatch batch = new WriteBatch()) {
-      batch.put(rocks.manifests, key, Frames.wrap(key, m.toByteArray()));
+      batch.put(rocks.manifests, key, ValueFrames.wrap(key, m.toByteArray()));
       rocks.db.write(write, batch);
     } catch (RocksDBException e) {
       throw rocks.fail(operation, e);

@@ -1,5 +1,7 @@
 package io.cutpoint.storage;
 
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -187,11 +189,11 @@ final class TableQuarantine {
       return;
     }
     Verification verification = new Verification(reader, rocks);
-    List<io.cutpoint.api.v1.SnapshotManifest> complete;
+    List<SnapshotManifest> complete;
     try {
       complete =
           reader.newestFirst(
-              java.util.Set.of(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE),
+              java.util.Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE),
               Integer.MAX_VALUE,
               false,
               damage);
@@ -202,7 +204,7 @@ final class TableQuarantine {
           e.getMessage());
       return;
     }
-    for (io.cutpoint.api.v1.SnapshotManifest m : complete) {
+    for (SnapshotManifest m : complete) {
       long id = m.getSnapshotId();
       SetAside hit = ranges.stream().filter(s -> s.contains(id)).findFirst().orElse(null);
       if (hit == null) {

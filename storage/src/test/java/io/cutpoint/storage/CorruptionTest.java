@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -113,8 +114,7 @@ class CorruptionTest {
                 assertThat(m.getDamage()).contains(piece);
                 assertThat(m.getTopology().getWorkersCount()).isZero();
               });
-      assertThat(store.list(Set.of(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)))
-          .isEmpty();
+      assertThat(store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))).isEmpty();
       assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
           .isInstanceOf(CorruptionException.class)
           .hasMessageStartingWith(piece);

@@ -29,14 +29,15 @@ class Crc32cCombinePropertiesTest {
   @Property
   void aFrameDerivedFromThePayloadsCrcIsTheFrameComputedOverTheBytes(
       @ForAll @Size(max = 40) byte[] key, @ForAll @Size(max = 3000) byte[] payload) {
-    assertThat(Frames.wrap(key, payload, Crc32c.of(payload))).isEqualTo(Frames.wrap(key, payload));
+    assertThat(ValueFrames.wrap(key, payload, Crc32c.of(payload)))
+        .isEqualTo(ValueFrames.wrap(key, payload));
   }
 
   @Property
   void aFrameDerivedFromAWrongCrcFailsItsCheckOnRead(
       @ForAll @Size(min = 1, max = 40) byte[] key, @ForAll @Size(max = 3000) byte[] payload) {
-    byte[] framed = Frames.wrap(key, payload, Crc32c.of(payload) ^ 1);
-    assertThatThrownBy(() -> Frames.unwrap(key, framed, () -> "the piece"))
+    byte[] framed = ValueFrames.wrap(key, payload, Crc32c.of(payload) ^ 1);
+    assertThatThrownBy(() -> ValueFrames.unwrap(key, framed, () -> "the piece"))
         .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("the piece: CRC32C mismatch");
   }

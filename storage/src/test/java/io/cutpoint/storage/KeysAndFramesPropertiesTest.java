@@ -68,7 +68,8 @@ class KeysAndFramesPropertiesTest {
   @Property
   void framesRoundTrip(
       @ForAll @Size(max = 200) byte[] key, @ForAll @Size(max = 500) byte[] payload) {
-    assertThat(Frames.unwrap(key, Frames.wrap(key, payload), () -> "piece")).isEqualTo(payload);
+    assertThat(ValueFrames.unwrap(key, ValueFrames.wrap(key, payload), () -> "piece"))
+        .isEqualTo(payload);
   }
 
   @Property
@@ -77,9 +78,9 @@ class KeysAndFramesPropertiesTest {
       @ForAll @Size(max = 500) byte[] payload,
       @ForAll @IntRange(min = 0, max = 10_000) int where,
       @ForAll @IntRange(min = 0, max = 7) int bit) {
-    byte[] value = Frames.wrap(key, payload);
+    byte[] value = ValueFrames.wrap(key, payload);
     value[where % value.length] ^= (byte) (1 << bit);
-    assertThatThrownBy(() -> Frames.unwrap(key, value, () -> "snapshot 1, piece"))
+    assertThatThrownBy(() -> ValueFrames.unwrap(key, value, () -> "snapshot 1, piece"))
         .isInstanceOf(CorruptionException.class)
         .hasMessageStartingWith("snapshot 1, piece: ");
   }
@@ -92,8 +93,8 @@ class KeysAndFramesPropertiesTest {
     if (Arrays.equals(key, other)) {
       return;
     }
-    byte[] value = Frames.wrap(key, payload);
-    assertThatThrownBy(() -> Frames.unwrap(other, value, () -> "piece"))
+    byte[] value = ValueFrames.wrap(key, payload);
+    assertThatThrownBy(() -> ValueFrames.unwrap(other, value, () -> "piece"))
         .isInstanceOf(CorruptionException.class);
   }
 }

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cutpoint.api.v1.ChannelCounter;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.SnapshotStore.RollbackIntent;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -104,9 +106,9 @@ class RocksSnapshotStoreTest {
     store.createPending(snap.pending());
     snap.writePieces(store);
     // the caller verified b having sent 12 on b->c; the store holds b's metadata without it
-    io.cutpoint.api.v1.LocalSnapshotMeta verified =
+    LocalSnapshotMeta verified =
         snap.meta("b").toBuilder()
-            .addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer("c").setCount(12))
+            .addSent(ChannelCounter.newBuilder().setPeer("c").setCount(12))
             .build();
     SnapshotManifest declaring =
         snap.complete().toBuilder()
@@ -351,8 +353,8 @@ class RocksSnapshotStoreTest {
     RocksSnapshotStore store = open();
     SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 10, 8);
     store.createPending(snap.pending());
-    List<RecordedMessage> backwards =
-        List.of(new RecordedMessage(5, new byte[1]), new RecordedMessage(4, new byte[1]));
+    List<InTransitMessage> backwards =
+        List.of(new InTransitMessage(5, new byte[1]), new InTransitMessage(4, new byte[1]));
     assertThatThrownBy(() -> store.putChannelRecording(snap.id, ChannelId.of("a", "b"), backwards))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("message #4 after #5");
@@ -365,7 +367,7 @@ class RocksSnapshotStoreTest {
     store.createPending(snap.pending());
     snap.writePieces(store);
     ChannelId intoC = ChannelId.of("b", "c");
-    List<RecordedMessage> all = snap.recordings.get(intoC);
+    List<InTransitMessage> all = snap.recordings.get(intoC);
     // A first, broken attempt of c stored a stray chunk and batches split differently.
     store.putStateChunk(snap.id, "c", 50, new byte[] {9}, SnapshotFixture.crc(new byte[] {9}));
     store.putChannelRecording(snap.id, intoC, all.subList(1, all.size()));

@@ -6,7 +6,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.Topology;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,7 +28,7 @@ final class SnapshotFixture {
   final long id;
   final int chunkSize;
   final Map<String, byte[]> states = new LinkedHashMap<>();
-  final Map<ChannelId, List<RecordedMessage>> recordings = new LinkedHashMap<>();
+  final Map<ChannelId, List<InTransitMessage>> recordings = new LinkedHashMap<>();
 
   SnapshotFixture(long id, int stateBytes, int chunkSize) {
     this.id = id;
@@ -40,14 +40,14 @@ final class SnapshotFixture {
       states.put(w, state);
     }
     for (ChannelId c : CHANNELS) {
-      List<RecordedMessage> messages = new ArrayList<>();
+      List<InTransitMessage> messages = new ArrayList<>();
       long first = 1 + random.nextInt(100);
       // b->c always records two batches; the others may record nothing
       int count = c.equals(CHANNELS.get(1)) ? 4 : random.nextInt(5);
       for (int i = 0; i < count; i++) {
         byte[] payload = new byte[1 + random.nextInt(64)];
         random.nextBytes(payload);
-        messages.add(new RecordedMessage(first + i, payload));
+        messages.add(new InTransitMessage(first + i, payload));
       }
       recordings.put(c, messages);
     }
@@ -111,8 +111,8 @@ final class SnapshotFixture {
   }
 
   void writeChannels(SnapshotStore store) {
-    for (Map.Entry<ChannelId, List<RecordedMessage>> e : recordings.entrySet()) {
-      List<RecordedMessage> all = e.getValue();
+    for (Map.Entry<ChannelId, List<InTransitMessage>> e : recordings.entrySet()) {
+      List<InTransitMessage> all = e.getValue();
       int half = all.size() / 2;
       store.putChannelRecording(id, e.getKey(), all.subList(0, half));
       store.putChannelRecording(id, e.getKey(), all.subList(half, all.size()));

@@ -20,13 +20,13 @@ class StoreReadersFuzzTest {
     byte[] value = data.consumeRemainingAsBytes();
     byte[] payload;
     try {
-      payload = Frames.unwrap(key, value, () -> "fuzzed piece");
+      payload = ValueFrames.unwrap(key, value, () -> "fuzzed piece");
     } catch (CorruptionException e) {
       assertThat(e).hasMessageStartingWith("fuzzed piece: ");
       return;
     }
     // Accepted: it must be exactly the frame of that payload under that key.
-    assertThat(Frames.wrap(key, payload)).isEqualTo(value);
+    assertThat(ValueFrames.wrap(key, payload)).isEqualTo(value);
   }
 
   @FuzzTest(maxDuration = "5m")
@@ -39,7 +39,7 @@ class StoreReadersFuzzTest {
             .setPinned(data.consumeBoolean())
             .build();
     byte[] key = Keys.snapshot(id);
-    byte[] stored = Frames.wrap(key, original.toByteArray());
+    byte[] stored = ValueFrames.wrap(key, original.toByteArray());
     // Damage: flip bits, truncate, or (with a valid frame) hand the parser arbitrary bytes.
     int mode = data.consumeInt(0, 2);
     if (mode == 0) {
@@ -50,7 +50,7 @@ class StoreReadersFuzzTest {
     } else if (mode == 1) {
       stored = java.util.Arrays.copyOf(stored, data.consumeInt(0, stored.length));
     } else {
-      stored = Frames.wrap(key, data.consumeRemainingAsBytes());
+      stored = ValueFrames.wrap(key, data.consumeRemainingAsBytes());
     }
     SnapshotManifest read;
     try {

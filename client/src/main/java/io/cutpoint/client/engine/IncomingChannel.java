@@ -12,7 +12,7 @@ final class IncomingChannel {
 
   final String peer;
   long received;
-  final List<ChannelRecording> open = new ArrayList<>(2);
+  final List<RecordedChannel> open = new ArrayList<>(2);
 
   IncomingChannel(String peer) {
     this.peer = peer;

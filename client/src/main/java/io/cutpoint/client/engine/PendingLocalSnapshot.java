@@ -1,15 +1,15 @@
 package io.cutpoint.client.engine;
 
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * One snapshot this worker has recorded its state for and whose markers have not all arrived yet:
- * the captured state, the counters at the cut, and one {@link ChannelRecording} per incoming
- * channel other than the one whose marker started it.
+ * the captured state, the counters at the cut, and one {@link RecordedChannel} per incoming channel
+ * other than the one whose marker started it.
  */
 final class PendingLocalSnapshot {
 
@@ -18,7 +18,7 @@ final class PendingLocalSnapshot {
   private final CapturedState state;
   private final SortedMap<String, Long> sentAtCut;
   private final SortedMap<String, Long> receivedAtCut;
-  private final SortedMap<String, ChannelRecording> recordings = new TreeMap<>();
+  private final SortedMap<String, RecordedChannel> recordings = new TreeMap<>();
   private final long startNanos;
   private int openRecordings;
   private long recordedBytes;
@@ -42,7 +42,7 @@ final class PendingLocalSnapshot {
     for (IncomingChannel in : incoming) {
       receivedAtCut.put(in.peer, in.received);
       if (!in.peer.equals(firstMarkerFrom)) {
-        ChannelRecording rec = new ChannelRecording(this, in);
+        RecordedChannel rec = new RecordedChannel(this, in);
         recordings.put(in.peer, rec);
         in.open.add(rec);
         openRecordings++;
@@ -52,7 +52,7 @@ final class PendingLocalSnapshot {
 
   /** The marker of this snapshot arrived from {@code peer}; false when it was already closed. */
   boolean closeRecording(String peer) {
-    ChannelRecording rec = recordings.get(peer);
+    RecordedChannel rec = recordings.get(peer);
     if (rec == null || !rec.isOpen()) {
       return false;
     }
@@ -73,16 +73,16 @@ final class PendingLocalSnapshot {
 
   /** Detaches every open recording from its channel. */
   void dropRecordings() {
-    for (ChannelRecording rec : recordings.values()) {
+    for (RecordedChannel rec : recordings.values()) {
       rec.close();
     }
     openRecordings = 0;
   }
 
   CompletedLocalSnapshot complete(String workerId, long nowNanos) {
-    SortedMap<String, List<RecordedMessage>> channels = new TreeMap<>();
+    SortedMap<String, List<InTransitMessage>> channels = new TreeMap<>();
     for (String peer : receivedAtCut.keySet()) {
-      ChannelRecording rec = recordings.get(peer);
+      RecordedChannel rec = recordings.get(peer);
       channels.put(peer, rec == null ? List.of() : rec.messages());
     }
     LocalSnapshot cut =

@@ -1,7 +1,7 @@
 package io.cutpoint.client.engine;
 
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.RecentIds;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -40,7 +40,7 @@ import java.util.TreeSet;
  * was not declared throws {@link IllegalArgumentException}.
  *
  * <p>The engine does no I/O. {@link #send} and {@link #onData} allocate nothing while no snapshot
- * records the channel concerned (one {@link RecordedMessage} per message while one does).
+ * records the channel concerned (one {@link InTransitMessage} per message while one does).
  */
 public final class SnapshotEngine {
 
@@ -159,9 +159,9 @@ public final class SnapshotEngine {
   }
 
   private void record(IncomingChannel in, long seq, byte[] payload) {
-    RecordedMessage message = new RecordedMessage(seq, payload);
+    InTransitMessage message = new InTransitMessage(seq, payload);
     List<PendingLocalSnapshot> overLimit = null;
-    for (ChannelRecording rec : in.open) {
+    for (RecordedChannel rec : in.open) {
       rec.add(message);
       if (rec.owner.addRecordedBytes(payload.length) > options.maxRecordedBytesPerSnapshot()) {
         if (overLimit == null) {

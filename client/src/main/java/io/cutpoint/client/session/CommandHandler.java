@@ -63,7 +63,7 @@ final class CommandHandler {
    * Applies a welcome; true when the worker is now halted for a rollback. A worker that fails to
    * carry it out is logged; the session stays joined (the coordinator decides what happens next).
    */
-  boolean welcome(SessionStream s, Welcome welcome) {
+  boolean welcome(SessionAttempt s, Welcome welcome) {
     try {
       updatePeers(welcome.getPeersList());
       return applyEpoch(s, welcome);
@@ -73,7 +73,7 @@ final class CommandHandler {
     }
   }
 
-  private boolean applyEpoch(SessionStream s, Welcome welcome) {
+  private boolean applyEpoch(SessionAttempt s, Welcome welcome) {
     long epoch = welcome.getEpoch();
     if (welcome.getHalted()) {
       halt(s, epoch);
@@ -104,7 +104,7 @@ final class CommandHandler {
   }
 
   /** Handles any message after the welcome. */
-  void handle(SessionStream s, CoordinatorMessage m) {
+  void handle(SessionAttempt s, CoordinatorMessage m) {
     try {
       switch (m.getBodyCase()) {
         case PEERS -> updatePeers(m.getPeers().getPeersList());
@@ -156,7 +156,7 @@ final class CommandHandler {
     worker.updatePeers(byId);
   }
 
-  private void startSnapshot(SessionStream s, long id, long epoch) {
+  private void startSnapshot(SessionAttempt s, long id, long epoch) {
     long current = worker.epoch();
     if (epoch != current) {
       String reason = "start for epoch " + epoch + " but the worker is in epoch " + current;
@@ -171,7 +171,7 @@ final class CommandHandler {
     worker.startSnapshot(id);
   }
 
-  private void halt(SessionStream s, long epoch) {
+  private void halt(SessionAttempt s, long epoch) {
     log.info("worker {}: halting for epoch {}", workerId, epoch);
     worker.halt(epoch);
     workerHalted = true;
@@ -188,12 +188,12 @@ final class CommandHandler {
    * answers {@code restored}. Until then the session holds every later command back, so commands
    * still run one at a time in arrival order.
    */
-  private void restore(SessionStream s, long snapshotId, long epoch) {
+  private void restore(SessionAttempt s, long snapshotId, long epoch) {
     restoring = true;
     attempt(s, snapshotId, epoch, 1);
   }
 
-  private void attempt(SessionStream s, long snapshotId, long epoch, int attempt) {
+  private void attempt(SessionAttempt s, long snapshotId, long epoch, int attempt) {
     try {
       download(s, snapshotId, epoch, attempt);
     } catch (RuntimeException e) { // the call could not even start
@@ -206,7 +206,7 @@ final class CommandHandler {
     }
   }
 
-  private void download(SessionStream s, long snapshotId, long epoch, int attempt) {
+  private void download(SessionAttempt s, long snapshotId, long epoch, int attempt) {
     downloader.start(
         snapshotId,
         workerId,
@@ -271,7 +271,7 @@ final class CommandHandler {
   }
 
   private void restored(
-      SessionStream s, long snapshotId, long epoch, PieceAssembler.Restorable piece) {
+      SessionAttempt s, long snapshotId, long epoch, PieceAssembler.Restorable piece) {
     worker.restore(epoch, piece.piece(), piece.state());
     log.info(
         "worker {}: restored snapshot {} ({} state bytes, {} recorded messages) in epoch {}",

@@ -142,7 +142,7 @@ public final class CoordinatorSession implements AutoCloseable {
   private final AtomicBoolean closeCalled = new AtomicBoolean();
   private final SessionSecret secret = new SessionSecret();
 
-  private volatile SessionStream stream;
+  private volatile SessionAttempt stream;
   private volatile boolean stopped;
   // The loop's (the timer tasks are also cancelled by close()):
   private long generation;
@@ -282,7 +282,7 @@ public final class CoordinatorSession implements AutoCloseable {
    */
   public CompletableFuture<Long> requestSnapshot() {
     CompletableFuture<Long> future = new CompletableFuture<>();
-    SessionStream s = stream;
+    SessionAttempt s = stream;
     if (stopped || s == null || !s.welcomed()) {
       future.completeExceptionally(notJoined());
       return future;
@@ -302,7 +302,7 @@ public final class CoordinatorSession implements AutoCloseable {
 
   /** On the loop: sends a {@code snapshot_request} whose answer completes {@code future}. */
   private void sendRequest(CompletableFuture<Long> future) {
-    SessionStream s = stream;
+    SessionAttempt s = stream;
     if (stopped || s == null || !s.welcomed()) {
       future.completeExceptionally(notJoined());
       return;
@@ -346,7 +346,7 @@ public final class CoordinatorSession implements AutoCloseable {
     commands.cancelDownload();
     uploads.close();
     Duration wait = options.closeTimeout();
-    SessionStream s = stream;
+    SessionAttempt s = stream;
     if (s != null) {
       s.halfClose();
       try {
@@ -364,7 +364,7 @@ public final class CoordinatorSession implements AutoCloseable {
     if (ownLoop != null) {
       SessionThreads.executor(ownLoop.executor(), wait, "events");
     }
-    SessionStream late = stream; // opened by a reconnect that raced with close
+    SessionAttempt late = stream; // opened by a reconnect that raced with close
     if (late != null && late != s) {
       late.cancel("session closed");
     }
@@ -388,7 +388,7 @@ public final class CoordinatorSession implements AutoCloseable {
     if (channel instanceof ManagedChannel managed && backoff.attempts() > 0) {
       managed.resetConnectBackoff(); // our backoff governs how soon we retry, not the channel's
     }
-    SessionStream s = new SessionStream(++generation, new StreamEvents());
+    SessionAttempt s = new SessionAttempt(++generation, new StreamEvents());
     stream = s;
     setState(SessionState.CONNECTING);
     stub.session(s);
@@ -429,7 +429,7 @@ public final class CoordinatorSession implements AutoCloseable {
             TimeUnit.NANOSECONDS);
   }
 
-  private void onMessage(SessionStream s, CoordinatorMessage message) {
+  private void onMessage(SessionAttempt s, CoordinatorMessage message) {
     if (stream != s || stopped) {
       return;
     }
@@ -452,7 +452,7 @@ public final class CoordinatorSession implements AutoCloseable {
     commands.handle(s, message);
   }
 
-  private void welcomed(SessionStream s, CoordinatorMessage message) {
+  private void welcomed(SessionAttempt s, CoordinatorMessage message) {
     s.markWelcomed();
     secret.set(message.getWelcome().getSessionSecret());
     cancel(joinTimeout);
@@ -485,7 +485,7 @@ public final class CoordinatorSession implements AutoCloseable {
    * a large state capture) must not make the coordinator take the worker for lost. It touches only
    * the stream, whose sends are serialised.
    */
-  private void heartbeat(SessionStream s) {
+  private void heartbeat(SessionAttempt s) {
     if (stream != s) {
       return;
     }
@@ -495,7 +495,7 @@ public final class CoordinatorSession implements AutoCloseable {
             .build());
   }
 
-  private void onEnded(SessionStream s, Status status) {
+  private void onEnded(SessionAttempt s, Status status) {
     if (stream != s) {
       return;
     }
@@ -606,14 +606,14 @@ public final class CoordinatorSession implements AutoCloseable {
   }
 
   /** gRPC callbacks, on the transport's thread: each hands its event to the loop. */
-  private final class StreamEvents implements SessionStream.Events {
+  private final class StreamEvents implements SessionAttempt.Events {
     @Override
-    public void message(SessionStream s, CoordinatorMessage message) {
+    public void message(SessionAttempt s, CoordinatorMessage message) {
       loop.execute(() -> streamEvent(() -> onMessage(s, message)));
     }
 
     @Override
-    public void ended(SessionStream s, Status status) {
+    public void ended(SessionAttempt s, Status status) {
       loop.execute(() -> streamEvent(() -> onEnded(s, status)));
     }
   }
@@ -645,7 +645,7 @@ public final class CoordinatorSession implements AutoCloseable {
   private final class UploadReports implements UploadQueue.Reports {
     @Override
     public boolean snapshotFailed(long snapshotId, String reason) {
-      SessionStream s = stream;
+      SessionAttempt s = stream;
       return s != null
           && s.welcomed()
           && s.send(

@@ -5,10 +5,11 @@ import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.StateChunk;
 import io.cutpoint.api.v1.UploadTrailer;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
@@ -35,7 +36,7 @@ final class PieceAssembler {
   private int filled;
   private int chunks;
   private final CRC32C crc = new CRC32C();
-  private final SortedMap<String, List<RecordedMessage>> recordings = new TreeMap<>();
+  private final SortedMap<String, List<InTransitMessage>> recordings = new TreeMap<>();
   private String firstMarkerFrom;
   private String lastChannel;
   private long messages;
@@ -138,14 +139,14 @@ final class PieceAssembler {
       throw corrupt("the recording of channel " + from + "->" + workerId + " is not contiguous");
     }
     lastChannel = from;
-    List<RecordedMessage> list = recordings.computeIfAbsent(from, k -> new ArrayList<>());
+    List<InTransitMessage> list = recordings.computeIfAbsent(from, k -> new ArrayList<>());
     long last = list.isEmpty() ? 0 : list.get(list.size() - 1).seq();
-    for (io.cutpoint.api.v1.RecordedMessage m : r.getMessagesList()) {
+    for (RecordedMessage m : r.getMessagesList()) {
       if (m.getSeq() <= last) {
         throw corrupt(
             "channel " + from + "->" + workerId + ": message #" + m.getSeq() + " after #" + last);
       }
-      list.add(new RecordedMessage(m.getSeq(), m.getPayload().toByteArray()));
+      list.add(new InTransitMessage(m.getSeq(), m.getPayload().toByteArray()));
       last = m.getSeq();
     }
     messages += r.getMessagesCount();

@@ -6,6 +6,7 @@ import io.cutpoint.api.v1.Activity;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.StateChunk;
 import io.cutpoint.api.v1.UploadHeader;
 import io.cutpoint.api.v1.UploadPart;
@@ -13,8 +14,8 @@ import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.api.v1.WaitFor;
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -133,19 +134,19 @@ final class UploadParts implements Iterator<UploadPart> {
   private UploadPart channelPart() {
     LocalSnapshot cut = snapshot.cut();
     String peer = channels.get(channelIndex);
-    List<RecordedMessage> messages = cut.recorded(peer);
+    List<InTransitMessage> messages = cut.recorded(peer);
     ChannelRecording.Builder part =
         ChannelRecording.newBuilder()
             .setFrom(peer)
             .setFirstMarker(peer.equals(cut.firstMarkerFrom()));
     long payload = 0;
     while (messageIndex < messages.size()) {
-      RecordedMessage m = messages.get(messageIndex);
+      InTransitMessage m = messages.get(messageIndex);
       if (part.getMessagesCount() > 0 && payload + m.payload().length > chunkBytes) {
         break;
       }
       part.addMessages(
-          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+          RecordedMessage.newBuilder()
               .setSeq(m.seq())
               .setPayload(UnsafeByteOperations.unsafeWrap(m.payload())));
       payload += m.payload().length;

@@ -2,8 +2,8 @@ package io.cutpoint.client.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +116,7 @@ class EngineHotPathTest {
     assertThat(receiver.inFlight()).isEmpty();
     assertThat(sink.completed).hasSize(1);
     LocalSnapshot cut = sink.completed.get(0).cut();
-    List<RecordedMessage> recorded = cut.recorded("s");
+    List<InTransitMessage> recorded = cut.recorded("s");
     assertThat(recorded).as("messages recorded from s").hasSize(CALLS);
     assertThat(recorded.get(0).seq()).isEqualTo(1);
     assertThat(recorded.get(CALLS - 1).seq()).isEqualTo(CALLS);

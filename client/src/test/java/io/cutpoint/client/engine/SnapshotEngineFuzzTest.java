@@ -9,8 +9,8 @@ import io.cutpoint.client.engine.RecordingOutput.Delivered;
 import io.cutpoint.client.engine.RecordingOutput.Event;
 import io.cutpoint.client.engine.RecordingOutput.Failed;
 import io.cutpoint.client.engine.RecordingOutput.MarkerSent;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -171,14 +171,14 @@ class SnapshotEngineFuzzTest {
       assertThat(cut.sent().keySet()).isEqualTo(new TreeSet<>(OUT));
       assertThat(cut.received().keySet()).isEqualTo(new TreeSet<>(IN));
       for (String peer : IN) {
-        List<RecordedMessage> recorded = cut.recorded(peer);
+        List<InTransitMessage> recorded = cut.recorded(peer);
         if (peer.equals(cut.firstMarkerFrom())) {
           assertThat(recorded)
               .as("the channel whose marker recorded %s", cut.snapshotId())
               .isEmpty();
         }
         long next = cut.received().get(peer) + 1;
-        for (RecordedMessage m : recorded) {
+        for (InTransitMessage m : recorded) {
           assertThat(m.seq())
               .as("recorded state of %s in snapshot %d", peer, cut.snapshotId())
               .isEqualTo(next++);

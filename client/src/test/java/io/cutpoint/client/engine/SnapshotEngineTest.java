@@ -9,8 +9,8 @@ import io.cutpoint.client.engine.RecordingOutput.Completed;
 import io.cutpoint.client.engine.RecordingOutput.Delivered;
 import io.cutpoint.client.engine.RecordingOutput.Failed;
 import io.cutpoint.client.engine.RecordingOutput.MarkerSent;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,8 +44,8 @@ class SnapshotEngineTest {
     return s.getBytes(UTF_8);
   }
 
-  private static List<Long> seqs(List<RecordedMessage> messages) {
-    return messages.stream().map(RecordedMessage::seq).toList();
+  private static List<Long> seqs(List<InTransitMessage> messages) {
+    return messages.stream().map(InTransitMessage::seq).toList();
   }
 
   @Test

@@ -5,8 +5,8 @@ import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,10 +24,10 @@ final class Pieces {
     return b;
   }
 
-  static List<RecordedMessage> messages(long fromSeq, int count, int payloadBytes) {
-    List<RecordedMessage> out = new ArrayList<>();
+  static List<InTransitMessage> messages(long fromSeq, int count, int payloadBytes) {
+    List<InTransitMessage> out = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      out.add(new RecordedMessage(fromSeq + i, state(payloadBytes, fromSeq + i)));
+      out.add(new InTransitMessage(fromSeq + i, state(payloadBytes, fromSeq + i)));
     }
     return out;
   }

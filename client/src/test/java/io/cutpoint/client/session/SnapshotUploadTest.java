@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.Crc32c;
+import io.cutpoint.api.v1.AbortSnapshot;
 import io.cutpoint.api.v1.CoordinatorGrpc;
+import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.api.v1.WorkerMessage;
@@ -191,8 +193,8 @@ class SnapshotUploadTest {
     worker.listener().completed(Pieces.completed(21, Pieces.state(3 * MIB, 6)));
     await().atMost(Duration.ofSeconds(5)).until(() -> fake.uploads.size() == 1);
     fake.send(
-        io.cutpoint.api.v1.CoordinatorMessage.newBuilder()
-            .setAbortSnapshot(io.cutpoint.api.v1.AbortSnapshot.newBuilder().setSnapshotId(21))
+        CoordinatorMessage.newBuilder()
+            .setAbortSnapshot(AbortSnapshot.newBuilder().setSnapshotId(21))
             .build());
     await().atMost(Duration.ofSeconds(5)).until(() -> worker.calls.contains("abortSnapshot 21"));
     // Only the first upload is running: the second waits for it.

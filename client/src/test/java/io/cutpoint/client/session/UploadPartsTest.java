@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.Activity;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.WaitFor;
 import io.cutpoint.client.engine.CapturedState;
@@ -79,7 +80,7 @@ class UploadPartsTest {
     assertThat(channels.get(0).getMessagesCount()).isZero();
     assertThat(channels.get(1).getFirstMarker()).isFalse();
     assertThat(channels.get(1).getMessagesList())
-        .extracting(io.cutpoint.api.v1.RecordedMessage::getSeq)
+        .extracting(RecordedMessage::getSeq)
         .containsExactly(11L, 12L, 13L);
     assertThat(parts).noneMatch(UploadPart::hasStateChunk);
   }
@@ -106,7 +107,7 @@ class UploadPartsTest {
     assertThat(
             channels.stream()
                 .flatMap(c -> c.getMessagesList().stream())
-                .map(io.cutpoint.api.v1.RecordedMessage::getSeq)
+                .map(RecordedMessage::getSeq)
                 .toList())
         .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
   }
@@ -123,9 +124,9 @@ class UploadPartsTest {
                 Map.of(
                     "b",
                     List.of(
-                        new io.cutpoint.cut.RecordedMessage(1, new byte[10]),
-                        new io.cutpoint.cut.RecordedMessage(2, new byte[5000]),
-                        new io.cutpoint.cut.RecordedMessage(3, new byte[10])))),
+                        new io.cutpoint.cut.InTransitMessage(1, new byte[10]),
+                        new io.cutpoint.cut.InTransitMessage(2, new byte[5000]),
+                        new io.cutpoint.cut.InTransitMessage(3, new byte[10])))),
             null);
     CompletedLocalSnapshot s = new CompletedLocalSnapshot(cut, CapturedState.of(new byte[0]), 0);
     assertThat(

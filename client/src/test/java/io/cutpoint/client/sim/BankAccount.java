@@ -2,7 +2,7 @@ package io.cutpoint.client.sim;
 
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.List;
@@ -84,8 +84,8 @@ public final class BankAccount {
     long total = 0;
     for (CompletedLocalSnapshot piece : pieces) {
       total += decode(piece.state().state());
-      for (List<RecordedMessage> channel : piece.cut().recordings().values()) {
-        for (RecordedMessage m : channel) {
+      for (List<InTransitMessage> channel : piece.cut().recordings().values()) {
+        for (InTransitMessage m : channel) {
           total += amountOf(m.payload());
         }
       }

@@ -4,8 +4,8 @@ import io.cutpoint.client.MessageHandler;
 import io.cutpoint.client.SimulatedWorker;
 import io.cutpoint.client.StateHandler;
 import io.cutpoint.client.sim.SimResult.ProblemKind;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -31,7 +31,7 @@ public final class BankApp implements StateHandler, MessageHandler {
   private final int forwardPercent;
   private final BiConsumer<ProblemKind, String> problems;
   private final Map<String, Long> lastSeq = new HashMap<>();
-  private final Map<String, ArrayDeque<RecordedMessage>> replay = new HashMap<>();
+  private final Map<String, ArrayDeque<InTransitMessage>> replay = new HashMap<>();
   private SimulatedWorker worker;
   private long replayed;
   private int waiting;
@@ -91,8 +91,8 @@ public final class BankApp implements StateHandler, MessageHandler {
   /** Money in the recorded messages that wait to be replayed. */
   public long replayPendingAmount() {
     long sum = 0;
-    for (ArrayDeque<RecordedMessage> q : replay.values()) {
-      for (RecordedMessage m : q) {
+    for (ArrayDeque<InTransitMessage> q : replay.values()) {
+      for (InTransitMessage m : q) {
         sum += BankAccount.amountOf(m.payload());
       }
     }
@@ -101,7 +101,7 @@ public final class BankApp implements StateHandler, MessageHandler {
 
   /** True while recorded messages of {@code from} wait to be replayed. */
   public boolean replayPending(String from) {
-    ArrayDeque<RecordedMessage> q = replay.get(from);
+    ArrayDeque<InTransitMessage> q = replay.get(from);
     return q != null && !q.isEmpty();
   }
 
@@ -137,7 +137,7 @@ public final class BankApp implements StateHandler, MessageHandler {
     long epoch = worker.epoch();
     long sentIn = BankAccount.epochOf(payload);
     boolean isReplay = false;
-    ArrayDeque<RecordedMessage> queued = replay.get(from);
+    ArrayDeque<InTransitMessage> queued = replay.get(from);
     if (worker.replaying()
         && queued != null
         && !queued.isEmpty()

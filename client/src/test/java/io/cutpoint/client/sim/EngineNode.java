@@ -4,8 +4,8 @@ import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.client.engine.EngineOptions;
 import io.cutpoint.client.engine.EngineOutput;
 import io.cutpoint.client.engine.SnapshotEngine;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,7 +31,7 @@ public final class EngineNode implements EngineOutput {
     void failed(String workerId, long snapshotId, String reason);
   }
 
-  private record FirstChannel(String peer, List<RecordedMessage> messages) {}
+  private record FirstChannel(String peer, List<InTransitMessage> messages) {}
 
   private final String id;
   private final List<String> outgoing;
@@ -117,7 +117,7 @@ public final class EngineNode implements EngineOutput {
       if (fault == Fault.RECORDS_FIRST_MARKER_CHANNEL) {
         firstChannels.values().stream()
             .filter(f -> f.peer.equals(from))
-            .forEach(f -> f.messages.add(new RecordedMessage(d.seq(), d.payload())));
+            .forEach(f -> f.messages.add(new InTransitMessage(d.seq(), d.payload())));
       }
       engine.onData(from, d.seq(), d.payload());
     } else {
@@ -183,7 +183,7 @@ public final class EngineNode implements EngineOutput {
 
   private CompletedLocalSnapshot bend(CompletedLocalSnapshot piece) {
     LocalSnapshot cut = piece.cut();
-    SortedMap<String, List<RecordedMessage>> recordings = new TreeMap<>(cut.recordings());
+    SortedMap<String, List<InTransitMessage>> recordings = new TreeMap<>(cut.recordings());
     FirstChannel first = firstChannels.remove(cut.snapshotId());
     if (fault == Fault.RECORDS_FIRST_MARKER_CHANNEL && first != null) {
       recordings.put(first.peer, first.messages);

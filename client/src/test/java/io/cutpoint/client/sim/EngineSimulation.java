@@ -5,8 +5,8 @@ import io.cutpoint.client.sim.SimResult.Problem;
 import io.cutpoint.client.sim.SimResult.ProblemKind;
 import io.cutpoint.cut.Cut;
 import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.CutViolation;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.Violation;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -294,7 +294,7 @@ public final class EngineSimulation {
       cutContents.put(snapshotId, contentOf(got));
       List<LocalSnapshot> cuts = got.values().stream().map(CompletedLocalSnapshot::cut).toList();
       Cut cut = Cut.of(snapshotId, topology.workers(), topology.channels(), cuts);
-      for (Violation v : CutVerifier.verify(cut)) {
+      for (CutViolation v : CutVerifier.verify(cut)) {
         problems.add(new Problem(ProblemKind.CUT_VIOLATION, snapshotId, v.toString()));
       }
       long total = BankAccount.totalOf(got.values());

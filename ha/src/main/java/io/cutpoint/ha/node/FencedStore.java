@@ -4,7 +4,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.ha.FencedException;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.Collection;
@@ -87,7 +87,7 @@ final class FencedStore implements SnapshotStore {
 
   @Override
   public void putChannelRecording(
-      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+      long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     run(() -> store.putChannelRecording(snapshotId, channel, messages));
   }
 
@@ -137,12 +137,12 @@ final class FencedStore implements SnapshotStore {
   }
 
   @Override
-  public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+  public List<InTransitMessage> readChannel(long snapshotId, ChannelId channel) {
     return call(() -> store.readChannel(snapshotId, channel));
   }
 
   @Override
-  public SortedMap<ChannelId, List<RecordedMessage>> readChannels(
+  public SortedMap<ChannelId, List<InTransitMessage>> readChannels(
       long snapshotId, Collection<ChannelId> channels) {
     return call(() -> store.readChannels(snapshotId, channels));
   }

@@ -2,6 +2,8 @@ package io.cutpoint.ops.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.api.v1.RollbackPhase;
+import io.cutpoint.api.v1.RollbackView;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.ops.Cli;
 import io.cutpoint.ops.ExitCodes;
@@ -160,8 +162,8 @@ class AdminCommandsTest {
   @Test
   void clusterShowsAFailedRollbackThePausedScheduleAndWhySnapshotsAreBlocked() {
     admin.rollbackView =
-        io.cutpoint.api.v1.RollbackView.newBuilder()
-            .setPhase(io.cutpoint.api.v1.RollbackPhase.ROLLBACK_PHASE_FAILED)
+        RollbackView.newBuilder()
+            .setPhase(RollbackPhase.ROLLBACK_PHASE_FAILED)
             .setSnapshotId(7)
             .setDetail("the deadline of 1m passed; workers not rejoined: [b]")
             .build();

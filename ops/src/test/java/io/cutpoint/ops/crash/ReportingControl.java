@@ -3,8 +3,8 @@ package io.cutpoint.ops.crash;
 import io.cutpoint.client.ForwardingWorkerControl;
 import io.cutpoint.client.Worker;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -87,10 +87,10 @@ final class ReportingControl extends ForwardingWorkerControl {
         });
   }
 
-  static long inFlight(Map<String, List<RecordedMessage>> recordings) {
+  static long inFlight(Map<String, List<InTransitMessage>> recordings) {
     long sum = 0;
-    for (List<RecordedMessage> msgs : recordings.values()) {
-      for (RecordedMessage m : msgs) {
+    for (List<InTransitMessage> msgs : recordings.values()) {
+      for (InTransitMessage m : msgs) {
         sum += CrashAccount.amountOf(m.payload());
       }
     }

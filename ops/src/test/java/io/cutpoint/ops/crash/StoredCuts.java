@@ -8,9 +8,9 @@ import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.Cut;
 import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.CutViolation;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
-import io.cutpoint.cut.Violation;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import java.io.ByteArrayOutputStream;
@@ -52,12 +52,12 @@ final class StoredCuts {
           workers.add(w);
           d.getOutgoingList().forEach(to -> channels.add(ChannelId.of(w, to)));
           LocalSnapshotMeta meta = store.workerMeta(id, w).orElseThrow();
-          SortedMap<String, List<RecordedMessage>> recorded = new TreeMap<>();
+          SortedMap<String, List<InTransitMessage>> recorded = new TreeMap<>();
           for (String from : d.getIncomingList()) {
-            List<RecordedMessage> msgs = store.readChannel(id, ChannelId.of(from, w));
+            List<InTransitMessage> msgs = store.readChannel(id, ChannelId.of(from, w));
             recorded.put(from, msgs);
             inFlight += msgs.size();
-            for (RecordedMessage r : msgs) {
+            for (InTransitMessage r : msgs) {
               money += CrashAccount.amountOf(r.payload());
             }
           }
@@ -86,7 +86,7 @@ final class StoredCuts {
                     }
                   });
         }
-        for (Violation v : CutVerifier.verify(Cut.of(id, workers, channels, pieces))) {
+        for (CutViolation v : CutVerifier.verify(Cut.of(id, workers, channels, pieces))) {
           violations.add("snapshot " + id + " (COMPLETE) is inconsistent: " + v);
         }
         if (money != total) {

@@ -9,7 +9,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.Topology;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import java.nio.file.Path;
@@ -103,7 +103,7 @@ class StoredCutsTest {
     store.putChannelRecording(
         id,
         ChannelId.of("a", "b"),
-        List.of(new RecordedMessage(2, CrashAccount.encode(inTransit))));
+        List.of(new InTransitMessage(2, CrashAccount.encode(inTransit))));
     store.commit(
         pending.toBuilder()
             .setStatus(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cutpoint.api.v1.ChannelRef;
+import io.cutpoint.api.v1.RollbackResponse;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -75,12 +76,7 @@ class FormatTest {
   void idsAreStringsAsJsonFormatPrintsSixtyFourBitIntegers() {
     assertThat(Json.object().id("snapshot_id", 7).id("epoch", 2).put("messages", 3L).toString())
         .isEqualTo("{\"snapshot_id\":\"7\",\"epoch\":\"2\",\"messages\":3}");
-    assertThat(
-            Json.line(
-                io.cutpoint.api.v1.RollbackResponse.newBuilder()
-                    .setSnapshotId(7)
-                    .setEpoch(2)
-                    .build()))
+    assertThat(Json.line(RollbackResponse.newBuilder().setSnapshotId(7).setEpoch(2).build()))
         .contains("\"snapshot_id\":\"7\"", "\"epoch\":\"2\"");
   }
 

@@ -10,6 +10,7 @@ import io.cutpoint.api.v1.ChannelRef;
 import io.cutpoint.api.v1.GetChannelStateRequest;
 import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.ListSnapshotsRequest;
+import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.ops.format.Json;
 import io.cutpoint.server.security.AdminTokenInterceptor;
 import io.grpc.ManagedChannel;
@@ -127,7 +128,7 @@ class AdminHttpApiTest {
                 Json.line(
                     admin.listSnapshots(
                         ListSnapshotsRequest.newBuilder()
-                            .addStatuses(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
+                            .addStatuses(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
                             .setPageSize(1000)
                             .build()))));
     assertThat(list.body()).contains("\"snapshot_id\":\"" + id + "\"");

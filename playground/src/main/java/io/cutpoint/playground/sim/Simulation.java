@@ -6,7 +6,7 @@ import io.cutpoint.client.engine.EngineOptions;
 import io.cutpoint.client.engine.EngineOutput;
 import io.cutpoint.client.engine.SnapshotEngine;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -35,7 +35,7 @@ public final class Simulation {
   /** Runs kept for display; older finished ones are dropped (their counts stay). */
   private static final int KEPT_RUNS = 300;
 
-  private final Topology topology;
+  private final ProcessGraph topology;
   private final String[] names;
   private final SnapshotEngine[] engines;
   private final long[] balance;
@@ -65,7 +65,7 @@ public final class Simulation {
    * @param seed names the run: delays, send times, amounts and targets all come from it
    * @param delayMs mean delay of every channel, in simulated milliseconds
    */
-  public Simulation(Topology topology, long seed, long delayMs) {
+  public Simulation(ProcessGraph topology, long seed, long delayMs) {
     if (!topology.connected()) {
       throw new IllegalArgumentException(
           "the topology is not connected: a marker could not reach every process");
@@ -78,7 +78,7 @@ public final class Simulation {
     balance = new long[n];
     nextSendAt = new long[n];
     for (int i = 0; i < n; i++) {
-      names[i] = Topology.name(i);
+      names[i] = ProcessGraph.name(i);
       workers.add(names[i]);
     }
     for (int i = 0; i < n; i++) {
@@ -347,7 +347,7 @@ public final class Simulation {
           .recordings()
           .forEach(
               (from, messages) -> {
-                for (RecordedMessage m : messages) {
+                for (InTransitMessage m : messages) {
                   enqueue(
                       from,
                       names[index(piece.cut().workerId())],
@@ -426,7 +426,7 @@ public final class Simulation {
     return now;
   }
 
-  public Topology topology() {
+  public ProcessGraph topology() {
     return topology;
   }
 

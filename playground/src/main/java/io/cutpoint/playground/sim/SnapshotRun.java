@@ -3,9 +3,9 @@ package io.cutpoint.playground.sim;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.Cut;
 import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.CutViolation;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
-import io.cutpoint.cut.Violation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,14 +61,14 @@ public final class SnapshotRun {
     for (CompletedLocalSnapshot p : pieces.values()) {
       cuts.add(p.cut());
       moneyInCut += Money.decode(p.state().state());
-      for (List<RecordedMessage> rec : p.cut().recordings().values()) {
-        for (RecordedMessage m : rec) {
+      for (List<InTransitMessage> rec : p.cut().recordings().values()) {
+        for (InTransitMessage m : rec) {
           moneyInCut += Money.decode(m.payload());
         }
       }
     }
     List<String> found = new ArrayList<>();
-    for (Violation v : CutVerifier.verify(Cut.of(id, workers, channels, cuts))) {
+    for (CutViolation v : CutVerifier.verify(Cut.of(id, workers, channels, cuts))) {
       found.add(v.toString());
     }
     if (moneyInCut != money) {

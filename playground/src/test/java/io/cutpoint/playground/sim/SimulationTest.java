@@ -11,7 +11,7 @@ class SimulationTest {
 
   @Test
   void twoHundredOverlappingSnapshotsOfAFifoRingAreAllConsistent() {
-    Simulation sim = new Simulation(Topology.named("ring", 5, 1), 1, 400);
+    Simulation sim = new Simulation(ProcessGraph.named("ring", 5, 1), 1, 400);
 
     assertThat(sim.batch(200, 150)).isEqualTo(200);
 
@@ -24,7 +24,7 @@ class SimulationTest {
   @Test
   void everyNamedTopologyIsConsistentUnderFifo() {
     for (String kind : List.of("ring", "mesh", "line", "random")) {
-      Simulation sim = new Simulation(Topology.named(kind, 12, 7), 7, 200);
+      Simulation sim = new Simulation(ProcessGraph.named(kind, 12, 7), 7, 200);
       sim.setRate(10);
       assertThat(sim.batch(20, 50)).as(kind).isEqualTo(20);
     }
@@ -34,7 +34,7 @@ class SimulationTest {
   void withoutFifoTheVerifierFlagsACutWithinThreeSeeds() {
     List<String> found = new ArrayList<>();
     for (long seed = 1; seed <= 3 && found.isEmpty(); seed++) {
-      Simulation sim = new Simulation(Topology.named("ring", 5, seed), seed, 400);
+      Simulation sim = new Simulation(ProcessGraph.named("ring", 5, seed), seed, 400);
       sim.setFifo(false);
       sim.batch(20, 150);
       for (SnapshotRun r : sim.runs()) {
@@ -47,7 +47,7 @@ class SimulationTest {
 
   @Test
   void rollbackRestoresTheCutAndReplaysItsRecordedMessages() {
-    Simulation sim = new Simulation(Topology.named("mesh", 4, 3), 3, 300);
+    Simulation sim = new Simulation(ProcessGraph.named("mesh", 4, 3), 3, 300);
     sim.setRate(20);
     sim.batch(5, 50);
     SnapshotRun withTransit = null;
@@ -84,7 +84,7 @@ class SimulationTest {
 
   @Test
   void anInconsistentCutCannotBeRolledBackTo() {
-    Simulation sim = new Simulation(Topology.named("ring", 5, 1), 1, 400);
+    Simulation sim = new Simulation(ProcessGraph.named("ring", 5, 1), 1, 400);
     sim.setFifo(false);
     sim.batch(20, 150);
     SnapshotRun bad = null;
@@ -101,8 +101,8 @@ class SimulationTest {
 
   @Test
   void aSeedNamesOneRun() {
-    Simulation a = new Simulation(Topology.named("random", 8, 5), 5, 250);
-    Simulation b = new Simulation(Topology.named("random", 8, 5), 5, 250);
+    Simulation a = new Simulation(ProcessGraph.named("random", 8, 5), 5, 250);
+    Simulation b = new Simulation(ProcessGraph.named("random", 8, 5), 5, 250);
     a.batch(10, 100);
     b.batch(10, 100);
     for (String p : a.processes()) {
@@ -113,11 +113,11 @@ class SimulationTest {
 
   @Test
   void refusesADisconnectedDrawingAndBadParameters() {
-    assertThatThrownBy(() -> new Simulation(Topology.drawn(4, "1-2,3-4"), 1, 100))
+    assertThatThrownBy(() -> new Simulation(ProcessGraph.drawn(4, "1-2,3-4"), 1, 100))
         .hasMessageContaining("not connected");
-    assertThatThrownBy(() -> Topology.drawn(13, "")).hasMessageContaining("2 to 12 processes");
-    assertThatThrownBy(() -> Topology.drawn(3, "1-1")).hasMessageContaining("no such link");
-    Simulation sim = new Simulation(Topology.drawn(3, "1-2, 2-3"), 1, 100);
+    assertThatThrownBy(() -> ProcessGraph.drawn(13, "")).hasMessageContaining("2 to 12 processes");
+    assertThatThrownBy(() -> ProcessGraph.drawn(3, "1-1")).hasMessageContaining("no such link");
+    Simulation sim = new Simulation(ProcessGraph.drawn(3, "1-2, 2-3"), 1, 100);
     assertThatThrownBy(() -> sim.setDelay("p1", "p3", 10))
         .hasMessageContaining("no channel p1->p3");
     assertThatThrownBy(() -> sim.setRate(-1)).hasMessageContaining("0 to 1000");

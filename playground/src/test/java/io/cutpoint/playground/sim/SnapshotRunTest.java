@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,7 +24,7 @@ class SnapshotRunTest {
       String peer,
       long sent,
       long received,
-      List<RecordedMessage> recorded,
+      List<InTransitMessage> recorded,
       long balance) {
     LocalSnapshot cut =
         new LocalSnapshot(
@@ -45,7 +45,7 @@ class SnapshotRunTest {
     SnapshotRun run = new SnapshotRun(1, List.of("p1"), 0);
     assertThat(
             run.add(
-                piece("p1", "p2", 0, 0, List.of(new RecordedMessage(1, Money.encode(7))), 100),
+                piece("p1", "p2", 0, 0, List.of(new InTransitMessage(1, Money.encode(7))), 100),
                 WORKERS,
                 CHANNELS,
                 200,

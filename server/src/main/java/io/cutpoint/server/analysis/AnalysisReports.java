@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.CutSummary;
 import io.cutpoint.api.v1.DeadlockReport;
 import io.cutpoint.api.v1.DeadlockSet;
 import io.cutpoint.api.v1.TerminationReport;
+import io.cutpoint.api.v1.WaitEdge;
 import io.cutpoint.cut.ChannelId;
 
 /** Turns a {@link CutAnalysis} into the messages of the admin API, keeping every order. */
@@ -39,8 +40,8 @@ public final class AnalysisReports {
     return b.build();
   }
 
-  public static io.cutpoint.api.v1.WaitEdge toProto(WaitEdge edge) {
-    return io.cutpoint.api.v1.WaitEdge.newBuilder()
+  public static WaitEdge toProto(WaitsFor edge) {
+    return WaitEdge.newBuilder()
         .setWaiter(edge.waiter())
         .setHolder(edge.holder())
         .setResource(edge.resource())

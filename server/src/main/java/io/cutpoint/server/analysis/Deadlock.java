@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * @param edges the remaining wait-for edges between workers of the set, sorted: they prove it
  */
 public record Deadlock(
-    SortedSet<String> workers, SortedSet<String> core, List<String> cycle, List<WaitEdge> edges) {
+    SortedSet<String> workers, SortedSet<String> core, List<String> cycle, List<WaitsFor> edges) {
 
   public Deadlock {
     workers = Collections.unmodifiableSortedSet(new TreeSet<>(workers));

@@ -65,7 +65,7 @@ public final class DeadlockDetector {
 
   private static Map<String, SortedSet<String>> reverse(WaitForGraph graph) {
     Map<String, SortedSet<String>> waiters = new HashMap<>();
-    for (WaitEdge e : graph.edges()) {
+    for (WaitsFor e : graph.edges()) {
       waiters.computeIfAbsent(e.holder(), k -> new TreeSet<>()).add(e.waiter());
     }
     return waiters;

@@ -11,7 +11,7 @@ import java.util.TreeSet;
  * @param sets every deadlocked set, ordered by the smallest worker id of its core
  * @param unblockedByInFlight declared waits answered by a message recorded in transit, sorted
  */
-public record DeadlockVerdict(List<Deadlock> sets, SortedSet<WaitEdge> unblockedByInFlight) {
+public record DeadlockVerdict(List<Deadlock> sets, SortedSet<WaitsFor> unblockedByInFlight) {
 
   public DeadlockVerdict {
     sets = List.copyOf(sets);

@@ -7,7 +7,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
@@ -90,12 +90,12 @@ public final class SnapshotAnalyzer {
       meta.getReceivedList().forEach(c -> channels.add(ChannelId.of(c.getPeer(), worker)));
       cut.worker(toWorker(worker, meta));
     }
-    for (Map.Entry<ChannelId, List<RecordedMessage>> e :
+    for (Map.Entry<ChannelId, List<InTransitMessage>> e :
         store.readChannels(snapshotId, channels).entrySet()) {
       ChannelId channel = e.getKey();
-      List<RecordedMessage> messages = e.getValue();
+      List<InTransitMessage> messages = e.getValue();
       long bytes = 0;
-      for (RecordedMessage m : messages) {
+      for (InTransitMessage m : messages) {
         bytes += m.payload().length;
       }
       cut.channel(new CutModel.Channel(channel, messages.size(), bytes));

@@ -25,15 +25,15 @@ import java.util.TreeSet;
  */
 public final class WaitForGraph {
 
-  private final SortedSet<WaitEdge> edges;
-  private final SortedSet<WaitEdge> unblocked;
+  private final SortedSet<WaitsFor> edges;
+  private final SortedSet<WaitsFor> unblocked;
   private final SortedMap<String, SortedSet<String>> successors;
 
-  private WaitForGraph(SortedSet<WaitEdge> edges, SortedSet<WaitEdge> unblocked) {
+  private WaitForGraph(SortedSet<WaitsFor> edges, SortedSet<WaitsFor> unblocked) {
     this.edges = Collections.unmodifiableSortedSet(edges);
     this.unblocked = Collections.unmodifiableSortedSet(unblocked);
     SortedMap<String, SortedSet<String>> succ = new TreeMap<>();
-    for (WaitEdge e : edges) {
+    for (WaitsFor e : edges) {
       succ.computeIfAbsent(e.waiter(), k -> new TreeSet<>()).add(e.holder());
     }
     succ.replaceAll((k, v) -> Collections.unmodifiableSortedSet(v));
@@ -42,11 +42,11 @@ public final class WaitForGraph {
 
   /** Builds the graph of {@code cut}, applying the in-flight rule. */
   public static WaitForGraph of(CutModel cut) {
-    SortedSet<WaitEdge> kept = new TreeSet<>();
-    SortedSet<WaitEdge> unblocked = new TreeSet<>();
+    SortedSet<WaitsFor> kept = new TreeSet<>();
+    SortedSet<WaitsFor> unblocked = new TreeSet<>();
     for (CutModel.Worker w : cut.workers().values()) {
       for (CutModel.Wait wait : w.waits()) {
-        WaitEdge edge = new WaitEdge(w.id(), wait.peer(), wait.resource());
+        WaitsFor edge = new WaitsFor(w.id(), wait.peer(), wait.resource());
         if (cut.inTransit(ChannelId.of(wait.peer(), w.id()))) {
           unblocked.add(edge);
         } else {
@@ -58,12 +58,12 @@ public final class WaitForGraph {
   }
 
   /** The edges that remain, sorted. */
-  public SortedSet<WaitEdge> edges() {
+  public SortedSet<WaitsFor> edges() {
     return edges;
   }
 
   /** Declared waits answered by a message in transit from the holder, sorted. */
-  public SortedSet<WaitEdge> unblockedByInFlight() {
+  public SortedSet<WaitsFor> unblockedByInFlight() {
     return unblocked;
   }
 
@@ -85,9 +85,9 @@ public final class WaitForGraph {
   }
 
   /** The remaining edges whose waiter and holder are both in {@code workers}, sorted. */
-  public List<WaitEdge> edgesWithin(SortedSet<String> workers) {
-    List<WaitEdge> out = new ArrayList<>();
-    for (WaitEdge e : edges) {
+  public List<WaitsFor> edgesWithin(SortedSet<String> workers) {
+    List<WaitsFor> out = new ArrayList<>();
+    for (WaitsFor e : edges) {
       if (workers.contains(e.waiter()) && workers.contains(e.holder())) {
         out.add(e);
       }

@@ -22,6 +22,7 @@ import io.cutpoint.api.v1.ListSnapshotsRequest;
 import io.cutpoint.api.v1.ListSnapshotsResponse;
 import io.cutpoint.api.v1.PinSnapshotRequest;
 import io.cutpoint.api.v1.PinSnapshotResponse;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.RemoveWorkerRequest;
 import io.cutpoint.api.v1.RemoveWorkerResponse;
 import io.cutpoint.api.v1.RollbackRequest;
@@ -36,7 +37,7 @@ import io.cutpoint.api.v1.TriggerSnapshotResponse;
 import io.cutpoint.api.v1.WatchEventsRequest;
 import io.cutpoint.api.v1.WorkerView;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.events.EventStream;
 import io.cutpoint.server.lifecycle.FailureReason;
@@ -267,15 +268,15 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
                     "snapshot " + id + " has no channel " + ref.getFrom() + "->" + ref.getTo())
                 .asRuntimeException();
           }
-          List<RecordedMessage> all =
+          List<InTransitMessage> all =
               ctx.store().readChannel(id, ChannelId.of(ref.getFrom(), ref.getTo()));
           GetChannelStateResponse.Builder b =
               GetChannelStateResponse.newBuilder().setTotalMessages(all.size());
           int from = (int) Math.min(offset, all.size());
           int to = Math.min(all.size(), from + size);
-          for (RecordedMessage r : all.subList(from, to)) {
+          for (InTransitMessage r : all.subList(from, to)) {
             b.addMessages(
-                io.cutpoint.api.v1.RecordedMessage.newBuilder()
+                RecordedMessage.newBuilder()
                     .setSeq(r.seq())
                     .setPayload(com.google.protobuf.ByteString.copyFrom(r.payload())));
           }

@@ -6,6 +6,7 @@ import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.DownloadRequest;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.StateChunk;
@@ -13,7 +14,7 @@ import io.cutpoint.api.v1.UploadHeader;
 import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.membership.WorkerIds;
 import io.cutpoint.storage.CorruptionException;
@@ -95,7 +96,7 @@ final class DownloadSender {
                   });
       long messages = 0;
       for (String from : incoming(manifest, worker)) {
-        List<RecordedMessage> recorded = ctx.store().readChannel(id, ChannelId.of(from, worker));
+        List<InTransitMessage> recorded = ctx.store().readChannel(id, ChannelId.of(from, worker));
         messages += recorded.size();
         sendChannel(from, recorded);
       }
@@ -163,12 +164,12 @@ final class DownloadSender {
         .orElse(List.of());
   }
 
-  private void sendChannel(String from, List<RecordedMessage> recorded) {
+  private void sendChannel(String from, List<InTransitMessage> recorded) {
     ChannelRecording.Builder part = ChannelRecording.newBuilder().setFrom(from);
     long bytes = 0;
-    for (RecordedMessage m : recorded) {
+    for (InTransitMessage m : recorded) {
       part.addMessages(
-          io.cutpoint.api.v1.RecordedMessage.newBuilder()
+          RecordedMessage.newBuilder()
               .setSeq(m.seq())
               .setPayload(ByteString.copyFrom(m.payload())));
       bytes += m.payload().length;

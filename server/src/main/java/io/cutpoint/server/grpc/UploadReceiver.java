@@ -4,13 +4,15 @@ import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RecordedMessage;
+import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.StateChunk;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.lifecycle.AckResult;
 import io.cutpoint.server.lifecycle.FailureReason;
@@ -63,7 +65,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   private final CRC32C stateCrc = new CRC32C();
   private long stateBytes;
   private int chunks;
-  private final SortedMap<String, List<RecordedMessage>> recorded = new TreeMap<>();
+  private final SortedMap<String, List<InTransitMessage>> recorded = new TreeMap<>();
   private String firstMarkerFrom;
   private long recordedMessages;
   private long recordedBytes;
@@ -119,8 +121,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     OwnSession.require(ctx, m.getWorkerId(), "upload");
     ctx.lifecycle()
         .pendingManifest(m.getSnapshotId())
-        .filter(
-            snap -> snap.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+        .filter(snap -> snap.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING)
         .filter(snap -> snap.getEpoch() != m.getEpoch())
         .ifPresent(
             snap -> {
@@ -274,10 +275,10 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       }
       firstMarkerFrom = from;
     }
-    List<RecordedMessage> kept = recorded.computeIfAbsent(from, k -> new ArrayList<>());
-    List<RecordedMessage> toStore = new ArrayList<>(r.getMessagesCount());
+    List<InTransitMessage> kept = recorded.computeIfAbsent(from, k -> new ArrayList<>());
+    List<InTransitMessage> toStore = new ArrayList<>(r.getMessagesCount());
     long last = kept.isEmpty() ? 0 : kept.get(kept.size() - 1).seq();
-    for (io.cutpoint.api.v1.RecordedMessage m : r.getMessagesList()) {
+    for (RecordedMessage m : r.getMessagesList()) {
       if (m.getSeq() <= last) {
         throw invalid(
             "channel "
@@ -293,8 +294,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       last = m.getSeq();
       byte[] payload = m.getPayload().toByteArray();
       recordedBytes += payload.length;
-      toStore.add(new RecordedMessage(m.getSeq(), payload));
-      kept.add(new RecordedMessage(m.getSeq(), NO_PAYLOAD));
+      toStore.add(new InTransitMessage(m.getSeq(), payload));
+      kept.add(new InTransitMessage(m.getSeq(), NO_PAYLOAD));
     }
     long limit = ctx.config().maxRecordedBytesPerSnapshot();
     if (limit > 0 && recordedBytes > limit) {

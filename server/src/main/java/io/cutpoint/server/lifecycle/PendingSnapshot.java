@@ -3,9 +3,10 @@ package io.cutpoint.server.lifecycle;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.api.v1.Topology;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.Cut;
-import io.cutpoint.server.membership.Topology;
+import io.cutpoint.server.membership.ClusterTopology;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -29,7 +30,7 @@ public final class PendingSnapshot {
   private final SnapshotTrigger trigger;
   private final Instant startedAt;
   private final SortedSet<String> initiators;
-  private final Topology topology;
+  private final ClusterTopology topology;
   private final SortedSet<ChannelId> channels;
   private final SortedMap<String, Piece> pieces = new TreeMap<>();
 
@@ -54,7 +55,7 @@ public final class PendingSnapshot {
       SnapshotTrigger trigger,
       Instant startedAt,
       SortedSet<String> initiators,
-      Topology topology) {
+      ClusterTopology topology) {
     this.id = id;
     this.epoch = epoch;
     this.trigger = trigger;
@@ -178,7 +179,7 @@ public final class PendingSnapshot {
         .setStartedAtUnixMs(startedAt.toEpochMilli())
         .addAllInitiators(initiators)
         .setTopology(
-            io.cutpoint.api.v1.Topology.newBuilder()
+            Topology.newBuilder()
                 .addAllWorkers(topology.workers().values().stream().map(d -> d.toProto()).toList()))
         .setTrigger(trigger)
         .addAllPieces(pieces.values().stream().map(Piece::toProto).toList())

@@ -1,12 +1,15 @@
 package io.cutpoint.server.lifecycle;
 
+import io.cutpoint.api.v1.ChannelRef;
 import io.cutpoint.api.v1.PhaseTimings;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.api.v1.Violation;
+import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.CutViolation;
 import io.cutpoint.cut.RecentIds;
-import io.cutpoint.cut.Violation;
 import io.cutpoint.server.membership.InitiatorSelection;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.storage.StoreException;
@@ -323,7 +326,7 @@ public final class SnapshotLifecycle {
     }
     List<Membership.Member> notRunning =
         view.members().values().stream()
-            .filter(m -> m.state() != io.cutpoint.api.v1.WorkerState.WORKER_STATE_RUNNING)
+            .filter(m -> m.state() != WorkerState.WORKER_STATE_RUNNING)
             .toList();
     if (!notRunning.isEmpty()) {
       return Optional.of(
@@ -562,7 +565,7 @@ public final class SnapshotLifecycle {
 
   private void finishUploaded(PendingSnapshot p) {
     Instant uploaded = clock.instant();
-    List<Violation> violations =
+    List<CutViolation> violations =
         CutVerifier.verify(
             broken == Broken.COMMIT_BEFORE_LAST_PIECE
                 ? io.cutpoint.cut.Cut.of(
@@ -667,7 +670,7 @@ public final class SnapshotLifecycle {
       SnapshotStatus status,
       FailureReason reason,
       String message,
-      List<Violation> violations) {
+      List<CutViolation> violations) {
     pending.remove(p.id());
     recent.remember(p.id());
     p.cancelTimeout();
@@ -682,14 +685,10 @@ public final class SnapshotLifecycle {
                 PhaseTimings.newBuilder()
                     .setMarkerPropagationMicros(micros(p.markerPropagation()))
                     .setTotalMicros(micros(Duration.between(p.startedAt(), now))));
-    for (Violation v : violations) {
-      io.cutpoint.api.v1.Violation.Builder vb =
-          io.cutpoint.api.v1.Violation.newBuilder().setMessage(v.message());
+    for (CutViolation v : violations) {
+      Violation.Builder vb = Violation.newBuilder().setMessage(v.message());
       if (v.channel() != null) {
-        vb.setChannel(
-            io.cutpoint.api.v1.ChannelRef.newBuilder()
-                .setFrom(v.channel().from())
-                .setTo(v.channel().to()));
+        vb.setChannel(ChannelRef.newBuilder().setFrom(v.channel().from()).setTo(v.channel().to()));
       }
       if (v.workerId() != null) {
         vb.setWorkerId(v.workerId());

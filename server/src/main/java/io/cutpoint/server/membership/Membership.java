@@ -78,7 +78,7 @@ public final class Membership {
   public record Refused(Refusal refusal, String message) implements JoinOutcome {}
 
   /** An immutable view of the table. */
-  public record View(Topology topology, SortedMap<String, Member> members) {
+  public record View(ClusterTopology topology, SortedMap<String, Member> members) {
     public boolean allLive() {
       return members.values().stream().allMatch(Member::live);
     }
@@ -92,7 +92,7 @@ public final class Membership {
   }
 
   private volatile View published =
-      new View(Topology.of(List.of()), java.util.Collections.emptySortedMap());
+      new View(ClusterTopology.of(List.of()), java.util.Collections.emptySortedMap());
 
   private void put(String id, Member m) {
     members.put(id, m);
@@ -104,7 +104,7 @@ public final class Membership {
     SortedMap<String, Member> copy = new TreeMap<>(members);
     published =
         new View(
-            Topology.of(copy.values().stream().map(Member::decl).toList()),
+            ClusterTopology.of(copy.values().stream().map(Member::decl).toList()),
             java.util.Collections.unmodifiableSortedMap(copy));
     int[] n = new int[WorkerState.values().length];
     members.values().forEach(x -> n[x.state().getNumber()]++);
@@ -140,7 +140,7 @@ public final class Membership {
         live.add(m.decl());
       }
     }
-    List<String> problems = Topology.of(live).contradictions(decl);
+    List<String> problems = ClusterTopology.of(live).contradictions(decl);
     if (!problems.isEmpty()) {
       return new Refused(Refusal.CONTRADICTS_TOPOLOGY, String.join("; ", problems));
     }

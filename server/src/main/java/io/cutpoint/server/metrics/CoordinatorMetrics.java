@@ -1,6 +1,7 @@
 package io.cutpoint.server.metrics;
 
 import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.server.lifecycle.CompletedSnapshot;
 import io.cutpoint.server.lifecycle.FailureReason;
@@ -214,9 +215,7 @@ public final class CoordinatorMetrics implements SnapshotListener {
   public void ended(
       SnapshotManifest manifest, FailureReason reason, Duration duration, boolean exceeded) {
     String outcome =
-        manifest.getStatus() == io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_FAILED
-            ? "failed"
-            : "aborted";
+        manifest.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_FAILED ? "failed" : "aborted";
     pending.decrementAndGet();
     durations.get(outcome).record(duration);
     outcomes.get(outcome).increment();

@@ -27,7 +27,7 @@ class DeadlockDetectorTest {
     assertThat(d.workers()).containsExactly("a", "b");
     assertThat(d.core()).containsExactly("a", "b");
     assertThat(d.cycle()).containsExactly("a", "b");
-    assertThat(d.edges()).containsExactly(WaitEdge.of("a", "b"), WaitEdge.of("b", "a"));
+    assertThat(d.edges()).containsExactly(WaitsFor.of("a", "b"), WaitsFor.of("b", "a"));
     assertThat(verdict.unblockedByInFlight()).isEmpty();
   }
 
@@ -40,7 +40,7 @@ class DeadlockDetectorTest {
     assertThat(d.workers()).containsExactly("a", "b", "c");
     assertThat(d.cycle()).containsExactly("a", "b", "c");
     assertThat(d.edges())
-        .containsExactly(WaitEdge.of("a", "b"), WaitEdge.of("b", "c"), WaitEdge.of("c", "a"));
+        .containsExactly(WaitsFor.of("a", "b"), WaitsFor.of("b", "c"), WaitsFor.of("c", "a"));
   }
 
   @Test
@@ -55,7 +55,7 @@ class DeadlockDetectorTest {
 
     assertThat(d.workers()).containsExactly("solo");
     assertThat(d.cycle()).containsExactly("solo");
-    assertThat(d.edges()).containsExactly(new WaitEdge("solo", "solo", "mutex"));
+    assertThat(d.edges()).containsExactly(new WaitsFor("solo", "solo", "mutex"));
   }
 
   @Test
@@ -78,10 +78,10 @@ class DeadlockDetectorTest {
     assertThat(d.cycle()).containsExactly("a", "b");
     assertThat(d.edges())
         .containsExactly(
-            WaitEdge.of("a", "b"),
-            WaitEdge.of("b", "a"),
-            WaitEdge.of("x", "a"),
-            WaitEdge.of("y", "x"));
+            WaitsFor.of("a", "b"),
+            WaitsFor.of("b", "a"),
+            WaitsFor.of("x", "a"),
+            WaitsFor.of("y", "x"));
   }
 
   @Test
@@ -99,7 +99,7 @@ class DeadlockDetectorTest {
     Deadlock d = single(DeadlockDetector.detect(cut));
 
     assertThat(d.workers()).containsExactly("a", "b", "w");
-    assertThat(d.edges()).contains(WaitEdge.of("w", "a")).doesNotContain(WaitEdge.of("w", "free"));
+    assertThat(d.edges()).contains(WaitsFor.of("w", "a")).doesNotContain(WaitsFor.of("w", "free"));
   }
 
   @Test
@@ -124,7 +124,7 @@ class DeadlockDetectorTest {
 
     assertThat(verdict.deadlocked()).isFalse();
     assertThat(verdict.sets()).isEmpty();
-    assertThat(verdict.unblockedByInFlight()).containsExactly(WaitEdge.of("b", "a"));
+    assertThat(verdict.unblockedByInFlight()).containsExactly(WaitsFor.of("b", "a"));
   }
 
   @Test
@@ -172,7 +172,7 @@ class DeadlockDetectorTest {
     DeadlockVerdict verdict = DeadlockDetector.detect(onlyBToA);
 
     assertThat(verdict.deadlocked()).isFalse();
-    assertThat(verdict.unblockedByInFlight()).containsExactly(WaitEdge.of("a", "b"));
+    assertThat(verdict.unblockedByInFlight()).containsExactly(WaitsFor.of("a", "b"));
   }
 
   @Test
@@ -191,7 +191,7 @@ class DeadlockDetectorTest {
     DeadlockVerdict verdict = DeadlockDetector.detect(cut);
 
     assertThat(single(verdict).workers()).containsExactly("b", "c", "w");
-    assertThat(verdict.unblockedByInFlight()).containsExactly(WaitEdge.of("w", "a"));
+    assertThat(verdict.unblockedByInFlight()).containsExactly(WaitsFor.of("w", "a"));
   }
 
   @Test
@@ -211,7 +211,7 @@ class DeadlockDetectorTest {
     assertThat(graph.blockedWorkers()).containsExactly("v");
     assertThat(graph.holdersOf("v")).containsExactly("b");
     assertThat(graph.unblockedByInFlight())
-        .containsExactly(WaitEdge.of("v", "a"), WaitEdge.of("w", "a"));
+        .containsExactly(WaitsFor.of("v", "a"), WaitsFor.of("w", "a"));
   }
 
   @Test
@@ -308,7 +308,7 @@ class DeadlockDetectorTest {
             .build();
 
     assertThat(single(DeadlockDetector.detect(cut)).edges())
-        .containsExactly(new WaitEdge("p0", "p1", "fork-1"), new WaitEdge("p1", "p0", "fork-0"));
+        .containsExactly(new WaitsFor("p0", "p1", "fork-1"), new WaitsFor("p1", "p0", "fork-0"));
   }
 
   @Test

@@ -4,7 +4,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
@@ -28,7 +28,7 @@ public final class InMemorySnapshotStore implements SnapshotStore {
   private final Map<Long, SnapshotManifest> manifests = new TreeMap<>();
   private final Map<Long, Map<String, LocalSnapshotMeta>> metas = new TreeMap<>();
   private final Map<Long, Map<String, List<byte[]>>> states = new TreeMap<>();
-  private final Map<Long, Map<ChannelId, List<RecordedMessage>>> channels = new TreeMap<>();
+  private final Map<Long, Map<ChannelId, List<InTransitMessage>>> channels = new TreeMap<>();
   private final Set<String> corrupt = new HashSet<>();
   final AtomicInteger channelReads = new AtomicInteger();
   private long nextId = 1;
@@ -109,7 +109,7 @@ public final class InMemorySnapshotStore implements SnapshotStore {
 
   @Override
   public synchronized void putChannelRecording(
-      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+      long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     channels
         .computeIfAbsent(snapshotId, k -> new TreeMap<>())
         .computeIfAbsent(channel, k -> new ArrayList<>())
@@ -183,7 +183,7 @@ public final class InMemorySnapshotStore implements SnapshotStore {
   }
 
   @Override
-  public synchronized List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+  public synchronized List<InTransitMessage> readChannel(long snapshotId, ChannelId channel) {
     open();
     channelReads.incrementAndGet();
     check("channel/" + snapshotId + "/" + channel);

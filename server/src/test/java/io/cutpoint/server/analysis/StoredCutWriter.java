@@ -10,7 +10,7 @@ import io.cutpoint.api.v1.WaitFor;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +28,7 @@ final class StoredCutWriter {
 
   private final Map<String, LocalSnapshotMeta.Builder> workers = new TreeMap<>();
   private final SortedSet<ChannelId> channels = new TreeSet<>();
-  private final Map<ChannelId, List<RecordedMessage>> recordings = new TreeMap<>();
+  private final Map<ChannelId, List<InTransitMessage>> recordings = new TreeMap<>();
   private boolean metaInManifestOnly;
 
   StoredCutWriter worker(String id, Activity activity, long stateBytes, String... waitsFor) {
@@ -52,9 +52,9 @@ final class StoredCutWriter {
   StoredCutWriter channel(String from, String to, int... payloadSizes) {
     ChannelId c = ChannelId.of(from, to);
     channels.add(c);
-    List<RecordedMessage> msgs = new ArrayList<>();
+    List<InTransitMessage> msgs = new ArrayList<>();
     for (int i = 0; i < payloadSizes.length; i++) {
-      msgs.add(new RecordedMessage(10 + i, new byte[payloadSizes[i]]));
+      msgs.add(new InTransitMessage(10 + i, new byte[payloadSizes[i]]));
     }
     if (!msgs.isEmpty()) {
       recordings.put(c, msgs);

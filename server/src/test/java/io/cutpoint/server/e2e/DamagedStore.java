@@ -4,7 +4,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.List;
 import java.util.Optional;
@@ -68,7 +68,7 @@ final class DamagedStore implements SnapshotStore {
   }
 
   @Override
-  public void putChannelRecording(long id, ChannelId c, List<RecordedMessage> m) {
+  public void putChannelRecording(long id, ChannelId c, List<InTransitMessage> m) {
     d.putChannelRecording(id, c, m);
   }
 
@@ -114,7 +114,7 @@ final class DamagedStore implements SnapshotStore {
   }
 
   @Override
-  public List<RecordedMessage> readChannel(long id, ChannelId c) {
+  public List<InTransitMessage> readChannel(long id, ChannelId c) {
     return d.readChannel(id, c);
   }
 

@@ -6,7 +6,7 @@ import io.cutpoint.client.Worker;
 import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.server.testing.Teller;
 import io.cutpoint.storage.SnapshotStore;
 import io.grpc.ManagedChannel;
@@ -107,7 +107,7 @@ final class LiveWorkers implements AutoCloseable {
       store.readState(m.getSnapshotId(), w.getWorkerId(), out::writeBytes);
       total += Teller.balanceOf(out.toByteArray());
       for (String from : w.getIncomingList()) {
-        for (RecordedMessage r :
+        for (InTransitMessage r :
             store.readChannel(m.getSnapshotId(), ChannelId.of(from, w.getWorkerId()))) {
           total += Teller.amountOf(r.payload());
         }

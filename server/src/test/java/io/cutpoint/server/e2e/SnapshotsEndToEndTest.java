@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.v1.AdminGrpc;
+import io.cutpoint.api.v1.CoordinatorGrpc;
+import io.cutpoint.api.v1.DownloadRequest;
 import io.cutpoint.api.v1.Event;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.GetClusterRequest;
@@ -279,10 +281,10 @@ class SnapshotsEndToEndTest {
     md.put(io.cutpoint.server.security.WorkerIdentity.SESSION_SECRET, secret);
     assertThatThrownBy(
             () ->
-                io.cutpoint.api.v1.CoordinatorGrpc.newBlockingStub(channel)
+                CoordinatorGrpc.newBlockingStub(channel)
                     .withInterceptors(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(md))
                     .downloadSnapshot(
-                        io.cutpoint.api.v1.DownloadRequest.newBuilder()
+                        DownloadRequest.newBuilder()
                             .setSnapshotId(m.getSnapshotId())
                             .setWorkerId("w2")
                             .build())

@@ -3,6 +3,7 @@ package io.cutpoint.server.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.Event;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.WatchEventsRequest;
@@ -65,10 +66,8 @@ class EventStreamTest {
         new InProcessCoordinator(InProcessCoordinator.config(dir).build())) {
       Watcher slow = new Watcher(false);
       Watcher fast = new Watcher(true);
-      io.cutpoint.api.v1.AdminGrpc.newStub(c.channel)
-          .watchEvents(WatchEventsRequest.getDefaultInstance(), slow);
-      io.cutpoint.api.v1.AdminGrpc.newStub(c.channel)
-          .watchEvents(WatchEventsRequest.getDefaultInstance(), fast);
+      AdminGrpc.newStub(c.channel).watchEvents(WatchEventsRequest.getDefaultInstance(), slow);
+      AdminGrpc.newStub(c.channel).watchEvents(WatchEventsRequest.getDefaultInstance(), fast);
       EventHub hub = c.server.context().events();
       await().atMost(Duration.ofSeconds(5)).until(() -> hub.watchers() == 2);
 

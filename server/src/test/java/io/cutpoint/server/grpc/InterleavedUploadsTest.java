@@ -274,7 +274,7 @@ class InterleavedUploadsTest {
     List<LocalSnapshot> pieces = new ArrayList<>();
     List<ChannelId> channels = List.of(ChannelId.of("a", "b"), ChannelId.of("b", "a"));
     for (WorkerPiece p : m.getPiecesList()) {
-      SortedMap<String, List<io.cutpoint.cut.RecordedMessage>> recorded = new TreeMap<>();
+      SortedMap<String, List<io.cutpoint.cut.InTransitMessage>> recorded = new TreeMap<>();
       for (ChannelCounter in : p.getMeta().getReceivedList()) {
         recorded.put(
             in.getPeer(),
@@ -291,7 +291,7 @@ class InterleavedUploadsTest {
                 .stream()
                 .map(
                     r ->
-                        new io.cutpoint.cut.RecordedMessage(
+                        new io.cutpoint.cut.InTransitMessage(
                             r.getSeq(), r.getPayload().toByteArray()))
                 .toList());
       }

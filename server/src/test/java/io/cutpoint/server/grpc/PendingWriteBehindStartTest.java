@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.SnapshotStatus;
@@ -97,7 +98,7 @@ class PendingWriteBehindStartTest {
             InProcessServerBuilder.forName(name),
             gated(RocksSnapshotStore.open(dir)));
     channel = InProcessChannelBuilder.forName(name).build();
-    var coordinator = io.cutpoint.api.v1.CoordinatorGrpc.newStub(channel);
+    var coordinator = CoordinatorGrpc.newStub(channel);
     a = new RawWorker(coordinator, "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator, "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ClusterView;
+import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetClusterRequest;
 import io.cutpoint.api.v1.GetSnapshotRequest;
@@ -101,7 +102,7 @@ class ReadersDoNotWaitTest {
             InProcessServerBuilder.forName(name),
             gated(RocksSnapshotStore.open(dir)));
     channel = InProcessChannelBuilder.forName(name).build();
-    var coordinator = io.cutpoint.api.v1.CoordinatorGrpc.newStub(channel);
+    var coordinator = CoordinatorGrpc.newStub(channel);
     a = new RawWorker(coordinator, "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator, "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);

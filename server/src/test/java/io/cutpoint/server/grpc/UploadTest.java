@@ -14,12 +14,15 @@ import io.cutpoint.api.v1.DownloadRequest;
 import io.cutpoint.api.v1.GetChannelStateRequest;
 import io.cutpoint.api.v1.GetChannelStateResponse;
 import io.cutpoint.api.v1.GetSnapshotRequest;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.api.v1.UploadHeader;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
+import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.server.testing.InProcessCoordinator;
 import io.cutpoint.server.testing.RawWorker;
 import io.grpc.Status;
@@ -344,21 +347,14 @@ class UploadTest {
 
   /** An upload whose chunks are generated one at a time as the transport asks for them. */
   private static Iterable<UploadPart> bigUpload(
-      io.cutpoint.api.v1.LocalSnapshotMeta.Builder meta,
-      int size,
-      int chunk,
-      int seed,
-      String firstMarker) {
+      LocalSnapshotMeta.Builder meta, int size, int chunk, int seed, String firstMarker) {
     CRC32C whole = new CRC32C();
     for (int i = 0; i < size / chunk; i++) {
       whole.update(chunkData(seed, i, chunk));
     }
     meta.setStateBytes(size).setStateCrc32C((int) whole.getValue());
     List<UploadPart> head =
-        List.of(
-            UploadPart.newBuilder()
-                .setHeader(io.cutpoint.api.v1.UploadHeader.newBuilder().setMeta(meta))
-                .build());
+        List.of(UploadPart.newBuilder().setHeader(UploadHeader.newBuilder().setMeta(meta)).build());
     return () ->
         new Iterator<>() {
           int next = -1;
@@ -388,9 +384,7 @@ class UploadTest {
             }
             return UploadPart.newBuilder()
                 .setTrailer(
-                    io.cutpoint.api.v1.UploadTrailer.newBuilder()
-                        .setStateChunks(chunks)
-                        .setRecordedMessages(0))
+                    UploadTrailer.newBuilder().setStateChunks(chunks).setRecordedMessages(0))
                 .build();
           }
         };

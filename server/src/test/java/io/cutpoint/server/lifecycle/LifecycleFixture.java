@@ -1,9 +1,11 @@
 package io.cutpoint.server.lifecycle;
 
+import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import io.cutpoint.server.membership.Declaration;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.testing.DirectStoreEffects;
@@ -113,8 +115,7 @@ final class LifecycleFixture {
   }
 
   long start() {
-    TriggerResult r =
-        lifecycle.trigger(io.cutpoint.api.v1.SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
+    TriggerResult r = lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
     if (r instanceof TriggerResult.Refused refused) {
       throw new AssertionError("refused: " + refused);
     }
@@ -139,19 +140,15 @@ final class LifecycleFixture {
       Map<String, Long> received,
       Map<String, List<Long>> recorded,
       String firstMarkerFrom) {
-    SortedMap<String, List<RecordedMessage>> rec = new TreeMap<>();
+    SortedMap<String, List<InTransitMessage>> rec = new TreeMap<>();
     recorded.forEach(
         (peer, seqs) ->
-            rec.put(peer, seqs.stream().map(s -> new RecordedMessage(s, new byte[0])).toList()));
+            rec.put(peer, seqs.stream().map(s -> new InTransitMessage(s, new byte[0])).toList()));
     LocalSnapshotMeta.Builder meta =
         LocalSnapshotMeta.newBuilder().setSnapshotId(snapshot).setWorkerId(id).setStateBytes(10);
-    sent.forEach(
-        (p, n) ->
-            meta.addSent(io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer(p).setCount(n)));
+    sent.forEach((p, n) -> meta.addSent(ChannelCounter.newBuilder().setPeer(p).setCount(n)));
     received.forEach(
-        (p, n) ->
-            meta.addReceived(
-                io.cutpoint.api.v1.ChannelCounter.newBuilder().setPeer(p).setCount(n)));
+        (p, n) -> meta.addReceived(ChannelCounter.newBuilder().setPeer(p).setCount(n)));
     LocalSnapshot cut =
         new LocalSnapshot(
             snapshot, id, new TreeMap<>(sent), new TreeMap<>(received), rec, firstMarkerFrom);

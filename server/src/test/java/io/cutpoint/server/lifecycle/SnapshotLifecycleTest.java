@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.SnapshotTrigger;
+import io.cutpoint.api.v1.WorkerState;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -249,7 +250,7 @@ class SnapshotLifecycleTest {
     assertThat(block(g).reason()).isEqualTo(SnapshotBlock.Reason.ROLLBACK_FAILED);
 
     LifecycleFixture h = new LifecycleFixture().ring();
-    h.membership.setState("a", io.cutpoint.api.v1.WorkerState.WORKER_STATE_HALTED);
+    h.membership.setState("a", WorkerState.WORKER_STATE_HALTED);
     assertThat(block(h))
         .satisfies(
             b -> {

@@ -9,6 +9,7 @@ import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.Join;
 import io.cutpoint.api.v1.ListSnapshotsRequest;
 import io.cutpoint.api.v1.LocalSnapshotFailed;
@@ -137,10 +138,7 @@ class HostileJoinTest {
         .until(
             () ->
                 admin()
-                        .getSnapshot(
-                            io.cutpoint.api.v1.GetSnapshotRequest.newBuilder()
-                                .setSnapshotId(id)
-                                .build())
+                        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
                         .getManifest()
                         .getStatus()
                     == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
@@ -162,17 +160,13 @@ class HostileJoinTest {
         .until(
             () ->
                 admin()
-                        .getSnapshot(
-                            io.cutpoint.api.v1.GetSnapshotRequest.newBuilder()
-                                .setSnapshotId(id)
-                                .build())
+                        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
                         .getManifest()
                         .getStatus()
                     != SnapshotStatus.SNAPSHOT_STATUS_PENDING);
     var manifest =
         admin()
-            .getSnapshot(
-                io.cutpoint.api.v1.GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
+            .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
             .getManifest();
     assertThat(manifest.getReason())
         .hasSizeLessThan(2000)
@@ -302,10 +296,7 @@ class HostileJoinTest {
         .until(
             () ->
                 admin()
-                        .getSnapshot(
-                            io.cutpoint.api.v1.GetSnapshotRequest.newBuilder()
-                                .setSnapshotId(id)
-                                .build())
+                        .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
                         .getManifest()
                         .getStatus()
                     == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);

@@ -15,7 +15,7 @@ class MembershipTest {
 
   @Test
   void aChannelDeclaredByOneEndIsPendingUntilTheOtherEndDeclaresIt() {
-    Topology t = Topology.empty().with(decl("a", "h:1", List.of("b"), List.of()));
+    ClusterTopology t = ClusterTopology.empty().with(decl("a", "h:1", List.of("b"), List.of()));
     assertThat(t.pendingChannels()).containsExactly(ChannelId.of("a", "b"));
     assertThat(t.closed()).isFalse();
     t = t.with(decl("b", "h:2", List.of(), List.of("a")));

@@ -4,7 +4,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.List;
@@ -74,7 +74,7 @@ final class CorruptibleStore implements SnapshotStore {
 
   @Override
   public void putChannelRecording(
-      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {
+      long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     store.putChannelRecording(snapshotId, channel, messages);
   }
 
@@ -120,7 +120,7 @@ final class CorruptibleStore implements SnapshotStore {
   }
 
   @Override
-  public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+  public List<InTransitMessage> readChannel(long snapshotId, ChannelId channel) {
     return store.readChannel(snapshotId, channel);
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.GetClusterRequest;
 import io.cutpoint.api.v1.ListSnapshotsRequest;
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -63,9 +64,7 @@ class DamagedSstRollbackTest {
           .ignoreExceptionsInstanceOf(StatusRuntimeException.class)
           .until(
               () ->
-                  c.admin
-                          .getCluster(io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance())
-                          .getWorkersCount()
+                  c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getWorkersCount()
                       == 3);
       long newest = c.snapshot().getSnapshotId();
       c.stopCoordinator();
@@ -106,9 +105,7 @@ class DamagedSstRollbackTest {
           .atMost(WAIT)
           .until(
               () ->
-                  c.admin
-                          .getCluster(io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance())
-                          .getWorkersCount()
+                  c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getWorkersCount()
                       == 3);
       c.crashWorker("c");
       await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).isEmpty());

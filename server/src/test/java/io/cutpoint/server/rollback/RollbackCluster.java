@@ -14,7 +14,7 @@ import io.cutpoint.client.Worker;
 import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.events.EventHub;
@@ -275,7 +275,7 @@ final class RollbackCluster implements AutoCloseable {
     return store.workerMeta(snapshotId, worker).orElseThrow();
   }
 
-  List<RecordedMessage> recorded(long snapshotId, String from, String to) {
+  List<InTransitMessage> recorded(long snapshotId, String from, String to) {
     return store.readChannel(snapshotId, ChannelId.of(from, to));
   }
 
@@ -285,7 +285,7 @@ final class RollbackCluster implements AutoCloseable {
     for (String w : peers.keySet()) {
       total += Teller.balanceOf(storedState(snapshotId, w));
       for (String from : peers.get(w)) {
-        for (RecordedMessage m : recorded(snapshotId, from, w)) {
+        for (InTransitMessage m : recorded(snapshotId, from, w)) {
           total += Teller.amountOf(m.payload());
         }
       }

@@ -5,15 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.v1.ChannelCounter;
+import io.cutpoint.api.v1.DeleteSnapshotRequest;
 import io.cutpoint.api.v1.EventType;
 import io.cutpoint.api.v1.GetClusterRequest;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.RollbackPhase;
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.RollbackResponse;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerState;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.testing.Teller;
 import io.grpc.Status;
@@ -76,7 +78,7 @@ class RollbackOverGrpcTest {
       long replayed = 0;
       for (String to : c.peers().keySet()) {
         for (String from : c.peers().get(to)) {
-          List<RecordedMessage> recorded = c.recorded(id, from, to);
+          List<InTransitMessage> recorded = c.recorded(id, from, to);
           long receivedAtCut = counters(c.storedMeta(id, to).getReceivedList()).get(from);
           List<Teller.Delivery> after =
               c.member(to).teller().deliveredFrom(from).stream()
@@ -141,9 +143,7 @@ class RollbackOverGrpcTest {
       assertThatThrownBy(
               () ->
                   c.admin.deleteSnapshot(
-                      io.cutpoint.api.v1.DeleteSnapshotRequest.newBuilder()
-                          .setSnapshotId(id)
-                          .build()))
+                      DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build()))
           .isInstanceOfSatisfying(
               StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
@@ -313,7 +313,7 @@ class RollbackOverGrpcTest {
       assertThat(c.rollbacks("failed")).isEqualTo(1);
       assertThat(
               c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollback().getPhase())
-          .isEqualTo(io.cutpoint.api.v1.RollbackPhase.ROLLBACK_PHASE_FAILED);
+          .isEqualTo(RollbackPhase.ROLLBACK_PHASE_FAILED);
       assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
 
       c.startWorker("b");

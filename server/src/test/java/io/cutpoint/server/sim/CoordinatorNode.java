@@ -258,7 +258,9 @@ final class CoordinatorNode {
     }
     // as UploadReceiver does: no part is stored before the snapshot's pending manifest is written
     var unused =
-        lifecycle.written(id).thenRun(() -> storeAndAcknowledge(worker, completed, epoch, uploader));
+        lifecycle
+            .written(id)
+            .thenRun(() -> storeAndAcknowledge(worker, completed, epoch, uploader));
   }
 
   private void storeAndAcknowledge(

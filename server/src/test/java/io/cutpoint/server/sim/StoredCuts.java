@@ -7,9 +7,9 @@ import io.cutpoint.client.sim.SimResult.ProblemKind;
 import io.cutpoint.client.sim.Topology;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.Cut;
+import io.cutpoint.cut.CutViolation;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
-import io.cutpoint.cut.Violation;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,8 +89,8 @@ final class StoredCuts {
         pieces.add(cut);
         long balance = BankAccount.decode(piece.get().state());
         money += balance;
-        for (List<RecordedMessage> channel : cut.recordings().values()) {
-          for (RecordedMessage r : channel) {
+        for (List<InTransitMessage> channel : cut.recordings().values()) {
+          for (InTransitMessage r : channel) {
             money += BankAccount.amountOf(r.payload());
           }
         }
@@ -108,7 +108,7 @@ final class StoredCuts {
             .append('\n');
       }
       contents.put(id, content.toString());
-      for (Violation v :
+      for (CutViolation v :
           io.cutpoint.cut.CutVerifier.verify(Cut.of(id, workers, channels, pieces))) {
         problems.add(ProblemKind.CUT_VIOLATION, id, "committed: " + v);
       }

@@ -5,8 +5,8 @@ import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.ChannelId;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
 import io.cutpoint.server.lifecycle.Piece;
 import io.cutpoint.storage.SnapshotStore;
 import java.io.ByteArrayOutputStream;
@@ -41,13 +41,13 @@ final class StoredPieces {
     byte[] state = completed.state().state();
     store.discardPieces(id, worker);
     store.putStateChunk(id, worker, 0, state, Crc32c.of(state));
-    SortedMap<String, List<RecordedMessage>> kept = new TreeMap<>();
+    SortedMap<String, List<InTransitMessage>> kept = new TreeMap<>();
     long bytes = 0;
-    for (Map.Entry<String, List<RecordedMessage>> e : cut.recordings().entrySet()) {
-      List<RecordedMessage> seqs = new ArrayList<>(e.getValue().size());
-      for (RecordedMessage m : e.getValue()) {
+    for (Map.Entry<String, List<InTransitMessage>> e : cut.recordings().entrySet()) {
+      List<InTransitMessage> seqs = new ArrayList<>(e.getValue().size());
+      for (InTransitMessage m : e.getValue()) {
         bytes += m.payload().length;
-        seqs.add(new RecordedMessage(m.seq(), NO_PAYLOAD));
+        seqs.add(new InTransitMessage(m.seq(), NO_PAYLOAD));
       }
       kept.put(e.getKey(), seqs);
       if (!e.getValue().isEmpty()) {
@@ -80,7 +80,7 @@ final class StoredPieces {
     }
     ByteArrayOutputStream state = new ByteArrayOutputStream();
     store.readState(snapshotId, worker, state::writeBytes);
-    SortedMap<String, List<RecordedMessage>> recordings = new TreeMap<>();
+    SortedMap<String, List<InTransitMessage>> recordings = new TreeMap<>();
     for (String from : incoming) {
       recordings.put(from, store.readChannel(snapshotId, ChannelId.of(from, worker)));
     }

@@ -5,6 +5,7 @@ import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.DownloadRequest;
 import io.cutpoint.api.v1.Heartbeat;
 import io.cutpoint.api.v1.Join;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
@@ -164,11 +165,8 @@ public final class RawWorker implements AutoCloseable {
   }
 
   /** A request for this worker's piece of {@code snapshot}. */
-  public io.cutpoint.api.v1.DownloadRequest downloadRequest(long snapshot) {
-    return io.cutpoint.api.v1.DownloadRequest.newBuilder()
-        .setSnapshotId(snapshot)
-        .setWorkerId(id)
-        .build();
+  public DownloadRequest downloadRequest(long snapshot) {
+    return DownloadRequest.newBuilder().setSnapshotId(snapshot).setWorkerId(id).build();
   }
 
   /** Builds the parts of an upload of {@code state} and the given recordings. */

@@ -4,7 +4,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import java.util.ArrayList;
@@ -71,7 +71,7 @@ public final class RecordingStore implements SnapshotStore {
 
   @Override
   public void putChannelRecording(
-      long snapshotId, ChannelId channel, List<RecordedMessage> messages) {}
+      long snapshotId, ChannelId channel, List<InTransitMessage> messages) {}
 
   @Override
   public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {}
@@ -120,7 +120,7 @@ public final class RecordingStore implements SnapshotStore {
   }
 
   @Override
-  public List<RecordedMessage> readChannel(long snapshotId, ChannelId channel) {
+  public List<InTransitMessage> readChannel(long snapshotId, ChannelId channel) {
     return List.of();
   }
 

@@ -34,17 +34,17 @@ import java.util.stream.Stream;
  * shows; it stops at the first deadlock (naming the cycle) or termination, or after {@code
  * duration}.
  *
- * <p>Each verdict is checked against the table's own ground truth ({@link Table#stuck}, {@link
- * Table#finished}), read from the philosophers after the snapshot: both properties are stable, so
- * what a snapshot reports must still hold then. The run behaved as expected (exit 0) when every
- * reported deadlock is the whole table and the table is indeed stuck, every reported termination is
- * confirmed, and a table found stuck or finished at the end is reported so by a snapshot taken
- * after that.
+ * <p>Each verdict is checked against the table's own ground truth ({@link DiningTable#stuck},
+ * {@link DiningTable#finished}), read from the philosophers after the snapshot: both properties are
+ * stable, so what a snapshot reports must still hold then. The run behaved as expected (exit 0)
+ * when every reported deadlock is the whole table and the table is indeed stuck, every reported
+ * termination is confirmed, and a table found stuck or finished at the end is reported so by a
+ * snapshot taken after that.
  */
 public final class DeadlockDemo {
 
   /** Settings of one run. */
-  public record Settings(Table.Options table, Duration interval, Duration duration) {
+  public record Settings(DiningTable.Options table, Duration interval, Duration duration) {
     public Settings {
       if (interval.isZero() || interval.isNegative()) {
         throw new IllegalArgumentException("--interval must be more than 0 for the deadlock demo");
@@ -76,7 +76,7 @@ public final class DeadlockDemo {
     long started = System.currentTimeMillis();
     Path dir = null;
     CoordinatorServer server = null;
-    Table table = null;
+    DiningTable table = null;
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try {
       dir = Files.createTempDirectory("cutpoint-deadlock-demo-");
@@ -94,8 +94,8 @@ public final class DeadlockDemo {
               registry);
       String target = "127.0.0.1:" + server.port();
       channel = ManagedChannelBuilder.forTarget(target).usePlaintext().build();
-      Table.Options o = s.table();
-      table = Table.start(o.philosopherList(), target, JOIN_TIMEOUT);
+      DiningTable.Options o = s.table();
+      table = DiningTable.start(o.philosopherList(), target, JOIN_TIMEOUT);
       out.event(
           "started",
           o.philosophers()
@@ -165,7 +165,8 @@ public final class DeadlockDemo {
     }
   }
 
-  private void watch(Table table, long started) throws InterruptedException, TimeoutException {
+  private void watch(DiningTable table, long started)
+      throws InterruptedException, TimeoutException {
     long end = started + s.duration().toMillis();
     long next = System.currentTimeMillis() + s.interval().toMillis();
     while (outcome.equals("running")) {
@@ -191,7 +192,7 @@ public final class DeadlockDemo {
   /**
    * At the end: the ground truth first, then a snapshot, which must show what was true before it.
    */
-  private void finalCheck(Table table) throws InterruptedException, TimeoutException {
+  private void finalCheck(DiningTable table) throws InterruptedException, TimeoutException {
     boolean stuck = table.stuck(READ_TIMEOUT);
     boolean finished = table.finished(READ_TIMEOUT);
     AnalyzeResponse r = snapshotAndAnalyze();
@@ -230,7 +231,8 @@ public final class DeadlockDemo {
     }
   }
 
-  private void judge(AnalyzeResponse r, Table table) throws InterruptedException, TimeoutException {
+  private void judge(AnalyzeResponse r, DiningTable table)
+      throws InterruptedException, TimeoutException {
     long id = r.getSnapshotId();
     int n = table.size();
     if (r.getDeadlock().getDeadlocked()) {

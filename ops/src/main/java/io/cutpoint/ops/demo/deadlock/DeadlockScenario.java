@@ -96,8 +96,8 @@ public final class DeadlockScenario {
     }
     DeadlockDemo.Settings settings;
     try {
-      Table.Options table =
-          new Table.Options(
+      DiningTable.Options table =
+          new DiningTable.Options(
               philosophers,
               fatalChance,
               meals == 0 ? Philosopher.UNLIMITED : meals,

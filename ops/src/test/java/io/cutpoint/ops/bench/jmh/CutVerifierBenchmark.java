@@ -3,9 +3,9 @@ package io.cutpoint.ops.bench.jmh;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.Cut;
 import io.cutpoint.cut.CutVerifier;
+import io.cutpoint.cut.CutViolation;
+import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
-import io.cutpoint.cut.RecordedMessage;
-import io.cutpoint.cut.Violation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
@@ -38,7 +38,7 @@ public class CutVerifierBenchmark {
   @Setup
   public void setUp() {
     cut = meshCut(WORKERS);
-    List<Violation> v = CutVerifier.verify(cut);
+    List<CutViolation> v = CutVerifier.verify(cut);
     if (!v.isEmpty()) {
       throw new IllegalStateException("the benchmark cut must be consistent: " + v);
     }
@@ -55,7 +55,7 @@ public class CutVerifierBenchmark {
     for (String w : workers) {
       SortedMap<String, Long> sent = new TreeMap<>();
       SortedMap<String, Long> received = new TreeMap<>();
-      SortedMap<String, List<RecordedMessage>> recordings = new TreeMap<>();
+      SortedMap<String, List<InTransitMessage>> recordings = new TreeMap<>();
       String first = w.equals("w1") ? null : "w1";
       for (String peer : workers) {
         if (peer.equals(w)) {
@@ -71,7 +71,7 @@ public class CutVerifierBenchmark {
           recordings.put(
               peer,
               List.of(
-                  new RecordedMessage(99, new byte[16]), new RecordedMessage(100, new byte[16])));
+                  new InTransitMessage(99, new byte[16]), new InTransitMessage(100, new byte[16])));
         }
       }
       pieces.add(new LocalSnapshot(1, w, sent, received, recordings, first));
@@ -80,7 +80,7 @@ public class CutVerifierBenchmark {
   }
 
   @Benchmark
-  public List<Violation> verify() {
+  public List<CutViolation> verify() {
     return CutVerifier.verify(cut);
   }
 }

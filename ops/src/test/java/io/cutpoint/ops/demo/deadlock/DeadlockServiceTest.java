@@ -46,7 +46,7 @@ class DeadlockServiceTest {
   private CoordinatorServer server;
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private ManagedChannel channel;
-  private Table table;
+  private DiningTable table;
   private String target;
 
   @BeforeEach
@@ -80,8 +80,8 @@ class DeadlockServiceTest {
   @Test
   void fatalOrderGetsStuckAndTheAnalysisNamesTheWholeCycle() throws Exception {
     table =
-        Table.start(
-            new Table.Options(
+        DiningTable.start(
+            new DiningTable.Options(
                     5, 1.0, Philosopher.UNLIMITED, new Philosopher.Timing(0, 0, 0, true), 1)
                 .philosopherList(),
             target,
@@ -131,8 +131,8 @@ class DeadlockServiceTest {
   @Test
   void safeOrderNeverDeadlocksAndTheFinishedTableIsReportedTerminated() throws Exception {
     table =
-        Table.start(
-            new Table.Options(5, 0.0, 8, new Philosopher.Timing(4, 4, 1, true), 2)
+        DiningTable.start(
+            new DiningTable.Options(5, 0.0, 8, new Philosopher.Timing(4, 4, 1, true), 2)
                 .philosopherList(),
             target,
             Duration.ofSeconds(30));
@@ -165,7 +165,7 @@ class DeadlockServiceTest {
     // p0 eats once; p1 and p2 have nothing to eat. p0 holds fork 0 and must ask p1 for fork 1.
     Philosopher.Timing timing = new Philosopher.Timing(0, 0, 0, true);
     table =
-        Table.start(
+        DiningTable.start(
             List.of(
                 new Philosopher(0, 3, 1, 0.0, timing, 1),
                 new Philosopher(1, 3, 0, 0.0, timing, 2),

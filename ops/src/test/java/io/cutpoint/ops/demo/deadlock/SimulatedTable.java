@@ -39,7 +39,7 @@ final class SimulatedTable {
   static SimulatedTable of(
       int n, double fatalChance, long meals, boolean hungryAtStart, long seed) {
     List<Philosopher> list =
-        new Table.Options(
+        new DiningTable.Options(
                 n, fatalChance, meals, new Philosopher.Timing(5, 5, 1, hungryAtStart), seed)
             .philosopherList();
     return new SimulatedTable(list, seed);

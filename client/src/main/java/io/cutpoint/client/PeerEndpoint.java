@@ -3,9 +3,9 @@ package io.cutpoint.client;
 import java.net.InetSocketAddress;
 
 /** Parses and checks {@code host:port} strings. */
-final class PeerAddress {
+final class PeerEndpoint {
 
-  private PeerAddress() {}
+  private PeerEndpoint() {}
 
   /** Returns {@code address} when it has the form host:port with a port in 1..65535. */
   static String check(String address) {

@@ -7,14 +7,14 @@ package io.cutpoint.cut;
  * @param workerId the worker concerned, or {@code null}
  * @param message what is wrong, with the numbers involved
  */
-public record Violation(ChannelId channel, String workerId, String message) {
+public record CutViolation(ChannelId channel, String workerId, String message) {
 
-  public static Violation onChannel(ChannelId channel, String message) {
-    return new Violation(channel, null, message);
+  public static CutViolation onChannel(ChannelId channel, String message) {
+    return new CutViolation(channel, null, message);
   }
 
-  public static Violation onWorker(String workerId, String message) {
-    return new Violation(null, workerId, message);
+  public static CutViolation onWorker(String workerId, String message) {
+    return new CutViolation(null, workerId, message);
   }
 
   @Override

@@ -10,18 +10,18 @@ import java.util.zip.CRC32C;
  * big-endian) of the key followed by the payload, then the payload. Covering the key too means a
  * value that ends up under another key fails its check as surely as a flipped bit.
  */
-final class Frames {
+final class ValueFrames {
   static final byte FORMAT = 1;
   static final int HEADER = 5;
 
-  private Frames() {}
+  private ValueFrames() {}
 
   static byte[] wrap(byte[] key, byte[] payload) {
     return frame(crc(key, payload, 0, payload.length), payload);
   }
 
   /**
-   * Frames {@code payload} whose CRC32C {@code payloadCrc} the caller has already checked: the
+   * ValueFrames {@code payload} whose CRC32C {@code payloadCrc} the caller has already checked: the
    * frame's checksum is derived from it, without reading the payload again. A wrong {@code
    * payloadCrc} makes a frame that fails its check on every read.
    */

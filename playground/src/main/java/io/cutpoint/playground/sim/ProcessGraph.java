@@ -11,12 +11,12 @@ import java.util.List;
  * @param size number of processes, 2 to 12
  * @param links pairs {@code {a, b}} of 0-based process indexes, {@code a < b}, no duplicates
  */
-public record Topology(int size, List<int[]> links) {
+public record ProcessGraph(int size, List<int[]> links) {
 
   public static final int MIN = 2;
   public static final int MAX = 12;
 
-  public Topology {
+  public ProcessGraph {
     if (size < MIN || size > MAX) {
       throw new IllegalArgumentException(
           "a playground has " + MIN + " to " + MAX + " processes, got " + size);
@@ -48,7 +48,7 @@ public record Topology(int size, List<int[]> links) {
    * A named topology: {@code ring}, {@code mesh}, {@code line} or {@code random} (a random spanning
    * tree plus a third of the other links, from {@code seed}).
    */
-  public static Topology named(String kind, int size, long seed) {
+  public static ProcessGraph named(String kind, int size, long seed) {
     List<int[]> links = new ArrayList<>();
     switch (kind) {
       case "ring", "line" -> {
@@ -85,13 +85,13 @@ public record Topology(int size, List<int[]> links) {
           throw new IllegalArgumentException(
               "unknown topology " + kind + ": ring, mesh, line or random");
     }
-    return new Topology(size, links);
+    return new ProcessGraph(size, links);
   }
 
   /** Links written {@code "1-2,2-3"} (1-based, as the processes are named). */
   @SuppressWarnings(
       "StringSplitter") // empty parts are skipped; Guava's Splitter is not in the browser
-  public static Topology drawn(int size, String links) {
+  public static ProcessGraph drawn(int size, String links) {
     List<int[]> parsed = new ArrayList<>();
     for (String part : links.split(",")) {
       String p = part.trim();
@@ -113,7 +113,7 @@ public record Topology(int size, List<int[]> links) {
             "a link is written a-b with process numbers, got " + p, e);
       }
     }
-    return new Topology(size, parsed);
+    return new ProcessGraph(size, parsed);
   }
 
   /** Whether every process can reach every other. */

@@ -11,26 +11,26 @@ import java.util.Objects;
  * @param holder the worker it waits for
  * @param resource what the application named, or ""
  */
-public record WaitEdge(String waiter, String holder, String resource)
-    implements Comparable<WaitEdge> {
+public record WaitsFor(String waiter, String holder, String resource)
+    implements Comparable<WaitsFor> {
 
-  private static final Comparator<WaitEdge> ORDER =
-      Comparator.comparing(WaitEdge::waiter)
-          .thenComparing(WaitEdge::holder)
-          .thenComparing(WaitEdge::resource);
+  private static final Comparator<WaitsFor> ORDER =
+      Comparator.comparing(WaitsFor::waiter)
+          .thenComparing(WaitsFor::holder)
+          .thenComparing(WaitsFor::resource);
 
-  public WaitEdge {
+  public WaitsFor {
     Objects.requireNonNull(waiter, "waiter");
     Objects.requireNonNull(holder, "holder");
     resource = resource == null ? "" : resource;
   }
 
-  public static WaitEdge of(String waiter, String holder) {
-    return new WaitEdge(waiter, holder, "");
+  public static WaitsFor of(String waiter, String holder) {
+    return new WaitsFor(waiter, holder, "");
   }
 
   @Override
-  public int compareTo(WaitEdge other) {
+  public int compareTo(WaitsFor other) {
     return ORDER.compare(this, other);
   }
 

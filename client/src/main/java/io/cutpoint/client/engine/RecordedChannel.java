@@ -1,6 +1,6 @@
 package io.cutpoint.client.engine;
 
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,14 +9,14 @@ import java.util.List;
  * this worker recorded its local state and before the snapshot's marker on it. Open until that
  * marker arrives (or the snapshot is dropped).
  */
-final class ChannelRecording {
+final class RecordedChannel {
 
   final PendingLocalSnapshot owner;
   final IncomingChannel channel;
-  private final List<RecordedMessage> messages = new ArrayList<>();
+  private final List<InTransitMessage> messages = new ArrayList<>();
   private boolean open = true;
 
-  ChannelRecording(PendingLocalSnapshot owner, IncomingChannel channel) {
+  RecordedChannel(PendingLocalSnapshot owner, IncomingChannel channel) {
     this.owner = owner;
     this.channel = channel;
   }
@@ -25,7 +25,7 @@ final class ChannelRecording {
     return open;
   }
 
-  void add(RecordedMessage message) {
+  void add(InTransitMessage message) {
     messages.add(message);
   }
 
@@ -37,7 +37,7 @@ final class ChannelRecording {
     }
   }
 
-  List<RecordedMessage> messages() {
+  List<InTransitMessage> messages() {
     return messages;
   }
 }

@@ -6,9 +6,9 @@ import java.util.Arrays;
  * A data message recorded as in transit on a channel: its sequence number on that channel and the
  * application's bytes. The array is not copied; callers must not change it afterwards.
  */
-public record RecordedMessage(long seq, byte[] payload) {
+public record InTransitMessage(long seq, byte[] payload) {
 
-  public RecordedMessage {
+  public InTransitMessage {
     if (seq < 1) {
       throw new IllegalArgumentException("sequence numbers start at 1, got " + seq);
     }
@@ -19,7 +19,7 @@ public record RecordedMessage(long seq, byte[] payload) {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RecordedMessage m && m.seq == seq && Arrays.equals(m.payload, payload);
+    return o instanceof InTransitMessage m && m.seq == seq && Arrays.equals(m.payload, payload);
   }
 
   @Override

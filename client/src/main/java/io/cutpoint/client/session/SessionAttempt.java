@@ -13,13 +13,13 @@ import java.util.concurrent.CompletableFuture;
  * and become no-ops once the call has ended or was half-closed. Inbound events arrive on a
  * transport thread and go to {@link Events}, which hands them to the loop.
  */
-final class SessionStream implements ClientResponseObserver<WorkerMessage, CoordinatorMessage> {
+final class SessionAttempt implements ClientResponseObserver<WorkerMessage, CoordinatorMessage> {
 
   /** Where a stream's inbound events go; called on the transport's thread. */
   interface Events {
-    void message(SessionStream stream, CoordinatorMessage message);
+    void message(SessionAttempt stream, CoordinatorMessage message);
 
-    void ended(SessionStream stream, Status status);
+    void ended(SessionAttempt stream, Status status);
   }
 
   private final long generation;
@@ -29,7 +29,7 @@ final class SessionStream implements ClientResponseObserver<WorkerMessage, Coord
   private boolean closedForSending;
   private volatile boolean welcomed;
 
-  SessionStream(long generation, Events events) {
+  SessionAttempt(long generation, Events events) {
     this.generation = generation;
     this.events = events;
   }

@@ -5,7 +5,7 @@ import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
-import io.cutpoint.cut.RecordedMessage;
+import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,13 +23,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the write lock and close the snapshot, after which pieces are refused. Lives only in memory: a
  * PENDING snapshot does not survive a restart.
  */
-final class PendingSnapshot {
+final class PieceLedger {
   final long id;
   final ReadWriteLock lock = new ReentrantReadWriteLock();
   private boolean closed;
   private final Map<String, Worker> workers = new HashMap<>();
 
-  PendingSnapshot(long id) {
+  PieceLedger(long id) {
     this.id = id;
   }
 
@@ -48,9 +48,9 @@ final class PendingSnapshot {
     worker(workerId).chunk(index, length, crc);
   }
 
-  synchronized void recording(ChannelId channel, List<RecordedMessage> messages) {
+  synchronized void recording(ChannelId channel, List<InTransitMessage> messages) {
     long bytes = 0;
-    for (RecordedMessage m : messages) {
+    for (InTransitMessage m : messages) {
       bytes += m.payload().length;
     }
     worker(channel.to())

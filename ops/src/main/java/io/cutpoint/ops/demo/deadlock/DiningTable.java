@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
  * table's own ground truth (read from the philosophers, not from any snapshot), against which the
  * demo and the tests check what the analysis of a snapshot says.
  */
-public final class Table implements AutoCloseable {
+public final class DiningTable implements AutoCloseable {
 
   /**
    * Settings of a table.
@@ -53,7 +53,7 @@ public final class Table implements AutoCloseable {
   private final List<PhilosopherNode> nodes = new ArrayList<>();
   private final ScheduledExecutorService timers;
 
-  private Table() {
+  private DiningTable() {
     this.timers =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -67,10 +67,10 @@ public final class Table implements AutoCloseable {
    * Starts a worker for each philosopher (in order: {@code p0, p1, ...}) against {@code
    * coordinator} and waits until all joined. The meals start with {@link #begin()}.
    */
-  public static Table start(
+  public static DiningTable start(
       List<Philosopher> philosophers, String coordinator, Duration joinTimeout)
       throws InterruptedException, TimeoutException {
-    Table t = new Table();
+    DiningTable t = new DiningTable();
     try {
       int n = philosophers.size();
       for (int i = 0; i < n; i++) {

@@ -1,25 +1,25 @@
 package io.cutpoint.playground;
 
 /** A minimal JSON writer (the page parses what the compiled code returns); no dependency. */
-final class Json {
+final class JsonWriter {
 
   private final StringBuilder out = new StringBuilder();
   private boolean first = true;
 
-  Json open(char bracket) {
+  JsonWriter open(char bracket) {
     comma();
     out.append(bracket);
     first = true;
     return this;
   }
 
-  Json close(char bracket) {
+  JsonWriter close(char bracket) {
     out.append(bracket);
     first = false;
     return this;
   }
 
-  Json key(String k) {
+  JsonWriter key(String k) {
     comma();
     string(k);
     out.append(':');
@@ -27,25 +27,25 @@ final class Json {
     return this;
   }
 
-  Json value(String s) {
+  JsonWriter value(String s) {
     comma();
     string(s);
     return this;
   }
 
-  Json value(long v) {
+  JsonWriter value(long v) {
     comma();
     out.append(v);
     return this;
   }
 
-  Json value(double v) {
+  JsonWriter value(double v) {
     comma();
     out.append(v);
     return this;
   }
 
-  Json value(boolean v) {
+  JsonWriter value(boolean v) {
     comma();
     out.append(v);
     return this;

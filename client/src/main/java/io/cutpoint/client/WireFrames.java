@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Translates a wire {@link Frame} into the worker core's {@link InboundFrame}. */
-final class Frames {
+final class WireFrames {
 
-  private Frames() {}
+  private WireFrames() {}
 
   static InboundFrame toDomain(Frame frame) {
     List<ChannelItem> items = new ArrayList<>(frame.getItemsCount());

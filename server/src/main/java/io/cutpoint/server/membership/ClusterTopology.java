@@ -16,27 +16,27 @@ import java.util.TreeSet;
  * <em>pending</em> while only one end has declared it (the other end has not joined yet). A
  * snapshot needs a topology without pending channels. Immutable and pure.
  */
-public record Topology(SortedMap<String, Declaration> workers) {
+public record ClusterTopology(SortedMap<String, Declaration> workers) {
 
-  public Topology {
+  public ClusterTopology {
     workers = Collections.unmodifiableSortedMap(new TreeMap<>(workers));
   }
 
-  public static Topology empty() {
-    return new Topology(new TreeMap<>());
+  public static ClusterTopology empty() {
+    return new ClusterTopology(new TreeMap<>());
   }
 
-  public static Topology of(Iterable<Declaration> declarations) {
+  public static ClusterTopology of(Iterable<Declaration> declarations) {
     SortedMap<String, Declaration> m = new TreeMap<>();
     declarations.forEach(d -> m.put(d.workerId(), d));
-    return new Topology(m);
+    return new ClusterTopology(m);
   }
 
   /** This topology with {@code decl} added or replacing the worker's previous declaration. */
-  public Topology with(Declaration decl) {
+  public ClusterTopology with(Declaration decl) {
     SortedMap<String, Declaration> m = new TreeMap<>(workers);
     m.put(decl.workerId(), decl);
-    return new Topology(m);
+    return new ClusterTopology(m);
   }
 
   public SortedSet<String> workerIds() {
