@@ -15,6 +15,7 @@ import io.cutpoint.server.security.AdminToken;
 import io.cutpoint.server.security.TlsFiles;
 import io.cutpoint.server.security.TlsSetupException;
 import io.cutpoint.util.Durations;
+import io.grpc.Channel;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -155,27 +156,9 @@ public final class ServerCommand implements Callable<Integer> {
               + ": "
               + causeText(e));
     }
-    HttpEndpoint endpoint = null;
-    if (!settings.metricsOff()) {
-      try {
-        endpoint =
-            HttpEndpoint.start(
-                metricsHost,
-                settings.metricsPort(),
-                metrics.registry(),
-                server.adminChannel(),
-                config.tls());
-      } catch (IOException | RuntimeException e) {
-        server.close();
-        metrics.close();
-        throw CliFailure.failed(
-            "cannot serve metrics on port " + settings.metricsPort() + ": " + causeText(e));
-      }
-    }
+    HttpEndpoint endpoint =
+        startEndpoint(settings, metrics, server.adminChannel(), config.tls(), server::close);
     Stopper stopper = new Stopper(server::close, endpoint, metrics);
-    Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    StopOnSigterm.install(stopper::stop);
     String metricsText =
         endpoint == null
             ? "metrics off"
@@ -199,17 +182,7 @@ public final class ServerCommand implements Callable<Integer> {
         server.port(),
         Durations.format(settings.interval()),
         metricsText);
-    try {
-      server.awaitTermination();
-    } finally {
-      stopper.stop();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException alreadyShuttingDown) {
-        // The hook is running.
-      }
-    }
-    return ExitCodes.OK;
+    return runUntilStopped(stopper, server::awaitTermination);
   }
 
   /**
@@ -235,27 +208,9 @@ public final class ServerCommand implements Callable<Integer> {
       throw CliFailure.failed(
           "cannot join the cluster at zookeeper " + ha.zookeeper() + ": " + causeText(e));
     }
-    HttpEndpoint endpoint = null;
-    if (!settings.metricsOff()) {
-      try {
-        endpoint =
-            HttpEndpoint.start(
-                metricsHost,
-                settings.metricsPort(),
-                metrics.registry(),
-                node.localChannel(),
-                config.tls());
-      } catch (IOException | RuntimeException e) {
-        node.close();
-        metrics.close();
-        throw CliFailure.failed(
-            "cannot serve metrics on port " + settings.metricsPort() + ": " + causeText(e));
-      }
-    }
+    HttpEndpoint endpoint =
+        startEndpoint(settings, metrics, node.localChannel(), config.tls(), node::close);
     Stopper stopper = new Stopper(node::close, endpoint, metrics);
-    Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    StopOnSigterm.install(stopper::stop);
     out.println(
         "cutpoint server listening on port "
             + node.port()
@@ -267,8 +222,42 @@ public final class ServerCommand implements Callable<Integer> {
             + ha.store()
             + (endpoint == null ? ", metrics off" : ", metrics on port " + endpoint.port()));
     out.flush();
+    return runUntilStopped(stopper, node::awaitClosed);
+  }
+
+  /**
+   * Serves metrics and the console unless they are off; on failure closes what was started and
+   * exits.
+   */
+  private HttpEndpoint startEndpoint(
+      ServerSettings settings, Metrics metrics, Channel admin, TlsFiles tls, Runnable closeServer) {
+    if (settings.metricsOff()) {
+      return null;
+    }
     try {
-      node.awaitClosed();
+      return HttpEndpoint.start(
+          metricsHost, settings.metricsPort(), metrics.registry(), admin, tls);
+    } catch (IOException | RuntimeException e) {
+      closeServer.run();
+      metrics.close();
+      throw CliFailure.failed(
+          "cannot serve metrics on port " + settings.metricsPort() + ": " + causeText(e));
+    }
+  }
+
+  /** What the command waits on until the server ends. */
+  @FunctionalInterface
+  private interface Running {
+    void await() throws InterruptedException;
+  }
+
+  /** Stops on SIGTERM or the JVM's shutdown, and once {@code running} returns. */
+  private static int runUntilStopped(Stopper stopper, Running running) throws InterruptedException {
+    Thread hook = new Thread(stopper::stop, "cutpoint-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    StopOnSigterm.install(stopper::stop);
+    try {
+      running.await();
     } finally {
       stopper.stop();
       try {
