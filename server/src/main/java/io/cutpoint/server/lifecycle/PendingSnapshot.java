@@ -4,6 +4,7 @@ import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.SnapshotTrigger;
 import io.cutpoint.api.v1.Topology;
+import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.Cut;
 import io.cutpoint.server.membership.ClusterTopology;
@@ -34,6 +35,9 @@ public final class PendingSnapshot {
   private final SortedSet<ChannelId> channels;
   private final SortedMap<String, Piece> pieces = new TreeMap<>();
 
+  /** The pieces as the manifest lists them, each built once. */
+  private final SortedMap<String, WorkerPiece> listed = new TreeMap<>();
+
   /** The upload that holds each worker's slot until its piece is added or it is released. */
   private final Map<String, Object> uploads = new HashMap<>();
 
@@ -45,6 +49,17 @@ public final class PendingSnapshot {
   private Instant firstUpload;
   private Instant lastUpload;
   private Scheduler.Cancellable timeout = () -> {};
+
+  /**
+   * The manifest as of the last piece added, built when first asked for: the lifecycle publishes
+   * every pending snapshot's manifest after each event, and rebuilding it (every worker's
+   * declaration, every piece) each time made a snapshot of n workers cost O(n^2) protobuf builds;
+   * now a piece added costs a copy of the list of references to the pieces so far.
+   */
+  private SnapshotManifest manifest;
+
+  /** The covered workers' declarations as the manifest lists them; they never change. */
+  private Topology topologyProto;
 
   /** Verified, its commit handed to the store: nothing ends it but the commit's result. */
   private boolean committing;
@@ -119,11 +134,14 @@ public final class PendingSnapshot {
 
   void add(Piece piece) {
     pieces.put(piece.workerId(), piece);
+    listed.put(piece.workerId(), piece.toProto());
     uploads.remove(piece.workerId());
+    manifest = null;
   }
 
   boolean allPiecesIn() {
-    return pieces.keySet().containsAll(topology.workers().keySet());
+    return pieces.size() >= topology.workers().size()
+        && pieces.keySet().containsAll(topology.workers().keySet());
   }
 
   SortedMap<String, Piece> pieces() {
@@ -172,17 +190,26 @@ public final class PendingSnapshot {
 
   /** The manifest as stored while pending. */
   public SnapshotManifest manifest() {
-    return SnapshotManifest.newBuilder()
-        .setSnapshotId(id)
-        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
-        .setEpoch(epoch)
-        .setStartedAtUnixMs(startedAt.toEpochMilli())
-        .addAllInitiators(initiators)
-        .setTopology(
-            Topology.newBuilder()
-                .addAllWorkers(topology.workers().values().stream().map(d -> d.toProto()).toList()))
-        .setTrigger(trigger)
-        .addAllPieces(pieces.values().stream().map(Piece::toProto).toList())
-        .build();
+    if (manifest != null) {
+      return manifest;
+    }
+    if (topologyProto == null) {
+      topologyProto =
+          Topology.newBuilder()
+              .addAllWorkers(topology.workers().values().stream().map(d -> d.toProto()).toList())
+              .build();
+    }
+    manifest =
+        SnapshotManifest.newBuilder()
+            .setSnapshotId(id)
+            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+            .setEpoch(epoch)
+            .setStartedAtUnixMs(startedAt.toEpochMilli())
+            .addAllInitiators(initiators)
+            .setTopology(topologyProto)
+            .setTrigger(trigger)
+            .addAllPieces(listed.values())
+            .build();
+    return manifest;
   }
 }
