@@ -7,12 +7,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Silences the coordinator cores' log lines while many schedules run (each logs every snapshot and
- * rollback), and restores the levels after.
+ * rollback, a restarted coordinator each snapshot it ends, a worker core each frame it refuses),
+ * and restores the levels after.
  */
 final class QuietLogs implements AutoCloseable {
 
   private static final List<String> NAMES =
-      List.of("io.cutpoint.server.lifecycle", "io.cutpoint.server.rollback");
+      List.of(
+          "io.cutpoint.server.lifecycle",
+          "io.cutpoint.server.rollback",
+          "io.cutpoint.server.CoordinatorServer",
+          "io.cutpoint.client.WorkerCore");
 
   private final List<Level> before;
 
