@@ -138,6 +138,11 @@ final class CoordinatorNode {
     return generation == loop.generation();
   }
 
+  /** Runs {@code event}, which arrived at this coordinator from a worker or the schedule. */
+  void arrive(Runnable event) {
+    loop.run(event);
+  }
+
   SnapshotLifecycle lifecycle() {
     return lifecycle;
   }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.function.Consumer;
 
 /**
  * The coordinator loop and clock of the seeded simulator: timers and posted events go into the
@@ -39,6 +40,9 @@ final class SimLoop implements Scheduler {
 
   private int generation;
 
+  /** Runs each task of the coordinator; {@link ScaleCurve} counts their CPU time around them. */
+  private Consumer<Runnable> around = Runnable::run;
+
   SimLoop(SimNetwork network) {
     this.network = network;
   }
@@ -53,6 +57,16 @@ final class SimLoop implements Scheduler {
 
   int generation() {
     return generation;
+  }
+
+  /** Every task of the coordinator runs through {@code around} from now on. */
+  void around(Consumer<Runnable> around) {
+    this.around = around;
+  }
+
+  /** Runs {@code task} as the coordinator's work (an event arriving at it). */
+  void run(Runnable task) {
+    around.accept(task);
   }
 
   /** A coordinator restart: the tasks of the coordinator that ran until now are dropped. */
@@ -82,7 +96,7 @@ final class SimLoop implements Scheduler {
         time,
         () -> {
           if (gen == generation) {
-            task.run();
+            around.accept(task);
           }
         });
   }

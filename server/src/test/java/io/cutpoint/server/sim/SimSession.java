@@ -71,7 +71,7 @@ final class SimSession implements StreamObserver<CoordinatorMessage> {
         lastUp,
         () -> {
           if (up && coordinator.running()) {
-            atCoordinator.run();
+            coordinator.arrive(atCoordinator);
           }
         });
   }
