@@ -12,9 +12,10 @@ import java.util.Arrays;
  * coordinator's work per snapshot, and that per worker and per channel. Every snapshot must commit
  * and every committed cut must verify, or it stops.
  *
- * <p>Run (after {@code mvn -o -B -pl server -am test-compile}): {@code mvn -o -B -pl server
- * exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.cutpoint.server.sim.ScaleCurve
- * [-Dexec.args="ring:1000 mesh:30 ..."]}.
+ * <p>Run with the classpath a build writes (the command is in architecture.md, "Scale"): {@code
+ * java -cp server/target/test-classes:server/target/classes:$(cat server/target/classpath.txt)
+ * io.cutpoint.server.sim.ScaleCurve [ring:1000 mesh:30 ...]}. It prints the heap a pending snapshot
+ * holds after the curve.
  */
 public final class ScaleCurve {
 
