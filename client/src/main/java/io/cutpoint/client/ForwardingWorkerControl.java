@@ -80,6 +80,11 @@ public abstract class ForwardingWorkerControl implements WorkerControl {
   }
 
   @Override
+  public void endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending) {
+    delegate.endUnknownSnapshots(nextSnapshotId, pending);
+  }
+
+  @Override
   public void halt(long newEpoch) {
     delegate.halt(newEpoch);
   }

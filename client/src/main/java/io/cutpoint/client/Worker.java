@@ -331,6 +331,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
     command(() -> core.abortSnapshot(snapshotId));
   }
 
+  @Override
+  public void endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending) {
+    running();
+    command(() -> core.endUnknownSnapshots(nextSnapshotId, pending));
+  }
+
   /**
    * Runs a command's core step: inline when a task of the session calls it on the event thread (so
    * the coordinator's commands keep their order with the halts, restores and resumes that run

@@ -52,6 +52,12 @@ public interface WorkerControl {
   void abortSnapshot(long snapshotId);
 
   /**
+   * A coordinator's welcome: drops the recordings of snapshots below {@code nextSnapshotId} (0: not
+   * known, nothing is dropped) that are not in {@code pending}; no coordinator will end them.
+   */
+  void endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending);
+
+  /**
    * Begins a rollback: stops sending (application sends wait), drops all recordings, and from now
    * on drops frames of epochs older than {@code newEpoch}.
    */

@@ -404,7 +404,32 @@ final class WorkerCore implements EngineOutput {
   }
 
   /**
-   * Second step of a halt (after {@link #markHalted}): drops recordings, enters {@code newEpoch}.
+   * A coordinator's welcome: ends the recordings of snapshots below {@code nextSnapshotId} that are
+   * not in {@code pending}. The welcoming coordinator starts no snapshot below that id and has none
+   * pending besides those, so a recording of another one belongs to a coordinator that stopped, or
+   * to a snapshot whose end this worker did not hear of; nothing else would end it. {@code
+   * nextSnapshotId} 0 (not known) ends nothing.
+   */
+  List<WorkerEffect> endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending) {
+    for (long id : List.copyOf(engine.inFlight())) {
+      if (Long.compareUnsigned(id, nextSnapshotId) < 0 && !pending.contains(id)) {
+        log.info(
+            "{}: snapshot {} is neither pending at the coordinator nor to come; recording ended",
+            workerId,
+            id);
+        engine.abort(id);
+      }
+    }
+    return drain();
+  }
+
+  /**
+   * Second step of a halt (after {@link #markHalted}): drops recordings, enters {@code newEpoch}. A
+   * halt into the epoch the worker is already in (a welcome that holds the workers, a halt sent
+   * again to a worker that rejoined) halts in place: the epoch goes on, and so do its channel
+   * positions, a restore's queued replay and the sends claimed before it, because peers may still
+   * run in that epoch (restarting the positions would make this worker resend from position 1 what
+   * they already delivered, and refuse what they send next as a gap).
    */
   List<WorkerEffect> halt(long newEpoch) {
     if (newEpoch < epoch) {
@@ -417,6 +442,9 @@ final class WorkerCore implements EngineOutput {
     }
     markHalted(newEpoch);
     engine.abortAll();
+    if (newEpoch == epoch) {
+      return drain();
+    }
     epoch = newEpoch;
     emit(new WorkerEffect.EnterEpoch(newEpoch));
     renumber();

@@ -106,6 +106,9 @@ class ForwardingWorkerControlTest {
     if (type == Map.class) {
       return Map.of("p", "host:1");
     }
+    if (type == java.util.Set.class) {
+      return java.util.Set.of(7L);
+    }
     if (type == byte[].class) {
       return new byte[] {1, 2, 3};
     }

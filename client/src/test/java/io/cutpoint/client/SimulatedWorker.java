@@ -194,6 +194,11 @@ public final class SimulatedWorker {
     event(() -> apply(core.abortSnapshot(snapshotId)));
   }
 
+  /** What a welcome says of the snapshots the coordinator has pending and will start. */
+  public void endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending) {
+    event(() -> apply(core.endUnknownSnapshots(nextSnapshotId, pending)));
+  }
+
   /** Both steps of {@code Worker.halt}. */
   public void halt(long newEpoch) {
     event(

@@ -38,8 +38,9 @@ public interface RollbackService extends AutoCloseable {
   }
 
   /**
-   * True while the workers are held halted: a rollback is prepared, runs, or failed and was neither
-   * retried nor cancelled. A joining worker is welcomed halted meanwhile. Any thread.
+   * True while the workers are held halted: a rollback runs, or failed and was neither retried nor
+   * cancelled, or is being prepared while they were already held. A joining worker is welcomed
+   * halted meanwhile. Any thread.
    */
   default boolean holdsWorkers() {
     return inProgress();

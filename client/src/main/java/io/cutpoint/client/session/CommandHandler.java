@@ -74,6 +74,10 @@ final class CommandHandler {
   }
 
   private boolean applyEpoch(SessionAttempt s, Welcome welcome) {
+    if (welcome.getNextSnapshotId() != 0) {
+      worker.endUnknownSnapshots(
+          welcome.getNextSnapshotId(), java.util.Set.copyOf(welcome.getPendingSnapshotIdsList()));
+    }
     long epoch = welcome.getEpoch();
     if (welcome.getHalted()) {
       halt(s, epoch);

@@ -90,6 +90,11 @@ final class FakeWorker implements WorkerControl {
   }
 
   @Override
+  public void endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending) {
+    calls.add("endUnknownSnapshots " + nextSnapshotId + " " + new java.util.TreeSet<>(pending));
+  }
+
+  @Override
   public void halt(long newEpoch) {
     epoch.set(newEpoch);
     calls.add("halt " + newEpoch);

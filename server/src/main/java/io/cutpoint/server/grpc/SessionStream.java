@@ -111,20 +111,33 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       return;
     }
     Membership.Accepted accepted = (Membership.Accepted) joined.outcome();
-    session = joined.session();
-    Welcome.Builder welcome =
-        Welcome.newBuilder()
-            .setEpoch(ctx.epoch())
-            .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
-            .setHalted(ctx.rollback().holdsWorkers())
-            .setSessionSecret(session.secret());
-    accepted
-        .peerAddresses()
-        .forEach(
-            (peer, address) ->
-                welcome.addPeers(
-                    PeerAddress.newBuilder().setWorkerId(peer).setChannelAddress(address)));
-    session.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
+    LiveSession live = joined.session();
+    session = live;
+    // The welcome waits (on the loop) until the lifecycle knows the lowest id it may start next,
+    // only at the start of a coordinator; what is sent to the session meanwhile is held behind it.
+    var unused =
+        ctx.lifecycle()
+            .nextSnapshotId()
+            .thenAccept(
+                next -> {
+                  Welcome.Builder welcome =
+                      Welcome.newBuilder()
+                          .setEpoch(ctx.epoch())
+                          .setHeartbeatIntervalMs((int) ctx.config().heartbeatInterval().toMillis())
+                          .setHalted(ctx.rollback().holdsWorkers())
+                          .setSessionSecret(live.secret())
+                          .addAllPendingSnapshotIds(ctx.lifecycle().pendingIds())
+                          .setNextSnapshotId(next);
+                  accepted
+                      .peerAddresses()
+                      .forEach(
+                          (peer, address) ->
+                              welcome.addPeers(
+                                  PeerAddress.newBuilder()
+                                      .setWorkerId(peer)
+                                      .setChannelAddress(address)));
+                  live.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
+                });
     ctx.joined(decl, accepted, join.getFresh());
   }
 

@@ -102,6 +102,12 @@ public final class SnapshotLifecycle {
   /** A reservation of ids is under way. */
   private boolean reserving;
 
+  /** Above the id of every snapshot started so far (0: none started). */
+  private long aboveStarted;
+
+  /** Welcomes waiting to learn the lowest id a start may take (see {@link #nextSnapshotId}). */
+  private final List<CompletableFuture<Long>> waitingForNextId = new ArrayList<>();
+
   /** Counts the aborts of every pending snapshot; a start that spans one is aborted too. */
   private long aborts;
 
@@ -219,6 +225,7 @@ public final class SnapshotLifecycle {
    * decided, its pending manifest handed to the store (ahead of any later write of it).
    */
   private void start(Start s, long id) {
+    aboveStarted = Math.max(aboveStarted, id + 1);
     PendingSnapshot p =
         new PendingSnapshot(
             id, store.epoch(), s.trigger(), s.startedAt(), s.initiators(), s.cluster().topology());
@@ -255,6 +262,10 @@ public final class SnapshotLifecycle {
     loop.checkInLoop(OWNER);
     reserving = false;
     if (failure != null) {
+      for (CompletableFuture<Long> w : waitingForNextId) {
+        afterEvent.add(() -> w.complete(0L)); // not known: a welcome then ends no recording
+      }
+      waitingForNextId.clear();
       TriggerResult.Refused r =
           new TriggerResult.Refused(
               SnapshotBlock.of(
@@ -268,6 +279,13 @@ public final class SnapshotLifecycle {
     }
     for (long id : reserved) {
       ids.add(id);
+    }
+    if (!waitingForNextId.isEmpty() && !ids.isEmpty()) {
+      long next = ids.peekFirst();
+      for (CompletableFuture<Long> w : waitingForNextId) {
+        afterEvent.add(() -> w.complete(next));
+      }
+      waitingForNextId.clear();
     }
     while (!waitingForIds.isEmpty() && !ids.isEmpty()) {
       start(waitingForIds.poll(), ids.poll());
@@ -520,6 +538,30 @@ public final class SnapshotLifecycle {
     loop.checkInLoop(OWNER);
     paused = null;
     applied();
+  }
+
+  /**
+   * The lowest id a snapshot started from now on can have (ids are reserved increasing, also across
+   * restarts), for a welcome: completes on the loop, at once when an id is reserved or was used,
+   * else once the store reserved some (which it is asked to); 0 when the store could not. Every
+   * snapshot this lifecycle starts later has this id or a higher one, every snapshot an earlier
+   * coordinator started has a lower one.
+   */
+  public CompletableFuture<Long> nextSnapshotId() {
+    loop.checkInLoop(OWNER);
+    if (!ids.isEmpty()) {
+      return CompletableFuture.completedFuture(ids.peekFirst());
+    }
+    if (aboveStarted > 0) {
+      return CompletableFuture.completedFuture(aboveStarted);
+    }
+    CompletableFuture<Long> next = new CompletableFuture<>();
+    waitingForNextId.add(next);
+    if (!reserving) {
+      reserving = true;
+      store.reserveIds(ID_BLOCK, this::idsReserved);
+    }
+    return next;
   }
 
   /** What readers see, as of the last event; any thread. */

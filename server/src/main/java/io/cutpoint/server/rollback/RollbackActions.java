@@ -52,6 +52,15 @@ final class RollbackActions {
     }
   }
 
+  /** Sends {@code halt(epoch)} to a worker outside the run (it is resumed with the others). */
+  void halt(String workerId, long epoch) {
+    parts
+        .sessions()
+        .send(
+            workerId,
+            CoordinatorMessage.newBuilder().setHalt(Halt.newBuilder().setEpoch(epoch)).build());
+  }
+
   /** Marks {@code workerId} halted or restored in the membership. */
   void workerState(String workerId, WorkerState state) {
     parts.membership().setState(workerId, state);

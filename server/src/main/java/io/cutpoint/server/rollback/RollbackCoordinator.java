@@ -34,8 +34,12 @@ import org.slf4j.LoggerFactory;
  * <p>States: IDLE; PREPARING (a target is being chosen and verified on the store executor); RUNNING
  * (a {@link RollbackRun}); HALTED (a rollback failed: the workers stay halted, joiners are welcomed
  * halted, snapshots are refused, until a new rollback succeeds or an operator cancels it). One
- * rollback at a time. Confined to the coordinator loop, no lock: every event method checks it runs
- * there; the readers read a {@link Published} view set after each event.
+ * rollback at a time. The workers are held (a joiner is welcomed halted) while RUNNING or HALTED,
+ * and while PREPARING only when they were held before (a retry, or a rollback resumed after a
+ * restart): a preparation from IDLE leaves them running, as their peers are, so that a target
+ * refused after its checks leaves nobody halted; the run halts every live worker when it begins.
+ * Confined to the coordinator loop, no lock: every event method checks it runs there; the readers
+ * read a {@link Published} view set after each event.
  */
 public final class RollbackCoordinator implements RollbackService {
 
@@ -63,7 +67,12 @@ public final class RollbackCoordinator implements RollbackService {
 
   /** What readers see, as of the last event. */
   private record Published(
-      State state, long preparingTarget, long lastTarget, long epoch, RollbackStatus status) {}
+      State state,
+      boolean holds,
+      long preparingTarget,
+      long lastTarget,
+      long epoch,
+      RollbackStatus status) {}
 
   private final Parts parts;
   private final Scheduler loop;
@@ -81,7 +90,8 @@ public final class RollbackCoordinator implements RollbackService {
 
   private Scheduler.Cancellable deadlineTimer;
   private volatile boolean closed;
-  private volatile Published published = new Published(State.IDLE, 0, 0, 0, RollbackStatus.NONE);
+  private volatile Published published =
+      new Published(State.IDLE, false, 0, 0, 0, RollbackStatus.NONE);
 
   /** Reads the store (when the coordinator starts, before the loop runs events). */
   public RollbackCoordinator(Parts parts) {
@@ -93,6 +103,7 @@ public final class RollbackCoordinator implements RollbackService {
     this.epoch = parts.store().epoch();
     if (parts.store().rollbackInProgress().isPresent()) {
       state = State.PREPARING; // joiners are welcomed halted until start() resumes it
+      stateBeforePreparing = State.HALTED;
     }
     publish();
   }
@@ -154,7 +165,7 @@ public final class RollbackCoordinator implements RollbackService {
 
   @Override
   public boolean holdsWorkers() {
-    return published.state() != State.IDLE;
+    return published.holds();
   }
 
   @Override
@@ -277,7 +288,9 @@ public final class RollbackCoordinator implements RollbackService {
     if (state == State.RUNNING) {
       actions.carryOut(active.run(), active.run().joined(workerId));
       publish();
-    } else if (state == State.HALTED
+      outsideTheRun(workerId);
+    }
+    if (state == State.HALTED
         && policy == RollbackPolicy.LATEST_COMPLETE
         && parts.membership().view().allLive()) {
       prepareAutomatic(
@@ -484,7 +497,11 @@ public final class RollbackCoordinator implements RollbackService {
     actions.started(run, cause);
     actions.carryOut(run, run.begin(live));
     scheduleDeadline(run, deadline);
+    // Workers without a piece in the snapshot enter the new epoch too, with the state they hold
+    live.removeAll(workers);
+    live.forEach(w -> actions.halt(w, epoch));
     publish();
+    live.forEach(this::outsideTheRun);
     return active;
   }
 
@@ -552,6 +569,31 @@ public final class RollbackCoordinator implements RollbackService {
       scheduleDeadline(run, left.isNegative() ? Duration.ZERO : left);
       return;
     }
+    failed();
+  }
+
+  /**
+   * A live worker that the running rollback does not restore, found when it begins or when the
+   * worker joins: one with channels fails the run, since the new epoch would drop what is in flight
+   * on them and no restore puts it back (the target's checks refuse such a snapshot when they know
+   * the worker; this one joined after them).
+   */
+  private void outsideTheRun(String workerId) {
+    if (state != State.RUNNING || active.run().workerIds().contains(workerId)) {
+      return;
+    }
+    Membership.Member m = parts.membership().view().members().get(workerId);
+    if (m == null || m.decl().peers().isEmpty()) {
+      return;
+    }
+    active
+        .run()
+        .fail(
+            "worker "
+                + workerId
+                + " has channels but no piece in snapshot "
+                + active.run().snapshotId()
+                + "; roll back to a snapshot that holds it");
     failed();
   }
 
@@ -643,7 +685,11 @@ public final class RollbackCoordinator implements RollbackService {
                       active.run().failure(),
                       active.cause());
         };
-    published = new Published(state, preparingTarget, lastTarget, epoch, status);
+    boolean holds =
+        state == State.RUNNING
+            || state == State.HALTED
+            || (state == State.PREPARING && stateBeforePreparing != State.IDLE);
+    published = new Published(state, holds, preparingTarget, lastTarget, epoch, status);
   }
 
   private static RollbackResponse response(RollbackRun run, boolean completed, long micros) {

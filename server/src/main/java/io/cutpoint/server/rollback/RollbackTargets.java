@@ -27,6 +27,13 @@ final class RollbackTargets {
   /** The outcome of an automatic choice: the target (if any) and the newer snapshots skipped. */
   record Choice(Optional<SnapshotManifest> target, List<Corrupt> corrupt, String reasonIfNone) {}
 
+  private static final Set<SnapshotStatus> ANY_STATUS =
+      java.util.EnumSet.of(
+          SnapshotStatus.SNAPSHOT_STATUS_PENDING,
+          SnapshotStatus.SNAPSHOT_STATUS_COMPLETE,
+          SnapshotStatus.SNAPSHOT_STATUS_ABORTED,
+          SnapshotStatus.SNAPSHOT_STATUS_FAILED);
+
   private final SnapshotStore store;
 
   RollbackTargets(SnapshotStore store) {
@@ -64,7 +71,7 @@ final class RollbackTargets {
               + (m.getReason().isEmpty() ? "" : " (" + m.getReason() + ")")
               + "; only a COMPLETE snapshot can be restored");
     }
-    Optional<String> mismatch = mismatch(m, cluster);
+    Optional<String> mismatch = mismatch(m, cluster).or(() -> uncovered(m, cluster));
     if (mismatch.isPresent()) {
       throw new RollbackRefused(
           RollbackRefused.Kind.NOT_NOW,
@@ -104,7 +111,7 @@ final class RollbackTargets {
     }
     int unfit = 0;
     for (SnapshotManifest m : candidates) {
-      if (mismatch(m, cluster).isPresent()) {
+      if (mismatch(m, cluster).or(() -> uncovered(m, cluster)).isPresent()) {
         unfit++;
         continue;
       }
@@ -137,6 +144,43 @@ final class RollbackTargets {
       }
     }
     return newest == 0 ? Optional.empty() : Optional.of(newest);
+  }
+
+  /**
+   * Why restoring {@code m} would leave a worker out of step, if it would. A worker outside the
+   * snapshot keeps its state and enters the new epoch with the others; that is right only for a
+   * worker without channels, since the items in flight on a channel are dropped with the old epoch
+   * and only a restore of both ends puts them back. So every worker with a channel must have a
+   * piece in it: the known workers, the workers of every snapshot the store keeps, whatever its
+   * status (after a restart the coordinator knows only those that rejoined so far; a worker that
+   * left for good stops counting once the snapshots that name it are deleted), and every peer that
+   * one of them declares.
+   */
+  Optional<String> uncovered(SnapshotManifest m, Membership.View cluster) {
+    java.util.Set<String> inSnapshot = new java.util.TreeSet<>();
+    java.util.SortedSet<String> withChannels = new java.util.TreeSet<>();
+    List<WorkerDecl> decls = new ArrayList<>(m.getTopology().getWorkersList());
+    for (SnapshotManifest c : store.list(ANY_STATUS)) {
+      decls.addAll(c.getTopology().getWorkersList());
+    }
+    cluster.members().values().forEach(member -> decls.add(member.decl().toProto()));
+    m.getTopology().getWorkersList().forEach(d -> inSnapshot.add(d.getWorkerId()));
+    for (WorkerDecl d : decls) {
+      if (d.getOutgoingCount() + d.getIncomingCount() > 0) {
+        withChannels.add(d.getWorkerId());
+        withChannels.addAll(d.getOutgoingList());
+        withChannels.addAll(d.getIncomingList());
+      }
+    }
+    withChannels.removeAll(inSnapshot);
+    if (withChannels.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "workers "
+            + withChannels
+            + " have channels but no piece in it; they would enter the new epoch with their"
+            + " channels out of step");
   }
 
   private Optional<String> corruption(long snapshotId) {

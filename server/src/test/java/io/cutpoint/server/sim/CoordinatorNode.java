@@ -162,25 +162,13 @@ final class CoordinatorNode {
     return lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_PERIODIC, null);
   }
 
-  /**
-   * An operator's rollback to the newest complete snapshot of {@code workers} workers; empty when
-   * there is none. (A snapshot that does not fit the cluster is refused once prepared; a worker
-   * that joined meanwhile was welcomed halted, and nothing resumes it then.)
-   */
-  Optional<CompletableFuture<?>> rollbackToNewest(int workers) {
-    Optional<SnapshotManifest> newest =
-        store.list(java.util.Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).stream()
-            .filter(m -> m.getTopology().getWorkersCount() == workers)
-            .findFirst();
-    if (newest.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        rollback.rollback(
-            RollbackRequest.newBuilder()
-                .setSnapshotId(newest.get().getSnapshotId())
-                .setReason("simulated operator")
-                .build()));
+  /** An operator's rollback to {@code snapshotId}. */
+  CompletableFuture<?> rollbackTo(long snapshotId) {
+    return rollback.rollback(
+        RollbackRequest.newBuilder()
+            .setSnapshotId(snapshotId)
+            .setReason("simulated operator")
+            .build());
   }
 
   // ---- the session streams (SessionStream, CoordinatorContext) ------------------------------
@@ -195,14 +183,21 @@ final class CoordinatorNode {
     Membership.Accepted accepted = (Membership.Accepted) outcome;
     s.token(accepted.token());
     LiveSession session = sessions.register(decl.workerId(), accepted.token(), s);
-    session.welcome(
-        CoordinatorMessage.newBuilder()
-            .setWelcome(
-                Welcome.newBuilder()
-                    .setEpoch(rollback.epoch())
-                    .setHalted(rollback.holdsWorkers())
-                    .setSessionSecret(session.secret()))
-            .build());
+    var unused =
+        lifecycle
+            .nextSnapshotId()
+            .thenAccept(
+                next ->
+                    session.welcome(
+                        CoordinatorMessage.newBuilder()
+                            .setWelcome(
+                                Welcome.newBuilder()
+                                    .setEpoch(rollback.epoch())
+                                    .setHalted(rollback.holdsWorkers())
+                                    .setSessionSecret(session.secret())
+                                    .addAllPendingSnapshotIds(lifecycle.pendingIds())
+                                    .setNextSnapshotId(next))
+                            .build()));
     if (accepted.channelsChanged()) {
       lifecycle.topologyChanged(decl.workerId());
     }

@@ -6,6 +6,7 @@ import io.cutpoint.client.SimulatedWorker;
 import io.cutpoint.client.sim.BankApp;
 import io.cutpoint.server.membership.Declaration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedSet;
 
 /**
@@ -47,9 +48,7 @@ final class WorkerProcess {
   private boolean halted;
   private boolean dead;
   private long replayRaces;
-
-  /** The epoch this process last halted into without leaving it (-1: none). */
-  private long haltedInPlace = -1;
+  private long endedByWelcome;
 
   WorkerProcess(
       String id,
@@ -85,6 +84,11 @@ final class WorkerProcess {
   /** Channels on which new traffic waited at a resume while recorded messages were due first. */
   long replayRaces() {
     return replayRaces;
+  }
+
+  /** Recordings this process ended because a welcome said no coordinator would end them. */
+  long recordingsEndedByWelcome() {
+    return endedByWelcome;
   }
 
   /** Opens a session and joins. */
@@ -145,6 +149,11 @@ final class WorkerProcess {
 
   private void welcome(SimSession s, Welcome w) {
     fresh = false;
+    if (w.getNextSnapshotId() != 0) {
+      int before = worker.recording().size();
+      worker.endUnknownSnapshots(w.getNextSnapshotId(), Set.copyOf(w.getPendingSnapshotIdsList()));
+      endedByWelcome += before - worker.recording().size();
+    }
     long epoch = w.getEpoch();
     host.note(id + " welcomed in epoch " + epoch + (w.getHalted() ? ", halted" : ""));
     if (w.getHalted()) {
@@ -161,21 +170,8 @@ final class WorkerProcess {
     halted = false;
   }
 
-  /**
-   * True while this process stays in the epoch it halted into without a new one: a welcome that
-   * holds the workers while a rollback is being prepared carries the current epoch, and halting
-   * into it restarts the process's channel positions where its receivers are ahead (its senders see
-   * acknowledgements beyond what they sent, until the rollback's epoch follows).
-   */
-  boolean haltedInPlace() {
-    return worker.epoch() == haltedInPlace;
-  }
-
   private void halt(SimSession s, long epoch) {
     host.note(id + " halts into epoch " + epoch);
-    if (epoch == worker.epoch()) {
-      haltedInPlace = epoch;
-    }
     worker.halt(epoch);
     halted = true;
     s.toCoordinator(() -> s.coordinator().halted(s, epoch));
