@@ -10,8 +10,6 @@ import io.cutpoint.server.membership.ClusterTopology;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -33,9 +31,6 @@ public final class PendingSnapshot {
   private final ClusterTopology topology;
   private final SortedSet<ChannelId> channels;
   private final SortedMap<String, Piece> pieces = new TreeMap<>();
-
-  /** The upload that holds each worker's slot until its piece is added or it is released. */
-  private final Map<String, Object> uploads = new HashMap<>();
 
   private final CompletableFuture<SnapshotManifest> outcome = new CompletableFuture<>();
 
@@ -97,29 +92,13 @@ public final class PendingSnapshot {
     return pieces.containsKey(workerId);
   }
 
-  void uploadStarted(Instant at) {
+  /** Adds a worker's piece, delivered {@code at}. */
+  void add(Piece piece, Instant at) {
+    pieces.put(piece.workerId(), piece);
     if (firstUpload == null) {
       firstUpload = at;
     }
     lastUpload = at;
-  }
-
-  /** Gives the worker's slot to {@code uploader}; false when another upload holds it. */
-  boolean reserve(String workerId, Object uploader) {
-    return uploads.putIfAbsent(workerId, uploader) == null;
-  }
-
-  boolean holds(String workerId, Object uploader) {
-    return uploads.get(workerId) == uploader;
-  }
-
-  void release(String workerId, Object uploader) {
-    uploads.remove(workerId, uploader);
-  }
-
-  void add(Piece piece) {
-    pieces.put(piece.workerId(), piece);
-    uploads.remove(piece.workerId());
   }
 
   boolean allPiecesIn() {
@@ -160,12 +139,12 @@ public final class PendingSnapshot {
         id, topology.workerIds(), channels, pieces.values().stream().map(Piece::cut).toList());
   }
 
-  /** Time from start to the last worker's upload (its local snapshot recorded). */
+  /** Time from start to the last worker's piece delivered (its local snapshot recorded). */
   Duration markerPropagation() {
     return lastUpload == null ? Duration.ZERO : Duration.between(startedAt, lastUpload);
   }
 
-  /** Time from the first upload to {@code end}. */
+  /** Time from the first piece delivered to {@code end}. */
   Duration upload(Instant end) {
     return firstUpload == null ? Duration.ZERO : Duration.between(firstUpload, end);
   }
