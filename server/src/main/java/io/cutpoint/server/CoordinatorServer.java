@@ -9,6 +9,7 @@ import io.cutpoint.server.analysis.SnapshotAnalyzer;
 import io.cutpoint.server.events.EventHub;
 import io.cutpoint.server.events.SnapshotEvents;
 import io.cutpoint.server.grpc.AdminService;
+import io.cutpoint.server.grpc.CallThreads;
 import io.cutpoint.server.grpc.CoordinatorService;
 import io.cutpoint.server.grpc.SessionRegistry;
 import io.cutpoint.server.lifecycle.CompletedSnapshot;
@@ -294,6 +295,9 @@ public final class CoordinatorServer implements AutoCloseable {
             .addService(admin)
             .intercept(new BoundedStatusDescriptions())
             .build();
+    if (serverBuilder instanceof NettyServerBuilder netty) {
+      CallThreads.uploadsOnTransport(netty); // an upload costs no hop to an executor
+    }
     Server server;
     try {
       local.start();

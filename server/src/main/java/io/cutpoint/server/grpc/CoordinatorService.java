@@ -8,12 +8,14 @@ import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.server.CoordinatorContext;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 /** The worker-facing service: thin handlers over the coordinator's parts. */
 public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
 
   private final CoordinatorContext ctx;
+  private final UploadClaims claims = new UploadClaims();
 
   public CoordinatorService(CoordinatorContext ctx) {
     this.ctx = ctx;
@@ -27,7 +29,13 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
 
   @Override
   public StreamObserver<UploadPart> uploadSnapshot(StreamObserver<UploadResult> responseObserver) {
-    return new UploadReceiver(ctx, responseObserver);
+    if (responseObserver instanceof ServerCallStreamObserver<UploadResult> call) {
+      call.disableAutoRequest(); // the receiver reads as fast as the store writes
+      UploadReceiver receiver = new UploadReceiver(ctx, claims, responseObserver, call);
+      call.request(1);
+      return receiver;
+    }
+    return new UploadReceiver(ctx, claims, responseObserver, null);
   }
 
   @Override

@@ -69,6 +69,9 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
             .fallbackHandlerRegistry(this)
             .build()
             .start();
+    if (builder instanceof io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder netty) {
+      CallThreads.uploadsOnTransport(netty); // as on a single coordinator's port
+    }
     try {
       this.server = builder.fallbackHandlerRegistry(this).build().start();
     } catch (IOException | RuntimeException e) {

@@ -5,7 +5,7 @@ import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
-import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.StateChunk;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
@@ -17,39 +17,51 @@ import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.lifecycle.AckResult;
 import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.Piece;
+import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.WorkerIds;
-import io.cutpoint.storage.StoreException;
+import io.cutpoint.storage.SnapshotStore;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Receives one worker's piece of a snapshot: header, state chunks, channel recordings, trailer.
- * Each chunk and recording is checked and stored as it arrives; only the sequence numbers of the
- * recorded messages stay in memory (for the cut check). The first bad part ends the upload with a
- * status; later parts are ignored.
+ * Each chunk and recording is checked as it arrives and handed to the store executor; only the
+ * sequence numbers of the recorded messages stay in memory (for the cut check). The first bad part
+ * ends the upload with a status; later parts are ignored.
  *
- * <p>Threads: the parts arrive on a transport thread, one at a time, and are checked and stored
- * there. The admission (the header) asks the coordinator loop and waits for its answer, so that no
- * part is stored before the upload holds the worker's slot, nor before the snapshot's pending
- * manifest is written (it is written behind the start commands, and is almost always in by the time
- * a piece arrives); the trailer posts the piece to the loop and the loop answers the upload once
- * the lifecycle has taken it.
+ * <p>Threads: the parts arrive on a transport thread, one at a time, and are checked there; nothing
+ * here waits. The header is checked against the lifecycle's published view (the snapshot is
+ * pending, covers the worker, lacks its piece) and claims the piece ({@link UploadClaims}), so that
+ * no other upload stores parts of it meanwhile. The parts are written on {@code cutpoint-store}, in
+ * order: behind the snapshot's pending manifest (the loop hands it off before any worker hears of
+ * the snapshot) and ahead of its commit (decided only after the trailer). At most {@link
+ * #PARTS_IN_FLIGHT} parts wait for the store before the upload reads on. The trailer posts the
+ * piece to the loop, which decides its admission in that one event and answers the upload; a part
+ * write that fails keeps the piece's metadata out of the store, so the store refuses the commit and
+ * the snapshot ends ABORTED ({@code STORE_ERROR}).
  */
 final class UploadReceiver implements StreamObserver<UploadPart> {
+
+  private static final Logger log = LoggerFactory.getLogger(UploadReceiver.class);
 
   /** Largest state chunk accepted. */
   static final int MAX_CHUNK_BYTES = 1 << 20;
 
-  private static final byte[] NO_PAYLOAD = new byte[0];
+  /** Parts handed to the store and not yet written, at most, before the upload reads on. */
+  static final int PARTS_IN_FLIGHT = 8;
 
-  /** How long an upload waits for the loop's answer (it answers in microseconds). */
-  private static final long LOOP_WAIT_SECONDS = 30;
+  private static final byte[] NO_PAYLOAD = new byte[0];
 
   private enum Phase {
     HEADER,
@@ -59,7 +71,12 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   }
 
   private final CoordinatorContext ctx;
+  private final UploadClaims claims;
   private final StreamObserver<UploadResult> out;
+
+  /** The call's inbound flow control, or null when gRPC requests every message by itself. */
+  private final ServerCallStreamObserver<UploadResult> call;
+
   private Phase phase = Phase.HEADER;
   private LocalSnapshotMeta meta;
   private final CRC32C stateCrc = new CRC32C();
@@ -70,9 +87,31 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   private long recordedMessages;
   private long recordedBytes;
 
-  UploadReceiver(CoordinatorContext ctx, StreamObserver<UploadResult> out) {
+  /** This upload holds the piece's claim, and has not told the loop of its piece. */
+  private boolean claimed;
+
+  /** What the loop does before a failed upload is answered (an abort), or null. */
+  private Runnable beforeAnswer;
+
+  /** Parts handed to the store and not yet written. */
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** A part's write failed; touched on {@code cutpoint-store} only. */
+  private boolean writeFailed;
+
+  /**
+   * @param call the call's flow control with automatic requests disabled (the receiver asks for
+   *     each part), or null to leave them to gRPC
+   */
+  UploadReceiver(
+      CoordinatorContext ctx,
+      UploadClaims claims,
+      StreamObserver<UploadResult> out,
+      ServerCallStreamObserver<UploadResult> call) {
     this.ctx = ctx;
+    this.claims = claims;
     this.out = out;
+    this.call = call;
   }
 
   @Override
@@ -90,14 +129,15 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       }
     } catch (StatusRuntimeException e) {
       fail(e.getStatus());
-    } catch (io.cutpoint.storage.NotPendingException e) {
-      fail(Status.FAILED_PRECONDITION.withDescription(e.getMessage()));
-    } catch (io.cutpoint.storage.NoSuchSnapshotException e) {
-      fail(Status.NOT_FOUND.withDescription(e.getMessage()));
     } catch (IllegalArgumentException e) {
       fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
-    } catch (StoreException e) {
-      fail(Status.UNAVAILABLE.withDescription("store failed: " + e.getMessage()));
+    }
+  }
+
+  /** Asks the transport for the next part (not needed when gRPC asks by itself). */
+  private void requestNext() {
+    if (call != null) {
+      call.request(1);
     }
   }
 
@@ -119,99 +159,105 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               throw invalid(p);
             });
     OwnSession.require(ctx, m.getWorkerId(), "upload");
-    ctx.lifecycle()
-        .pendingManifest(m.getSnapshotId())
-        .filter(snap -> snap.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING)
-        .filter(snap -> snap.getEpoch() != m.getEpoch())
-        .ifPresent(
-            snap -> {
-              throw Status.FAILED_PRECONDITION
-                  .withDescription(
-                      "the piece was recorded in epoch "
-                          + m.getEpoch()
-                          + ", snapshot "
-                          + m.getSnapshotId()
-                          + " belongs to epoch "
-                          + snap.getEpoch())
-                  .asRuntimeException();
-            });
-    Admitted admitted = admit(m);
-    switch (admitted.admission()) {
-      case ADMITTED -> {}
-      case DUPLICATE ->
-          throw Status.ALREADY_EXISTS
-              .withDescription(
-                  "worker "
-                      + m.getWorkerId()
-                      + " already delivered its piece of snapshot "
-                      + m.getSnapshotId())
-              .asRuntimeException();
-      case IN_PROGRESS ->
-          throw Status.ALREADY_EXISTS
-              .withDescription(
-                  "another upload of worker "
-                      + m.getWorkerId()
-                      + "'s piece of snapshot "
-                      + m.getSnapshotId()
-                      + " is under way")
-              .asRuntimeException();
-      case UNKNOWN ->
-          throw Status.NOT_FOUND
-              .withDescription("no pending snapshot " + m.getSnapshotId())
-              .asRuntimeException();
-      case ENDED ->
-          throw Status.FAILED_PRECONDITION
-              .withDescription("snapshot " + m.getSnapshotId() + " is no longer pending")
-              .asRuntimeException();
-      case NOT_A_PARTICIPANT ->
-          throw Status.PERMISSION_DENIED
-              .withDescription(
-                  "snapshot " + m.getSnapshotId() + " does not cover worker " + m.getWorkerId())
-              .asRuntimeException();
+    long id = m.getSnapshotId();
+    String worker = m.getWorkerId();
+    // the view is published before the start commands go out: a worker that heard of the snapshot
+    // finds it here, and its pending manifest is already handed to the store, ahead of any part
+    SnapshotLifecycle.View view = ctx.lifecycle().view();
+    SnapshotManifest snap = view.pending().get(id);
+    if (snap == null) {
+      throw view.ended(id)
+          ? Status.FAILED_PRECONDITION
+              .withDescription("snapshot " + id + " is no longer pending")
+              .asRuntimeException()
+          : Status.NOT_FOUND.withDescription("no pending snapshot " + id).asRuntimeException();
     }
-    meta = m; // from here on this upload holds the worker's slot, until acknowledged or released
-    // no part is stored before the snapshot's pending manifest, which is written behind its start
-    await(admitted.written(), "the store did not record snapshot " + m.getSnapshotId());
-    // an earlier attempt of this upload may have stored parts before it broke: start clean
-    ctx.store().discardPieces(m.getSnapshotId(), m.getWorkerId());
+    if (snap.getEpoch() != m.getEpoch()) {
+      throw Status.FAILED_PRECONDITION
+          .withDescription(
+              "the piece was recorded in epoch "
+                  + m.getEpoch()
+                  + ", snapshot "
+                  + id
+                  + " belongs to epoch "
+                  + snap.getEpoch())
+          .asRuntimeException();
+    }
+    if (snap.getTopology().getWorkersList().stream()
+        .noneMatch(w -> w.getWorkerId().equals(worker))) {
+      throw Status.PERMISSION_DENIED
+          .withDescription("snapshot " + id + " does not cover worker " + worker)
+          .asRuntimeException();
+    }
+    if (delivered(snap, worker)) {
+      throw alreadyDelivered(m);
+    }
+    if (!claims.claim(id, worker, this)) {
+      throw Status.ALREADY_EXISTS
+          .withDescription(
+              "another upload of worker " + worker + "'s piece of snapshot " + id + " is under way")
+          .asRuntimeException();
+    }
+    // an upload that held the claim before gives it up only after the view shows its piece taken
+    SnapshotManifest now = ctx.lifecycle().view().pending().get(id);
+    if (now != null && delivered(now, worker)) {
+      claims.release(id, worker, this);
+      throw alreadyDelivered(m);
+    }
+    meta = m; // from here on this upload holds the piece, until the loop answers or it breaks
+    claimed = true;
     phase = Phase.STATE;
+    requestNext();
+  }
+
+  private static boolean delivered(SnapshotManifest pending, String worker) {
+    return pending.getPiecesList().stream().anyMatch(p -> p.getWorkerId().equals(worker));
+  }
+
+  private static StatusRuntimeException alreadyDelivered(LocalSnapshotMeta m) {
+    return Status.ALREADY_EXISTS
+        .withDescription(
+            "worker "
+                + m.getWorkerId()
+                + " already delivered its piece of snapshot "
+                + m.getSnapshotId())
+        .asRuntimeException();
   }
 
   /**
-   * The loop's answer to an upload's header: the admission and, when admitted, what completes once
-   * the snapshot's pending manifest is written.
+   * Hands one part's write to the store executor; reads on at once while fewer than {@link
+   * #PARTS_IN_FLIGHT} parts wait there, else once the store has written one.
    */
-  private record Admitted(
-      io.cutpoint.server.lifecycle.Admission admission,
-      java.util.concurrent.CompletableFuture<?> written) {}
-
-  /** Asks the loop whether this upload may proceed, and waits for the answer. */
-  private Admitted admit(LocalSnapshotMeta m) {
-    return onLoop(
-        () -> {
-          var admission = ctx.lifecycle().admit(m.getSnapshotId(), m.getWorkerId(), this);
-          return new Admitted(
-              admission,
-              admission == io.cutpoint.server.lifecycle.Admission.ADMITTED
-                  ? ctx.lifecycle().written(m.getSnapshotId())
-                  : null);
-        });
+  private void storePart(String what, Consumer<SnapshotStore> write) {
+    int waiting = inFlight.incrementAndGet();
+    ctx.storeIo()
+        .writePiece(
+            store -> {
+              write(store, what, write);
+              if (inFlight.getAndDecrement() == PARTS_IN_FLIGHT) {
+                requestNext(); // the receiving thread stopped reading at this many
+              }
+            });
+    if (waiting < PARTS_IN_FLIGHT) {
+      requestNext();
+    }
   }
 
-  /** Runs {@code body} on the coordinator loop and waits for its answer (microseconds). */
-  private <T> T onLoop(java.util.function.Supplier<T> body) {
-    return await(ctx.loop().call(body), "the coordinator did not answer the upload");
-  }
-
-  /** Waits for {@code answer} (normally done, or done within microseconds). */
-  private static <T> T await(java.util.concurrent.Future<T> answer, String unanswered) {
+  /** On {@code cutpoint-store}: one write of this upload; after a failed one, none. */
+  private void write(SnapshotStore store, String what, Consumer<SnapshotStore> write) {
+    if (writeFailed) {
+      return;
+    }
     try {
-      return answer.get(LOOP_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw Status.UNAVAILABLE.withDescription(unanswered + ": " + e).asRuntimeException();
+      write.accept(store);
+    } catch (RuntimeException e) {
+      writeFailed = true; // no metadata follows: the store refuses to commit the snapshot
+      log.warn(
+          "could not store {} of worker {}'s piece of snapshot {}: {}",
+          what,
+          meta.getWorkerId(),
+          meta.getSnapshotId(),
+          e.toString());
     }
   }
 
@@ -249,7 +295,11 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       throw invalid("state chunks exceed the declared " + meta.getStateBytes() + " bytes");
     }
     // checked above: the store frames the chunk from this CRC without reading it again
-    ctx.store().putCheckedStateChunk(meta.getSnapshotId(), meta.getWorkerId(), chunks, data, crc);
+    long id = meta.getSnapshotId();
+    String worker = meta.getWorkerId();
+    int index = chunks;
+    storePart(
+        "state chunk " + index, store -> store.putCheckedStateChunk(id, worker, index, data, crc));
     stateCrc.update(data);
     stateBytes += data.length;
     chunks++;
@@ -306,18 +356,21 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               + " uploaded more than "
               + limit
               + " bytes of recorded messages";
-      onLoop(
-          () ->
-              ctx.lifecycle().abort(id, FailureReason.LOCAL_FAILURE, message)); // before the answer
+      // the snapshot is aborted before the upload is answered
+      beforeAnswer = () -> ctx.lifecycle().abort(id, FailureReason.LOCAL_FAILURE, message);
       throw Status.RESOURCE_EXHAUSTED
           .withDescription("recorded messages exceed the limit of " + limit + " bytes per snapshot")
           .asRuntimeException();
     }
     recordedMessages += toStore.size();
     if (!toStore.isEmpty()) {
-      ctx.store()
-          .putChannelRecording(
-              meta.getSnapshotId(), ChannelId.of(from, meta.getWorkerId()), toStore);
+      long id = meta.getSnapshotId();
+      ChannelId channel = ChannelId.of(from, meta.getWorkerId());
+      storePart(
+          "the recording of channel " + channel,
+          store -> store.putChannelRecording(id, channel, toStore));
+    } else {
+      requestNext();
     }
   }
 
@@ -360,14 +413,24 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     // the channel flagged first_marker is what was verified; whatever the header said is replaced
     LocalSnapshotMeta stored =
         meta.toBuilder().setFirstMarkerFrom(firstMarkerFrom == null ? "" : firstMarkerFrom).build();
-    ctx.store().putWorkerMeta(meta.getSnapshotId(), stored);
+    // the last write of the piece, and only when every part is in: the store commits no piece
+    // without it
+    ctx.storeIo()
+        .writePiece(
+            store ->
+                write(store, "the counters", s -> s.putWorkerMeta(stored.getSnapshotId(), stored)));
     Piece piece = new Piece(stored, cut, chunks, recordedBytes);
-    phase = Phase.DONE; // the loop answers from here on
-    ctx.loop().execute(() -> acknowledged(piece, ctx.lifecycle().acknowledge(piece, this)));
+    phase = Phase.DONE; // the loop answers from here on, and gives up the claim
+    claimed = false;
+    ctx.loop().execute(() -> acknowledged(piece, ctx.lifecycle().acknowledge(piece)));
   }
 
-  /** On the loop: answers the upload with what the lifecycle made of its piece. */
+  /**
+   * On the loop: answers the upload with what the lifecycle made of its piece, and gives up the
+   * claim (the view shows the piece by now, if it was taken).
+   */
   private void acknowledged(Piece piece, AckResult result) {
+    claims.release(piece.snapshotId(), piece.workerId(), this);
     switch (result) {
       case SUCCESS -> {
         ctx.metrics().piece(piece);
@@ -386,8 +449,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
                       }
                     });
       }
-      case DUPLICATE, NOT_ADMITTED ->
-          refuse(
+      case DUPLICATE ->
+          answer(
               Status.ALREADY_EXISTS.withDescription(
                   "worker "
                       + meta.getWorkerId()
@@ -395,21 +458,11 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
                       + meta.getSnapshotId()
                       + " came from another upload"));
       case UNKNOWN ->
-          refuse(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
+          answer(Status.NOT_FOUND.withDescription("no pending snapshot " + meta.getSnapshotId()));
       case DISCARDED ->
-          refuse(
+          answer(
               Status.FAILED_PRECONDITION.withDescription(
                   "snapshot " + meta.getSnapshotId() + " ended before the upload finished"));
-    }
-  }
-
-  /** On the loop: a trailer whose piece was not taken; frees the slot and ends the upload. */
-  private void refuse(Status status) {
-    ctx.lifecycle().release(meta.getSnapshotId(), meta.getWorkerId(), this);
-    try {
-      out.onError(status.asRuntimeException());
-    } catch (RuntimeException ignored) {
-      // cancelled
     }
   }
 
@@ -432,7 +485,21 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       return;
     }
     phase = Phase.DONE;
-    releaseSlot();
+    giveUp();
+    Runnable first = beforeAnswer;
+    if (first == null) {
+      answer(status);
+    } else {
+      ctx.loop()
+          .execute(
+              () -> {
+                first.run();
+                answer(status);
+              });
+    }
+  }
+
+  private void answer(Status status) {
     try {
       out.onError(status.asRuntimeException());
     } catch (RuntimeException ignored) {
@@ -441,22 +508,33 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   }
 
   /**
-   * Frees the worker's slot (on the loop) if this upload was admitted and did not deliver its
-   * piece.
+   * An upload that claimed its piece ended without telling the loop of it: what it stored is
+   * discarded (behind its parts), then the claim is free for a retry.
    */
-  private void releaseSlot() {
-    if (meta != null) {
-      long id = meta.getSnapshotId();
-      String worker = meta.getWorkerId();
-      ctx.loop().execute(() -> ctx.lifecycle().release(id, worker, this));
+  private void giveUp() {
+    if (!claimed) {
+      return;
     }
+    claimed = false;
+    long id = meta.getSnapshotId();
+    String worker = meta.getWorkerId();
+    ctx.storeIo()
+        .writePiece(
+            store -> {
+              try {
+                store.discardPieces(id, worker);
+              } catch (RuntimeException e) {
+                log.debug("nothing to discard of {}'s piece of snapshot {}: {}", worker, id, e);
+              }
+            });
+    claims.release(id, worker, this);
   }
 
   @Override
   public void onError(Throwable t) {
     if (phase != Phase.DONE) {
       phase = Phase.DONE; // the worker gave up; a retry starts over
-      releaseSlot();
+      giveUp();
     }
   }
 

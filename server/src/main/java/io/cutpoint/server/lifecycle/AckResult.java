@@ -9,7 +9,5 @@ public enum AckResult {
   /** No such snapshot was ever started here (recently): a bogus id. */
   UNKNOWN,
   /** The snapshot has already ended (complete, aborted or failed): a late piece, dropped. */
-  DISCARDED,
-  /** The piece did not come from the upload that was admitted for it: ignored. */
-  NOT_ADMITTED
+  DISCARDED
 }

@@ -11,8 +11,6 @@ import io.cutpoint.server.membership.ClusterTopology;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -37,9 +35,6 @@ public final class PendingSnapshot {
 
   /** The pieces as the manifest lists them, each built once. */
   private final SortedMap<String, WorkerPiece> listed = new TreeMap<>();
-
-  /** The upload that holds each worker's slot until its piece is added or it is released. */
-  private final Map<String, Object> uploads = new HashMap<>();
 
   private final CompletableFuture<SnapshotManifest> outcome = new CompletableFuture<>();
 
@@ -112,31 +107,15 @@ public final class PendingSnapshot {
     return pieces.containsKey(workerId);
   }
 
-  void uploadStarted(Instant at) {
+  /** Adds a worker's piece, delivered {@code at}. */
+  void add(Piece piece, Instant at) {
+    pieces.put(piece.workerId(), piece);
+    listed.put(piece.workerId(), piece.toProto());
+    manifest = null;
     if (firstUpload == null) {
       firstUpload = at;
     }
     lastUpload = at;
-  }
-
-  /** Gives the worker's slot to {@code uploader}; false when another upload holds it. */
-  boolean reserve(String workerId, Object uploader) {
-    return uploads.putIfAbsent(workerId, uploader) == null;
-  }
-
-  boolean holds(String workerId, Object uploader) {
-    return uploads.get(workerId) == uploader;
-  }
-
-  void release(String workerId, Object uploader) {
-    uploads.remove(workerId, uploader);
-  }
-
-  void add(Piece piece) {
-    pieces.put(piece.workerId(), piece);
-    listed.put(piece.workerId(), piece.toProto());
-    uploads.remove(piece.workerId());
-    manifest = null;
   }
 
   boolean allPiecesIn() {
@@ -178,12 +157,12 @@ public final class PendingSnapshot {
         id, topology.workerIds(), channels, pieces.values().stream().map(Piece::cut).toList());
   }
 
-  /** Time from start to the last worker's upload (its local snapshot recorded). */
+  /** Time from start to the last worker's piece delivered (its local snapshot recorded). */
   Duration markerPropagation() {
     return lastUpload == null ? Duration.ZERO : Duration.between(startedAt, lastUpload);
   }
 
-  /** Time from the first upload to {@code end}. */
+  /** Time from the first piece delivered to {@code end}. */
   Duration upload(Instant end) {
     return firstUpload == null ? Duration.ZERO : Duration.between(firstUpload, end);
   }

@@ -60,19 +60,29 @@ public final class SnapshotLifecycle {
       Duration timeout, Duration minPause, int maxConcurrent, int tolerableFailures) {}
 
   /**
-   * What readers see: the pending snapshots (by id, with their manifests), the failure count and
-   * the pause, as of the last event.
+   * What readers see: the pending snapshots (by id, with their manifests), the failure count, the
+   * pause and the newest id started (0 before the first), as of the last event.
    */
   public record View(
       SortedMap<Long, SnapshotManifest> pending,
       SortedMap<Long, SnapshotManifest> ending,
       int consecutiveFailures,
-      SnapshotBlock paused) {
+      SnapshotBlock paused,
+      long newestStarted) {
     static final View EMPTY =
-        new View(Collections.emptySortedMap(), Collections.emptySortedMap(), 0, null);
+        new View(Collections.emptySortedMap(), Collections.emptySortedMap(), 0, null, 0);
 
     public List<Long> pendingIds() {
       return List.copyOf(pending.keySet());
+    }
+
+    /**
+     * Whether {@code snapshotId} was started and is no longer pending (its end may still be on its
+     * way to the store): ids are started in increasing order, those of an earlier coordinator ended
+     * when this one started.
+     */
+    public boolean ended(long snapshotId) {
+      return snapshotId > 0 && snapshotId <= newestStarted && !pending.containsKey(snapshotId);
     }
   }
 
@@ -115,6 +125,10 @@ public final class SnapshotLifecycle {
   private String lastAbortMessage = "";
   private Instant lastEnded;
   private SnapshotBlock paused;
+
+  /** The newest id started here: any id at or below it that is not pending has ended. */
+  private long newestStarted;
+
   private volatile View view = View.EMPTY;
 
   /** Deliberately wrong behaviours, for the simulator's tests only; never set in production. */
@@ -230,6 +244,7 @@ public final class SnapshotLifecycle {
         new PendingSnapshot(
             id, store.epoch(), s.trigger(), s.startedAt(), s.initiators(), s.cluster().topology());
     pending.put(id, p);
+    newestStarted = Math.max(newestStarted, id);
     p.timeout(loop.schedule(() -> onTimeout(id), settings.timeout()));
     listener.started(p.manifest());
     store.createPending(p.manifest(), failure -> pendingWritten(p, failure));
@@ -314,18 +329,6 @@ public final class SnapshotLifecycle {
     applied();
   }
 
-  /**
-   * Completes once the store has answered the write of {@code snapshotId}'s pending manifest
-   * (written, or failed: then the snapshot has ended); at once when it is not pending. An upload
-   * stores no part of the snapshot before this, so no piece ever reaches the store ahead of its
-   * snapshot.
-   */
-  public CompletableFuture<?> written(long snapshotId) {
-    loop.checkInLoop(OWNER);
-    PendingSnapshot p = pending.get(snapshotId);
-    return p == null ? CompletableFuture.completedFuture(null) : p.written();
-  }
-
   /** The state of the cluster that keeps any snapshot from starting, if there is one. */
   private Optional<SnapshotBlock> blocked(Membership.View view) {
     if (paused != null) {
@@ -368,52 +371,14 @@ public final class SnapshotLifecycle {
   }
 
   /**
-   * Whether the upload of {@code workerId}'s piece of {@code snapshotId} may proceed. An admitted
-   * upload holds the worker's slot until it is acknowledged or {@linkplain #release released}: a
-   * second upload of the same piece meanwhile gets {@link Admission#IN_PROGRESS}, so two streams
-   * can never interleave their parts in the store.
-   *
-   * @param uploader identifies the upload (its receiver); the same object must acknowledge or
-   *     release it
+   * Accepts a worker's piece, the first one to arrive for it: this one event decides the piece's
+   * admission. When it is the last piece, verifies the cut and hands the commit to the store (the
+   * snapshot completes on the {@code committed} event). The upload handed its parts to the store
+   * before it told the loop, and the store performs writes in order, so the commit comes after
+   * them; the store refuses a commit whose stored counters are not the piece's, or whose parts are
+   * missing (a part write failed), and the snapshot then ends ABORTED ({@code STORE_ERROR}).
    */
-  public Admission admit(long snapshotId, String workerId, Object uploader) {
-    loop.checkInLoop(OWNER);
-    PendingSnapshot p = pending.get(snapshotId);
-    if (p == null) {
-      return recent.contains(snapshotId) ? Admission.ENDED : Admission.UNKNOWN;
-    }
-    if (!p.covers(workerId)) {
-      return Admission.NOT_A_PARTICIPANT;
-    }
-    if (p.hasPiece(workerId)) {
-      return Admission.DUPLICATE;
-    }
-    if (!p.reserve(workerId, uploader)) {
-      return Admission.IN_PROGRESS;
-    }
-    p.uploadStarted(clock.instant());
-    return Admission.ADMITTED;
-  }
-
-  /**
-   * An admitted upload ended without a piece (it broke, or was refused part-way): the worker's slot
-   * is free for a retry. Does nothing unless {@code uploader} holds the slot.
-   */
-  public void release(long snapshotId, String workerId, Object uploader) {
-    loop.checkInLoop(OWNER);
-    PendingSnapshot p = pending.get(snapshotId);
-    if (p != null) {
-      p.release(workerId, uploader);
-    }
-  }
-
-  /**
-   * Accepts a worker's piece from the upload that holds its slot; when it is the last one, verifies
-   * the cut and hands the commit to the store (the snapshot completes on the {@code committed}
-   * event). The piece's counters are what the upload stored, so the cut verified is the cut
-   * committed.
-   */
-  public AckResult acknowledge(Piece piece, Object uploader) {
+  public AckResult acknowledge(Piece piece) {
     loop.checkInLoop(OWNER);
     PendingSnapshot p = pending.get(piece.snapshotId());
     if (p == null) {
@@ -425,10 +390,7 @@ public final class SnapshotLifecycle {
     if (p.hasPiece(piece.workerId())) {
       return AckResult.DUPLICATE;
     }
-    if (!p.holds(piece.workerId(), uploader)) {
-      return AckResult.NOT_ADMITTED;
-    }
-    p.add(piece);
+    p.add(piece, clock.instant());
     if (p.allPiecesIn()
         || (broken == Broken.COMMIT_BEFORE_LAST_PIECE
             && p.pieces().size() + 1 >= p.workers().size())) {
@@ -789,7 +751,8 @@ public final class SnapshotLifecycle {
             Collections.unmodifiableSortedMap(manifests),
             Collections.unmodifiableSortedMap(new TreeMap<>(unwritten)),
             policy.consecutiveFailures(),
-            paused);
+            paused,
+            newestStarted);
     while (!afterEvent.isEmpty()) {
       List<Runnable> now = new ArrayList<>(afterEvent);
       afterEvent.clear();

@@ -122,6 +122,17 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   }
 
   /**
+   * Performs one write of an upload's piece on this thread: behind every write handed off before it
+   * (the snapshot's pending manifest, which the loop hands off before any worker hears of the
+   * snapshot) and ahead of every one handed off after it (the snapshot's commit, which the loop
+   * decides only once the upload has told it of the piece). {@code write} deals with its own
+   * failures; any thread.
+   */
+  public void writePiece(Consumer<SnapshotStore> write) {
+    thread.execute(() -> write.accept(store));
+  }
+
+  /**
    * Writes the ends that failed while the store could not write. Called (from any thread) once the
    * store writes again; runs on {@code cutpoint-store}.
    */

@@ -39,6 +39,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -260,6 +261,40 @@ class InterleavedUploadsTest {
     }
     assertThat(complete).as("both outcomes are exercised").isGreaterThan(TRIALS / 5);
     assertThat(failed).as("both outcomes are exercised").isGreaterThan(TRIALS / 5);
+  }
+
+  @Test
+  void anUploadAbandonedPartWayLeavesNothingThatARetryWouldCommit() throws Exception {
+    long id =
+        coordinator
+            .admin()
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+            .getSnapshotId();
+    byte[] longer = "a longer state, abandoned after five of its chunks".getBytes();
+    Stream abandoned = new Stream(pieceOfA(id, 3, longer), longer);
+    for (int part = 0; part < 6; part++) {
+      abandoned.step(); // the header, then chunks 0 to 4
+    }
+    abandoned.abandon();
+    byte[] shorter = "short".getBytes(); // two chunks
+    // the abandoned upload frees its claim once it has handed off the discard of its parts
+    Stream retry =
+        Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(10))
+            .until(
+                () -> {
+                  Stream s = new Stream(pieceOfA(id, 3, shorter), shorter);
+                  while (!s.done()) {
+                    s.step();
+                  }
+                  return s.status().isOk() ? s : null;
+                },
+                java.util.Objects::nonNull);
+    RawWorker.send(coordinator.async(), pieceOfB(id)).get(10, TimeUnit.SECONDS);
+
+    SnapshotManifest m = manifest(id);
+    assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    assertThat(download(id)).isEqualTo(retry.state);
   }
 
   private SnapshotManifest manifest(long id) {

@@ -26,6 +26,7 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -37,13 +38,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A snapshot's start commands go out before its pending manifest is written, and an upload that
- * arrives meanwhile waits for the manifest: no piece reaches the store ahead of its snapshot.
+ * arrives meanwhile hands its parts to the store executor behind it: no piece reaches the store
+ * ahead of its snapshot, and the snapshot completes.
  */
 class PendingWriteBehindStartTest {
 
   @TempDir Path dir;
   private final CountDownLatch pendingEntered = new CountDownLatch(1);
   private final CountDownLatch releasePending = new CountDownLatch(1);
+
+  /** The store's writes, in the order they reach it. */
+  private final List<String> writes = java.util.Collections.synchronizedList(new ArrayList<>());
+
   private CoordinatorServer server;
   private ManagedChannel channel;
   private RawWorker a;
@@ -56,11 +62,15 @@ class PendingWriteBehindStartTest {
             SnapshotStore.class.getClassLoader(),
             new Class<?>[] {SnapshotStore.class},
             (proxy, method, args) -> {
+              if (method.getName().startsWith("put") || method.getName().equals("commit")) {
+                writes.add(method.getName());
+              }
               if (method.getName().equals("createPending")) {
                 pendingEntered.countDown();
                 if (!releasePending.await(60, TimeUnit.SECONDS)) {
                   throw new AssertionError("the pending write was never released");
                 }
+                writes.add("createPending");
               }
               try {
                 return method.invoke(real, args);
@@ -89,7 +99,8 @@ class PendingWriteBehindStartTest {
   }
 
   @Test
-  void startCommandsGoOutBeforeThePendingWriteAndAnUploadWaitsForIt() throws Exception {
+  void startCommandsGoOutBeforeThePendingWriteAndAnUploadsPartsAreWrittenBehindIt()
+      throws Exception {
     String name = InProcessServerBuilder.generateName();
     server =
         CoordinatorServer.start(
@@ -125,7 +136,7 @@ class PendingWriteBehindStartTest {
     Awaitility.await()
         .during(Duration.ofMillis(300))
         .atMost(Duration.ofSeconds(5))
-        .until(() -> !first.isDone()); // neither stored nor refused: it waits
+        .until(writes::isEmpty); // the upload's parts wait behind the pending manifest
 
     releasePending.countDown();
     assertThat(trigger.get(20, TimeUnit.SECONDS).getSnapshotId()).isEqualTo(id);
@@ -144,5 +155,8 @@ class PendingWriteBehindStartTest {
                 .getManifest()
                 .getStatus())
         .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    assertThat(writes).first().isEqualTo("createPending");
+    assertThat(writes).last().isEqualTo("commit");
+    assertThat(writes).contains("putCheckedStateChunk", "putWorkerMeta");
   }
 }

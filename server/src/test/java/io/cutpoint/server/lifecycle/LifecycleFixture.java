@@ -122,11 +122,9 @@ final class LifecycleFixture {
     return ((TriggerResult.Started) r).snapshotId();
   }
 
-  /** Admits an upload of {@code piece} and acknowledges it from that upload. */
+  /** Delivers {@code piece}, as an upload's trailer does. */
   AckResult deliver(Piece piece) {
-    Object upload = new Object();
-    lifecycle.admit(piece.snapshotId(), piece.workerId(), upload);
-    return lifecycle.acknowledge(piece, upload);
+    return lifecycle.acknowledge(piece);
   }
 
   /**

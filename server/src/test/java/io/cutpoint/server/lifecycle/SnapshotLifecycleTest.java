@@ -107,34 +107,32 @@ class SnapshotLifecycleTest {
     List<Piece> pieces = LifecycleFixture.quietRing(id);
     assertThat(f.deliver(pieces.get(0))).isEqualTo(AckResult.SUCCESS);
     assertThat(f.deliver(pieces.get(0))).isEqualTo(AckResult.DUPLICATE);
-    assertThat(f.lifecycle.admit(id, "a", new Object())).isEqualTo(Admission.DUPLICATE);
-    assertThat(f.lifecycle.admit(id, "zed", new Object())).isEqualTo(Admission.NOT_A_PARTICIPANT);
+    assertThat(f.lifecycle.view().ended(id)).isFalse();
 
     f.scheduler.advance(Duration.ofSeconds(10)); // times out
     assertThat(f.deliver(pieces.get(1))).isEqualTo(AckResult.DISCARDED);
-    assertThat(f.lifecycle.admit(id, "b", new Object())).isEqualTo(Admission.ENDED);
+    assertThat(f.lifecycle.view().ended(id)).isTrue();
     assertThat(f.deliver(LifecycleFixture.quietRing(999).get(1))).isEqualTo(AckResult.UNKNOWN);
-    assertThat(f.lifecycle.admit(999, "b", new Object())).isEqualTo(Admission.UNKNOWN);
+    assertThat(f.lifecycle.view().ended(999)).isFalse();
   }
 
   @Test
-  void oneUploadPerWorkerAtATimeAndOnlyTheAdmittedOneIsAcknowledged() {
+  void theFirstPieceDeliveredIsTakenAndTheViewShowsItBeforeTheEventEnds() {
     LifecycleFixture f = new LifecycleFixture().ring();
     long id = f.start();
     Piece a = LifecycleFixture.quietRing(id).get(0);
-    Object first = new Object();
-    Object second = new Object();
-    assertThat(f.lifecycle.admit(id, "a", first)).isEqualTo(Admission.ADMITTED);
-    assertThat(f.lifecycle.admit(id, "a", second)).isEqualTo(Admission.IN_PROGRESS);
-    assertThat(f.lifecycle.acknowledge(a, second)).isEqualTo(AckResult.NOT_ADMITTED);
-    f.lifecycle.release(id, "a", second); // not the holder: changes nothing
-    assertThat(f.lifecycle.admit(id, "a", second)).isEqualTo(Admission.IN_PROGRESS);
+    assertThat(f.lifecycle.view().pending().get(id).getPiecesList()).isEmpty();
 
-    f.lifecycle.release(id, "a", first); // the first upload broke: a retry may start
-    assertThat(f.lifecycle.acknowledge(a, first)).isEqualTo(AckResult.NOT_ADMITTED);
-    assertThat(f.lifecycle.admit(id, "a", second)).isEqualTo(Admission.ADMITTED);
-    assertThat(f.lifecycle.acknowledge(a, second)).isEqualTo(AckResult.SUCCESS);
-    assertThat(f.lifecycle.admit(id, "a", first)).isEqualTo(Admission.DUPLICATE);
+    assertThat(f.lifecycle.acknowledge(a)).isEqualTo(AckResult.SUCCESS);
+
+    // an upload's header reads the view: a second upload of the piece is refused there
+    assertThat(f.lifecycle.view().pending().get(id).getPiecesList())
+        .extracting(p -> p.getWorkerId())
+        .containsExactly("a");
+    assertThat(f.lifecycle.acknowledge(a)).isEqualTo(AckResult.DUPLICATE);
+    assertThat(f.lifecycle.view().pending().get(id).getTopology().getWorkersList())
+        .extracting(w -> w.getWorkerId())
+        .containsExactly("a", "b", "c");
   }
 
   @Test

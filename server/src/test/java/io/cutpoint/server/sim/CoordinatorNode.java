@@ -15,7 +15,6 @@ import io.cutpoint.server.events.EventHub;
 import io.cutpoint.server.grpc.LiveSession;
 import io.cutpoint.server.grpc.SessionRegistry;
 import io.cutpoint.server.lifecycle.AckResult;
-import io.cutpoint.server.lifecycle.Admission;
 import io.cutpoint.server.lifecycle.BrokenLifecycle;
 import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.Piece;
@@ -80,6 +79,7 @@ final class CoordinatorNode {
   private final SessionRegistry sessions = new SessionRegistry();
   private final SnapshotLifecycle lifecycle;
   private final RollbackService rollback;
+  private final SimStore storeIo;
 
   CoordinatorNode(
       SimLoop loop,
@@ -92,7 +92,7 @@ final class CoordinatorNode {
     this.generation = loop.generation();
     this.storeDelay = storeDelay;
     this.observer = observer;
-    SimStore storeIo = new SimStore(store, loop, storeDelay);
+    this.storeIo = new SimStore(store, loop, storeDelay);
     this.lifecycle =
         new SnapshotLifecycle(
             new SnapshotLifecycle.Settings(
@@ -232,8 +232,10 @@ final class CoordinatorNode {
   // ---- uploads (UploadReceiver) ------------------------------------------------------------
 
   /**
-   * {@code s}'s worker uploads its piece, completed in {@code epoch}: admitted on the loop, its
-   * parts stored, and the piece acknowledged after the store's delay, as the trailer would be.
+   * {@code s}'s worker uploads its piece, completed in {@code epoch}, as {@code UploadReceiver}
+   * does: checked against the lifecycle's view, its parts handed to the store executor (behind the
+   * pending manifest, ahead of any commit decided later), and the piece acknowledged on the loop
+   * when the trailer arrives, after the store's delay.
    */
   void upload(SimSession s, CompletedLocalSnapshot completed, long epoch) {
     String worker = s.workerId();
@@ -241,40 +243,35 @@ final class CoordinatorNode {
     if (membership.token(worker) != s.token()) {
       return; // an upload needs the worker's live session
     }
-    Optional<SnapshotManifest> m = lifecycle.pendingManifest(id);
-    if (m.isPresent()
-        && m.get().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING
-        && m.get().getEpoch() != epoch) {
-      return; // FAILED_PRECONDITION: recorded in another epoch than the snapshot's
-    }
-    Object uploader = new Object();
-    Admission admission = lifecycle.admit(id, worker, uploader);
-    if (admission == Admission.ENDED || admission == Admission.UNKNOWN) {
+    SnapshotLifecycle.View view = lifecycle.view();
+    SnapshotManifest m = view.pending().get(id);
+    if (m == null) {
       return; // the snapshot ended (or was never known here): the worker drops the piece
     }
-    if (admission != Admission.ADMITTED) {
-      observer.problem("upload of " + worker + "'s piece of S=" + id + " refused: " + admission);
+    if (m.getEpoch() != epoch) {
+      return; // FAILED_PRECONDITION: recorded in another epoch than the snapshot's
+    }
+    if (m.getTopology().getWorkersList().stream().noneMatch(w -> w.getWorkerId().equals(worker))
+        || m.getPiecesList().stream().anyMatch(p -> p.getWorkerId().equals(worker))) {
+      observer.problem("upload of " + worker + "'s piece of S=" + id + " refused by the view");
       return;
     }
-    // as UploadReceiver does: no part is stored before the snapshot's pending manifest is written
-    var unused =
-        lifecycle
-            .written(id)
-            .thenRun(() -> storeAndAcknowledge(worker, completed, epoch, uploader));
-  }
-
-  private void storeAndAcknowledge(
-      String worker, CompletedLocalSnapshot completed, long epoch, Object uploader) {
-    long id = completed.cut().snapshotId();
-    Piece piece = StoredPieces.store(store, completed, epoch);
+    Piece piece = StoredPieces.piece(completed, epoch);
+    storeIo.writePiece(
+        st -> {
+          try {
+            StoredPieces.store(st, completed, epoch);
+          } catch (io.cutpoint.storage.StoreException e) {
+            // the snapshot ended meanwhile: its commit is refused without the piece
+          }
+        });
     loop.schedule(
         () -> {
-          AckResult result = lifecycle.acknowledge(piece, uploader);
-          if (result != AckResult.SUCCESS) {
-            lifecycle.release(id, worker, uploader);
-            if (result != AckResult.DISCARDED && result != AckResult.UNKNOWN) {
-              observer.problem(worker + "'s piece of S=" + id + " was not taken: " + result);
-            }
+          AckResult result = lifecycle.acknowledge(piece);
+          if (result != AckResult.SUCCESS
+              && result != AckResult.DISCARDED
+              && result != AckResult.UNKNOWN) {
+            observer.problem(worker + "'s piece of S=" + id + " was not taken: " + result);
           }
         },
         Duration.ofMillis(storeDelay.getAsLong()));

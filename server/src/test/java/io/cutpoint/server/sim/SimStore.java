@@ -124,6 +124,15 @@ final class SimStore implements StoreEffects, StoreTasks {
         });
   }
 
+  /**
+   * Performs an upload's part writes in order with the other operations, taking no time of their
+   * own: the store writes parts as they arrive, and an upload's time is in its acknowledgement.
+   */
+  void writePiece(Consumer<SnapshotStore> write) {
+    last = Math.max(last, loop.now());
+    loop.at(last, generation, () -> write.accept(store));
+  }
+
   private void perform(Runnable operation) {
     last = Math.max(last, loop.now()) + delay.getAsLong();
     loop.at(last, generation, operation);

@@ -33,14 +33,26 @@ final class StoredPieces {
   /** A piece read back: its counters and recorded messages, and the captured state. */
   record Stored(LocalSnapshot cut, byte[] state) {}
 
+  /** The piece the lifecycle is told of when {@code completed} is uploaded. */
+  static Piece piece(CompletedLocalSnapshot completed, long epoch) {
+    return describe(null, completed, epoch);
+  }
+
   /** Stores {@code completed} as an upload does and returns the piece the lifecycle is told of. */
   static Piece store(SnapshotStore store, CompletedLocalSnapshot completed, long epoch) {
+    return describe(store, completed, epoch);
+  }
+
+  /** The piece of {@code completed}, stored first unless {@code store} is null. */
+  private static Piece describe(SnapshotStore store, CompletedLocalSnapshot completed, long epoch) {
     LocalSnapshot cut = completed.cut();
     long id = cut.snapshotId();
     String worker = cut.workerId();
     byte[] state = completed.state().state();
-    store.discardPieces(id, worker);
-    store.putStateChunk(id, worker, 0, state, Crc32c.of(state));
+    if (store != null) {
+      store.discardPieces(id, worker);
+      store.putStateChunk(id, worker, 0, state, Crc32c.of(state));
+    }
     SortedMap<String, List<InTransitMessage>> kept = new TreeMap<>();
     long bytes = 0;
     for (Map.Entry<String, List<InTransitMessage>> e : cut.recordings().entrySet()) {
@@ -50,7 +62,7 @@ final class StoredPieces {
         seqs.add(new InTransitMessage(m.seq(), NO_PAYLOAD));
       }
       kept.put(e.getKey(), seqs);
-      if (!e.getValue().isEmpty()) {
+      if (store != null && !e.getValue().isEmpty()) {
         store.putChannelRecording(id, ChannelId.of(e.getKey(), worker), e.getValue());
       }
     }
@@ -65,7 +77,9 @@ final class StoredPieces {
             .setStateCrc32C(Crc32c.of(state))
             .setFirstMarkerFrom(cut.firstMarkerFrom() == null ? "" : cut.firstMarkerFrom())
             .build();
-    store.putWorkerMeta(id, meta);
+    if (store != null) {
+      store.putWorkerMeta(id, meta);
+    }
     LocalSnapshot seqsOnly =
         new LocalSnapshot(id, worker, cut.sent(), cut.received(), kept, cut.firstMarkerFrom());
     return new Piece(meta, seqsOnly, 1, bytes);
