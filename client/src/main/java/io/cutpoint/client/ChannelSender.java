@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * resends from where the receiver's first ack says it stands.
  *
  * <p>Memory is bounded: at most {@code maxUnackedMessages} data messages and {@code
- * maxUnackedBytes} payload bytes are held (reserved or buffered); {@link #reserve} waits for room.
- * Markers are never refused (they are few and must not wait behind a full buffer).
+ * maxUnackedBytes} payload bytes are held (reserved or buffered); an application thread's send
+ * waits for room. A handler's send on the event thread goes past the bound instead, and the worker
+ * stops reading until the channel is back within it. Markers are never refused (they are few and
+ * must not wait behind a full buffer).
  *
  * <p>All state is guarded by this object's monitor. No other lock is taken while holding it.
  */
@@ -49,6 +51,12 @@ final class ChannelSender {
 
     /** Application sends were claimed on {@code sender}: let the event thread number them. */
     void claimed(ChannelSender sender);
+
+    /**
+     * On the event thread: a handler's send took {@code sender} past its bound ({@code over}), or
+     * it is back within it.
+     */
+    void overdrawn(ChannelSender sender, boolean over);
   }
 
   private final String from;
@@ -87,6 +95,11 @@ final class ChannelSender {
   private long lastClaimedSeq;
 
   private boolean drainPosted;
+
+  /** A handler's send went past the bound, at {@code overdrawnSince}, and the bound is not met. */
+  private boolean overdrawn;
+
+  private long overdrawnSince;
   private boolean halted;
   private boolean closed;
 
@@ -118,10 +131,10 @@ final class ChannelSender {
   // ---- the application side -------------------------------------------------------------
 
   /**
-   * Waits until the channel has room for one message of {@code length} bytes and reserves it. An
-   * application thread also waits while the worker is halted; the event thread does not (the worker
-   * core tells it whether a send of its handlers belongs to an epoch being rolled back). Throws
-   * {@link SendTimeoutException}.
+   * Reserves room for one message of {@code length} bytes. An application thread waits until the
+   * channel has room, and while the worker is halted; the event thread never waits (see {@link
+   * #overdraw}; the worker core tells it whether a send of its handlers belongs to an epoch being
+   * rolled back). Throws {@link SendTimeoutException}.
    */
   private void reserve(int length, boolean eventThread) {
     long deadline = System.nanoTime() + options.sendTimeout().toNanos();
@@ -131,38 +144,15 @@ final class ChannelSender {
       }
       if (halted && !eventThread) {
         // waits for the resume
-      } else if (hasRoom(length)) {
+      } else if (hasRoom(length) || (eventThread && overdraw())) {
         reservedItems++;
         reservedBytes += length;
         highWaterMessages = Math.max(highWaterMessages, dataItems + reservedItems);
         return;
       }
       long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        throw new SendTimeoutException(
-            halted
-                ? "send "
-                    + from
-                    + "->"
-                    + to
-                    + " timed out after "
-                    + options.sendTimeout()
-                    + ": the worker is halted for a rollback"
-                : "send "
-                    + from
-                    + "->"
-                    + to
-                    + " timed out after "
-                    + options.sendTimeout()
-                    + ": "
-                    + dataItems
-                    + " messages ("
-                    + dataBytes
-                    + " bytes) unacknowledged, the limit is "
-                    + options.maxUnackedMessages()
-                    + " messages / "
-                    + options.maxUnackedBytes()
-                    + " bytes; the receiver is slow or unreachable");
+      if (left <= 0 || eventThread) {
+        throw timedOut();
       }
       waiters++;
       try {
@@ -174,6 +164,60 @@ final class ChannelSender {
         waiters--;
       }
     }
+  }
+
+  /**
+   * On the event thread, a full channel: a handler's send never waits (the loop is this channel's
+   * I/O thread, and the acks that make room arrive there), it goes past the bound, and the worker
+   * reads no further frames until the channel has room again ({@link Hooks#overdrawn}). False when
+   * the channel has been past its bound for the send timeout: the send times out.
+   */
+  private boolean overdraw() {
+    long now = System.nanoTime();
+    if (!overdrawn) {
+      overdrawn = true;
+      overdrawnSince = now;
+      hooks.overdrawn(this, true);
+      return true;
+    }
+    return now - overdrawnSince < options.sendTimeout().toNanos();
+  }
+
+  /**
+   * After the channel lost messages or bytes: tells the worker when it is back within its bound.
+   */
+  private void roomAgain() {
+    if (overdrawn && hasRoom(0)) {
+      overdrawn = false;
+      hooks.overdrawn(this, false);
+    }
+  }
+
+  private SendTimeoutException timedOut() {
+    return new SendTimeoutException(
+        halted
+            ? "send "
+                + from
+                + "->"
+                + to
+                + " timed out after "
+                + options.sendTimeout()
+                + ": the worker is halted for a rollback"
+            : "send "
+                + from
+                + "->"
+                + to
+                + " timed out after "
+                + options.sendTimeout()
+                + ": "
+                + dataItems
+                + " messages ("
+                + dataBytes
+                + " bytes) unacknowledged, the limit is "
+                + options.maxUnackedMessages()
+                + " messages / "
+                + options.maxUnackedBytes()
+                + " bytes; the receiver is slow or unreachable");
   }
 
   private boolean hasRoom(int length) {
@@ -237,6 +281,7 @@ final class ChannelSender {
     claims.clear();
     lastClaimedSeq = sent;
     wake();
+    roomAgain();
   }
 
   /** Appends a data message (the caller reserved room for it). Called under the engine lock. */
@@ -300,6 +345,7 @@ final class ChannelSender {
     lastPos = 0;
     highestWritten = 0;
     wake();
+    roomAgain();
   }
 
   // ---- the wire ------------------------------------------------------------------------------
@@ -410,6 +456,7 @@ final class ChannelSender {
     ackedPos = position;
     sentPos = Math.max(sentPos, ackedPos);
     wake();
+    roomAgain();
   }
 
   private void onReady(int g) {

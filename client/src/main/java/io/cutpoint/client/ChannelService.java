@@ -21,10 +21,12 @@ import java.util.Optional;
 import java.util.SortedSet;
 
 /**
- * The worker's {@code Channel} service. It runs on gRPC's transport threads and does no work there:
- * it checks the header, then hands every frame to the event thread ({@link WorkerCore}). Inbound
- * flow control is manual: the event thread asks for a frame each time it processed one, so a busy
- * worker stops reading and its senders fill up and wait.
+ * The worker's {@code Channel} service. Its server's streams run on the worker's own Netty event
+ * loop, which is the worker's event loop: it checks the header, then runs every frame's core step
+ * ({@link WorkerCore}) where it is read, with no hand-off (queued behind the worker's other tasks
+ * only when some are running or waiting, see {@link EventLoop#run}). Inbound flow control is
+ * manual: the loop asks for a frame each time it processed one, so a busy worker stops reading and
+ * its senders fill up and wait.
  *
  * <p>The header is refused (INVALID_ARGUMENT) when an id in it is not a worker id, by what is wrong
  * and never by echoing it, and when the channel is not declared. Under mutual TLS it is refused
@@ -146,14 +148,14 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
           return;
         }
         String r = receiver.from();
-        loop.execute(() -> effects.apply(core.attach(r, stream)));
+        loop.run(() -> effects.apply(core.attach(r, stream)));
         if (frame.getItemsCount() == 0) {
           return;
         }
       }
       String r = receiver.from();
       InboundFrame inbound = WireFrames.toDomain(frame);
-      loop.execute(() -> effects.apply(core.onFrame(r, stream, inbound)));
+      loop.run(() -> effects.apply(core.onFrame(r, stream, inbound)));
     }
 
     private ChannelReceiver accept(Frame frame) {
@@ -220,7 +222,7 @@ final class ChannelService extends ChannelGrpc.ChannelImplBase {
     private void detach() {
       if (receiver != null) {
         String r = receiver.from();
-        loop.execute(() -> effects.apply(core.detach(r, stream)));
+        loop.run(() -> effects.apply(core.detach(r, stream)));
       }
     }
   }

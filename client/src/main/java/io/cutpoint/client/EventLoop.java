@@ -1,64 +1,105 @@
 package io.cutpoint.client;
 
+import io.grpc.netty.shaded.io.netty.channel.SingleThreadEventLoop;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker's event thread. It runs tasks one at a time, each while holding the worker lock (which
- * readers of the engine's counters on other threads take too), so the engine and the application's
- * handlers never run concurrently. Application threads hand their sends over as tasks ({@link
- * ChannelSender#claim}); they never take the lock. When the queue runs dry it flushes the channels
- * that the tasks left with partial frames.
+ * A worker's event loop. It runs on the Netty event loop that carries all of the worker's channels
+ * (its server's streams and its connections to peers), so the engine, the handlers and the worker's
+ * gRPC callbacks share one thread: a frame read from a peer runs the core where it is read, and the
+ * frames the core writes go to their connection without a queue between threads. Other threads hand
+ * tasks over ({@link #execute}); they run in order, one at a time, in batches that leave the thread
+ * to its I/O and to the other workers that share it.
+ *
+ * <p>Tasks never nest: a gRPC callback that arrives while a task of this worker runs (a request for
+ * frames can deliver the next frame at once, on the same thread) is queued behind it, and so is one
+ * that arrives while tasks wait, so everything this worker runs keeps its order. After each pass of
+ * the Netty loop it flushes the channels that the tasks left with partial frames.
  */
 final class EventLoop {
 
   private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
-  private static final Runnable STOP = () -> {};
 
-  private final ReentrantLock lock = new ReentrantLock();
-  private final BlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+  /** Tasks run per turn before the loop's thread goes back to its I/O and its other tasks. */
+  private static final int TASKS_PER_TURN = 64;
+
+  private final String name;
+  private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean turnPosted = new AtomicBoolean();
+  private final Runnable turn = this::turn;
+  private final Runnable flush = this::flushIdle;
   private final List<ChannelSender> flushWhenIdle = new ArrayList<>();
-  private final Thread thread;
+  private volatile io.grpc.netty.shaded.io.netty.channel.EventLoop netty;
   private volatile boolean stopping;
-  private static final int MAX_TASKS_PER_LOCK = 64;
 
-  EventLoop(String threadName) {
-    thread = new Thread(this::run, threadName);
-    thread.setDaemon(true);
+  /** Loop thread only: a task of this worker runs now. */
+  private boolean running;
+
+  /** Loop thread only: the flush of partial frames is posted for the end of this pass. */
+  private boolean flushPosted;
+
+  /** A loop named {@code name} (in logs); it runs once {@link #start} gives it its Netty loop. */
+  EventLoop(String name) {
+    this.name = name;
   }
 
-  void start() {
-    thread.start();
+  /** Runs from now on on {@code loop}, the Netty event loop of all the worker's channels. */
+  void start(io.grpc.netty.shaded.io.netty.channel.EventLoop loop) {
+    netty = loop;
+    post();
   }
 
-  ReentrantLock lock() {
-    return lock;
-  }
-
+  /** True on the loop's thread (a thread other workers' loops may share). */
   boolean inLoop() {
-    return Thread.currentThread() == thread;
+    io.grpc.netty.shaded.io.netty.channel.EventLoop n = netty;
+    return n != null && n.inEventLoop();
   }
 
-  /** Queues {@code task}; it runs on the event thread under the worker lock. */
+  /** Queues {@code task}; it runs on the loop after the tasks queued before it. */
   void execute(Runnable task) {
+    if (stopping) {
+      fail(task);
+      return;
+    }
     queue.add(task);
+    post();
   }
 
-  /** Runs {@code task} on the event thread and waits for it (inline when already there). */
+  /**
+   * Runs {@code task} at once when called on the loop's thread with nothing of this worker running
+   * or waiting (a gRPC callback of one of its channels), otherwise queues it.
+   */
+  void run(Runnable task) {
+    if (running || stopping || !queue.isEmpty() || !inLoop()) {
+      execute(task);
+      return;
+    }
+    running = true;
+    try {
+      runTask(task);
+    } finally {
+      running = false;
+    }
+  }
+
+  /** Runs {@code task} on the loop and waits for it (inline when already there). */
   void runAndWait(Runnable task) {
     if (inLoop()) {
       task.run();
       return;
     }
-    if (!thread.isAlive() || stopping) {
+    if (netty == null || stopping) {
       throw new IllegalStateException("the worker is not running");
     }
     Waited waited = new Waited(task);
@@ -71,6 +112,23 @@ final class EventLoop {
       }
       throw e;
     }
+  }
+
+  /**
+   * Reads what the loop owns: on the loop, or handed to it and waited for; directly when the loop
+   * does not run (not started, or stopped: nothing changes it any more).
+   */
+  long read(LongSupplier value) {
+    if (inLoop() || netty == null || stopping) {
+      return value.getAsLong();
+    }
+    long[] result = new long[1];
+    try {
+      runAndWait(() -> result[0] = value.getAsLong());
+    } catch (IllegalStateException stopped) {
+      return value.getAsLong();
+    }
+    return result[0];
   }
 
   /** A task someone waits for; failed rather than forgotten when the loop stops first. */
@@ -93,22 +151,34 @@ final class EventLoop {
     }
   }
 
-  /** Called on the event thread: flush {@code sender} once the queue is empty. */
+  /** Called on the loop: flush {@code sender} at the end of this pass of the loop. */
   void flushWhenIdle(ChannelSender sender) {
     flushWhenIdle.add(sender);
+    if (!flushPosted) {
+      flushPosted = true;
+      io.grpc.netty.shaded.io.netty.channel.EventLoop n = netty;
+      if (n instanceof SingleThreadEventLoop s) {
+        s.executeAfterEventLoopIteration(flush);
+      } else {
+        n.execute(flush);
+      }
+    }
   }
 
   /**
-   * Stops the event thread after the task it is running; queued tasks are dropped (whoever waits
-   * for one gets an exception). Waits up to {@code millis} for the thread to end.
+   * No task starts from now on; queued ones are dropped (whoever waits for one gets an exception).
+   * Off the loop, waits up to {@code millis} for a task that runs to end.
    */
   void stop(long millis) {
     requestStop();
-    if (!inLoop()) {
+    io.grpc.netty.shaded.io.netty.channel.EventLoop n = netty;
+    if (n != null && !n.inEventLoop()) {
       try {
-        thread.join(millis);
+        n.submit(() -> {}).await(millis, TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      } catch (RejectedExecutionException e) {
+        // the Netty loop has ended: no task of this worker runs
       }
     }
     failWaiters();
@@ -116,51 +186,54 @@ final class EventLoop {
 
   /** From now on no further task starts. */
   void requestStop() {
-    if (!stopping) {
-      stopping = true;
-      queue.add(STOP);
+    stopping = true;
+  }
+
+  private void post() {
+    io.grpc.netty.shaded.io.netty.channel.EventLoop n = netty;
+    if (n == null || queue.isEmpty() || !turnPosted.compareAndSet(false, true)) {
+      return;
     }
+    try {
+      n.execute(turn);
+    } catch (RejectedExecutionException e) {
+      turnPosted.set(false);
+      log.debug("{}: the Netty loop has ended; tasks dropped", name);
+      failWaiters();
+    }
+  }
+
+  /** On the loop: runs up to {@link #TASKS_PER_TURN} queued tasks, and posts another turn. */
+  private void turn() {
+    turnPosted.set(false);
+    running = true;
+    try {
+      for (int i = 0; i < TASKS_PER_TURN; i++) {
+        if (stopping) {
+          failWaiters();
+          return;
+        }
+        Runnable task = queue.poll();
+        if (task == null) {
+          return;
+        }
+        runTask(task);
+      }
+    } finally {
+      running = false;
+    }
+    post();
   }
 
   private void failWaiters() {
     for (Runnable r; (r = queue.poll()) != null; ) {
-      if (r instanceof Waited w) {
-        w.done.completeExceptionally(new IllegalStateException("the worker was closed"));
-      }
+      fail(r);
     }
   }
 
-  private void run() {
-    while (true) {
-      Runnable task = queue.poll();
-      if (task == null) {
-        flushIdle();
-        try {
-          task = queue.poll(1, TimeUnit.DAYS);
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (task == null) {
-          continue;
-        }
-      }
-      if (task == STOP || stopping) {
-        failWaiters();
-        return;
-      }
-      lock.lock();
-      try {
-        // Run what is queued under one acquisition (readers of the counters take the lock).
-        for (int n = 0; task != null; task = ++n < MAX_TASKS_PER_LOCK ? queue.poll() : null) {
-          if (task == STOP || stopping) {
-            failWaiters();
-            return;
-          }
-          runTask(task);
-        }
-      } finally {
-        lock.unlock();
-      }
+  private static void fail(Runnable task) {
+    if (task instanceof Waited w) {
+      w.done.completeExceptionally(new IllegalStateException("the worker was closed"));
     }
   }
 
@@ -168,11 +241,12 @@ final class EventLoop {
     try {
       task.run();
     } catch (Throwable t) {
-      log.error("worker event thread {}: task failed", thread.getName(), t);
+      log.error("worker event loop {}: task failed", name, t);
     }
   }
 
   private void flushIdle() {
+    flushPosted = false;
     for (int i = 0; i < flushWhenIdle.size(); i++) {
       try {
         flushWhenIdle.get(i).flushIfDirty();

@@ -3,6 +3,7 @@ package io.cutpoint.client;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.grpc.netty.shaded.io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -11,9 +12,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The threads every worker of a process shares: one timer ({@code cutpoint-timer}) for linger
  * flushes, reconnects, parking sweeps and the coordinator sessions' heartbeats, join timeouts and
- * reconnect delays, and one Netty event loop group ({@code cutpoint-io}, one thread per core) for
- * every channel server and connection. Held while any worker is started (or a session open); the
- * last holder to let go stops them, so a process without workers has none.
+ * reconnect delays, and one Netty event loop group ({@code cutpoint-io}, one thread per core): each
+ * worker takes one of its loops for its own event loop and all of its channels. Held while any
+ * worker is started (or a session open); the last holder to let go stops them, so a process without
+ * workers has none.
  */
 public final class SharedThreads {
 
@@ -66,7 +68,14 @@ public final class SharedThreads {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      io.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+      var done = io.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      boolean onIo = false;
+      for (EventExecutor e : io) {
+        onIo |= e.inEventLoop();
+      }
+      if (!onIo) { // a thread of the group cannot wait for its own end
+        done.awaitUninterruptibly(5, TimeUnit.SECONDS);
+      }
     }
   }
 

@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Carries out the worker core's effects over gRPC, on the worker's event thread: channel effects go
- * to the {@link ChannelSender}s and {@link InboundStream}s, snapshot outcomes to the snapshot
- * listener (the coordinator session).
+ * to the {@link ChannelSender}s and {@link InboundStream}s (requests for frames through the {@link
+ * ReadGate}), snapshot outcomes to the snapshot listener (the coordinator session).
  */
 final class WireEffects {
 
@@ -17,11 +17,14 @@ final class WireEffects {
 
   private final String workerId;
   private final Map<String, ChannelSender> senders;
+  private final ReadGate gate;
   private volatile LocalSnapshotListener listener;
 
-  WireEffects(String workerId, Map<String, ChannelSender> senders) {
+  /** Effects whose frame requests pass {@code gate}. */
+  WireEffects(String workerId, Map<String, ChannelSender> senders, ReadGate gate) {
     this.workerId = workerId;
     this.senders = senders;
+    this.gate = gate;
   }
 
   void setListener(LocalSnapshotListener listener) {
@@ -40,7 +43,7 @@ final class WireEffects {
     } else if (effect instanceof WorkerEffect.Ack a) {
       ((InboundStream) a.link()).ack(a.epoch(), a.position());
     } else if (effect instanceof WorkerEffect.Request r) {
-      ((InboundStream) r.link()).request(r.frames());
+      gate.request((InboundStream) r.link(), r.frames());
     } else if (effect instanceof WorkerEffect.SendMarker m) {
       senders.get(m.to()).appendMarker(m.snapshotId(), m.sentCount());
     } else if (effect instanceof WorkerEffect.Refuse r) {

@@ -13,7 +13,6 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
 
 /**
  * A Cutpoint worker: an application process that exchanges messages with its peers over reliable
@@ -21,27 +20,32 @@ import java.util.function.ToLongFunction;
  *
  * <h2>Threading</h2>
  *
- * <p>Each worker has one event thread ({@code cutpoint-<id>-events}). It runs the snapshot engine,
- * the {@link MessageHandler}, the {@link StateHandler} and the snapshot listener, one call at a
- * time, while holding the worker lock. {@link #send} may be called from a handler (it goes straight
- * through the engine) or from any other thread: then it takes the channel's next sequence number
- * and queues the message for the event thread, one hand-off and no lock of the engine; the event
- * thread numbers queued messages in order before anything else it sends on that channel. So a state
- * capture always sits between two sends: every message numbered before it travels before the
- * marker, every one after it travels after the marker, on every channel.
+ * <p>Each worker has one event loop: one of the Netty event loops of the process's shared I/O group
+ * ({@code cutpoint-io-*}, shared by every worker of the process; see {@code SharedThreads}), which
+ * carries all of the worker's channels too, its server's streams and its connections to peers. It
+ * runs the snapshot engine, the {@link MessageHandler}, the {@link StateHandler} and the snapshot
+ * listener, one call at a time; a frame runs its handlers where Netty reads it, and the frames the
+ * worker writes join their connection on the same thread. {@link #send} may be called from a
+ * handler (it goes straight through the engine) or from any other thread: then it takes the
+ * channel's next sequence number and queues the message for the event loop, one hand-off and no
+ * lock of the engine; the loop numbers queued messages in order before anything else it sends on
+ * that channel. So a state capture always sits between two sends: every message numbered before it
+ * travels before the marker, every one after it travels after the marker, on every channel.
  *
- * <p>{@code send} waits while the channel holds its maximum of unacknowledged messages or bytes,
- * and while the worker is halted for a rollback; after {@link ChannelOptions#sendTimeout()} it
- * throws {@link SendTimeoutException}. Called from a handler while the worker is halted, it drops
- * the message at once and returns 0: the handler runs in an epoch that is being rolled back.
- * Sending from a handler blocks the event thread while the channel is full; two workers that only
- * send from handlers to each other with full buffers wait for each other until the timeout.
+ * <p>{@code send} from another thread waits while the channel holds its maximum of unacknowledged
+ * messages or bytes, and while the worker is halted for a rollback; after {@link
+ * ChannelOptions#sendTimeout()} it throws {@link SendTimeoutException}. From a handler it never
+ * waits (the loop is the channel's I/O thread): past the bound the message is taken all the same,
+ * and the worker reads no more frames until the channel is back within its bound, or until the send
+ * timeout passed, after which a handler's send into that channel throws {@link
+ * SendTimeoutException}. Called from a handler while the worker is halted, it drops the message at
+ * once and returns 0: the handler runs in an epoch that is being rolled back. A handler that blocks
+ * stops its worker, and the other workers whose loops share its thread.
  *
- * <p>gRPC's transport threads only decode frames and hand them over. A coordinator session runs on
- * the event thread too ({@link #eventLoop()}): its commands, restores and uploads. The Netty event
- * loop group ({@code cutpoint-io}) and the timer ({@code cutpoint-timer}) are shared by every
- * worker of the process (see {@code SharedThreads}), so the event thread is the one thread a worker
- * owns.
+ * <p>A coordinator session runs on the event loop too ({@link #eventLoop()}): its commands,
+ * restores and uploads. The timer ({@code cutpoint-timer}) is shared by every worker of the
+ * process, so a worker owns no thread; one built with {@link Builder#ioThreads ioThreads(n > 1)}
+ * owns one, its own event loop ({@code cutpoint-<id>-events}).
  */
 public final class Worker implements WorkerControl, AutoCloseable {
 
@@ -52,6 +56,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
   private final WorkerMetrics metrics;
   private final Map<String, ChannelSender> senders = new TreeMap<>();
   private final EventLoop loop;
+  private final ReadGate gate;
   private final WorkerCore core;
   private final WireEffects effects;
   private WorkerTransport transport;
@@ -107,7 +112,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
             b.channelOptions.inboundFramesAhead(),
             b.parkingLimits,
             b.epoch);
-    this.effects = new WireEffects(b.workerId, Collections.unmodifiableMap(senders));
+    this.gate =
+        new ReadGate(loop::execute, () -> transport.timer(), b.channelOptions.sendTimeout());
+    this.effects = new WireEffects(b.workerId, Collections.unmodifiableMap(senders), gate);
   }
 
   public static Builder builder(String workerId) {
@@ -128,6 +135,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     transport =
         new WorkerTransport(
             config.workerId, config.ioThreads, config.serverCredentials, config.channelCredentials);
+    loop.start(transport.loop());
     int bound;
     try {
       bound =
@@ -137,12 +145,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
               ChannelService.definition(core, loop, effects, transport.certificatesRequired()),
               o.maxFrameBytes() + o.maxPayloadBytes() + (64 << 10));
     } catch (IOException e) {
+      loop.stop(5_000);
       transport.shutdownThreads();
       throw new UncheckedIOException(
           "worker " + config.workerId + " cannot listen on " + config.host + ":" + config.port, e);
     }
     port = bound;
-    loop.start();
     long sweep = Math.max(config.parkingLimits.maxAge().toNanos() / 4, 10_000_000L);
     sweepTask =
         transport
@@ -240,16 +248,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
   /** Data messages received so far on the channel from {@code peer} (the engine's count). */
   public long receivedCount(String peer) {
-    return underLock(p -> core.engine().received(p), peer);
-  }
-
-  private long underLock(ToLongFunction<String> f, String peer) {
-    loop.lock().lock();
-    try {
-      return f.applyAsLong(peer);
-    } finally {
-      loop.lock().unlock();
-    }
+    return loop.read(() -> core.engine().received(peer));
   }
 
   /** Data messages the channel to {@code peer} holds now (unacknowledged plus reserved). */
@@ -500,6 +499,11 @@ public final class Worker implements WorkerControl, AutoCloseable {
     public void claimed(ChannelSender sender) {
       loop.execute(() -> claimsOf(sender));
     }
+
+    @Override
+    public void overdrawn(ChannelSender sender, boolean over) {
+      gate.overdrawn(sender, over);
+    }
   }
 
   /** Configures a {@link Worker}. */
@@ -652,7 +656,11 @@ public final class Worker implements WorkerControl, AutoCloseable {
       return this;
     }
 
-    /** Transport threads of this worker (default 1). */
+    /**
+     * More than 1: the worker gets an event loop of its own ({@code cutpoint-<id>-events}, one
+     * thread, which carries all its channels) instead of one of the process's shared I/O loops.
+     * Default 1.
+     */
     public Builder ioThreads(int threads) {
       if (threads < 1) {
         throw new IllegalArgumentException("ioThreads must be >= 1");

@@ -22,10 +22,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A worker's gRPC plumbing: the process's shared Netty event loop group carries its channel server
- * and all its client connections (direct executors on both: the handlers only hand frames to the
- * event thread), and the process's shared timer its linger flushes and reconnects (see {@link
- * SharedThreads}). A worker built with more than one I/O thread gets a group of its own.
+ * A worker's gRPC plumbing. One Netty event loop, taken from the process's shared group, carries
+ * its channel server and all its client connections, and is the worker's event loop too: with
+ * direct executors on both, a frame's handlers run where Netty reads it, and a frame the worker
+ * writes joins its connection on the same thread. The process's shared timer runs its parking
+ * sweeps and reconnects (see {@link SharedThreads}). A worker built with more than one I/O thread
+ * gets an event loop of its own instead, {@code cutpoint-<id>-events}: one thread, since all of a
+ * worker's channels run on its loop.
  */
 final class WorkerTransport {
 
@@ -35,7 +38,7 @@ final class WorkerTransport {
   private final SharedThreads shared;
   private final java.util.concurrent.atomic.AtomicBoolean threadsReleased =
       new java.util.concurrent.atomic.AtomicBoolean();
-  private final EventLoopGroup group;
+  private final io.grpc.netty.shaded.io.netty.channel.EventLoop loop;
   private final EventLoopGroup ownGroup;
   private final ScheduledExecutorService timer;
   private final ServerCredentials serverCredentials;
@@ -60,13 +63,29 @@ final class WorkerTransport {
     this.channelCredentials =
         channelCredentials == null ? InsecureChannelCredentials.create() : channelCredentials;
     shared = SharedThreads.acquire();
-    ownGroup =
-        ioThreads == 1
-            ? null
-            : new NioEventLoopGroup(
-                ioThreads, new DefaultThreadFactory("cutpoint-" + workerId + "-io", true));
-    group = ownGroup == null ? shared.io() : ownGroup;
+    ownGroup = ioThreads == 1 ? null : new NioEventLoopGroup(1, new Named(workerId));
+    loop = (ownGroup == null ? shared.io() : ownGroup).next();
     timer = shared.timer();
+  }
+
+  /** Names the one thread of a worker's own event loop {@code cutpoint-<id>-events}. */
+  private static final class Named extends DefaultThreadFactory {
+    private final String name;
+
+    Named(String workerId) {
+      super("cutpoint-" + workerId + "-events", true);
+      this.name = "cutpoint-" + workerId + "-events";
+    }
+
+    @Override
+    protected Thread newThread(Runnable r, String ignored) {
+      return super.newThread(r, name);
+    }
+  }
+
+  /** The Netty event loop of all the worker's channels: the worker's event loop runs on it. */
+  io.grpc.netty.shaded.io.netty.channel.EventLoop loop() {
+    return loop;
   }
 
   /** Binds the channel server and returns the port it listens on. */
@@ -74,8 +93,8 @@ final class WorkerTransport {
       throws IOException {
     server =
         NettyServerBuilder.forAddress(new InetSocketAddress(host, port), serverCredentials)
-            .bossEventLoopGroup(group)
-            .workerEventLoopGroup(group)
+            .bossEventLoopGroup(loop)
+            .workerEventLoopGroup(loop)
             .channelType(NioServerSocketChannel.class)
             .directExecutor()
             .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
@@ -95,7 +114,7 @@ final class WorkerTransport {
 
   ManagedChannel newChannel(String address) {
     return NettyChannelBuilder.forAddress(PeerEndpoint.parse(address), channelCredentials)
-        .eventLoopGroup(group)
+        .eventLoopGroup(loop)
         .channelType(NioSocketChannel.class)
         .directExecutor()
         .disableRetry()
@@ -115,8 +134,14 @@ final class WorkerTransport {
     }
   }
 
-  /** Waits for the server and {@code channels} to terminate. */
+  /**
+   * Waits for the server and {@code channels} to terminate; on the loop's own thread it cannot
+   * (they end there), and returns at once.
+   */
   void awaitClosed(List<ManagedChannel> channels) {
+    if (loop.inEventLoop()) {
+      return;
+    }
     try {
       for (ManagedChannel c : channels) {
         c.awaitTermination(5, TimeUnit.SECONDS);
@@ -138,7 +163,10 @@ final class WorkerTransport {
       return;
     }
     if (ownGroup != null) {
-      ownGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+      var done = ownGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      if (!loop.inEventLoop()) {
+        done.awaitUninterruptibly(5, TimeUnit.SECONDS);
+      }
     }
     shared.release();
   }

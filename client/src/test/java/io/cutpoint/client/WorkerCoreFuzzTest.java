@@ -60,7 +60,10 @@ class WorkerCoreFuzzTest {
           Map.of(
               "c",
               new ChannelSender("b", "c", 0, ChannelOptions.defaults(), new OfflineHooks(metrics)));
-      effects = new WireEffects("b", senders);
+      // No send here overdraws a channel: the gate never holds a request back.
+      effects =
+          new WireEffects(
+              "b", senders, new ReadGate(Runnable::run, () -> null, java.time.Duration.ZERO));
       core =
           new WorkerCore(
               "b",
@@ -262,6 +265,11 @@ class WorkerCoreFuzzTest {
     @Override
     public void claimed(ChannelSender sender) {
       throw new UnsupportedOperationException("no application thread sends here");
+    }
+
+    @Override
+    public void overdrawn(ChannelSender sender, boolean over) {
+      throw new UnsupportedOperationException("no handler sends here");
     }
   }
 }

@@ -59,7 +59,8 @@ class WorkerShutdownTest {
                           w.channelAddress().substring(w.channelAddress().lastIndexOf(':') + 1)))
               .toList();
       assertThat(ports).noneMatch(WorkerShutdownTest::bindable);
-      assertThat(workerThreads()).anyMatch(n -> n.startsWith("cutpoint-shut-a-events"));
+      assertThat(workerThreads()).as("threads the workers own").isEmpty();
+      assertThat(cutpointThreads()).anyMatch(t -> t.getName().startsWith("cutpoint-io-"));
     } finally {
       bank.close();
     }

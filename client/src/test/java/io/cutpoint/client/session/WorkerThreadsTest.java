@@ -17,17 +17,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker with its coordinator session owns one thread, its event loop: the session's commands and
- * uploads run there, and no {@code cutpoint-session-*} thread exists. The timer and Netty's I/O
- * threads are shared by every worker of the process, however many there are.
+ * A worker with its coordinator session owns no thread: its event loop is one of the process's
+ * shared Netty I/O loops, which carries its channels too, so its handlers run where its frames are
+ * read; the session's commands and uploads run there as well, and no {@code cutpoint-session-*}
+ * thread exists. The timer and Netty's I/O threads are shared by every worker of the process,
+ * however many there are. A worker built with more than one I/O thread owns one thread, its own
+ * event loop.
  */
 class WorkerThreadsTest {
-
-  private static final int MAX_DEDICATED = 1;
 
   private final InProcessCoordinator coordinator = new InProcessCoordinator();
   private final List<Worker> workers = new ArrayList<>();
   private final List<CoordinatorSession> sessions = new ArrayList<>();
+  private final java.util.Map<String, String> handlerThreads =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   @AfterEach
   void tearDown() {
@@ -37,33 +40,64 @@ class WorkerThreadsTest {
   }
 
   @Test
-  void oneWorkerOwnsOneThreadItsEventLoop() throws Exception {
-    startRing(1);
+  void oneWorkerOwnsNoThread() throws Exception {
+    startRing(1, 1);
     snapshotUploadedBy(1);
-    assertDedicatedThreads(1);
+    assertOwnThreads(1, Set.of());
+    assertThat(named("cutpoint-io")).as("shared I/O threads").isNotEmpty();
+  }
+
+  @Test
+  void aWorkerWithMoreIoThreadsOwnsOneThreadItsEventLoop() throws Exception {
+    startRing(1, 2);
+    snapshotUploadedBy(1);
+    assertOwnThreads(1, Set.of("cutpoint-thr-0-events"));
+  }
+
+  @Test
+  void handlersRunOnTheIoThreadThatCarriesTheWorkersChannels() throws Exception {
+    startRing(3, 1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> workers.stream().allMatch(w -> handlerThreads.containsKey(w.workerId())));
+    for (Worker w : workers) {
+      java.util.concurrent.CompletableFuture<String> loopThread =
+          new java.util.concurrent.CompletableFuture<>();
+      w.execute(() -> loopThread.complete(Thread.currentThread().getName()));
+      assertThat(handlerThreads.get(w.workerId()))
+          .as("the thread of %s's message handler", w.workerId())
+          .startsWith("cutpoint-io-")
+          .isEqualTo(loopThread.get(5, TimeUnit.SECONDS));
+    }
   }
 
   @Test
   void severalWorkersInOneProcessShareTheTimerAndTheIoThreads() throws Exception {
-    startRing(5);
+    startRing(5, 1);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> workers.get(0).allAcknowledged() && workers.get(0).sentCount("thr-1") == 1);
     snapshotUploadedBy(5);
-    assertDedicatedThreads(5);
+    assertOwnThreads(5, Set.of());
     assertThat(named("cutpoint-timer")).as("shared timers").hasSize(1);
     assertThat(named("cutpoint-io"))
         .as("shared I/O threads")
         .hasSizeBetween(1, Runtime.getRuntime().availableProcessors());
   }
 
-  /** Workers thr-0 .. thr-(n-1) in a ring (none for one worker), each joined, each having sent. */
-  private void startRing(int n) throws Exception {
+  /**
+   * Workers thr-0 .. thr-(n-1) with {@code ioThreads} each, in a ring (none for one worker), each
+   * joined, each having sent.
+   */
+  private void startRing(int n, int ioThreads) throws Exception {
     for (int i = 0; i < n; i++) {
+      String id = "thr-" + i;
       Worker.Builder b =
-          Worker.builder("thr-" + i)
+          Worker.builder(id)
+              .ioThreads(ioThreads)
               .stateHandler(new Stateless())
-              .messageHandler((from, seq, payload) -> {});
+              .messageHandler(
+                  (from, seq, payload) -> handlerThreads.put(id, Thread.currentThread().getName()));
       if (n > 1) {
         b.outgoing("thr-" + (i + 1) % n).incoming("thr-" + (i + n - 1) % n);
       }
@@ -103,7 +137,8 @@ class WorkerThreadsTest {
                         .allMatch(u -> u.status != null && u.status.isOk()));
   }
 
-  private static void assertDedicatedThreads(int workers) {
+  /** Each of {@code workers} owns exactly the threads {@code expected} names for thr-0. */
+  private static void assertOwnThreads(int workers, Set<String> expected) {
     for (int i = 0; i < workers; i++) {
       String id = "thr-" + i;
       Set<String> own =
@@ -112,11 +147,9 @@ class WorkerThreadsTest {
               .map(Thread::getName)
               .filter(name -> name.startsWith("cutpoint-") && name.contains("-" + id + "-"))
               .collect(Collectors.toSet());
-      assertThat(own)
-          .as("threads of worker %s", id)
-          .isNotEmpty()
-          .isSubsetOf("cutpoint-" + id + "-events")
-          .hasSizeLessThanOrEqualTo(MAX_DEDICATED);
+      Set<String> want =
+          expected.stream().map(n -> n.replace("thr-0", id)).collect(Collectors.toSet());
+      assertThat(own).as("threads of worker %s", id).isEqualTo(want);
     }
     assertThat(named("cutpoint-session-")).as("session threads").isEmpty();
   }
