@@ -38,6 +38,8 @@ final class HaCluster implements AutoCloseable {
   final S3SnapshotStore.Location where =
       new S3SnapshotStore.Location(BUCKET, "cluster", "/cutpoint/cluster");
   final List<HaCoordinator> nodes = new ArrayList<>();
+  final java.util.Map<HaCoordinator, SimpleMeterRegistry> registries =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.Map<HaCoordinator, org.apache.curator.framework.CuratorFramework>
       zkClients = new java.util.concurrent.ConcurrentHashMap<>();
   final List<Worker> workers = new ArrayList<>();
@@ -66,11 +68,12 @@ final class HaCluster implements AutoCloseable {
             .build();
     org.apache.curator.framework.CuratorFramework client =
         HaCoordinator.zookeeper(zk.getConnectString());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     HaCoordinator node =
         HaCoordinator.start(
             new HaCoordinator.Parts(
                 config,
-                new SimpleMeterRegistry(),
+                registry,
                 NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
                 client,
                 s3.newClient(),
@@ -78,6 +81,7 @@ final class HaCluster implements AutoCloseable {
                 null));
     nodes.add(node);
     zkClients.put(node, client);
+    registries.put(node, registry);
     return node;
   }
 

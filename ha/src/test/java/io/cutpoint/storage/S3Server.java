@@ -16,37 +16,44 @@ import software.amazon.awssdk.services.s3.S3Client;
  * on an ephemeral loopback port, with AWS signature checking on. {@link #client()} is an AWS SDK
  * client for it; {@link #close()} stops both.
  */
-final class S3Server implements AutoCloseable {
-  static final String ACCESS_KEY = "cutpoint-test";
-  static final String SECRET_KEY = "cutpoint-test-secret";
+public final class S3Server implements AutoCloseable {
+  public static final String ACCESS_KEY = "cutpoint-test";
+  public static final String SECRET_KEY = "cutpoint-test-secret";
 
   private final BlobStoreContext context;
-  private final S3Proxy proxy;
+  private final SlowBlobStore blobs;
+  private volatile S3Proxy proxy;
   private final S3Client client;
+  private final int port;
 
-  S3Server() throws Exception {
+  public S3Server() throws Exception {
     context =
         ContextBuilder.newBuilder("transient")
             .credentials("identity", "credential")
             .overrides(new Properties())
             .build(BlobStoreContext.class);
-    proxy =
-        S3Proxy.builder()
-            .blobStore(context.getBlobStore())
-            .endpoint(URI.create("http://127.0.0.1:0"))
-            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
-            .ignoreUnknownHeaders(true)
-            .build();
+    blobs = new SlowBlobStore(context.getBlobStore());
+    proxy = proxy(0);
     proxy.start();
+    port = proxy.getPort();
     client = newClient();
   }
 
-  URI endpoint() {
-    return URI.create("http://127.0.0.1:" + proxy.getPort());
+  private S3Proxy proxy(int port) {
+    return S3Proxy.builder()
+        .blobStore(blobs)
+        .endpoint(URI.create("http://127.0.0.1:" + port))
+        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+        .ignoreUnknownHeaders(true)
+        .build();
+  }
+
+  public URI endpoint() {
+    return URI.create("http://127.0.0.1:" + port);
   }
 
   /** A new SDK client for this server; the caller closes it. */
-  S3Client newClient() {
+  public S3Client newClient() {
     return S3Client.builder()
         .endpointOverride(endpoint())
         .region(Region.US_EAST_1)
@@ -57,17 +64,29 @@ final class S3Server implements AutoCloseable {
   }
 
   /** The client this server closes. */
-  S3Client client() {
+  public S3Client client() {
     return client;
   }
 
-  void createBucket(String bucket) {
+  public void createBucket(String bucket) {
     client.createBucket(b -> b.bucket(bucket));
   }
 
   /** Stops the HTTP server (the blob store stays): requests are refused from now on. */
-  void stopServer() throws Exception {
+  public void stopServer() throws Exception {
     proxy.stop();
+  }
+
+  /** Serves the same blobs again, on the same port, after {@link #stopServer()}. */
+  public void startServer() throws Exception {
+    S3Proxy again = proxy(endpoint().getPort());
+    again.start();
+    proxy = again;
+  }
+
+  /** Every blob call from now on takes {@code latency} longer (zero: as fast as it can). */
+  public void slowDown(java.time.Duration latency) {
+    blobs.latency = latency;
   }
 
   @Override

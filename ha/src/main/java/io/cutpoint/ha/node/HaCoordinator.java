@@ -8,6 +8,7 @@ import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.grpc.LeaderPort;
 import io.grpc.ServerBuilder;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -48,7 +50,10 @@ public final class HaCoordinator implements AutoCloseable {
   /** After the leader's coordinator failed to start, the lead is given up after this pause. */
   static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
 
-  /** ZooKeeper session timeout: a leader that stops answering loses the lead after this long. */
+  /**
+   * Default ZooKeeper session timeout: a leader that stops answering loses the lead after this
+   * long.
+   */
   public static final Duration ZK_SESSION_TIMEOUT = Duration.ofSeconds(10);
 
   /**
@@ -81,6 +86,7 @@ public final class HaCoordinator implements AutoCloseable {
   private final LeaderElection election;
   private volatile CoordinatorServer leader;
   private volatile LeaderTerm term;
+  private volatile ConnectionState zookeeper = ConnectionState.CONNECTED;
   private final java.util.concurrent.atomic.AtomicBoolean closing =
       new java.util.concurrent.atomic.AtomicBoolean();
   private final java.util.concurrent.CountDownLatch closed =
@@ -102,6 +108,15 @@ public final class HaCoordinator implements AutoCloseable {
             () -> self[0] == null ? Optional.empty() : self[0].leader());
     this.address =
         parts.advertise() != null ? parts.advertise() : target(parts.config(), port.port());
+    parts.zk().getConnectionStateListenable().addListener((client, state) -> connection(state));
+    Gauge.builder("cutpoint.ha.leader", this, n -> n.leader == null ? 0 : 1)
+        .description("1 while this server leads its cluster, else 0")
+        .register(parts.registry());
+    Gauge.builder("cutpoint.ha.zookeeper.connected", this, n -> n.zookeeper.isConnected() ? 1 : 0)
+        .description(
+            "1 while this server's ZooKeeper session is connected to a quorum, else 0: without it"
+                + " no server can lead or commit")
+        .register(parts.registry());
     try {
       this.election =
           LeaderElection.start(parts.zk(), parts.where().catalogPath(), address, new Listener());
@@ -126,7 +141,7 @@ public final class HaCoordinator implements AutoCloseable {
    */
   public static HaCoordinator start(CoordinatorConfig config, HaSettings ha, MeterRegistry registry)
       throws IOException {
-    CuratorFramework zk = zookeeper(ha.zookeeper().hosts());
+    CuratorFramework zk = zookeeper(ha.zookeeper().hosts(), ha.sessionTimeout());
     S3Client s3 = null;
     try {
       s3 = s3(ha);
@@ -149,12 +164,20 @@ public final class HaCoordinator implements AutoCloseable {
     }
   }
 
-  /** A started Curator client of {@code hosts}. */
+  /** A started Curator client of {@code hosts}, with the default session timeout. */
   public static CuratorFramework zookeeper(String hosts) {
+    return zookeeper(hosts, ZK_SESSION_TIMEOUT);
+  }
+
+  /**
+   * A started Curator client of {@code hosts}. The server may narrow the session timeout to its own
+   * bounds (2 to 20 ticks; ZooKeeper's default tick is 2 s).
+   */
+  public static CuratorFramework zookeeper(String hosts, Duration sessionTimeout) {
     CuratorFramework zk =
         CuratorFrameworkFactory.builder()
             .connectString(hosts)
-            .sessionTimeoutMs((int) ZK_SESSION_TIMEOUT.toMillis())
+            .sessionTimeoutMs((int) sessionTimeout.toMillis())
             .connectionTimeoutMs(5_000)
             .retryPolicy(new ExponentialBackoffRetry(100, 10, 5_000))
             .build();
@@ -183,6 +206,14 @@ public final class HaCoordinator implements AutoCloseable {
   /** The term this one leads under, while its coordinator runs. */
   public Optional<LeaderTerm> term() {
     return Optional.ofNullable(leader == null ? null : term);
+  }
+
+  /**
+   * This server's ZooKeeper connection as Curator last reported it: CONNECTED or RECONNECTED while
+   * a quorum answers; SUSPENDED or LOST while none does, and then no server leads or commits.
+   */
+  public ConnectionState zookeeperState() {
+    return zookeeper;
   }
 
   /** The address standbys name while this one leads. */
@@ -263,11 +294,27 @@ public final class HaCoordinator implements AutoCloseable {
     public void revoked(LeaderTerm t, String why) {
       CoordinatorServer was = leader;
       leader = null;
+      String reason = zookeeper.isConnected() ? why : why + "; ZooKeeper connection " + zookeeper;
       if (was != null) {
-        log.warn("coordinator {} stops leading {}: {}", address, t, why);
-        history.add("stopped leading term " + t.number() + ": " + why);
+        log.warn("coordinator {} stops leading {}: {}", address, t, reason);
+        history.add("stopped leading term " + t.number() + ": " + reason);
         was.close();
       }
+    }
+  }
+
+  /** On Curator's event thread. */
+  private void connection(ConnectionState state) {
+    zookeeper = state;
+    if (state.isConnected()) {
+      log.info("coordinator {}: ZooKeeper connection {}", address, state);
+    } else {
+      log.warn(
+          "coordinator {}: ZooKeeper connection {}: this server reaches no ZooKeeper quorum with"
+              + " its session, so it can neither lead nor commit a snapshot until it does{}",
+          address,
+          state,
+          leader == null ? "" : "; this server stops leading");
     }
   }
 

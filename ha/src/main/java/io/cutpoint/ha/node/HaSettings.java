@@ -1,6 +1,7 @@
 package io.cutpoint.ha.node;
 
 import java.net.URI;
+import java.time.Duration;
 
 /**
  * How a coordinator joins a highly available cluster: the ZooKeeper ensemble and path of the
@@ -13,6 +14,7 @@ import java.net.URI;
  * @param s3Region region of the bucket (request signing)
  * @param s3PathStyle address the bucket in the path, as S3Proxy and MinIO need
  * @param advertise {@code HOST:PORT} where workers and operators reach this coordinator
+ * @param sessionTimeout ZooKeeper session timeout: a leader silent this long loses the lead
  */
 public record HaSettings(
     ZooKeeperAddress zookeeper,
@@ -20,4 +22,5 @@ public record HaSettings(
     URI s3Endpoint,
     String s3Region,
     boolean s3PathStyle,
-    String advertise) {}
+    String advertise,
+    Duration sessionTimeout) {}

@@ -147,6 +147,11 @@ public final class ServerSettings {
     return (ZooKeeperAddress) values.get(ZOOKEEPER);
   }
 
+  /** How long a silent leader keeps its ZooKeeper session, and so the lead. */
+  public Duration zookeeperSessionTimeout() {
+    return (Duration) values.get(ZOOKEEPER_SESSION_TIMEOUT);
+  }
+
   /** The shared store; null for the RocksDB store in the data directory. */
   public StoreUrl store() {
     return (StoreUrl) values.get(STORE);
@@ -164,7 +169,8 @@ public final class ServerSettings {
             (java.net.URI) values.get(S3_ENDPOINT),
             (String) values.get(S3_REGION),
             (Boolean) values.get(S3_PATH_STYLE),
-            (String) values.get(ADVERTISE)));
+            (String) values.get(ADVERTISE),
+            zookeeperSessionTimeout()));
   }
 
   /** True when the Prometheus endpoint is off ({@code --metrics-port -1}). */
@@ -176,6 +182,7 @@ public final class ServerSettings {
     mustBePositive(timeout(), TIMEOUT);
     mustBePositive(rollbackDeadline(), ROLLBACK_DEADLINE);
     mustBePositive(heartbeatInterval(), HEARTBEAT_INTERVAL);
+    mustBePositive(zookeeperSessionTimeout(), ZOOKEEPER_SESSION_TIMEOUT);
     if (heartbeatTimeout().compareTo(heartbeatInterval()) <= 0) {
       throw new ConfigException(
           "heartbeat-timeout ("

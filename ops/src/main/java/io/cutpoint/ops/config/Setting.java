@@ -1,5 +1,6 @@
 package io.cutpoint.ops.config;
 
+import io.cutpoint.ha.node.HaCoordinator;
 import io.cutpoint.ha.node.StoreUrl;
 import io.cutpoint.ha.node.ZooKeeperAddress;
 import io.cutpoint.server.CoordinatorConfig;
@@ -167,7 +168,13 @@ public enum Setting {
       Kind.HOST_PORT,
       "",
       "HOST:PORT where workers and operators reach this coordinator; the standbys name it while "
-          + "it leads (none = host:port; needs zookeeper)");
+          + "it leads (none = host:port; needs zookeeper)"),
+  ZOOKEEPER_SESSION_TIMEOUT(
+      "zookeeper-session-timeout",
+      Kind.DURATION,
+      Durations.format(HaCoordinator.ZK_SESSION_TIMEOUT),
+      "a leader that stops answering ZooKeeper for this long loses the lead, and a standby takes "
+          + "over (needs zookeeper)");
 
   /** How a value is read and written back, and the label of its flag's parameter. */
   public enum Kind {

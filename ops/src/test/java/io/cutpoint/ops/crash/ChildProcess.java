@@ -11,27 +11,41 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
  * A child JVM ({@code java -cp <this test's classpath> <main> args}) that a {@link Supervisor}
  * starts again with the same arguments when it dies. Its stdout and stderr are read line by line:
- * every line goes to the sink and to a short tail kept for failure reports.
+ * every line goes to the sink and to a short tail kept for failure reports. The high-availability
+ * failure tests ({@code io.cutpoint.ops.ha}) start their coordinators with it too.
  */
-final class ChildProcess {
+public final class ChildProcess {
 
   private static final int TAIL = 60;
 
   final String name;
   private final List<String> command;
+  private final Map<String, String> env;
   private final BiConsumer<String, String> sink;
   private final Deque<String> tail = new ArrayDeque<>();
   private Process process;
   private int starts;
 
   ChildProcess(String name, Class<?> main, List<String> args, BiConsumer<String, String> sink) {
+    this(name, main, args, Map.of(), sink);
+  }
+
+  /** As above, with {@code env} added to the child's environment. */
+  public ChildProcess(
+      String name,
+      Class<?> main,
+      List<String> args,
+      Map<String, String> env,
+      BiConsumer<String, String> sink) {
     this.name = name;
+    this.env = Map.copyOf(env);
     this.sink = sink;
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -46,8 +60,9 @@ final class ChildProcess {
     this.command = List.copyOf(cmd);
   }
 
-  synchronized void start() {
+  public synchronized void start() {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().putAll(env);
     try {
       process = pb.start();
     } catch (IOException e) {
@@ -79,11 +94,11 @@ final class ChildProcess {
     }
   }
 
-  synchronized Process process() {
+  public synchronized Process process() {
     return process;
   }
 
-  synchronized boolean alive() {
+  public synchronized boolean alive() {
     return process != null && process.isAlive();
   }
 
@@ -92,7 +107,7 @@ final class ChildProcess {
   }
 
   /** kill -9, and waits until it is gone. */
-  void kill() {
+  public void kill() {
     Process p = process();
     if (p == null) {
       return;
@@ -105,8 +120,25 @@ final class ChildProcess {
     }
   }
 
+  /** SIGTERM, and waits until it is gone; kill -9 if it has not stopped within the timeout. */
+  public void terminate(long timeoutSeconds) {
+    Process p = process();
+    if (p == null) {
+      return;
+    }
+    p.destroy();
+    try {
+      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Sends a line to its stdin; false when it is not running. */
-  boolean send(String line) {
+  public boolean send(String line) {
     Process p = process();
     if (p == null || !p.isAlive()) {
       return false;
@@ -124,7 +156,7 @@ final class ChildProcess {
   }
 
   /** Asks it to stop ({@code STOP}, then end of stdin) and waits; kills it if it does not. */
-  void stop(long timeoutSeconds) {
+  public void stop(long timeoutSeconds) {
     Process p = process();
     if (p == null) {
       return;
@@ -143,7 +175,7 @@ final class ChildProcess {
     }
   }
 
-  List<String> tail() {
+  public List<String> tail() {
     synchronized (tail) {
       return new ArrayList<>(tail);
     }

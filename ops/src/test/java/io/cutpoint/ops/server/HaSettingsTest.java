@@ -38,7 +38,9 @@ class HaSettingsTest {
                 Setting.ZOOKEEPER,
                 "zk1:2181,ZK2:2182/cutpoint/prod",
                 Setting.S3_PATH_STYLE,
-                "true"),
+                "true",
+                Setting.ZOOKEEPER_SESSION_TIMEOUT,
+                "4s"),
             Map.of(
                 "CUTPOINT_STORE", "s3://snaps/prod/cuts/",
                 "CUTPOINT_S3_ENDPOINT", "http://127.0.0.1:9000",
@@ -53,6 +55,7 @@ class HaSettingsTest {
     assertThat(ha.s3Region()).isEqualTo("eu-west-1");
     assertThat(ha.s3PathStyle()).isTrue();
     assertThat(ha.advertise()).isEqualTo("coord-1.example:7070");
+    assertThat(ha.sessionTimeout()).isEqualTo(java.time.Duration.ofSeconds(4));
     assertThat(ServerCommand.describe(s))
         .contains("zk1:2181,zk2:2182/cutpoint/prod")
         .contains("s3://snaps/prod/cuts");
