@@ -64,6 +64,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
   private volatile int port = -1;
   private volatile boolean closed;
   private volatile boolean fresh = true;
+  private volatile CoordinatorLink coordinator;
 
   /** Event thread only: a task of the coordinator session runs (and is not inside the core). */
   private boolean sessionTask;
@@ -163,7 +164,20 @@ public final class Worker implements WorkerControl, AutoCloseable {
     for (ChannelSender s : senders.values()) {
       peers.addressOf(s.to()).ifPresent(s::connect);
     }
+    if (config.coordinators != null) {
+      coordinator = CoordinatorLink.open(config.coordinators, this);
+    }
     return this;
+  }
+
+  /**
+   * The worker's own coordinator session, when it was built with {@link Builder#coordinators}
+   * (after {@link #start()}): its state, {@code joined()}, leader term and refused old-term
+   * messages.
+   */
+  public java.util.Optional<io.cutpoint.client.session.CoordinatorSession> session() {
+    CoordinatorLink c = coordinator;
+    return c == null ? java.util.Optional.empty() : java.util.Optional.of(c.session());
   }
 
   /**
@@ -443,6 +457,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
       return;
     }
     closed = true;
+    if (coordinator != null) {
+      coordinator.close(); // leaves while the event thread still runs the session's tasks
+    }
     if (sweepTask != null) {
       sweepTask.cancel(false); // the timer is shared with the process's other workers
     }
@@ -525,6 +542,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private long epoch;
     private io.grpc.ServerCredentials serverCredentials;
     private io.grpc.ChannelCredentials channelCredentials;
+    private CoordinatorLink.Settings coordinators;
 
     private static final java.util.regex.Pattern ID =
         java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
@@ -672,6 +690,49 @@ public final class Worker implements WorkerControl, AutoCloseable {
     /** The epoch the worker starts in (default 0). */
     public Builder initialEpoch(long epoch) {
       this.epoch = epoch;
+      return this;
+    }
+
+    /**
+     * Joins the coordinators at {@code addresses} ({@code HOST:PORT} each) when started, and stays
+     * joined to whichever of them leads: the worker's session ({@link Worker#session()}) goes over
+     * a {@link io.cutpoint.client.session.LeaderChannel}, follows a standby's "not the leader"
+     * pointer, and re-joins a new leader after a failover without the worker restarting. {@link
+     * Worker#close()} leaves. One address is a single coordinator. Plaintext with {@link
+     * io.cutpoint.client.session.SessionOptions#defaults()} unless {@link #coordinators(List,
+     * io.grpc.ChannelCredentials, io.cutpoint.client.session.SessionOptions)} says otherwise.
+     *
+     * @throws IllegalArgumentException when the list is empty, an address is not {@code HOST:PORT}
+     *     with a port 1-65535, or one is listed twice
+     */
+    public Builder coordinators(List<String> addresses) {
+      return coordinators(
+          addresses,
+          io.grpc.InsecureChannelCredentials.create(),
+          io.cutpoint.client.session.SessionOptions.defaults());
+    }
+
+    /** As {@link #coordinators(List)}, from {@code a:7070,b:7070}. */
+    public Builder coordinators(String commaSeparated) {
+      return coordinators(
+          io.cutpoint.client.session.CoordinatorAddresses.parse(commaSeparated),
+          io.grpc.InsecureChannelCredentials.create(),
+          io.cutpoint.client.session.SessionOptions.defaults());
+    }
+
+    /**
+     * As {@link #coordinators(List)}, reaching the coordinators with {@code credentials} (TLS, a
+     * worker token) and a session tuned by {@code options}.
+     */
+    public Builder coordinators(
+        List<String> addresses,
+        io.grpc.ChannelCredentials credentials,
+        io.cutpoint.client.session.SessionOptions options) {
+      this.coordinators =
+          new CoordinatorLink.Settings(
+              io.cutpoint.client.session.CoordinatorAddresses.check(addresses),
+              java.util.Objects.requireNonNull(credentials, "credentials"),
+              java.util.Objects.requireNonNull(options, "options"));
       return this;
     }
 

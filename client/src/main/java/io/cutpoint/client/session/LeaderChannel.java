@@ -93,7 +93,8 @@ public final class LeaderChannel extends ManagedChannel {
     }
   }
 
-  static Optional<String> leaderIn(String description) {
+  /** The leader's address that a standby's refusal names, if it names one. */
+  public static Optional<String> leaderIn(String description) {
     if (description == null || !description.startsWith(NOT_LEADER)) {
       return Optional.empty();
     }

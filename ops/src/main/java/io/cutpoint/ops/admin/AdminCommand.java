@@ -19,13 +19,13 @@ abstract class AdminCommand implements Callable<Integer> {
   @Override
   public final Integer call() {
     Logging.quietGrpc();
-    String target = admin.server(spec);
+    admin.server(spec); // a usage error before any call
     try (AdminClient client = admin.connect(spec)) {
       int code = run(client, spec.commandLine().getOut());
       spec.commandLine().getOut().flush();
       return code;
     } catch (StatusRuntimeException e) {
-      throw CliFailure.failed(GrpcErrors.describe(e, target, subject()) + tlsHint(e));
+      throw CliFailure.failed(GrpcErrors.describe(e, admin.server(spec), subject()) + tlsHint(e));
     }
   }
 

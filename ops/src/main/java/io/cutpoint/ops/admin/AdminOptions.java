@@ -1,8 +1,10 @@
 package io.cutpoint.ops.admin;
 
+import io.cutpoint.client.session.CoordinatorAddresses;
 import io.cutpoint.util.Durations;
 import io.grpc.ChannelCredentials;
 import java.time.Duration;
+import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -20,6 +22,17 @@ public final class AdminOptions extends CoordinatorCredentials {
       description = "Coordinator to talk to (env CUTPOINT_SERVER; default: ${DEFAULT-VALUE}).")
   String server;
 
+  @Option(
+      names = "--coordinators",
+      paramLabel = "HOST:PORT,...",
+      description =
+          "The coordinators of a highly available cluster: the command asks them in turn, follows "
+              + "a standby's pointer and talks to the leader (instead of --server).")
+  String coordinators;
+
+  /** The leader {@code --coordinators} led to, once found. */
+  private String leader;
+
   @Option(names = "--json", description = "Print JSON for machines instead of tables.")
   boolean json;
 
@@ -31,9 +44,29 @@ public final class AdminOptions extends CoordinatorCredentials {
           "Give up on a call to the coordinator after this long (default: ${DEFAULT-VALUE}).")
   String deadline;
 
-  /** The coordinator address, checked to be HOST:PORT. */
+  /**
+   * The coordinator address, checked to be HOST:PORT; with {@code --coordinators}, the leader once
+   * {@link #connect} found it, the list until then.
+   */
   public String server(CommandSpec spec) {
+    if (coordinators != null) {
+      List<String> all = coordinators(spec);
+      return leader != null ? leader : String.join(",", all);
+    }
     return checkTarget(spec, server);
+  }
+
+  /** The {@code --coordinators} list, checked; a usage error with --server too or a bad entry. */
+  private List<String> coordinators(CommandSpec spec) {
+    if (spec.commandLine().getParseResult().hasMatchedOption("--server")) {
+      throw new ParameterException(
+          spec.commandLine(), "--server and --coordinators name the coordinator twice: give one");
+    }
+    try {
+      return CoordinatorAddresses.parse(coordinators);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "bad --coordinators: " + e.getMessage());
+    }
   }
 
   public boolean json() {
@@ -65,6 +98,9 @@ public final class AdminOptions extends CoordinatorCredentials {
     ChannelCredentials credentials = credentials(spec);
     String token = token(spec, System.getenv(TOKEN_ENV));
     try {
+      if (coordinators != null) {
+        target = leader = LeaderProbe.find(coordinators(spec), d, credentials, token);
+      }
       return new AdminClient(target, d, credentials, token);
     } catch (IllegalArgumentException e) {
       // TLS files are parsed when the channel is built.

@@ -11,12 +11,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One bank worker: a {@link BankAccount} in a {@link Worker}, joined to a coordinator. */
+/**
+ * One bank worker: a {@link BankAccount} in a {@link Worker}, joined to a coordinator, or following
+ * the leader of several ({@link #follow}).
+ */
 public final class BankNode implements AutoCloseable {
 
   private final BankAccount account;
   private final Worker worker;
-  private final ManagedChannel coordinatorChannel;
+  private final ManagedChannel coordinatorChannel; // null: the worker's own session
   private final CoordinatorSession session;
   private final AtomicLong sendErrors = new AtomicLong();
 
@@ -78,19 +81,50 @@ public final class BankNode implements AutoCloseable {
     ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(coordinator, credentials).build();
     CoordinatorSession session;
     try {
-      session =
-          new CoordinatorSession(
-                  channel,
-                  worker,
-                  SessionOptions.defaults()
-                      .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1)))
-              .start();
+      session = new CoordinatorSession(channel, worker, SESSION).start();
     } catch (RuntimeException e) {
       channel.shutdownNow();
       worker.close();
       throw e;
     }
     return new BankNode(account, worker, channel, session);
+  }
+
+  /**
+   * Starts the worker on a free loopback port with a session of its own that follows whichever of
+   * {@code coordinators} leads ({@link Worker.Builder#coordinators}).
+   */
+  public static BankNode follow(
+      String id,
+      SortedSet<String> outgoing,
+      SortedSet<String> incoming,
+      long balance,
+      int maxAmount,
+      long seed,
+      java.util.List<String> coordinators,
+      io.grpc.ChannelCredentials credentials,
+      CaptureLog captures) {
+    BankAccount account = new BankAccount(id, new ArrayList<>(outgoing), balance, maxAmount, seed);
+    account.onCapture((snapshotId, state) -> captures.record(id, snapshotId, state));
+    Worker worker =
+        Worker.builder(id)
+            .listenOn("127.0.0.1", 0)
+            .outgoing(outgoing)
+            .incoming(incoming)
+            .stateHandler(account)
+            .messageHandler(account)
+            .coordinators(coordinators, credentials, SESSION)
+            .build()
+            .start();
+    return new BankNode(account, worker, null, worker.session().orElseThrow());
+  }
+
+  private static final SessionOptions SESSION =
+      SessionOptions.defaults().withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1));
+
+  /** Coordinator messages this worker refused because a newer leader term was seen before. */
+  public long refusedOldTerm() {
+    return session.refusedStaleTermMessages();
   }
 
   public String id() {
@@ -139,9 +173,14 @@ public final class BankNode implements AutoCloseable {
 
   /**
    * Dies without saying goodbye: the coordinator connection is cut (its session breaks, as when a
-   * process is killed), then the worker's channels and server are torn down.
+   * process is killed), then the worker's channels and server are torn down. A worker with a
+   * session of its own ({@link #follow}) leaves instead, as its close does.
    */
   public void crash() {
+    if (coordinatorChannel == null) {
+      worker.close();
+      return;
+    }
     coordinatorChannel.shutdownNow();
     worker.close();
     session.close();
@@ -153,6 +192,9 @@ public final class BankNode implements AutoCloseable {
   public void close() {
     session.close();
     worker.close();
+    if (coordinatorChannel == null) {
+      return;
+    }
     coordinatorChannel.shutdownNow();
     awaitChannel();
   }

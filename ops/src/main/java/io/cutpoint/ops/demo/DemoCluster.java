@@ -22,7 +22,7 @@ final class DemoCluster implements AutoCloseable {
   private static final long TICK_MS = 10;
 
   private final DemoOptions options;
-  private final String coordinator;
+  private final List<String> coordinators;
   private final io.grpc.ChannelCredentials credentials;
   private final List<String> ids;
   private final Map<String, SortedSet<String>> outgoing;
@@ -35,11 +35,11 @@ final class DemoCluster implements AutoCloseable {
 
   DemoCluster(
       DemoOptions options,
-      String coordinator,
+      List<String> coordinators,
       io.grpc.ChannelCredentials credentials,
       CaptureLog captures) {
     this.options = options;
-    this.coordinator = coordinator;
+    this.coordinators = List.copyOf(coordinators);
     this.credentials = credentials;
     this.ids = Topologies.ids(options.workers());
     this.outgoing = Topologies.outgoing(options.topology(), ids, options.seed());
@@ -74,12 +74,24 @@ final class DemoCluster implements AutoCloseable {
     await(
         CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)),
         joinTimeout,
-        "workers to join " + coordinator);
+        "workers to join " + String.join(",", coordinators));
     traffic.scheduleAtFixedRate(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
   }
 
   private BankNode startNode(int i, long balance, long seed) {
     String id = ids.get(i);
+    if (coordinators.size() > 1) {
+      return BankNode.follow(
+          id,
+          outgoing.get(id),
+          Topologies.incoming(outgoing, id),
+          balance,
+          options.maxAmount(),
+          seed,
+          coordinators,
+          credentials,
+          captures);
+    }
     return BankNode.start(
         id,
         outgoing.get(id),
@@ -87,7 +99,7 @@ final class DemoCluster implements AutoCloseable {
         balance,
         options.maxAmount(),
         seed,
-        coordinator,
+        coordinators.get(0),
         credentials,
         captures);
   }
@@ -176,6 +188,15 @@ final class DemoCluster implements AutoCloseable {
     long sum = transfersOfGoneNodes.get();
     for (int i = 0; i < nodes.length(); i++) {
       sum += nodes.get(i).account().transfersOut();
+    }
+    return sum;
+  }
+
+  /** Coordinator messages the workers refused because their leader term was old. */
+  long refusedOldTerm() {
+    long sum = 0;
+    for (int i = 0; i < nodes.length(); i++) {
+      sum += nodes.get(i).refusedOldTerm();
     }
     return sum;
   }

@@ -23,6 +23,9 @@ import picocli.CommandLine.Spec;
           + "the coordinator snapshots them; every committed snapshot is checked for conservation "
           + "of money (balances + transfers in flight = the bank's total); workers crash and the "
           + "system rolls back to the newest complete snapshot.",
+      "With --ha N, N coordinators of one highly available cluster run in the demo's process "
+          + "(on an in-process ZooKeeper and S3 server), the workers follow their leader, and "
+          + "--crash-every kills the leader instead of a worker.",
       "Exit code 0 only if nothing was violated."
     })
 public final class DemoCommand implements Callable<Integer> {
@@ -64,7 +67,8 @@ public final class DemoCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       defaultValue = "7s",
       description =
-          "Crash a random worker this often, replace it and roll back (0 = never; default: ${DEFAULT-VALUE}).")
+          "Crash a random worker this often, replace it and roll back; with --ha, kill the leader "
+              + "coordinator (0 = never; default: ${DEFAULT-VALUE}).")
   String crashEvery;
 
   @Option(
@@ -97,6 +101,24 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Run only the workers, against this coordinator (default: an embedded one).")
   String connect;
 
+  @Option(
+      names = "--coordinators",
+      paramLabel = "HOST:PORT,...",
+      description =
+          "Run only the workers, against these coordinators of one highly available cluster: "
+              + "the workers follow the leader, the Admin calls go to the leader found at the start.")
+  String coordinators;
+
+  @Option(
+      names = "--ha",
+      paramLabel = "N",
+      defaultValue = "0",
+      description =
+          "Run N embedded coordinators (2-5) of one highly available cluster, on an in-process "
+              + "ZooKeeper and S3 server, and kill the leader every --crash-every (0 = one plain "
+              + "coordinator; default: ${DEFAULT-VALUE}).")
+  int ha;
+
   @Mixin io.cutpoint.ops.admin.CoordinatorCredentials credentials;
 
   @Option(
@@ -127,7 +149,8 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--verbose",
-      description = "Show the coordinator's and workers' logs (default: errors only).")
+      description =
+          "Show the coordinator's and workers' logs (default: errors only; with --ha, none).")
   boolean verbose;
 
   @Override
@@ -136,12 +159,33 @@ public final class DemoCommand implements Callable<Integer> {
     if (other != null) {
       return other;
     }
-    if (connect != null && dataDir != null) {
+    if (connect != null && coordinators != null) {
+      throw new ParameterException(
+          spec.commandLine(), "--connect and --coordinators name the same thing: give one");
+    }
+    java.util.List<String> remote = null;
+    if (connect != null) {
+      remote =
+          java.util.List.of(io.cutpoint.ops.admin.AdminOptionsAccess.checkTarget(spec, connect));
+    } else if (coordinators != null) {
+      try {
+        remote = io.cutpoint.client.session.CoordinatorAddresses.parse(coordinators);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "bad --coordinators: " + e.getMessage());
+      }
+    }
+    if (ha != 0 && (dataDir != null || web)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--ha keeps its snapshots in its in-process S3 server and serves no console: "
+              + "it cannot be combined with --data-dir or --web");
+    }
+    if (remote != null && dataDir != null) {
       throw new ParameterException(
           spec.commandLine(),
           "--data-dir is for the embedded coordinator; " + "it cannot be combined with --connect");
     }
-    if (web && connect != null) {
+    if (web && remote != null) {
       throw new ParameterException(
           spec.commandLine(),
           "--web serves the embedded coordinator's console; "
@@ -161,18 +205,18 @@ public final class DemoCommand implements Callable<Integer> {
               duration("--duration", duration, false),
               duration("--crash-every", crashEvery, true),
               seed,
-              connect,
+              remote,
               dataDir,
               balance,
               rate,
-              10);
+              10,
+              ha);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     CoordinatorAccess access = CoordinatorAccess.plaintext();
-    if (connect != null) {
-      io.cutpoint.ops.admin.AdminOptionsAccess.checkTarget(spec, connect);
-      access = access();
+    if (remote != null) {
+      access = access(remote.get(0));
     } else if (credentials.given() || workerTokenFile != null) {
       throw new ParameterException(
           spec.commandLine(),
@@ -182,7 +226,8 @@ public final class DemoCommand implements Callable<Integer> {
     if (!verbose) {
       Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
       if (root instanceof ch.qos.logback.classic.Logger logback) {
-        logback.setLevel(Level.ERROR);
+        // --ha: the killed leader's threads fail their ZooKeeper and store calls, as they should
+        logback.setLevel(ha > 0 ? Level.OFF : Level.ERROR);
       }
     }
     PrintWriter out = spec.commandLine().getOut();
@@ -200,7 +245,7 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /** The TLS files, the admin token and the worker token of the --connect coordinator, checked. */
-  private CoordinatorAccess access() {
+  private CoordinatorAccess access(String connect) {
     io.grpc.ChannelCredentials transport = credentials.credentials(spec);
     String adminToken =
         credentials.token(

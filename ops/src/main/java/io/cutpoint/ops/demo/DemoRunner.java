@@ -65,6 +65,9 @@ public final class DemoRunner {
 
   private io.cutpoint.ops.http.HttpEndpoint web;
 
+  /** The coordinators of {@code --ha}, null without. */
+  private HaDemo ha;
+
   public DemoRunner(DemoOptions options) {
     this(options, CoordinatorAccess.plaintext());
   }
@@ -126,7 +129,13 @@ public final class DemoRunner {
     ConservationCheck.Result finalCheck = null;
     try {
       SnapshotChecker.StateSource states;
-      if (o.connect() == null) {
+      if (o.ha() > 0) {
+        Path dir = tempDir = Files.createTempDirectory("cutpoint-demo-");
+        ha = HaDemo.start(o.ha(), coordinatorConfig(dir), output, stats);
+        target = String.join(",", ha.addresses());
+        states = ha.states();
+        channel = ha.adminChannel();
+      } else if (o.connect() == null) {
         Path dir = o.dataDir();
         if (dir == null) {
           dir = tempDir = Files.createTempDirectory("cutpoint-demo-");
@@ -147,19 +156,29 @@ public final class DemoRunner {
         }
         states = SnapshotChecker.fromStore(server.context().store());
       } else {
-        target = o.connect();
+        target = leaderOf(o.connect());
         states = SnapshotChecker.fromCaptures(captures);
       }
-      adminClient =
-          new io.cutpoint.ops.admin.AdminClient(
-              target, Duration.ofSeconds(10), access.transport(), access.adminToken());
-      channel = adminClient.channel();
+      if (ha == null) {
+        adminClient =
+            new io.cutpoint.ops.admin.AdminClient(
+                target, Duration.ofSeconds(10), access.transport(), access.adminToken());
+        channel = adminClient.channel();
+      }
       rollbackSupported = probeRollback();
-      DemoCluster c = new DemoCluster(o, target, access.workers(), captures);
-      SnapshotChecker checker =
-          new SnapshotChecker(this::admin, states, new HashSet<>(c.ids()), o.expectedTotal());
+      DemoCluster c =
+          new DemoCluster(
+              o,
+              ha != null ? ha.addresses() : o.connect() != null ? o.connect() : List.of(target),
+              access.workers(),
+              captures);
+      checker = new SnapshotChecker(this::admin, states, new HashSet<>(c.ids()), o.expectedTotal());
       watcher = new SnapshotWatcher(channel, checker, stats, output);
-      watcher.start();
+      if (ha == null) {
+        watcher.start();
+      } else {
+        ha.watch(watcher);
+      }
       cluster = c;
       c.start(JOIN_TIMEOUT);
       output.event(
@@ -172,7 +191,8 @@ public final class DemoRunner {
                   + o.expectedTotal()
                   + " in the bank, coordinator "
                   + target
-                  + (o.connect() == null ? " (embedded)" : ""),
+                  + (o.ha() > 0 ? " (embedded, highly available)" : "")
+                  + (o.connect() == null && o.ha() == 0 ? " (embedded)" : ""),
               Json.object()
                   .put("workers", o.workers())
                   .put("topology", o.topology().name().toLowerCase(Locale.ROOT))
@@ -189,21 +209,40 @@ public final class DemoRunner {
       throw CliFailure.failed(e.getMessage());
     } catch (StatusRuntimeException e) {
       throw CliFailure.failed(GrpcErrors.describe(e, target, ""));
+    } catch (InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) { // the in-process ZooKeeper or S3 server of --ha
+      throw CliFailure.failed("cannot start the embedded coordinators: " + e.getMessage());
     } finally {
       close(server, registry, tempDir);
     }
     double seconds = (System.currentTimeMillis() - startedMs) / 1000.0;
-    output.summary(
-        summaryText(finalCheck, seconds),
-        stats
-            .summary(o, transfers, sendErrors, finalCheck, seconds)
-            .put("ok", finalOk(finalCheck)));
+    Json.Obj summary = stats.summary(o, transfers, sendErrors, finalCheck, seconds);
+    if (ha != null) {
+      ha.summary(summary, refusedOldTerm);
+    }
+    output.summary(summaryText(finalCheck, seconds), summary.put("ok", finalOk(finalCheck)));
     return finalOk(finalCheck) ? ExitCodes.OK : ExitCodes.FAILED;
   }
 
   private boolean finalOk(ConservationCheck.Result finalCheck) {
-    return stats.clean() && finalCheck.conserved() && quietAtEnd;
+    return stats.clean() && finalCheck.conserved() && quietAtEnd && (ha == null || ha.ok());
   }
+
+  /**
+   * The coordinator of {@code --connect}, or the leader of {@code --coordinators}: the Admin calls
+   * go there, the workers follow the leader by themselves.
+   */
+  private String leaderOf(List<String> coordinators) {
+    if (coordinators.size() == 1) {
+      return coordinators.get(0);
+    }
+    return io.cutpoint.ops.admin.LeaderProbe.find(
+        coordinators, Duration.ofSeconds(10), access.transport(), access.adminToken());
+  }
+
+  private long refusedOldTerm;
+  private SnapshotChecker checker;
 
   private long transfers;
   private long sendErrors;
@@ -215,7 +254,8 @@ public final class DemoRunner {
         .dataDir(dir)
         .snapshotInterval(o.interval())
         .snapshotTimeout(Duration.ofSeconds(10))
-        .retainCompleteSnapshots(20)
+        // --ha checks at the end that every snapshot committed before a kill is still there
+        .retainCompleteSnapshots(o.ha() > 0 ? 10_000 : 20)
         .heartbeatInterval(Duration.ofMillis(500))
         .heartbeatTimeout(Duration.ofSeconds(3))
         .build();
@@ -260,7 +300,7 @@ public final class DemoRunner {
         return;
       }
       if (now >= nextCrash) {
-        nextCrash = crash(c) ? now + every : now + 500;
+        nextCrash = crash(c) ? Math.max(now + every, System.currentTimeMillis()) : now + 500;
       }
       if (now >= nextTrigger) {
         triggerAndSayWhatBlocks();
@@ -281,6 +321,15 @@ public final class DemoRunner {
    * to yet.
    */
   private boolean crash(DemoCluster c) throws InterruptedException {
+    if (ha != null) {
+      try {
+        return ha.killLeader();
+      } catch (InterruptedException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw CliFailure.failed("restarting a killed coordinator: " + e.getMessage());
+      }
+    }
     if (!rollbackSupported) {
       if (!warnedNoRollback) {
         warnedNoRollback = true;
@@ -396,6 +445,10 @@ public final class DemoRunner {
     Map<String, Long> balances = c.balances(Duration.ofSeconds(5));
     transfers = c.transfers();
     sendErrors = c.sendErrors();
+    refusedOldTerm = c.refusedOldTerm();
+    if (ha != null) {
+      ha.checkSurvivors(checker);
+    }
     ConservationCheck.Result r = ConservationCheck.check(balances, Map.of(), o.expectedTotal());
     quietAtEnd = quiet;
     output.event(
@@ -468,6 +521,9 @@ public final class DemoRunner {
     }
     if (server != null) {
       server.close();
+    }
+    if (ha != null) {
+      ha.close();
     }
     registry.close();
     if (tempDir != null) {
@@ -577,6 +633,9 @@ public final class DemoRunner {
             stats.rollbackPercentileMs(50),
             stats.recoveriesOk.get(),
             stats.recoveriesFailed.get()));
+    if (ha != null) {
+      b.append(ha.summaryText(refusedOldTerm));
+    }
     b.append("  final:      ")
         .append(quietAtEnd ? "" : "channels did not drain; ")
         .append(finalCheck.describe())
