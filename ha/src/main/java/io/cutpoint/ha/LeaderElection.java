@@ -76,6 +76,36 @@ public final class LeaderElection implements AutoCloseable {
     return election;
   }
 
+  /**
+   * The participant ids of every coordinator in the election under {@code base} now, leader and
+   * standbys (each keeps a latch node while its ZooKeeper session lives); empty when none runs. For
+   * offline tools that must not write while a coordinator runs.
+   *
+   * @throws io.cutpoint.storage.StoreException if ZooKeeper cannot be read
+   */
+  public static List<String> participants(CuratorFramework zk, String base) {
+    String path = base + Catalog.LEADER;
+    try {
+      if (zk.checkExists().forPath(path) == null) {
+        return List.of();
+      }
+      List<String> ids = new java.util.ArrayList<>();
+      for (String child : zk.getChildren().forPath(path)) {
+        try {
+          ids.add(
+              new String(
+                  zk.getData().forPath(path + "/" + child),
+                  java.nio.charset.StandardCharsets.UTF_8));
+        } catch (org.apache.zookeeper.KeeperException.NoNodeException gone) {
+          // that participant left meanwhile
+        }
+      }
+      return ids;
+    } catch (Exception e) {
+      throw Catalog.zkFailure("ZooKeeper " + base, "list the election's participants", e);
+    }
+  }
+
   /** The term this participant leads under, if it leads. */
   public Optional<LeaderTerm> term() {
     return Optional.ofNullable(leading);

@@ -47,7 +47,13 @@ final class BenchCluster implements AutoCloseable {
   }
 
   static BenchCluster start(Layout layout, BenchPlan plan, Function<String, CountingApp> apps) {
-    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(plan));
+    return start(layout, plan, apps, BenchCoordinator.ROCKSDB);
+  }
+
+  /** {@code store}: the coordinator's store, {@link BenchCoordinator#ROCKSDB} or {@code S3}. */
+  static BenchCluster start(
+      Layout layout, BenchPlan plan, Function<String, CountingApp> apps, String store) {
+    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(plan, store));
     try {
       for (String id : layout.ids()) {
         c.nodes.put(id, c.startNode(id, apps.apply(id)));

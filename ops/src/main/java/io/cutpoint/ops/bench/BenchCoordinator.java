@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * An embedded coordinator on a loopback port over a temporary RocksDB store, with an Admin client.
- * No periodic snapshots: the benchmark triggers them.
+ * An embedded coordinator on a loopback port over a temporary RocksDB store, or over the shared
+ * store on an S3 API server and a ZooKeeper server in this JVM ({@link LocalSharedStore}), with an
+ * Admin client. No periodic snapshots: the benchmark triggers them.
  */
 final class BenchCoordinator implements AutoCloseable {
 
@@ -37,14 +38,26 @@ final class BenchCoordinator implements AutoCloseable {
     }
   }
 
+  /** The name of the RocksDB store in reports. */
+  static final String ROCKSDB = "rocksdb";
+
+  /** The name of the shared store in reports. */
+  static final String S3 = "s3";
+
   private final Path dataDir;
   private final CoordinatorServer server;
+  private final LocalSharedStore shared;
   private final ManagedChannel adminChannel;
   private final AdminGrpc.AdminBlockingStub admin;
 
   private BenchCoordinator(Path dataDir, CoordinatorServer server) {
+    this(dataDir, server, null);
+  }
+
+  private BenchCoordinator(Path dataDir, CoordinatorServer server, LocalSharedStore shared) {
     this.dataDir = dataDir;
     this.server = server;
+    this.shared = shared;
     this.adminChannel =
         ManagedChannelBuilder.forTarget(server.target())
             .usePlaintext()
@@ -54,6 +67,11 @@ final class BenchCoordinator implements AutoCloseable {
   }
 
   static BenchCoordinator start(BenchPlan plan) {
+    return start(plan, ROCKSDB);
+  }
+
+  /** {@code storeName}: {@link #ROCKSDB} or {@link #S3}. */
+  static BenchCoordinator start(BenchPlan plan, String storeName) {
     Path parent = plan.dataDir();
     try {
       Path dir =
@@ -71,6 +89,9 @@ final class BenchCoordinator implements AutoCloseable {
               .rollbackDeadline(Duration.ofMinutes(5))
               .build();
       try {
+        if (storeName.equals(S3)) {
+          return onSharedStore(dir, config);
+        }
         if (plan.syncStore()) {
           return new BenchCoordinator(
               dir, CoordinatorServer.start(config, new SimpleMeterRegistry()));
@@ -96,6 +117,35 @@ final class BenchCoordinator implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the embedded coordinator: " + e.getMessage(), e);
     }
+  }
+
+  /** The coordinator over an S3SnapshotStore on a local S3 server, its catalog in ZooKeeper. */
+  private static BenchCoordinator onSharedStore(Path dir, CoordinatorConfig config) {
+    LocalSharedStore shared = LocalSharedStore.start();
+    try {
+      SnapshotStore store = shared.open("bench", "/cutpoint-bench");
+      try {
+        return new BenchCoordinator(
+            dir,
+            CoordinatorServer.start(
+                config,
+                new SimpleMeterRegistry(),
+                NettyServerBuilder.forAddress(new InetSocketAddress(0)),
+                store),
+            shared);
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
+    } catch (RuntimeException e) {
+      shared.close();
+      throw e;
+    }
+  }
+
+  /** {@link #ROCKSDB} or {@link #S3}. */
+  String storeName() {
+    return shared == null ? ROCKSDB : S3;
   }
 
   String target() {
@@ -133,6 +183,9 @@ final class BenchCoordinator implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     server.close();
+    if (shared != null) {
+      shared.close();
+    }
     deleteTree(dataDir);
   }
 

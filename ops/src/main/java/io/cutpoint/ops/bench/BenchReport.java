@@ -51,6 +51,13 @@ final class BenchReport {
         .orElse(Double.NaN);
   }
 
+  /** The idle small-state mesh of {@code n} workers with the coordinator's store on S3. */
+  private double latencyOnS3(int n, ToDoubleFunction<Samples> f) {
+    return r.latency(n, "mesh", false, smallState, BenchCoordinator.S3)
+        .map(row -> f.applyAsDouble(row.total()))
+        .orElse(Double.NaN);
+  }
+
   private double cpuPerSnapshot(int n, String layout) {
     return r.latency(n, layout, false, smallState)
         .map(LatencyPhase.Row::cpuMillisPerSnapshot)
@@ -141,11 +148,13 @@ final class BenchReport {
 
     b.append(
         "Snapshot latency, trigger to committed (ms; phases are p50; limit: the critical path at this "
-            + "machine's limits; cpu: process CPU per snapshot minus idle, idle rows only)\n");
+            + "machine's limits; cpu: process CPU per snapshot minus idle, idle rows only; store: "
+            + "the coordinator's, s3 = S3Proxy and ZooKeeper in this JVM, no limit)\n");
     Table t =
         new Table(
             ">workers",
             "layout",
+            "store",
             ">channels",
             ">state",
             "load",
@@ -165,6 +174,7 @@ final class BenchReport {
       t.row(
           row.workers(),
           row.layout(),
+          row.store(),
           row.channels(),
           bytes(row.stateBytes()),
           row.traffic() ? "traffic" : "idle",
@@ -338,9 +348,13 @@ final class BenchReport {
             .put("snapshot_p50_ms_128_ring", latency(128, "ring", false, Samples::p50))
             .put("overhead_ratio_min", r.overhead().run().ratios().min())
             .put("overhead_ratio_max", r.overhead().run().ratios().max())
-            .put("overhead_ratio_noise", r.overhead().run().noise());
+            .put("overhead_ratio_noise", r.overhead().run().noise())
+            .put("snapshot_p50_ms_8_mesh_s3", latencyOnS3(8, Samples::p50))
+            .put("snapshot_p99_ms_8_mesh_s3", latencyOnS3(8, Samples::p99));
     for (LatencyPhase.Row row : r.latency()) {
-      if (!row.traffic() && row.stateBytes() == smallState) {
+      if (!row.traffic()
+          && row.stateBytes() == smallState
+          && row.store().equals(BenchCoordinator.ROCKSDB)) {
         o.put(cpuKey(row.workers(), row.layout()), row.cpuMillisPerSnapshot());
       }
     }
@@ -362,6 +376,7 @@ final class BenchReport {
           Json.object()
               .put("workers", row.workers())
               .put("layout", row.layout())
+              .put("store", row.store())
               .put("channels", row.channels())
               .put("state_bytes", row.stateBytes())
               .put("traffic", row.traffic())

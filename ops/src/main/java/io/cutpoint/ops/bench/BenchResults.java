@@ -16,20 +16,36 @@ record BenchResults(
     double elapsedSeconds,
     Map<String, Double> phaseSeconds) {
 
-  /** The small-state row of {@code workers} workers in {@code layout}, idle or under traffic. */
+  /**
+   * The row of {@code workers} workers in {@code layout}, idle or under traffic, with the
+   * coordinator on RocksDB.
+   */
   Optional<LatencyPhase.Row> latency(int workers, String layout, boolean traffic, int stateBytes) {
+    return latency(workers, layout, traffic, stateBytes, BenchCoordinator.ROCKSDB);
+  }
+
+  /** The same, with the coordinator on {@code store}. */
+  Optional<LatencyPhase.Row> latency(
+      int workers, String layout, boolean traffic, int stateBytes, String store) {
     return latency.stream()
         .filter(
             r ->
                 r.workers() == workers
                     && r.layout().equals(layout)
                     && r.traffic() == traffic
-                    && r.stateBytes() == stateBytes)
+                    && r.stateBytes() == stateBytes
+                    && r.store().equals(store))
         .findFirst();
   }
 
-  /** The critical-path floor of a latency row, from this run's limits. */
+  /**
+   * The critical-path floor of a latency row, from this run's limits; NaN on the shared store,
+   * whose commit is not the RocksDB one of the limits.
+   */
   double limitMillis(LatencyPhase.Row row) {
+    if (!row.store().equals(BenchCoordinator.ROCKSDB)) {
+      return Double.NaN;
+    }
     return CriticalPath.limitMillis(CriticalPath.layoutOf(row), row.stateBytes(), limits);
   }
 

@@ -18,7 +18,11 @@ import java.util.function.LongToDoubleFunction;
  */
 final class LatencyPhase {
 
-  /** One configuration's measurements; {@code cpuMillisPerSnapshot} is NaN under traffic. */
+  /**
+   * One configuration's measurements; {@code cpuMillisPerSnapshot} is NaN under traffic and on the
+   * shared store; {@code store} is the coordinator's, {@link BenchCoordinator#ROCKSDB} or {@link
+   * BenchCoordinator#S3}.
+   */
   record Row(
       int workers,
       String layout,
@@ -30,9 +34,23 @@ final class LatencyPhase {
       Samples upload,
       Samples commit,
       int failed,
-      double cpuMillisPerSnapshot) {}
+      double cpuMillisPerSnapshot,
+      String store) {}
 
   private static final int WARM_UP = 5;
+
+  /**
+   * Unmeasured snapshots of the first configuration before the sweep, for at least this long (and
+   * at least the plan's samples): the JIT compiles the snapshot path then, not during the first
+   * measured row.
+   */
+  static final long JIT_WARM_UP_NANOS = 3_000_000_000L;
+
+  /** The cluster measured on the shared store too: a full mesh of this many workers. */
+  static final int S3_WORKERS = 8;
+
+  /** Snapshots measured on the shared store (fewer if the plan's samples are fewer). */
+  static final int S3_SAMPLES = 20;
 
   /** Time budget of one configuration's measured snapshots (at least one is always taken). */
   private static final long BUDGET_NANOS = 8_000_000_000L;
@@ -49,6 +67,21 @@ final class LatencyPhase {
         rows.addAll(cluster(plan, progress, layout, true, first));
         first = false;
       }
+    }
+    if (plan.workers().contains(S3_WORKERS)) {
+      Row s3 = sharedStore(plan, progress);
+      // next to the same configuration on RocksDB
+      int at = 0;
+      for (int i = 0; i < rows.size(); i++) {
+        Row r = rows.get(i);
+        if (r.workers() == S3_WORKERS
+            && r.layout().equals("mesh")
+            && r.stateBytes() == plan.smallStateBytes()
+            && !r.traffic()) {
+          at = i + 1;
+        }
+      }
+      rows.add(at, s3);
     }
     for (int n : plan.idleRings()) {
       rows.addAll(cluster(plan, progress, Layout.ring(n), false, first));
@@ -83,7 +116,7 @@ final class LatencyPhase {
             return idleRate[0];
           };
       if (first) {
-        measure(c, 0, plan.samples(), false, 0, null); // the JIT's first look at the snapshot path
+        warmUp(c, plan.samples());
       }
       List<Integer> states =
           full && layout.ids().size() <= plan.largeStateMaxWorkers()
@@ -112,6 +145,41 @@ final class LatencyPhase {
       }
     }
     return rows;
+  }
+
+  /**
+   * Unmeasured snapshots for {@link #JIT_WARM_UP_NANOS}, and at least {@code samples} of them: the
+   * JIT's first look at the snapshot path.
+   */
+  private static void warmUp(BenchCluster c, int samples) {
+    long end = System.nanoTime() + JIT_WARM_UP_NANOS;
+    for (int i = 0; i < samples || System.nanoTime() < end; i++) {
+      try {
+        c.coordinator().snapshot();
+      } catch (StatusRuntimeException e) { // refused, e.g. a session reconnecting on a busy machine
+        Pause.millis(10);
+      }
+    }
+  }
+
+  /**
+   * The idle 1 KiB row of {@link #S3_WORKERS} workers in a full mesh, with the coordinator's store
+   * on an S3 server and its catalog on a ZooKeeper server, both in this JVM.
+   */
+  private static Row sharedStore(BenchPlan plan, Consumer<String> progress) {
+    progress.accept(
+        "snapshot latency: "
+            + S3_WORKERS
+            + " workers, mesh, 1 KiB idle, store on S3 (S3Proxy and ZooKeeper in this JVM)");
+    try (BenchCluster c =
+        BenchCluster.start(
+            Layout.mesh(S3_WORKERS),
+            plan,
+            id -> new BenchApp(plan.smallStateBytes()),
+            BenchCoordinator.S3)) {
+      return measure(
+          c, plan.smallStateBytes(), Math.min(plan.samples(), S3_SAMPLES), false, WARM_UP, null);
+    }
   }
 
   /** Process CPU nanoseconds per wall nanosecond while nothing is asked of the cluster. */
@@ -196,6 +264,7 @@ final class LatencyPhase {
         upload,
         commit,
         failed,
-        cpuPerSnapshot);
+        cpuPerSnapshot,
+        c.coordinator().storeName());
   }
 }

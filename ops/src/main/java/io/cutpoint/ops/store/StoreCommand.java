@@ -18,19 +18,20 @@ import picocli.CommandLine.Spec;
 /**
  * {@code cutpoint store check|repair --data-dir DIR}: offline commands on a coordinator's data
  * directory (the coordinator must be stopped). Exit 0: no damage; 1: damage found (check) or left
- * after the repair, or the store could not be opened; 2: bad usage.
+ * after the repair, or the store could not be opened; 2: bad usage. {@code cutpoint store copy}
+ * ({@link StoreCopyCommand}) copies snapshots between stores.
  */
 @Command(
     name = "store",
     mixinStandardHelpOptions = true,
-    description = "Offline commands on a stopped coordinator's data directory.",
-    subcommands = {StoreCommand.Check.class, StoreCommand.Repair.class})
+    description = "Offline commands on a stopped coordinator's store.",
+    subcommands = {StoreCommand.Check.class, StoreCommand.Repair.class, StoreCopyCommand.class})
 public final class StoreCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing command: check or repair");
+    throw new ParameterException(spec.commandLine(), "missing command: check, repair or copy");
   }
 
   /** What both subcommands share: the directory, and how a report is printed. */

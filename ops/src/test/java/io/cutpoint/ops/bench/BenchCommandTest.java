@@ -48,7 +48,12 @@ class BenchCommandTest {
     // the throughput ratios are checked against their pairs in assertConsistent
     assertThat(json.keySet()).contains("overhead_ratio", "dataplane_ratio");
     for (String key :
-        List.of("snapshot_p50_ms_8_mesh", "snapshot_p99_ms_8_mesh", "recovery_ratio")) {
+        List.of(
+            "snapshot_p50_ms_8_mesh",
+            "snapshot_p99_ms_8_mesh",
+            "snapshot_p50_ms_8_mesh_s3",
+            "snapshot_p99_ms_8_mesh_s3",
+            "recovery_ratio")) {
       assertThat(json.get(key)).as(key).isNotNull();
       assertThat(json.get(key).isJsonPrimitive()).as(key + " is a number").isTrue();
       assertThat(json.get(key).getAsDouble()).as(key).isPositive();
@@ -61,8 +66,8 @@ class BenchCommandTest {
           .contains("p", "snapshot_p50_ms", "snapshot_p99_ms", "throughput_ratio");
     }
     assertThat(dataflow.get(1).getAsJsonObject().get("p").getAsInt()).isEqualTo(3);
-    // 8 workers x ring and mesh x 2 state sizes x idle and traffic
-    assertThat(json.getAsJsonArray("latency")).hasSize(8);
+    // 8 workers x ring and mesh x 2 state sizes x idle and traffic, and the mesh idle on S3
+    assertThat(json.getAsJsonArray("latency")).hasSize(9);
     assertThat(r.out())
         .contains("Snapshot latency", "Overhead", "Data plane", "Recovery", "Dataflow", "Targets");
     assertConsistent(json);
@@ -75,7 +80,11 @@ class BenchCommandTest {
   private static void assertConsistent(JsonObject json) {
     assertThat(num(json, "snapshot_p50_ms_8_mesh"))
         .isLessThanOrEqualTo(num(json, "snapshot_p99_ms_8_mesh"));
+    assertThat(num(json, "snapshot_p50_ms_8_mesh_s3"))
+        .isLessThanOrEqualTo(num(json, "snapshot_p99_ms_8_mesh_s3"));
     boolean headlineRow = false;
+    boolean s3Row = false;
+    String previous = "";
     for (JsonElement e : json.getAsJsonArray("latency")) {
       JsonObject row = e.getAsJsonObject();
       assertThat(row.get("workers").getAsInt()).isEqualTo(8);
@@ -84,13 +93,27 @@ class BenchCommandTest {
       assertThat(row.get("samples").getAsInt() + row.get("failed").getAsInt())
           .as("samples + failed of %s", row)
           .isLessThanOrEqualTo(3);
-      headlineRow |=
+      boolean idleMesh =
           row.get("layout").getAsString().equals("mesh")
               && !row.get("traffic").getAsBoolean()
-              && num(row, "p50_ms") == num(json, "snapshot_p50_ms_8_mesh")
-              && num(row, "p99_ms") == num(json, "snapshot_p99_ms_8_mesh");
+              && row.get("state_bytes").getAsInt() == 1024;
+      if (row.get("store").getAsString().equals("s3")) {
+        assertThat(idleMesh).as("the S3 row is the idle 1 KiB mesh: %s", row).isTrue();
+        assertThat(previous).as("the S3 row follows its RocksDB row").isEqualTo("rocksdb mesh");
+        s3Row =
+            num(row, "p50_ms") == num(json, "snapshot_p50_ms_8_mesh_s3")
+                && num(row, "p99_ms") == num(json, "snapshot_p99_ms_8_mesh_s3");
+      } else {
+        assertThat(row.get("store").getAsString()).isEqualTo("rocksdb");
+        headlineRow |=
+            idleMesh
+                && num(row, "p50_ms") == num(json, "snapshot_p50_ms_8_mesh")
+                && num(row, "p99_ms") == num(json, "snapshot_p99_ms_8_mesh");
+      }
+      previous = row.get("store").getAsString() + (idleMesh ? " mesh" : "");
     }
     assertThat(headlineRow).as("the headline p50/p99 come from an idle 8-worker mesh row").isTrue();
+    assertThat(s3Row).as("the S3 p50/p99 come from the S3 row").isTrue();
 
     JsonObject overhead = json.getAsJsonObject("overhead");
     assertMedianOfPairs(json, "overhead_ratio", overhead);
