@@ -6,6 +6,7 @@ import io.cutpoint.api.v1.RollbackResponse;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.ops.local.LocalSharedStore;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.storage.RocksSnapshotStore;

@@ -2,6 +2,7 @@ package io.cutpoint.ops.demo;
 
 import io.cutpoint.ha.S3SnapshotStore;
 import io.cutpoint.ha.node.HaCoordinator;
+import io.cutpoint.ops.local.LocalSharedStore;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.storage.SnapshotStore;
@@ -25,22 +26,17 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.KillSession;
-import org.apache.curator.test.TestingServer;
 
 /**
  * The highly available coordinator of {@code demo --ha N}, all in the demo's process: a ZooKeeper
- * server (curator-test's {@link TestingServer}), an S3 server ({@link EmbeddedS3}) and N {@link
- * HaCoordinator}s on loopback ports, each with its own Curator and S3 clients. {@link
- * #crashLeader()} kills the leader as abruptly as one process allows and starts it again, on the
- * same port, as a standby.
+ * server and an S3 server ({@link LocalSharedStore}) and N {@link HaCoordinator}s on loopback
+ * ports, each with its own Curator and S3 clients. {@link #crashLeader()} kills the leader as
+ * abruptly as one process allows and starts it again, on the same port, as a standby.
  *
  * <p>Thread-safe: the demo's main thread kills and restarts; any thread may read.
  */
 final class DemoHaCluster implements AutoCloseable {
-  static final String BUCKET = "cutpoint-demo";
-
   /**
    * The coordinators' ZooKeeper session timeout: a crashed leader's latch node stays this long. The
    * demo's ZooKeeper ticks every 250 ms, so it grants 0.5 to 5 s.
@@ -50,11 +46,10 @@ final class DemoHaCluster implements AutoCloseable {
   private static final Duration RESTART_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration LEADER_WAIT = Duration.ofSeconds(30);
 
-  private final TestingServer zk;
-  private final EmbeddedS3 s3;
+  private final LocalSharedStore shared;
   private final CoordinatorConfig config;
   private final S3SnapshotStore.Location where =
-      new S3SnapshotStore.Location(BUCKET, "demo", "/cutpoint/demo");
+      new S3SnapshotStore.Location(LocalSharedStore.BUCKET, "demo", "/cutpoint/demo");
   private final Node[] nodes;
 
   /** One coordinator and the clients and server it was given, so that they can be killed. */
@@ -75,12 +70,8 @@ final class DemoHaCluster implements AutoCloseable {
   private DemoHaCluster(int n, CoordinatorConfig config) throws Exception {
     this.config = config;
     this.nodes = new Node[n];
-    zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 250, -1), true);
-    EmbeddedS3 s = null;
+    shared = LocalSharedStore.start();
     try {
-      s = new EmbeddedS3();
-      s.createBucket(BUCKET);
-      this.s3 = s;
       for (int i = 0; i < n; i++) {
         nodes[i] = startNode(0);
       }
@@ -90,10 +81,7 @@ final class DemoHaCluster implements AutoCloseable {
           node.coordinator.close();
         }
       }
-      if (s != null) {
-        s.close();
-      }
-      zk.close();
+      shared.close();
       throw e;
     }
   }
@@ -109,7 +97,7 @@ final class DemoHaCluster implements AutoCloseable {
     while (true) {
       CuratorFramework client =
           CuratorFrameworkFactory.builder()
-              .connectString(zk.getConnectString())
+              .connectString(shared.zookeeperHosts())
               .sessionTimeoutMs((int) ZK_SESSION.toMillis())
               .connectionTimeoutMs((int) ZK_SESSION.toMillis())
               .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000))
@@ -126,7 +114,7 @@ final class DemoHaCluster implements AutoCloseable {
                         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port)),
                         netty),
                     client,
-                    s3.newClient(),
+                    shared.newS3Client(),
                     where,
                     null));
         return new Node(c.port(), c, client, netty);
@@ -273,14 +261,6 @@ final class DemoHaCluster implements AutoCloseable {
     for (Node n : snapshot()) {
       n.coordinator.close();
     }
-    try {
-      s3.close();
-    } finally {
-      try {
-        zk.close();
-      } catch (IOException e) {
-        System.err.println("cutpoint: stopping the demo's ZooKeeper: " + e.getMessage());
-      }
-    }
+    shared.close();
   }
 }

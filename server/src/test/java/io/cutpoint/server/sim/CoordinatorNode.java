@@ -3,7 +3,6 @@ package io.cutpoint.server.sim;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.SnapshotManifest;
-import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.SnapshotTrigger;
 import io.cutpoint.api.v1.Welcome;
 import io.cutpoint.api.v1.WorkerState;
@@ -28,7 +27,6 @@ import io.cutpoint.server.rollback.RollbackCoordinator;
 import io.cutpoint.storage.SnapshotStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 

@@ -1,4 +1,4 @@
-package io.cutpoint.ops.bench;
+package io.cutpoint.ops.local;
 
 import io.cutpoint.ha.S3SnapshotStore;
 import io.cutpoint.ha.Terms;
@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
@@ -20,10 +21,11 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * A shared store's two servers in this JVM, on ephemeral loopback ports: an S3 API server (S3Proxy
- * over jclouds' in-memory blob store, AWS signatures checked) with one bucket, and a ZooKeeper
- * server (curator-test's {@link TestingServer}, in a temporary directory), with a client of each.
- * {@link #close()} stops all of it and deletes the directory.
+ * A shared store's two servers in this JVM (the bench's S3 row, {@code demo --ha}, tests), on
+ * ephemeral loopback ports: an S3 API server (S3Proxy over jclouds' in-memory blob store, AWS
+ * signatures checked) with one bucket, and a ZooKeeper server (curator-test's {@link
+ * TestingServer}, in a temporary directory), with a client of each. {@link #close()} stops all of
+ * it and deletes the directory.
  */
 public final class LocalSharedStore implements AutoCloseable {
   /** The bucket it creates. */
@@ -60,7 +62,8 @@ public final class LocalSharedStore implements AutoCloseable {
     BlobStoreContext blobs = null;
     S3Proxy proxy = null;
     try {
-      zkServer = new TestingServer(true);
+      // ticking every 250 ms, the server grants sessions of 0.5 to 5 s (the demo's leaders: 3 s)
+      zkServer = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 250, -1), true);
       zk =
           CuratorFrameworkFactory.newClient(
               zkServer.getConnectString(), new ExponentialBackoffRetry(100, 3));
@@ -81,15 +84,7 @@ public final class LocalSharedStore implements AutoCloseable {
               .ignoreUnknownHeaders(true)
               .build();
       proxy.start();
-      S3Client s3 =
-          S3Client.builder()
-              .endpointOverride(URI.create("http://127.0.0.1:" + proxy.getPort()))
-              .region(Region.US_EAST_1)
-              .forcePathStyle(true)
-              .credentialsProvider(
-                  StaticCredentialsProvider.create(
-                      AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
-              .build();
+      S3Client s3 = client(proxy.getPort());
       s3.createBucket(b -> b.bucket(BUCKET));
       return new LocalSharedStore(zkServer, zk, blobs, proxy, s3);
     } catch (InterruptedException e) {
@@ -115,6 +110,21 @@ public final class LocalSharedStore implements AutoCloseable {
   /** A client of the S3 server; closed by {@link #close()}. */
   public S3Client s3() {
     return s3;
+  }
+
+  /** A new client of the S3 server, for a caller that closes it itself. */
+  public S3Client newS3Client() {
+    return client(proxy.getPort());
+  }
+
+  private static S3Client client(int port) {
+    return S3Client.builder()
+        .endpointOverride(URI.create("http://127.0.0.1:" + port))
+        .region(Region.US_EAST_1)
+        .forcePathStyle(true)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .build();
   }
 
   /** A started client of the ZooKeeper server; closed by {@link #close()}. */
