@@ -161,7 +161,8 @@ final class StoreOpener implements AutoCloseable {
                   settings.s3Endpoint(),
                   settings.s3Region(),
                   settings.s3PathStyle(),
-                  null));
+                  null,
+                  HaCoordinator.ZK_SESSION_TIMEOUT));
       open.add(s3);
       S3SnapshotStore store =
           S3SnapshotStore.open(
