@@ -252,6 +252,15 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       write.accept(store);
     } catch (RuntimeException e) {
       writeFailed = true; // no metadata follows: the store refuses to commit the snapshot
+      ctx.storeIo()
+          .pieceWriteFailed(
+              meta.getSnapshotId(),
+              "could not store "
+                  + what
+                  + " of worker "
+                  + meta.getWorkerId()
+                  + ": "
+                  + e.getMessage());
       log.warn(
           "could not store {} of worker {}'s piece of snapshot {}: {}",
           what,

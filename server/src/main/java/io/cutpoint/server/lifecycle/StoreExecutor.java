@@ -5,6 +5,8 @@ import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -19,6 +21,9 @@ import org.slf4j.LoggerFactory;
 public final class StoreExecutor implements StoreEffects, StoreTasks, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(StoreExecutor.class);
+
+  /** The first failed piece write of each snapshot not yet committed or ended; this thread only. */
+  private final Map<Long, String> failedWrites = new HashMap<>();
 
   private final SnapshotStore store;
   private final Scheduler loop;
@@ -100,11 +105,15 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
     thread.execute(
         () -> {
           StoreException failure = null;
+          String partFailed = failedWrites.remove(complete.getSnapshotId());
           try {
             store.commit(complete);
           } catch (StoreException e) {
             log.error("commit of snapshot {} failed", complete.getSnapshotId(), e);
-            failure = e;
+            failure =
+                partFailed == null
+                    ? e
+                    : new StoreException(partFailed + " (the store then refused the commit)", e);
           }
           StoreException f = failure;
           loop.execute(() -> done.accept(f));
@@ -115,6 +124,7 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   public void finish(SnapshotManifest ended, Runnable done) {
     thread.execute(
         () -> {
+          failedWrites.remove(ended.getSnapshotId());
           finishUnfinished();
           tryFinish(ended);
           loop.execute(done);
@@ -130,6 +140,16 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
    */
   public void writePiece(Consumer<SnapshotStore> write) {
     thread.execute(() -> write.accept(store));
+  }
+
+  /**
+   * On {@code cutpoint-store}, from a {@link #writePiece} write that failed: its piece never gets
+   * its metadata, so the store refuses the snapshot's commit, and the commit's failure then names
+   * this first cause (the store's own error, e.g. the object store out of reach) instead of only
+   * the missing metadata.
+   */
+  public void pieceWriteFailed(long snapshotId, String message) {
+    failedWrites.putIfAbsent(snapshotId, message);
   }
 
   /**
