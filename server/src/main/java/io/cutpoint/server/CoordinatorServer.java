@@ -11,6 +11,7 @@ import io.cutpoint.server.events.SnapshotEvents;
 import io.cutpoint.server.grpc.AdminService;
 import io.cutpoint.server.grpc.CallThreads;
 import io.cutpoint.server.grpc.CoordinatorService;
+import io.cutpoint.server.grpc.KeepAlivePermit;
 import io.cutpoint.server.grpc.SessionRegistry;
 import io.cutpoint.server.lifecycle.CompletedSnapshot;
 import io.cutpoint.server.lifecycle.ExecutorScheduler;
@@ -297,6 +298,7 @@ public final class CoordinatorServer implements AutoCloseable {
             .build();
     if (serverBuilder instanceof NettyServerBuilder netty) {
       CallThreads.uploadsOnTransport(netty); // an upload costs no hop to an executor
+      KeepAlivePermit.apply(netty); // workers that follow a leader ping it
     }
     Server server;
     try {

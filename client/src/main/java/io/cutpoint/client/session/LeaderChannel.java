@@ -35,6 +35,16 @@ public final class LeaderChannel extends ManagedChannel {
   /** The start of a standby's refusal; the leader's address follows it. */
   static final String NOT_LEADER = "not the leader; the leader is ";
 
+  /**
+   * A stream silent this long is pinged (gRPC's shortest keepalive), and broken when the ping has
+   * no answer within {@link #KEEPALIVE_TIMEOUT_SECONDS}: a leader that froze (a stopped process, a
+   * dead host whose connection never closed) then ends its workers' streams, and they move on to
+   * its successor. The coordinators accept the pings ({@code KeepAlivePermit}).
+   */
+  static final long KEEPALIVE_SECONDS = 10;
+
+  static final long KEEPALIVE_TIMEOUT_SECONDS = 5;
+
   private final List<String> seeds;
   private final Function<String, ManagedChannel> open;
   private final Map<String, ManagedChannel> channels = new LinkedHashMap<>(); // guarded by this
@@ -56,7 +66,14 @@ public final class LeaderChannel extends ManagedChannel {
    * A channel over {@code addresses} ({@code host:port}, tried in turn) with {@code credentials}.
    */
   public static LeaderChannel forAddresses(List<String> addresses, ChannelCredentials credentials) {
-    return new LeaderChannel(addresses, a -> Grpc.newChannelBuilder(a, credentials).build());
+    return new LeaderChannel(
+        addresses,
+        a ->
+            Grpc.newChannelBuilder(a, credentials)
+                .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+                .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .keepAliveWithoutCalls(true)
+                .build());
   }
 
   /** The address the next call goes to. */

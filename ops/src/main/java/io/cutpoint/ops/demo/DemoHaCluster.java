@@ -5,6 +5,7 @@ import io.cutpoint.ha.node.HaCoordinator;
 import io.cutpoint.ops.local.LocalSharedStore;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
+import io.cutpoint.server.grpc.KeepAlivePermit;
 import io.cutpoint.storage.SnapshotStore;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -111,7 +112,9 @@ final class DemoHaCluster implements AutoCloseable {
                     config,
                     new SimpleMeterRegistry(),
                     capturing(
-                        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port)),
+                        KeepAlivePermit.apply(
+                            NettyServerBuilder.forAddress(
+                                new InetSocketAddress("127.0.0.1", port))),
                         netty),
                     client,
                     shared.newS3Client(),

@@ -19,9 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code kill -CONT}): it must step down, not keep leading. Its term commits nothing after the new
  * one was taken, the workers follow the new leader's term, and the new leader commits.
  *
- * <p>While the old leader is frozen its workers stay on their open streams to it (a session does
- * not notice a coordinator that stopped answering, operations.md section 11), so the new leader's
- * first commit comes after the thaw.
+ * <p>The new leader commits while the old one is still frozen: the workers' keepalive pings go
+ * unanswered, their streams to the frozen leader break and they join its successor.
  */
 class FrozenLeaderTest {
   private static final List<String> ACCOUNTS = List.of("a", "b", "c");
@@ -53,6 +52,12 @@ class FrozenLeaderTest {
           "HA freeze: %s frozen, %s leads term %d after %d ms%n",
           old, next, newTerm.number(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt));
       long refusedBefore = cluster.bank.refusedStaleTermMessages();
+      SnapshotChecker.Outcome first = cluster.awaitFullCommitAfter(newTerm.zxid());
+      System.out.printf(
+          "HA freeze: commit %d by term %d %d ms after the freeze, the old leader still frozen%n",
+          first.snapshotId(),
+          newTerm.number(),
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt));
 
       cluster.nodes.thaw(old);
       // it wakes up with its coordinator running: it must find out and stop, while the new leader
@@ -61,7 +66,6 @@ class FrozenLeaderTest {
           .atMost(HaProcessCluster.WAIT)
           .during(Duration.ofSeconds(3))
           .until(() -> !cluster.nodes.serving(old) && cluster.nodes.serving(next));
-      SnapshotChecker.Outcome first = cluster.awaitFullCommitAfter(newTerm.zxid());
       assertThat(first.kind()).as(first.detail()).isEqualTo(SnapshotChecker.Kind.CONSERVED);
       assertThat(cluster.audit.term()).isEqualTo(newTerm);
       assertThat(cluster.audit.committedAfterReplaced(newTerm))

@@ -71,6 +71,7 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
             .start();
     if (builder instanceof io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder netty) {
       CallThreads.uploadsOnTransport(netty); // as on a single coordinator's port
+      KeepAlivePermit.apply(netty); // workers ping the leader to notice one that froze
     }
     try {
       this.server = builder.fallbackHandlerRegistry(this).build().start();
