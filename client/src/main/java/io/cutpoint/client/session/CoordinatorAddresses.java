@@ -56,8 +56,12 @@ public final class CoordinatorAddresses {
     return List.copyOf(seen);
   }
 
-  /** One {@code HOST:PORT}, trimmed. */
-  static String checkOne(String address) {
+  /**
+   * One {@code HOST:PORT}, trimmed.
+   *
+   * @throws IllegalArgumentException unless it is a host, a colon and a port from 1 to 65535
+   */
+  public static String checkOne(String address) {
     String t = address == null ? "" : address.trim();
     int colon = t.lastIndexOf(':');
     boolean ok = colon > 0 && colon < t.length() - 1;

@@ -109,22 +109,12 @@ public final class AdminOptions extends CoordinatorCredentials {
   }
 
   static String checkTarget(CommandSpec spec, String target) {
-    String t = target == null ? "" : target.trim();
-    int colon = t.lastIndexOf(':');
-    boolean ok = colon > 0 && colon < t.length() - 1;
-    if (ok) {
-      try {
-        int port = Integer.parseInt(t.substring(colon + 1));
-        ok = port > 0 && port <= 65535;
-      } catch (NumberFormatException e) {
-        ok = false;
-      }
-    }
-    if (!ok) {
+    try {
+      return CoordinatorAddresses.checkOne(target);
+    } catch (IllegalArgumentException e) {
       throw new ParameterException(
           spec.commandLine(),
           "--server must be HOST:PORT with a port 1-65535, got '" + target + "'");
     }
-    return t;
   }
 }
