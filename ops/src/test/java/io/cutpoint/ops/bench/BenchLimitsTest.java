@@ -137,7 +137,9 @@ class BenchLimitsTest {
     assertThat(json.get("snapshot_p50_ms_128_ring").isJsonNull())
         .as("no 128-worker ring was asked for")
         .isTrue();
-    assertThat(json.get("cpu_ms_per_snapshot_8_mesh").getAsDouble()).isPositive();
+    // CPU per snapshot is process CPU minus the idle baseline: in a 3-sample run on a shared
+    // machine the difference can fall below zero, so only its presence is checked here
+    assertThat(Double.isFinite(json.get("cpu_ms_per_snapshot_8_mesh").getAsDouble())).isTrue();
     for (String idle : List.of("8_ring", "2_ring")) {
       assertThat(json.get("cpu_ms_per_snapshot_" + idle)).as(idle).isNotNull();
     }
