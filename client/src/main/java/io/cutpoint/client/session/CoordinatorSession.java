@@ -95,11 +95,13 @@ import org.slf4j.LoggerFactory;
  *       as dead), pending {@link #requestSnapshot()} futures fail, the state goes to CONNECTING,
  *       and the session re-joins after an exponential backoff (factor 2, &plusmn;20% jitter, from
  *       {@link SessionOptions#reconnectInitial()} up to {@link SessionOptions#reconnectMax()};
- *       reset by every welcome), with the worker's epoch at that time. A join refused with
- *       INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED, UNAUTHENTICATED or UNIMPLEMENTED
- *       is fatal: it is logged, reported to {@link SessionListener#fatal}, fails {@link #joined()}
- *       and {@link #closedFuture()}, and the state becomes CLOSED; the session then frees what it
- *       holds (and a channel it built) by itself, as {@link #close()} would.
+ *       reset by every welcome), with the worker's epoch at that time. A standby's refusal that
+ *       names the leader ({@link LeaderChannel}) is followed at once, up to {@link
+ *       RejoinDelay#MAX_REDIRECTS} in a row. A join refused with INVALID_ARGUMENT,
+ *       FAILED_PRECONDITION, PERMISSION_DENIED, UNAUTHENTICATED or UNIMPLEMENTED is fatal: it is
+ *       logged, reported to {@link SessionListener#fatal}, fails {@link #joined()} and {@link
+ *       #closedFuture()}, and the state becomes CLOSED; the session then frees what it holds (and a
+ *       channel it built) by itself, as {@link #close()} would.
  *   <li><b>Close.</b> {@link #close()} half-closes the stream (a graceful leave), waits for the
  *       coordinator to end it, then cancels it; cancels the upload and download in progress; closes
  *       the channel if the session built it.
@@ -131,7 +133,7 @@ public final class CoordinatorSession implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final UploadQueue uploads;
   private final CommandHandler commands;
-  private final Backoff backoff;
+  private final RejoinDelay rejoin;
   private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicReference<SessionState> state =
       new AtomicReference<>(SessionState.CONNECTING);
@@ -177,11 +179,12 @@ public final class CoordinatorSession implements AutoCloseable {
     this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
     this.shared = SharedThreads.acquire();
     this.timer = shared.timer();
-    this.backoff =
-        new Backoff(
-            options.reconnectInitial(),
-            options.reconnectMax(),
-            () -> ThreadLocalRandom.current().nextDouble());
+    this.rejoin =
+        new RejoinDelay(
+            new Backoff(
+                options.reconnectInitial(),
+                options.reconnectMax(),
+                () -> ThreadLocalRandom.current().nextDouble()));
     // uploads and downloads carry the current session's secret
     Channel transfers = io.grpc.ClientInterceptors.intercept(channel, secret);
     this.uploads =
@@ -385,7 +388,7 @@ public final class CoordinatorSession implements AutoCloseable {
     if (stopped) {
       return;
     }
-    if (channel instanceof ManagedChannel managed && backoff.attempts() > 0) {
+    if (channel instanceof ManagedChannel managed && rejoin.attempts() > 0) {
       managed.resetConnectBackoff(); // our backoff governs how soon we retry, not the channel's
     }
     SessionAttempt s = new SessionAttempt(++generation, new StreamEvents());
@@ -456,9 +459,10 @@ public final class CoordinatorSession implements AutoCloseable {
     s.markWelcomed();
     secret.set(message.getWelcome().getSessionSecret());
     cancel(joinTimeout);
-    backoff.reset();
+    rejoin.welcomed();
     worker.markJoined();
     boolean halted = commands.welcome(s, message.getWelcome());
+    uploads.joined(); // with this session's secret
     int fromCoordinator = message.getWelcome().getHeartbeatIntervalMs();
     Duration interval =
         options.heartbeatInterval() != null
@@ -500,6 +504,7 @@ public final class CoordinatorSession implements AutoCloseable {
       return;
     }
     stream = null;
+    uploads.left();
     cancel(heartbeat);
     cancel(joinTimeout);
     requests.failAll("the session of worker " + workerId + " ended: " + StatusText.of(status));
@@ -521,7 +526,7 @@ public final class CoordinatorSession implements AutoCloseable {
       return;
     }
     setState(SessionState.CONNECTING);
-    Duration delay = backoff.next();
+    Duration delay = rejoin.after(status);
     if (s.welcomed()) {
       log.warn(
           "worker {}: session lost ({} {}); re-joining in {} ms",
@@ -535,7 +540,7 @@ public final class CoordinatorSession implements AutoCloseable {
           workerId,
           status.getCode(),
           status.getDescription(),
-          backoff.attempts(),
+          rejoin.attempts(),
           delay.toMillis());
     }
     try {

@@ -24,8 +24,16 @@ import org.slf4j.LoggerFactory;
  * A channel to whichever of several coordinators leads. Each call goes to the current address; a
  * call that ends UNAVAILABLE moves the next call to the leader that the refusal names ("not the
  * leader; the leader is HOST:PORT"), or, without a name, to the next address in turn. A {@link
- * CoordinatorSession} over it re-joins after a failover as it re-joins after any lost stream, with
- * its usual backoff, without the worker restarting.
+ * CoordinatorSession} over it re-joins after a failover as it re-joins after any lost stream,
+ * without the worker restarting; it follows a refusal that names a leader at once ({@link
+ * #redirect}).
+ *
+ * <p>A coordinator that could not be reached (the call ended UNAVAILABLE without a standby's
+ * refusal: the connection failed or broke) is named in the {@value #UNREACHABLE_HEADER} header of
+ * the calls to the others, until one answers. A standby that the election still tells that the same
+ * coordinator leads (a killed leader keeps its place until its ZooKeeper session expires) holds the
+ * refusal back until a new leader is elected, and then names it, so that the worker re-joins as
+ * soon as the new leader serves rather than at its next backoff.
  *
  * <p>Thread-safe. Owns one channel per address it used; {@link #shutdown()} closes them all.
  */
@@ -34,6 +42,15 @@ public final class LeaderChannel extends ManagedChannel {
 
   /** The start of a standby's refusal; the leader's address follows it. */
   static final String NOT_LEADER = "not the leader; the leader is ";
+
+  /** The start of every standby's refusal, naming a leader or none. */
+  static final String REFUSAL = "not the leader";
+
+  /** The header naming the coordinator this channel could not reach (the server reads it too). */
+  static final String UNREACHABLE_HEADER = "cutpoint-unreachable-leader";
+
+  private static final Metadata.Key<String> UNREACHABLE =
+      Metadata.Key.of(UNREACHABLE_HEADER, Metadata.ASCII_STRING_MARSHALLER);
 
   /**
    * A stream silent this long is pinged (gRPC's shortest keepalive), and broken when the ping has
@@ -51,6 +68,7 @@ public final class LeaderChannel extends ManagedChannel {
   private String current; // guarded by this
   private int next; // guarded by this: the seed after current
   private boolean shutdown; // guarded by this
+  private String unreachable; // guarded by this: the last address not reached, until one answers
 
   LeaderChannel(List<String> addresses, Function<String, ManagedChannel> open) {
     if (addresses.isEmpty()) {
@@ -88,12 +106,35 @@ public final class LeaderChannel extends ManagedChannel {
     return channels.computeIfAbsent(address, open);
   }
 
+  /**
+   * True if {@code status} is a standby's refusal that names the leader: the caller may try again
+   * at once, since the standby held the refusal back while no useful leader was known.
+   */
+  public static boolean redirect(Status status) {
+    return status.getCode() == Status.Code.UNAVAILABLE
+        && leaderIn(status.getDescription()).isPresent();
+  }
+
+  /** The coordinator whose last call ended without reaching it, while no other one answered. */
+  synchronized Optional<String> unreachable() {
+    return Optional.ofNullable(unreachable);
+  }
+
+  /** A coordinator answered a call: whatever was unreachable before is no longer the point. */
+  private synchronized void answered() {
+    unreachable = null;
+  }
+
   /** Moves on after a call to {@code address} ended with {@code status}. */
   synchronized void ended(String address, Status status) {
     if (status.getCode() != Status.Code.UNAVAILABLE || !address.equals(current)) {
       return;
     }
     Optional<String> leader = leaderIn(status.getDescription());
+    String description = status.getDescription();
+    if (description == null || !description.startsWith(REFUSAL)) {
+      unreachable = address; // the connection failed or broke: the standbys hear of it
+    }
     String to;
     if (leader.isPresent() && !leader.get().equals(address)) {
       to = leader.get();
@@ -122,12 +163,20 @@ public final class LeaderChannel extends ManagedChannel {
   @Override
   public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
     String address = current();
+    Optional<String> lost = unreachable().filter(a -> !a.equals(address));
     ClientCall<Q, R> call = channel(address).newCall(method, options);
     return new ForwardingClientCall.SimpleForwardingClientCall<Q, R>(call) {
       @Override
       public void start(Listener<R> listener, Metadata headers) {
+        lost.ifPresent(a -> headers.put(UNREACHABLE, a));
         super.start(
             new ForwardingClientCallListener.SimpleForwardingClientCallListener<R>(listener) {
+              @Override
+              public void onHeaders(Metadata responseHeaders) {
+                answered();
+                super.onHeaders(responseHeaders);
+              }
+
               @Override
               public void onClose(Status status, Metadata trailers) {
                 ended(address, status);

@@ -18,6 +18,10 @@ import org.slf4j.LoggerFactory;
  * reports local failures and failed uploads to the coordinator as {@code snapshot_failed}. Every
  * field but {@code closed} is the loop's; the uploads themselves never block it ({@link
  * SnapshotUploader}).
+ *
+ * <p>An upload starts only while the session is joined: one completed between a lost stream and the
+ * next welcome (a peer's marker can arrive before the worker's own welcome) waits for that welcome,
+ * so that it carries the secret of the session the coordinator knows.
  */
 final class UploadQueue implements WorkerControl.LocalSnapshotListener {
 
@@ -46,6 +50,7 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   private volatile SnapshotUploader.Upload current;
   private volatile boolean closed;
+  private boolean joined; // between a welcome and the end of its stream
 
   UploadQueue(
       String workerId,
@@ -65,6 +70,19 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
   /** The coordinator aborted {@code snapshotId}: a queued upload of it is skipped. On the loop. */
   void aborted(long snapshotId) {
     aborted.remember(snapshotId);
+  }
+
+  /** The session was welcomed: the uploads that waited for it start. On the loop. */
+  void joined() {
+    joined = true;
+    if (current == null) {
+      startNext(waiting.poll());
+    }
+  }
+
+  /** The session's stream ended: uploads completed from now on wait for the next welcome. */
+  void left() {
+    joined = false;
   }
 
   /** The upload running now, if any (for tests). */
@@ -117,7 +135,7 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
       log.info("worker {}: not uploading snapshot {}, the session is closed", workerId, id);
       return;
     }
-    if (current == null) {
+    if (current == null && joined) {
       startNext(w);
     } else if (waiting.size() < capacity) {
       waiting.add(w);
@@ -181,6 +199,8 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
       }
       reports.uploadFailed(id, reason);
     }
-    startNext(waiting.poll());
+    if (joined) {
+      startNext(waiting.poll());
+    }
   }
 }

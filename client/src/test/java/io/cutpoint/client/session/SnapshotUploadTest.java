@@ -81,6 +81,29 @@ class SnapshotUploadTest {
   }
 
   @Test
+  void aSnapshotCompletedWhileTheSessionIsDownIsUploadedAfterTheNextWelcomeWithItsSecret()
+      throws Exception {
+    fake.welcome = fake.welcome.toBuilder().setSessionSecret("first").build();
+    joined(SessionOptions.defaults().withReconnect(Duration.ofMillis(10), Duration.ofMillis(50)));
+    coordinator.stop();
+    await().atMost(Duration.ofSeconds(5)).until(() -> session.state() == SessionState.CONNECTING);
+
+    // a peer's marker can complete a local snapshot before the worker's own welcome
+    worker.listener().completed(Pieces.completed(12, Pieces.state(1000, 4)));
+    fake.welcome = fake.welcome.toBuilder().setSessionSecret("second").build();
+    coordinator.start();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> outcomes.size() == 1);
+    assertThat(outcomes).containsExactly("uploaded 12 1000");
+    List<String> uploadSecrets =
+        coordinator.headers.stream()
+            .map(h -> h.get(SessionSecret.KEY))
+            .filter(java.util.Objects::nonNull)
+            .toList();
+    assertThat(uploadSecrets).containsExactly("second");
+  }
+
+  @Test
   void aSixtyFourMebibyteStateStreamsInChunksAndReassemblesExactly() throws Exception {
     joined(SessionOptions.defaults());
     byte[] state = Pieces.state(64 * MIB, 2);
