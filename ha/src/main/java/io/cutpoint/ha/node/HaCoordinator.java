@@ -105,7 +105,17 @@ public final class HaCoordinator implements AutoCloseable {
     this.port =
         LeaderPort.start(
             parts.port().maxInboundMessageSize(CoordinatorServer.MAX_INBOUND_MESSAGE_BYTES),
-            () -> self[0] == null ? Optional.empty() : self[0].leader());
+            new LeaderPort.Election() {
+              @Override
+              public Optional<String> leader() {
+                return self[0] == null ? Optional.empty() : self[0].leader();
+              }
+
+              @Override
+              public boolean starting() {
+                return self[0] != null && self[0].term().isPresent() && leader == null;
+              }
+            });
     this.address =
         parts.advertise() != null ? parts.advertise() : target(parts.config(), port.port());
     parts.zk().getConnectionStateListenable().addListener((client, state) -> connection(state));

@@ -21,6 +21,7 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.File;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,7 +29,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * One gRPC port that the coordinators of successive leader terms take in turn. Between terms (and
@@ -42,15 +42,25 @@ import java.util.function.Supplier;
  */
 public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
 
+  /** What the port's standby knows of the election. */
+  public interface Election {
+    /** The leader's {@code HOST:PORT} as the election names it now, if any; any thread. */
+    Optional<String> leader();
+
+    /** True while this port's coordinator has won the election but does not serve yet. */
+    boolean starting();
+  }
+
   private final Server server;
   private final Server local;
   private final io.grpc.ManagedChannel localChannel;
   private final HealthStatusManager standbyHealth = new HealthStatusManager();
   private final Map<String, ServerMethodDefinition<?, ?>> standby;
+  private final HeldRefusals held;
   private volatile Map<String, ServerMethodDefinition<?, ?>> methods;
   private TermServer current; // guarded by this
 
-  private LeaderPort(ServerBuilder<?> builder, Supplier<Optional<String>> leader)
+  private LeaderPort(ServerBuilder<?> builder, Election election, Duration maxHold)
       throws IOException {
     for (String name :
         List.of(
@@ -59,7 +69,9 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
             AdminGrpc.SERVICE_NAME)) {
       standbyHealth.setStatus(name, ServingStatus.NOT_SERVING);
     }
-    List<ServerServiceDefinition> services = new ArrayList<>(NotLeader.services(leader));
+    this.held = new HeldRefusals(election, maxHold);
+    List<ServerServiceDefinition> services =
+        new ArrayList<>(NotLeader.services(election::leader, held));
     services.add(standbyHealth.getHealthService().bindService());
     this.standby = index(services);
     this.methods = standby;
@@ -77,6 +89,7 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
       this.server = builder.fallbackHandlerRegistry(this).build().start();
     } catch (IOException | RuntimeException e) {
       local.shutdownNow();
+      held.close();
       throw e;
     }
     this.localChannel = io.grpc.inprocess.InProcessChannelBuilder.forName(name).build();
@@ -94,11 +107,19 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
    * Opens the port of {@code builder} (Netty in production, in-process in tests) with the standby
    * on it.
    *
-   * @param leader the leader's {@code HOST:PORT} for the standby's refusals, asked at every call
+   * @param election the leader's {@code HOST:PORT} for the standby's refusals, asked at every call,
+   *     and whether this port's coordinator is starting
    */
-  public static LeaderPort start(ServerBuilder<?> builder, Supplier<Optional<String>> leader)
+  public static LeaderPort start(ServerBuilder<?> builder, Election election) throws IOException {
+    return new LeaderPort(builder, election, HeldRefusals.MAX_HOLD);
+  }
+
+  /**
+   * As {@link #start(ServerBuilder, Election)}, holding a worker's call at most {@code maxHold}.
+   */
+  static LeaderPort start(ServerBuilder<?> builder, Election election, Duration maxHold)
       throws IOException {
-    return new LeaderPort(builder, leader);
+    return new LeaderPort(builder, election, maxHold);
   }
 
   @Override
@@ -137,6 +158,7 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
   /** Closes the port: refuses new calls, waits 5 s for those in progress, then ends them. */
   @Override
   public void close() {
+    held.close();
     standbyHealth.enterTerminalState();
     localChannel.shutdownNow();
     local.shutdownNow();
@@ -274,6 +296,7 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
       }
       install(this, methods);
       started = true;
+      held.releaseAll(); // the workers it held join this term's coordinator now
       return this;
     }
 

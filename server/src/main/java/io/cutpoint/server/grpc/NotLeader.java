@@ -15,9 +15,10 @@ import java.util.function.Supplier;
 /**
  * What a standby coordinator serves in place of the Coordinator and Admin services: every call of
  * either ends at once with UNAVAILABLE "not the leader; the leader is HOST:PORT", so that a
- * worker's join and an operator's command, read or write, go to the leader. Admin reads are not
- * answered from the shared catalog: one coordinator answers everything, and a standby never shows a
- * catalog that the leader is changing under it.
+ * worker's join and an operator's command, read or write, go to the leader. A worker's call is
+ * refused through {@link HeldRefusals}, which holds it while no useful leader is known. Admin reads
+ * are not answered from the shared catalog: one coordinator answers everything, and a standby never
+ * shows a catalog that the leader is changing under it.
  */
 public final class NotLeader {
 
@@ -47,31 +48,41 @@ public final class NotLeader {
     return address.isEmpty() ? Optional.empty() : Optional.of(address);
   }
 
-  /** The Coordinator and Admin services of a standby; {@code leader} is asked at every call. */
-  public static List<ServerServiceDefinition> services(Supplier<Optional<String>> leader) {
+  /**
+   * The Coordinator and Admin services of a standby; {@code leader} is asked at every Admin call,
+   * {@code workers} refuses (or holds) every Coordinator call.
+   */
+  static List<ServerServiceDefinition> services(
+      Supplier<Optional<String>> leader, HeldRefusals workers) {
     return List.of(
-        refusing(CoordinatorGrpc.getServiceDescriptor(), leader),
-        refusing(AdminGrpc.getServiceDescriptor(), leader));
+        refusing(CoordinatorGrpc.getServiceDescriptor(), workers::refuse),
+        refusing(
+            AdminGrpc.getServiceDescriptor(),
+            new Refusal() {
+              @Override
+              public <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Metadata headers) {
+                call.close(
+                    Status.UNAVAILABLE.withDescription(describe(leader.get())), new Metadata());
+                return new ServerCall.Listener<Q>() {};
+              }
+            }));
   }
 
-  private static ServerServiceDefinition refusing(
-      ServiceDescriptor service, Supplier<Optional<String>> leader) {
+  /** How one service's calls are refused. */
+  private interface Refusal {
+    <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Metadata headers);
+  }
+
+  private static ServerServiceDefinition refusing(ServiceDescriptor service, Refusal refusal) {
     ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(service);
     for (MethodDescriptor<?, ?> m : service.getMethods()) {
-      add(b, m, leader);
+      add(b, m, refusal);
     }
     return b.build();
   }
 
   private static <Q, R> void add(
-      ServerServiceDefinition.Builder b,
-      MethodDescriptor<Q, R> method,
-      Supplier<Optional<String>> leader) {
-    b.addMethod(
-        method,
-        (ServerCall<Q, R> call, Metadata headers) -> {
-          call.close(Status.UNAVAILABLE.withDescription(describe(leader.get())), new Metadata());
-          return new ServerCall.Listener<Q>() {};
-        });
+      ServerServiceDefinition.Builder b, MethodDescriptor<Q, R> method, Refusal refusal) {
+    b.addMethod(method, refusal::refuse);
   }
 }
