@@ -197,6 +197,7 @@ public final class CoordinatorContext {
     if (fresh) {
       rollback.onFreshWorkerJoined(decl.workerId());
     }
+    schedule.workerJoined(decl.workerId(), fresh);
   }
 
   /**

@@ -261,7 +261,13 @@ public final class CoordinatorServer implements AutoCloseable {
                 metrics));
     SnapshotSchedule schedule =
         new SnapshotSchedule(
-            config.snapshotInterval(), scheduler, lifecycle, store::unavailable, events, metrics);
+            config.snapshotInterval(),
+            scheduler,
+            lifecycle,
+            store::unavailable,
+            events,
+            metrics,
+            newestWorkers(store));
     CoordinatorContext ctx =
         new CoordinatorContext(
             new CoordinatorContext.Parts(
@@ -467,6 +473,15 @@ public final class CoordinatorServer implements AutoCloseable {
           }
         },
         ctx.config().heartbeatInterval());
+  }
+
+  /** The workers of the newest complete snapshot in {@code store}; none if it holds none. */
+  private static java.util.Set<String> newestWorkers(SnapshotStore store) {
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    store
+        .latestComplete()
+        .ifPresent(m -> m.getTopology().getWorkersList().forEach(w -> ids.add(w.getWorkerId())));
+    return ids;
   }
 
   /** Why the store cannot write (health is NOT_SERVING meanwhile), or empty. */

@@ -9,7 +9,9 @@ import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.lifecycle.TriggerResult;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -22,6 +24,13 @@ import org.slf4j.LoggerFactory;
  * when attempts start again, one INFO line and one {@code SNAPSHOTS_UNBLOCKED} event. Confined to
  * the coordinator loop, except the readers {@link #paused()} and {@link #blocked()}, which read
  * what the last event published.
+ *
+ * <p>A coordinator that starts over a store with complete snapshots (a restart, or a new leader of
+ * a highly available cluster) takes its first periodic snapshot as soon as every worker of the
+ * newest one has joined again with its state, instead of an interval after the start: the
+ * checkpoint that the outage aged is renewed at once. A worker of it that joins with a fresh state
+ * cancels that: its state is for a rollback to decide, and the next period's attempt goes ahead as
+ * usual.
  */
 public final class SnapshotSchedule {
 
@@ -35,6 +44,7 @@ public final class SnapshotSchedule {
   private final CoordinatorMetrics metrics;
   private final BlockedSnapshots blocked = new BlockedSnapshots();
   private volatile boolean paused;
+  private Set<String> awaited; // on the loop: workers of the newest snapshot not back yet, or null
 
   SnapshotSchedule(
       Duration interval,
@@ -42,8 +52,10 @@ public final class SnapshotSchedule {
       SnapshotLifecycle lifecycle,
       Supplier<Optional<String>> storeUnavailable,
       EventHub events,
-      CoordinatorMetrics metrics) {
+      CoordinatorMetrics metrics,
+      Set<String> awaited) {
     this.interval = interval;
+    this.awaited = awaited.isEmpty() || interval.isZero() ? null : new HashSet<>(awaited);
     this.loop = loop;
     this.lifecycle = lifecycle;
     this.storeUnavailable = storeUnavailable;
@@ -88,6 +100,27 @@ public final class SnapshotSchedule {
    */
   public CompletableFuture<Void> attempt() {
     return loop.callAsync(this::attemptOnLoop);
+  }
+
+  /**
+   * A worker joined ({@code fresh}: with its initial state); the first attempt goes now if it was
+   * the last of the newest snapshot's workers to come back. On the loop.
+   */
+  public void workerJoined(String workerId, boolean fresh) {
+    loop.checkInLoop("SnapshotSchedule");
+    if (awaited == null || !awaited.contains(workerId)) {
+      return;
+    }
+    if (fresh) {
+      awaited = null;
+      return;
+    }
+    awaited.remove(workerId);
+    if (awaited.isEmpty()) {
+      awaited = null;
+      log.info("every worker of the newest snapshot is back: snapshotting now");
+      var unused = attemptOnLoop(); // it reports its own outcome
+    }
   }
 
   private CompletableFuture<Void> attemptOnLoop() {

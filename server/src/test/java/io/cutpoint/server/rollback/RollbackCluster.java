@@ -74,11 +74,16 @@ final class RollbackCluster implements AutoCloseable {
   CoordinatorServer server;
 
   RollbackCluster(Path dir, CoordinatorConfig.Builder config, String... ids) {
+    this(dir, config, Duration.ZERO, ids);
+  }
+
+  /** With periodic snapshots every {@code interval} (zero: only on demand). */
+  RollbackCluster(Path dir, CoordinatorConfig.Builder config, Duration interval, String... ids) {
     this.dir = dir;
     this.config =
         config
             .dataDir(dir)
-            .snapshotInterval(Duration.ZERO)
+            .snapshotInterval(interval)
             .snapshotTimeout(Duration.ofSeconds(10))
             .heartbeatInterval(Duration.ofMillis(100))
             .heartbeatTimeout(Duration.ofSeconds(3))
