@@ -103,4 +103,14 @@ public abstract class ForwardingWorkerControl implements WorkerControl {
   public void setSnapshotListener(LocalSnapshotListener listener) {
     delegate.setSnapshotListener(listener);
   }
+
+  /**
+   * The worker's own: a channel on its event loop. The session still runs on a thread of its own
+   * (see above); only the channel's I/O shares the worker's loop.
+   */
+  @Override
+  public io.grpc.ManagedChannelBuilder<?> coordinatorChannel(
+      String target, io.grpc.ChannelCredentials credentials) {
+    return delegate.coordinatorChannel(target, credentials);
+  }
 }

@@ -393,6 +393,20 @@ public final class Worker implements WorkerControl, AutoCloseable {
     return sessionLoop;
   }
 
+  /**
+   * A channel to the coordinator on this worker's event loop ({@link
+   * WorkerControl#coordinatorChannel}): a command is read where the worker runs it, and an upload
+   * is written where the piece is captured. The price: a handler that keeps the loop busy also
+   * delays the session's heartbeats. Available once the worker is started; close the session and
+   * the channel before the worker.
+   */
+  @Override
+  public io.grpc.ManagedChannelBuilder<?> coordinatorChannel(
+      String target, io.grpc.ChannelCredentials credentials) {
+    running(); // port is written after transport: reading it first makes transport visible
+    return transport.coordinatorChannel(target, credentials);
+  }
+
   @Override
   public void halt(long newEpoch) {
     running();

@@ -83,6 +83,18 @@ public interface WorkerControl {
     return null;
   }
 
+  /**
+   * A builder of a channel to the coordinator at {@code target} ({@code host:port} or any gRPC
+   * target) for a {@link io.cutpoint.client.session.CoordinatorSession} of this worker. {@link
+   * Worker} runs the channel's I/O on its event loop, so that the session's messages reach the
+   * loop, and its uploads leave it, without a hand-off between threads; the default is an ordinary
+   * channel on gRPC's own threads. Whoever builds the channel closes it, after the session.
+   */
+  default io.grpc.ManagedChannelBuilder<?> coordinatorChannel(
+      String target, io.grpc.ChannelCredentials credentials) {
+    return io.grpc.Grpc.newChannelBuilder(target, credentials);
+  }
+
   /** Where finished or failed local snapshots go (one listener; replaces the previous one). */
   void setSnapshotListener(LocalSnapshotListener listener);
 

@@ -123,6 +123,18 @@ final class WorkerTransport {
         .build();
   }
 
+  /**
+   * A builder of a channel to the coordinator at {@code target} whose I/O runs on the worker's
+   * event loop, with a direct executor: the session's stream events, commands and upload writes
+   * then stay on the loop's thread instead of crossing from a gRPC thread.
+   */
+  NettyChannelBuilder coordinatorChannel(String target, ChannelCredentials credentials) {
+    return NettyChannelBuilder.forTarget(target, credentials)
+        .eventLoopGroup(loop)
+        .channelType(NioSocketChannel.class)
+        .directExecutor();
+  }
+
   ScheduledExecutorService timer() {
     return timer;
   }

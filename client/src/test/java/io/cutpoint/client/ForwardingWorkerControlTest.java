@@ -96,10 +96,26 @@ class ForwardingWorkerControlTest {
     if (type == java.util.SortedSet.class) {
       return new TreeSet<>(List.of("answer-of-" + m.getName()));
     }
+    if (type == io.grpc.ManagedChannelBuilder.class) {
+      return BUILDER;
+    }
     throw new AssertionError("no answer for " + m);
   }
 
+  private static final io.grpc.ChannelCredentials CREDENTIALS =
+      io.grpc.InsecureChannelCredentials.create();
+
+  /** The delegate's channel builder: one instance, so that the wrapper's answer can be compared. */
+  private static final io.grpc.ManagedChannelBuilder<?> BUILDER =
+      io.grpc.Grpc.newChannelBuilder("answer-of-coordinatorChannel:1", CREDENTIALS);
+
   private static Object argument(Class<?> type) {
+    if (type == io.grpc.ChannelCredentials.class) {
+      return CREDENTIALS;
+    }
+    if (type == String.class) {
+      return "coordinator-41:7070";
+    }
     if (type == long.class) {
       return 41L;
     }

@@ -18,7 +18,6 @@ import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -205,7 +204,8 @@ public final class CoordinatorSession implements AutoCloseable {
   }
 
   /**
-   * Builds a plaintext Netty channel to {@code target} ({@code host:port} or any gRPC target),
+   * Builds a plaintext channel to {@code target} ({@code host:port} or any gRPC target) with {@link
+   * WorkerControl#coordinatorChannel} (for a {@link io.cutpoint.client.Worker}: on its event loop),
    * starts a session over it, and closes the channel on {@link #close()}.
    */
   public static CoordinatorSession connect(
@@ -218,7 +218,7 @@ public final class CoordinatorSession implements AutoCloseable {
    */
   public static CoordinatorSession connect(
       String target, ChannelCredentials credentials, WorkerControl worker, SessionOptions options) {
-    ManagedChannel channel = NettyChannelBuilder.forTarget(target, credentials).build();
+    ManagedChannel channel = worker.coordinatorChannel(target, credentials).build();
     try {
       return new CoordinatorSession(channel, channel, worker, options).start();
     } catch (RuntimeException e) {

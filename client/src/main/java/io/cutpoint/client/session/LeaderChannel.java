@@ -7,6 +7,7 @@ import io.grpc.ForwardingClientCall;
 import io.grpc.ForwardingClientCallListener;
 import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -84,10 +85,21 @@ public final class LeaderChannel extends ManagedChannel {
    * A channel over {@code addresses} ({@code host:port}, tried in turn) with {@code credentials}.
    */
   public static LeaderChannel forAddresses(List<String> addresses, ChannelCredentials credentials) {
+    return forAddresses(addresses, a -> Grpc.newChannelBuilder(a, credentials));
+  }
+
+  /**
+   * A channel over {@code addresses}, each built by {@code builders} (for a worker's session,
+   * {@link io.cutpoint.client.WorkerControl#coordinatorChannel}: on the worker's event loop), with
+   * the keepalive that notices a frozen leader.
+   */
+  public static LeaderChannel forAddresses(
+      List<String> addresses, Function<String, ManagedChannelBuilder<?>> builders) {
     return new LeaderChannel(
         addresses,
         a ->
-            Grpc.newChannelBuilder(a, credentials)
+            builders
+                .apply(a)
                 .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
                 .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .keepAliveWithoutCalls(true)

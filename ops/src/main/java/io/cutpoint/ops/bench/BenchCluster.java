@@ -3,8 +3,8 @@ package io.cutpoint.ops.bench;
 import io.cutpoint.client.Worker;
 import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -90,8 +90,11 @@ final class BenchCluster implements AutoCloseable {
             .messageHandler(app)
             .build()
             .start();
+    // on the worker's event loop: commands and uploads cross no thread
     ManagedChannel channel =
-        ManagedChannelBuilder.forTarget(coordinator.target()).usePlaintext().build();
+        worker
+            .coordinatorChannel(coordinator.target(), InsecureChannelCredentials.create())
+            .build();
     try {
       CoordinatorSession session =
           new CoordinatorSession(
@@ -153,7 +156,7 @@ final class BenchCluster implements AutoCloseable {
   }
 
   /**
-   * Closes every session, then every worker and its coordinator channel, in parallel: each close
+   * Closes every session, then every coordinator channel and its worker, in parallel: each close
    * mostly waits for threads to end, and one after the other that adds up to seconds at 128
    * workers.
    */
@@ -162,13 +165,13 @@ final class BenchCluster implements AutoCloseable {
     parallel(n -> n.session().close());
     parallel(
         n -> {
-          n.worker().close();
-          n.channel().shutdownNow();
+          n.channel().shutdownNow(); // it runs on the worker's loop: closed before the worker
           try {
             n.channel().awaitTermination(5, TimeUnit.SECONDS);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
+          n.worker().close();
         });
     coordinator.close();
   }

@@ -78,7 +78,8 @@ public final class BankNode implements AutoCloseable {
             .messageHandler(account)
             .build()
             .start();
-    ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(coordinator, credentials).build();
+    // on the worker's event loop: commands and uploads cross no thread
+    ManagedChannel channel = worker.coordinatorChannel(coordinator, credentials).build();
     CoordinatorSession session;
     try {
       session = new CoordinatorSession(channel, worker, SESSION).start();
@@ -182,21 +183,20 @@ public final class BankNode implements AutoCloseable {
       return;
     }
     coordinatorChannel.shutdownNow();
+    awaitChannel(); // it runs on the worker's loop: closed before the worker
     worker.close();
     session.close();
-    awaitChannel();
   }
 
   /** Leaves the coordinator and stops the worker. */
   @Override
   public void close() {
     session.close();
-    worker.close();
-    if (coordinatorChannel == null) {
-      return;
+    if (coordinatorChannel != null) { // it runs on the worker's loop: closed before the worker
+      coordinatorChannel.shutdownNow();
+      awaitChannel();
     }
-    coordinatorChannel.shutdownNow();
-    awaitChannel();
+    worker.close();
   }
 
   private void awaitChannel() {
