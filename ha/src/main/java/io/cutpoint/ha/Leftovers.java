@@ -85,16 +85,16 @@ final class Leftovers {
   }
 
   /**
-   * Removes the objects of every snapshot that has no catalog entry or is not COMPLETE, except
-   * {@code keep} (pending in this store) and damaged ones.
+   * Removes the objects of every snapshot up to {@code maxId} that has no catalog entry or is not
+   * COMPLETE, except {@code keep} (pending in this store) and damaged ones.
    *
    * @return the ids whose objects were removed
    */
-  List<Long> sweep(Set<Long> keep) {
+  List<Long> sweep(Set<Long> keep, long maxId) {
     List<Long> removed = new ArrayList<>();
     for (String dir : bucket.dirs(keys.snapshotsRoot())) {
       long id = keys.idOf(dir);
-      if (id < 0 || keep.contains(id) || damaged.containsKey(id)) {
+      if (id < 0 || id > maxId || keep.contains(id) || damaged.containsKey(id)) {
         continue;
       }
       Optional<SnapshotManifest> m;

@@ -100,6 +100,7 @@ public final class S3SnapshotStore implements SnapshotStore {
   private final Object idLock = new Object();
   private List<Long> abortedOnOpen = List.of();
   private List<Long> removedOnOpen = List.of();
+  private volatile long reservedOnOpen; // the highest id an earlier leader could have used
   private long nextId;
   private long idLimit;
   private volatile boolean fenced;
@@ -125,6 +126,21 @@ public final class S3SnapshotStore implements SnapshotStore {
    */
   public static S3SnapshotStore open(
       S3Client s3, CuratorFramework zk, Location where, LeaderTerm term, Options options) {
+    S3SnapshotStore store = openDeferringSweep(s3, zk, where, term, options);
+    // nothing writes yet: every id may go, also one that no leader could have reserved
+    store.removedOnOpen = store.leftovers.sweep(Set.of(), Long.MAX_VALUE);
+    return store;
+  }
+
+  /**
+   * As {@link #open}, but leaves the objects of snapshots that did not commit to {@link
+   * #sweepLeftovers()}: a new leader calls it once it serves, so that walking the bucket is not on
+   * the path from the election to its first commit.
+   *
+   * @throws FencedException if {@code term} is no longer the current term
+   */
+  public static S3SnapshotStore openDeferringSweep(
+      S3Client s3, CuratorFramework zk, Location where, LeaderTerm term, Options options) {
     Catalog.ensure(zk, where.catalogPath());
     S3SnapshotStore store = new S3SnapshotStore(s3, zk, where, term, options);
     store.recover();
@@ -135,12 +151,27 @@ public final class S3SnapshotStore implements SnapshotStore {
     catalog.checkTerm("open");
     List<Long> ids = catalog.ids();
     abortedOnOpen = leftovers.abortPending(ids, options.clock());
-    removedOnOpen = leftovers.sweep(Set.of());
     long highest = ids.isEmpty() ? 0 : ids.get(ids.size() - 1);
+    // ids below the reserved mark may have been handed out by an earlier leader; this term's
+    // start at the mark or above (allocateSnapshotId)
+    reservedOnOpen = Math.max(highest, catalog.nextId().value() - 1);
     synchronized (idLock) {
       nextId = highest + 1;
       idLimit = nextId; // the first allocation reserves a block above the persisted mark
     }
+  }
+
+  /**
+   * Removes the objects of every snapshot that is not COMPLETE (nor damaged) among the ids that
+   * earlier leaders could have reserved when the store was opened. Every snapshot of this store's
+   * term has a higher id, so this may run on any thread while the store works.
+   *
+   * @return the ids whose objects were removed
+   */
+  public List<Long> sweepLeftovers() {
+    return guarded(
+        "remove the objects of uncommitted snapshots",
+        () -> leftovers.sweep(Set.of(), reservedOnOpen));
   }
 
   /** The snapshots that were PENDING when the store was opened and are now ABORTED. */
@@ -552,7 +583,7 @@ public final class S3SnapshotStore implements SnapshotStore {
           for (long id : deleted) {
             bucket.deleteAll(keys.snapshot(id), "retention: delete snapshot " + id);
           }
-          leftovers.sweep(pieces.ids());
+          leftovers.sweep(pieces.ids(), Long.MAX_VALUE);
           return deleted;
         });
   }

@@ -67,6 +67,16 @@ final class HaTestbed implements AutoCloseable {
     return store;
   }
 
+  /**
+   * Takes a new term and opens the store under it as a new leader does, its sweep left for later.
+   */
+  S3SnapshotStore openDeferringSweep(S3SnapshotStore.Location where) {
+    S3SnapshotStore store =
+        S3SnapshotStore.openDeferringSweep(s3.client(), zk, where, take(where), OPTIONS);
+    stores.add(store);
+    return store;
+  }
+
   /** Writes an object as a damaged disk, a stray writer or an operator would: no frame added. */
   void putRaw(String key, byte[] bytes) {
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();

@@ -232,6 +232,37 @@ class S3SnapshotStoreTest {
     assertReadsBack(reopened, done);
   }
 
+  /**
+   * A new leader opens the store without walking the bucket and sweeps once it serves: the earlier
+   * leader's uncommitted objects are still there after the open and gone after the sweep, while a
+   * snapshot this term writes meanwhile (a higher id, still pending) keeps every piece.
+   */
+  @Test
+  void aDeferredSweepRemovesTheEarlierLeadersLeftoversAndNothingOfThisTerm() {
+    S3SnapshotStore store = open();
+    SnapshotFixture done = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
+    done.store(store);
+    SnapshotFixture left = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
+    store.createPending(left.pending());
+    left.writePieces(store);
+    store.close();
+
+    S3SnapshotStore reopened = bed.openDeferringSweep(where);
+    assertThat(reopened.abortedOnOpen()).containsExactly(left.id);
+    assertThat(reopened.removedOnOpen()).isEmpty();
+    assertThat(bed.objects(where, left.id)).as("left for the sweep").isNotEmpty();
+    SnapshotFixture now = new SnapshotFixture(reopened.allocateSnapshotId(), 3000, 1024);
+    reopened.createPending(now.pending());
+    now.writePieces(reopened);
+
+    assertThat(reopened.sweepLeftovers()).containsExactly(left.id);
+    assertThat(bed.objects(where, left.id)).isEmpty();
+    assertThat(bed.objects(where, now.id)).as("this term's pending snapshot").isNotEmpty();
+    reopened.commit(now.complete());
+    assertReadsBack(reopened, now);
+    assertReadsBack(reopened, done);
+  }
+
   @Test
   void objectsOfSnapshotsWithoutACatalogEntryAreRemovedOnOpen() {
     S3SnapshotStore store = open();

@@ -75,6 +75,21 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
     return current != null;
   }
 
+  /** Starts snapshot {@code id} in epoch 0 on the live session. */
+  void startSnapshot(long id) {
+    send(
+        CoordinatorMessage.newBuilder()
+            .setStartSnapshot(
+                io.cutpoint.api.v1.StartSnapshot.newBuilder().setSnapshotId(id).setEpoch(0))
+            .build());
+  }
+
+  /** True once exactly {@code n} uploads arrived and every one ended OK. */
+  boolean uploadedOk(int n) {
+    return uploads.size() == n
+        && uploads.stream().allMatch(u -> u.status != null && u.status.isOk());
+  }
+
   List<WorkerMessage> received(WorkerMessage.BodyCase kind) {
     List<WorkerMessage> out = new ArrayList<>();
     for (WorkerMessage m : messages) {

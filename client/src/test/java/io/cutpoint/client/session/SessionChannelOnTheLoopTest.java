@@ -3,9 +3,6 @@ package io.cutpoint.client.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.cutpoint.api.v1.CoordinatorMessage;
-import io.cutpoint.api.v1.StartSnapshot;
-import io.cutpoint.client.StateHandler;
 import io.cutpoint.client.Worker;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -40,21 +37,7 @@ class SessionChannelOnTheLoopTest {
 
   private final FakeCoordinator fake = new FakeCoordinator();
   private final Server server;
-  private final Worker worker =
-      Worker.builder("looped")
-          .stateHandler(
-              new StateHandler() {
-                @Override
-                public byte[] capture() {
-                  return new byte[] {1, 2, 3};
-                }
-
-                @Override
-                public void restore(byte[] state) {}
-              })
-          .messageHandler((from, seq, payload) -> {})
-          .build()
-          .start();
+  private final Worker worker = SessionOnTheLoopTest.solo("looped");
 
   /** Threads on which the session's calls delivered a message, and on which they sent one. */
   private final Set<String> received = ConcurrentHashMap.newKeySet();
@@ -112,17 +95,8 @@ class SessionChannelOnTheLoopTest {
     channel = builder.intercept(new ThreadRecorder()).build();
     session = new CoordinatorSession(channel, worker, SessionOptions.defaults());
     session.start().joined().get(10, TimeUnit.SECONDS);
-    fake.send(
-        CoordinatorMessage.newBuilder()
-            .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(1).setEpoch(0))
-            .build());
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                fake.uploads.size() == 1
-                    && fake.uploads.get(0).status != null
-                    && fake.uploads.get(0).status.isOk());
+    fake.startSnapshot(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> fake.uploadedOk(1));
   }
 
   private String loopThread() throws Exception {

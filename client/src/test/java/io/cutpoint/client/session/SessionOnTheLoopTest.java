@@ -18,21 +18,26 @@ import org.junit.jupiter.api.Test;
 class SessionOnTheLoopTest {
 
   private final InProcessCoordinator coordinator = new InProcessCoordinator();
-  private final Worker worker =
-      Worker.builder("solo")
-          .stateHandler(
-              new StateHandler() {
-                @Override
-                public byte[] capture() {
-                  return new byte[] {1, 2, 3};
-                }
+  private final Worker worker = solo("solo");
 
-                @Override
-                public void restore(byte[] state) {}
-              })
-          .messageHandler((from, seq, payload) -> {})
-          .build()
-          .start();
+  /** A started worker with no channels whose state is always {1, 2, 3}. */
+  static Worker solo(String id) {
+    return Worker.builder(id)
+        .stateHandler(
+            new StateHandler() {
+              @Override
+              public byte[] capture() {
+                return new byte[] {1, 2, 3};
+              }
+
+              @Override
+              public void restore(byte[] state) {}
+            })
+        .messageHandler((from, seq, payload) -> {})
+        .build()
+        .start();
+  }
+
   private final CoordinatorSession session =
       new CoordinatorSession(coordinator.channel, worker, SessionOptions.defaults());
 

@@ -3,8 +3,6 @@ package io.cutpoint.client.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.cutpoint.api.v1.CoordinatorMessage;
-import io.cutpoint.api.v1.StartSnapshot;
 import io.cutpoint.client.StateHandler;
 import io.cutpoint.client.Worker;
 import java.time.Duration;
@@ -124,17 +122,8 @@ class WorkerThreadsTest {
    * their pieces: the commands and the uploads ran, on whatever threads the workers own.
    */
   private void snapshotUploadedBy(int n) {
-    coordinator.fake.send(
-        CoordinatorMessage.newBuilder()
-            .setStartSnapshot(StartSnapshot.newBuilder().setSnapshotId(1).setEpoch(0))
-            .build());
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                coordinator.fake.uploads.size() == n
-                    && coordinator.fake.uploads.stream()
-                        .allMatch(u -> u.status != null && u.status.isOk()));
+    coordinator.fake.startSnapshot(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> coordinator.fake.uploadedOk(n));
   }
 
   /** Each of {@code workers} owns exactly the threads {@code expected} names for thr-0. */

@@ -277,7 +277,9 @@ public final class HaCoordinator implements AutoCloseable {
     public void elected(LeaderTerm t) {
       S3SnapshotStore store = null;
       try {
-        store = S3SnapshotStore.open(parts.s3(), parts.zk(), parts.where(), t, Options.STORE);
+        store =
+            S3SnapshotStore.openDeferringSweep(
+                parts.s3(), parts.zk(), parts.where(), t, Options.STORE);
         if (!store.abortedOnOpen().isEmpty()) {
           log.warn("{} aborted {}, pending under the previous leader", t, store.abortedOnOpen());
         }
@@ -288,6 +290,7 @@ public final class HaCoordinator implements AutoCloseable {
                 parts.config(), parts.registry(), port.builder(t.number()), fenced);
         history.add("led term " + t.number());
         log.info("coordinator {} leads under {} on port {}", address, t, port.port());
+        sweepLeftovers(store, t);
       } catch (RuntimeException e) {
         if (store != null) {
           store.close();
@@ -311,6 +314,33 @@ public final class HaCoordinator implements AutoCloseable {
         was.close();
       }
     }
+  }
+
+  /**
+   * Removes the objects that earlier leaders' uncommitted snapshots left in the bucket, on a thread
+   * of its own once this term's coordinator serves: the first snapshot after a failover does not
+   * wait for the bucket to be walked. A failure is logged; retention sweeps again after each
+   * commit.
+   */
+  private void sweepLeftovers(S3SnapshotStore store, LeaderTerm t) {
+    Thread sweeper =
+        new Thread(
+            () -> {
+              try {
+                List<Long> removed = store.sweepLeftovers();
+                if (!removed.isEmpty()) {
+                  log.info("{} removed the objects of uncommitted snapshots {}", t, removed);
+                }
+              } catch (RuntimeException e) {
+                log.warn(
+                    "{} could not remove the objects of uncommitted snapshots: {}",
+                    t,
+                    e.toString());
+              }
+            },
+            "cutpoint-leftovers-" + t.number());
+    sweeper.setDaemon(true);
+    sweeper.start();
   }
 
   /** On Curator's event thread. */

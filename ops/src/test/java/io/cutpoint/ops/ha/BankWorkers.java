@@ -60,8 +60,10 @@ final class BankWorkers implements AutoCloseable {
               .messageHandler(account)
               .build()
               .start();
+      // on the worker's event loop, as Worker.Builder.coordinators builds it
       LeaderChannel channel =
-          LeaderChannel.forAddresses(coordinators, InsecureChannelCredentials.create());
+          LeaderChannel.forAddresses(
+              coordinators, a -> w.coordinatorChannel(a, InsecureChannelCredentials.create()));
       accounts.add(account);
       workers.add(w);
       channels.add(channel);

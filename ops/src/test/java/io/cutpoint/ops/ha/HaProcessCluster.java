@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
 /**
@@ -35,8 +36,16 @@ final class HaProcessCluster implements AutoCloseable {
   final CatalogAudit audit;
   BankWorkers bank;
 
+  /**
+   * The ensemble's tickTime in ms, {@code -Dcutpoint.ha.zk.tick-ms} (curator-test's default, 1 s,
+   * when unset). ZooKeeper expires a session only on a tick boundary, so a failover takes up to one
+   * tick more than the session timeout; a smaller tick measures what an ensemble tuned for fast
+   * failover gives.
+   */
+  static final int TICK_MS = Integer.getInteger("cutpoint.ha.zk.tick-ms", -1);
+
   HaProcessCluster(Path dir) throws Exception {
-    zk = new TestingCluster(3);
+    zk = TICK_MS > 0 ? new TestingCluster(ensemble(3, TICK_MS)) : new TestingCluster(3);
     S3Server s3server = null;
     CoordinatorProcesses processes = null;
     CuratorFramework c = null;
@@ -61,6 +70,14 @@ final class HaProcessCluster implements AutoCloseable {
     nodes = processes;
     client = c;
     audit = new CatalogAudit(client, CoordinatorProcesses.CLUSTER);
+  }
+
+  private static List<InstanceSpec> ensemble(int servers, int tickMs) {
+    List<InstanceSpec> specs = new java.util.ArrayList<>();
+    for (int i = 1; i <= servers; i++) {
+      specs.add(new InstanceSpec(null, -1, -1, -1, true, i, tickMs, -1));
+    }
+    return specs;
   }
 
   /** Starts three coordinators and the bank, and waits for a first snapshot of every account. */

@@ -96,19 +96,21 @@ class LeaderKillTest {
           cluster.nodes.kill(leader);
         }
         CoordinatorProcesses.Node next = cluster.nodes.awaitLeader(leader);
+        long servingMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         CatalogAudit.Term term = cluster.audit.term();
         terms.add(term);
         cluster.awaitCommitAfter(term.zxid(), maxIdBefore);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         failoverMs.add(ms);
         System.out.printf(
-            "HA kill %d (%s%s): %s -> %s, term %d, first commit after %d ms%n",
+            "HA kill %d (%s%s): %s -> %s, term %d, serving after %d ms, first commit after %d ms%n",
             k + 1,
             duringRollback ? "during a rollback" : "during snapshots",
             duringRollback ? (interrupted ? ", intent still persisted" : ", it had finished") : "",
             leader,
             next,
             term.number(),
+            servingMs,
             ms);
         cluster.nodes.restart(leader);
         cluster.assertStillComplete(before);
