@@ -105,6 +105,12 @@ final class PieceLedger {
             workerId + " in-flight messages",
             declared.getInFlightMessages(),
             piece.getInFlightMessages());
+        // when the coordinator got the piece (the snapshot's trace) is the coordinator's to say
+        piece =
+            piece.toBuilder()
+                .setHeaderReceivedMicros(declared.getHeaderReceivedMicros())
+                .setDeliveredMicros(declared.getDeliveredMicros())
+                .build();
       }
       pieces.add(piece);
       stateBytes += piece.getMeta().getStateBytes();

@@ -19,7 +19,9 @@ final class PendingLocalSnapshot {
   private final SortedMap<String, Long> sentAtCut;
   private final SortedMap<String, Long> receivedAtCut;
   private final SortedMap<String, RecordedChannel> recordings = new TreeMap<>();
+  private final long beganNanos;
   private final long startNanos;
+  private final SortedMap<String, Long> closedNanos = new TreeMap<>();
   private int openRecordings;
   private long recordedBytes;
 
@@ -29,8 +31,10 @@ final class PendingLocalSnapshot {
       CapturedState state,
       OutgoingChannel[] outgoing,
       IncomingChannel[] incoming,
+      long beganNanos,
       long startNanos) {
     this.snapshotId = snapshotId;
+    this.beganNanos = beganNanos;
     this.firstMarkerFrom = firstMarkerFrom;
     this.state = state;
     this.startNanos = startNanos;
@@ -50,13 +54,17 @@ final class PendingLocalSnapshot {
     }
   }
 
-  /** The marker of this snapshot arrived from {@code peer}; false when it was already closed. */
-  boolean closeRecording(String peer) {
+  /**
+   * The marker of this snapshot arrived from {@code peer} at {@code nowNanos}; false when it was
+   * already closed.
+   */
+  boolean closeRecording(String peer, long nowNanos) {
     RecordedChannel rec = recordings.get(peer);
     if (rec == null || !rec.isOpen()) {
       return false;
     }
     rec.close();
+    closedNanos.put(peer, nowNanos);
     openRecordings--;
     return true;
   }
@@ -88,6 +96,10 @@ final class PendingLocalSnapshot {
     LocalSnapshot cut =
         new LocalSnapshot(
             snapshotId, workerId, sentAtCut, receivedAtCut, channels, firstMarkerFrom);
-    return new CompletedLocalSnapshot(cut, state, nowNanos - startNanos);
+    return new CompletedLocalSnapshot(
+        cut,
+        state,
+        nowNanos - startNanos,
+        new LocalTimeline(beganNanos, startNanos, closedNanos, nowNanos));
   }
 }

@@ -221,7 +221,7 @@ public final class SnapshotEngine {
     }
     PendingLocalSnapshot p = pending.get(snapshotId);
     if (p != null) {
-      if (!p.closeRecording(from)) {
+      if (!p.closeRecording(from, options.nanoClock().getAsLong())) {
         ignoredMarkers++; // this channel is already closed for this snapshot
       } else if (p.allMarkersReceived()) {
         complete(p);
@@ -275,6 +275,7 @@ public final class SnapshotEngine {
   }
 
   private void recordState(long snapshotId, String firstMarkerFrom) {
+    long began = options.nanoClock().getAsLong();
     CapturedState state;
     try {
       state = Objects.requireNonNull(capture.capture(snapshotId), "captured state");
@@ -290,6 +291,7 @@ public final class SnapshotEngine {
             state,
             outgoing,
             incoming,
+            began,
             options.nanoClock().getAsLong());
     pending.put(snapshotId, p);
     for (OutgoingChannel out : outgoing) {

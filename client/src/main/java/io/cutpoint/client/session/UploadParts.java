@@ -3,6 +3,7 @@ package io.cutpoint.client.session;
 import com.google.protobuf.UnsafeByteOperations;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.Activity;
+import io.cutpoint.api.v1.ChannelClosed;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
@@ -12,8 +13,10 @@ import io.cutpoint.api.v1.UploadHeader;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.api.v1.WaitFor;
+import io.cutpoint.api.v1.WorkerTimeline;
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.client.engine.LocalTimeline;
 import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
 import java.util.ArrayList;
@@ -23,6 +26,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The parts of one snapshot upload, produced lazily in wire order: header, state chunks, channel
@@ -40,6 +44,7 @@ final class UploadParts implements Iterator<UploadPart> {
   private final List<String> channels;
   private final int stateChunks;
   private final long epoch;
+  private final LongSupplier nanoClock;
 
   private Stage stage = Stage.HEADER;
   private int nextChunk;
@@ -56,6 +61,15 @@ final class UploadParts implements Iterator<UploadPart> {
   }
 
   UploadParts(CompletedLocalSnapshot snapshot, long epoch, int chunkBytes) {
+    this(snapshot, epoch, chunkBytes, System::nanoTime);
+  }
+
+  /**
+   * @param nanoClock the worker engine's clock ({@link System#nanoTime()} in a {@code Worker}): the
+   *     header's timeline counts back from when it is built
+   */
+  UploadParts(CompletedLocalSnapshot snapshot, long epoch, int chunkBytes, LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
     this.snapshot = snapshot;
     this.state = snapshot.state().state();
     this.chunkBytes = chunkBytes;
@@ -82,7 +96,8 @@ final class UploadParts implements Iterator<UploadPart> {
       case HEADER -> {
         stage = stateChunks > 0 ? Stage.CHUNKS : afterChunks();
         return UploadPart.newBuilder()
-            .setHeader(UploadHeader.newBuilder().setMeta(meta(snapshot, epoch)))
+            .setHeader(
+                UploadHeader.newBuilder().setMeta(meta(snapshot, epoch, nanoClock.getAsLong())))
             .build();
       }
       case CHUNKS -> {
@@ -160,8 +175,11 @@ final class UploadParts implements Iterator<UploadPart> {
     return UploadPart.newBuilder().setChannel(part).build();
   }
 
-  /** The header's meta: counters, state size and CRC32C, the application's declarations. */
-  static LocalSnapshotMeta meta(CompletedLocalSnapshot snapshot, long epoch) {
+  /**
+   * The header's meta: counters, state size and CRC32C, the application's declarations, and the
+   * timeline, in microseconds before {@code sentNanos} (the engine's clock).
+   */
+  static LocalSnapshotMeta meta(CompletedLocalSnapshot snapshot, long epoch, long sentNanos) {
     LocalSnapshot cut = snapshot.cut();
     CapturedState captured = snapshot.state();
     LocalSnapshotMeta.Builder meta =
@@ -179,7 +197,25 @@ final class UploadParts implements Iterator<UploadPart> {
     for (CapturedState.WaitFor w : captured.waitingFor()) {
       meta.addWaitingFor(WaitFor.newBuilder().setPeer(w.peer()).setResource(w.resource()));
     }
+    LocalTimeline t = snapshot.timeline();
+    if (t.known()) {
+      WorkerTimeline.Builder timeline =
+          WorkerTimeline.newBuilder()
+              .setBeganMicros(before(sentNanos, t.beganNanos()))
+              .setCapturedMicros(before(sentNanos, t.capturedNanos()))
+              .setCompletedMicros(before(sentNanos, t.completedNanos()));
+      t.closedNanos()
+          .forEach(
+              (from, at) ->
+                  timeline.addClosed(
+                      ChannelClosed.newBuilder().setFrom(from).setMicros(before(sentNanos, at))));
+      meta.setTimeline(timeline);
+    }
     return meta.build();
+  }
+
+  private static long before(long sentNanos, long atNanos) {
+    return Math.max(0, sentNanos - atNanos) / 1_000;
   }
 
   private static List<ChannelCounter> counters(Map<String, Long> byPeer) {

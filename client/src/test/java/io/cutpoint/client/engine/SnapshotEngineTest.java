@@ -48,6 +48,40 @@ class SnapshotEngineTest {
     return messages.stream().map(InTransitMessage::seq).toList();
   }
 
+  /**
+   * The timeline of a completed local snapshot, on the engine's clock: the capture began and ended
+   * (the clock moves during the application's capture), then each recorded channel closed as its
+   * marker arrived, and the last marker completed it.
+   */
+  @Test
+  void aCompletedLocalSnapshotCarriesWhenEachStepHappened() {
+    SnapshotEngine e =
+        new SnapshotEngine(
+            "w",
+            List.of("x"),
+            List.of("x", "y", "z"),
+            id -> {
+              clock.addAndGet(40); // a capture that takes 40 ns
+              return CapturedState.of(b("s"));
+            },
+            out,
+            EngineOptions.defaults().withNanoClock(clock::get));
+    clock.set(2_000);
+    e.onMarker("y", 9, 0); // began at 2,000, captured at 2,040; y's channel is empty, not recorded
+    clock.set(2_500);
+    e.onMarker("z", 9, 0);
+    clock.set(3_100);
+    e.onMarker("x", 9, 0);
+
+    LocalTimeline t = out.completed().get(0).timeline();
+    assertThat(t.known()).isTrue();
+    assertThat(t.beganNanos()).isEqualTo(2_000);
+    assertThat(t.capturedNanos()).isEqualTo(2_040);
+    assertThat(t.closedNanos()).containsExactly(entry("x", 3_100L), entry("z", 2_500L));
+    assertThat(t.completedNanos()).isEqualTo(3_100);
+    assertThat(out.completed().get(0).recordingNanos()).isEqualTo(3_100 - 2_040);
+  }
+
   @Test
   void sendNumbersMessagesFromOnePerChannel() {
     SnapshotEngine e = engine(List.of("a", "b"), List.of());

@@ -85,6 +85,32 @@ class UploadPartsTest {
     assertThat(parts).noneMatch(UploadPart::hasStateChunk);
   }
 
+  /** The header's timeline counts back from when the header is built, in microseconds. */
+  @Test
+  void headerCarriesTheTimelineBeforeItWasSent() {
+    LocalSnapshot cut =
+        new LocalSnapshot(
+            1, "w", new TreeMap<>(), new TreeMap<>(Map.of("b", 0L)), new TreeMap<>(), null);
+    CompletedLocalSnapshot s =
+        new CompletedLocalSnapshot(
+            cut,
+            CapturedState.of(new byte[1]),
+            0,
+            new io.cutpoint.client.engine.LocalTimeline(
+                1_000_000, 1_200_000, Map.of("b", 3_000_000L), 3_000_000));
+    UploadPart header = new UploadParts(s, 0, 1000, () -> 5_500_000L).next();
+    io.cutpoint.api.v1.WorkerTimeline t = header.getHeader().getMeta().getTimeline();
+    assertThat(t.getBeganMicros()).isEqualTo(4_500);
+    assertThat(t.getCapturedMicros()).isEqualTo(4_300);
+    assertThat(t.getCompletedMicros()).isEqualTo(2_500);
+    assertThat(t.getClosedList())
+        .containsExactly(
+            io.cutpoint.api.v1.ChannelClosed.newBuilder().setFrom("b").setMicros(2_500).build());
+    // a piece without a timeline (built by hand) sends none
+    CompletedLocalSnapshot bare = new CompletedLocalSnapshot(cut, CapturedState.of(new byte[1]), 0);
+    assertThat(new UploadParts(bare, 0, 1000).next().getHeader().getMeta().hasTimeline()).isFalse();
+  }
+
   @Test
   void largeRecordingsAreSplitIntoBoundedPartsInOrder() {
     LocalSnapshot cut =

@@ -9,6 +9,7 @@ import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerDecl;
+import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.format.Human;
 import io.cutpoint.ops.format.Json;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = {
       "Show a snapshot: its manifest, per-worker pieces, and its channels.",
-      "Without --channel every channel is summarised; with --channel its recorded messages are listed."
+      "Without --channel every channel is summarised; with --channel its recorded messages are listed;"
+          + " with --trace, where its time went."
     })
 public final class ShowCommand extends AdminCommand {
 
@@ -42,6 +44,13 @@ public final class ShowCommand extends AdminCommand {
       paramLabel = "FROM->TO",
       description = "List the messages recorded in transit on this channel.")
   String channel;
+
+  @Option(
+      names = "--trace",
+      description =
+          "Show where the snapshot's time went: each worker's steps and the critical path, in ms"
+              + " from the start commands on the coordinator's clock.")
+  boolean trace;
 
   @Option(
       names = "--limit",
@@ -65,6 +74,14 @@ public final class ShowCommand extends AdminCommand {
     SnapshotManifest m =
         stub.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
     boolean stored = m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
+    if (trace) {
+      if (only != null) {
+        throw new ParameterException(
+            spec.commandLine(), "--trace and --channel do not go together");
+      }
+      showTrace(m, out);
+      return ExitCodes.OK;
+    }
     if (only != null) {
       showChannel(stub, m, only, out);
       return ExitCodes.OK;
@@ -179,6 +196,49 @@ public final class ShowCommand extends AdminCommand {
       }
       out.print(t.render());
     }
+  }
+
+  private void showTrace(SnapshotManifest m, PrintWriter out) {
+    SnapshotTrace t =
+        SnapshotTrace.of(m)
+            .orElseThrow(
+                () ->
+                    CliFailure.failed(
+                        "snapshot "
+                            + id
+                            + " has no trace: it has no piece, or its pieces were stored by a"
+                            + " coordinator older than the trace"));
+    if (json()) {
+      List<Object> workers = new ArrayList<>();
+      for (SnapshotTrace.Worker w : t.workers()) {
+        workers.add(
+            Json.object()
+                .put("worker_id", w.id())
+                .put("began_ms", w.began())
+                .put("captured_ms", w.captured())
+                .put("closed_ms", closed(w))
+                .put("completed_ms", w.completed())
+                .put("header_received_ms", w.headerReceived())
+                .put("delivered_ms", w.delivered()));
+      }
+      Json.Obj path = Json.object();
+      t.criticalPath().forEach(path::put);
+      out.println(
+          Json.object()
+              .id("snapshot_id", id)
+              .put("end_ms", t.endMillis())
+              .put("workers", workers)
+              .put("critical_path_worker", t.last().id())
+              .put("critical_path_ms", path));
+      return;
+    }
+    out.println(SnapshotTraceView.render(id, m.getStatus(), t));
+  }
+
+  private static Json.Obj closed(SnapshotTrace.Worker w) {
+    Json.Obj o = Json.object();
+    w.closed().forEach(o::put);
+    return o;
   }
 
   static List<ChannelRef> channelsOf(SnapshotManifest m) {

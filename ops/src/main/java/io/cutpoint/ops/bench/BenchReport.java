@@ -191,6 +191,7 @@ final class BenchReport {
           ms(row.cpuMillisPerSnapshot()));
     }
     b.append(t.render()).append('\n');
+    b.append(criticalPaths(r));
 
     OverheadPhase.Result o = r.overhead();
     b.append("Overhead: ").append(o.workers()).append(" workers, full mesh, saturating traffic\n");
@@ -390,7 +391,8 @@ final class BenchReport {
               .put("failed", row.failed())
               .put("limit_ms", r.limitMillis(row))
               .put("p50_over_limit", row.total().p50() / r.limitMillis(row))
-              .put("cpu_ms_per_snapshot", row.cpuMillisPerSnapshot()));
+              .put("cpu_ms_per_snapshot", row.cpuMillisPerSnapshot())
+              .put("critical_path_p50_ms", criticalPathJson(row)));
     }
     o.put("latency", latency);
     Alternating.Result ov = r.overhead().run();
@@ -488,6 +490,54 @@ final class BenchReport {
    * The top-level key of an idle 1 KiB row's CPU per snapshot, as {@code
    * cpu_ms_per_snapshot_8_mesh}.
    */
+  /** The rows whose critical path the tables break down: 2-worker ring and 8-worker mesh, idle. */
+  static boolean brokenDown(LatencyPhase.Row row) {
+    return !row.traffic()
+        && row.stateBytes() <= 1024
+        && BenchCoordinator.ROCKSDB.equals(row.store())
+        && ((row.workers() == 2 && row.layout().equals("ring"))
+            || (row.workers() == 8 && row.layout().equals("mesh")));
+  }
+
+  /**
+   * Where the p50 of the broken-down rows goes: the p50 of each step of the critical path (the
+   * trace through the last piece delivered, {@code cutpoint show ID --trace}), one line a row.
+   */
+  private static String criticalPaths(BenchResults r) {
+    StringBuilder b = new StringBuilder();
+    for (LatencyPhase.Row row : r.latency()) {
+      if (!brokenDown(row) || row.criticalPath().isEmpty()) {
+        continue;
+      }
+      if (b.length() == 0) {
+        b.append(
+            "Where the p50 goes (idle, 1 KiB; p50 of each step of the critical path through the"
+                + " last piece delivered, ms)\n");
+      }
+      b.append("  ").append(row.workers()).append(' ').append(row.layout()).append(": p50 ");
+      b.append(ms(row.total().p50())).append(" =");
+      StringBuilder steps = new StringBuilder();
+      double sum = 0;
+      for (var e : row.criticalPath().entrySet()) {
+        double p50 = e.getValue().p50();
+        sum += p50;
+        steps
+            .append(steps.length() == 0 ? " " : " + ")
+            .append(e.getKey())
+            .append(' ')
+            .append(ms(p50));
+      }
+      b.append(steps).append(" (steps sum to ").append(ms(sum)).append(")\n");
+    }
+    return b.length() == 0 ? "" : b.append('\n').toString();
+  }
+
+  private static Json.Obj criticalPathJson(LatencyPhase.Row row) {
+    Json.Obj o = Json.object();
+    row.criticalPath().forEach((step, samples) -> o.put(step.replace(' ', '_'), samples.p50()));
+    return o;
+  }
+
   static String cpuKey(int workers, String layout) {
     return "cpu_ms_per_snapshot_" + workers + "_" + layout;
   }

@@ -1,9 +1,12 @@
 package io.cutpoint.ops.bench;
 
 import io.cutpoint.api.v1.PhaseTimings;
+import io.cutpoint.ops.admin.SnapshotTrace;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.LongToDoubleFunction;
 
@@ -35,9 +38,16 @@ final class LatencyPhase {
       Samples commit,
       int failed,
       double cpuMillisPerSnapshot,
-      String store) {}
+      String store,
+      Map<String, Samples> criticalPath) {}
 
   private static final int WARM_UP = 5;
+
+  /**
+   * The step of the critical path outside the coordinator's trace: the admin call that triggers the
+   * snapshot, the trigger up to the start commands, and the reply after the commit.
+   */
+  static final String TRIGGER_AND_REPLY = "trigger and reply";
 
   /**
    * Unmeasured snapshots of the first configuration before the sweep, for at least this long (and
@@ -216,6 +226,7 @@ final class LatencyPhase {
     Samples markers = new Samples();
     Samples upload = new Samples();
     Samples commit = new Samples();
+    Map<String, Samples> path = new LinkedHashMap<>();
     int failed = 0;
     long deadline = Long.MAX_VALUE;
     long cpu0 = 0;
@@ -241,6 +252,16 @@ final class LatencyPhase {
       }
       PhaseTimings p = t.manifest().getTimings();
       total.add(t.clientMillis());
+      double client = t.clientMillis();
+      SnapshotTrace.of(t.manifest())
+          .ifPresent(
+              trace -> {
+                path.computeIfAbsent(TRIGGER_AND_REPLY, k -> new Samples())
+                    .add(Math.max(0, client - trace.endMillis()));
+                trace
+                    .criticalPath()
+                    .forEach((step, ms) -> path.computeIfAbsent(step, k -> new Samples()).add(ms));
+              });
       markers.add(p.getMarkerPropagationMicros() / 1000.0);
       upload.add(p.getUploadMicros() / 1000.0);
       commit.add(p.getCommitMicros() / 1000.0);
@@ -265,6 +286,7 @@ final class LatencyPhase {
         commit,
         failed,
         cpuPerSnapshot,
-        c.coordinator().storeName());
+        c.coordinator().storeName(),
+        path);
   }
 }

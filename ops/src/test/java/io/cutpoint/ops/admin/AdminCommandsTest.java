@@ -88,6 +88,32 @@ class AdminCommandsTest {
                 + "\"messages\":[{\"seq\":\"4\",\"payload_base64\":\"cGF5IDU=\"}]}");
   }
 
+  /**
+   * The trace places a worker's steps by its header's arrival (3.0 ms): it began 2.5 ms before
+   * that, captured 2.4 ms before, closed b's channel and completed 1.0 ms before; the coordinator
+   * got its piece whole at 3.5 ms and ended at 50 ms.
+   */
+  @Test
+  void showTraceBreaksTheSnapshotsTimeDown() {
+    Cli.Result r = run("show", "7", "--trace");
+    assertThat(r.code()).isEqualTo(0);
+    assertThat(r.out()).containsPattern("a\\s+0.50\\s+0.60\\s+2.00\\s+3.00\\s+3.50\\s+b@2.00");
+    assertThat(r.out())
+        .contains(
+            "Critical path, through a, the last piece delivered: start to capture 0.50, state"
+                + " capture 0.10, markers 1.40, to upload 1.00, upload 0.50, verify and commit"
+                + " 46.50");
+    Cli.Result json = run("show", "7", "--trace", "--json");
+    assertThat(json.out())
+        .contains(
+            "\"critical_path_worker\":\"a\"",
+            "\"closed_ms\":{\"b\":2}",
+            "\"verify and commit\":46.5");
+    Cli.Result both = run("show", "7", "--trace", "--channel", "a->b");
+    assertThat(both.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(both.err()).contains("--trace and --channel do not go together");
+  }
+
   @Test
   void showOfAMissingSnapshotOrChannelFailsClearly() {
     Cli.Result missing = run("show", "42");

@@ -77,11 +77,22 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
                   .setStateChunks(1)
                   .setInFlightMessages(2)
                   .setChannelBytes(10)
+                  .setHeaderReceivedMicros(3_000)
+                  .setDeliveredMicros(3_500)
                   .setMeta(
                       LocalSnapshotMeta.newBuilder()
                           .setStateBytes(2048)
                           .addSent(ChannelCounter.newBuilder().setPeer("b").setCount(5))
-                          .addReceived(ChannelCounter.newBuilder().setPeer("b").setCount(3))))
+                          .addReceived(ChannelCounter.newBuilder().setPeer("b").setCount(3))
+                          .setTimeline(
+                              io.cutpoint.api.v1.WorkerTimeline.newBuilder()
+                                  .setBeganMicros(2_500)
+                                  .setCapturedMicros(2_400)
+                                  .addClosed(
+                                      io.cutpoint.api.v1.ChannelClosed.newBuilder()
+                                          .setFrom("b")
+                                          .setMicros(1_000))
+                                  .setCompletedMicros(1_000))))
           .setTotalStateBytes(4096)
           .setTotalChannelBytes(10)
           .setInFlightMessages(2)

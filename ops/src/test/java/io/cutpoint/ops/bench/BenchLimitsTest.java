@@ -173,6 +173,26 @@ class BenchLimitsTest {
     assertThat(last.get("layout").getAsString()).isEqualTo("ring");
     assertThat(last.get("traffic").getAsBoolean()).isFalse();
 
+    // where the p50 goes: the trace's critical path, step by step, for the 2-ring and 8-mesh
+    assertThat(r.out()).contains("Where the p50 goes", "  2 ring: p50 ", "  8 mesh: p50 ");
+    for (JsonElement e : json.getAsJsonArray("latency")) {
+      JsonObject row = e.getAsJsonObject();
+      JsonObject path = row.getAsJsonObject("critical_path_p50_ms");
+      assertThat(path.keySet())
+          .as("the steps of %s", row)
+          .containsExactly(
+              "trigger_and_reply",
+              "start_to_capture",
+              "state_capture",
+              "markers",
+              "to_upload",
+              "upload",
+              "verify_and_commit");
+      assertThat(path.get("verify_and_commit").getAsDouble())
+          .as("the synced commit of %s", row)
+          .isPositive();
+    }
+
     JsonObject overhead = json.getAsJsonObject("overhead");
     assertSpread(overhead, "ratio", 6);
     assertThat(overhead.get("ratio").getAsDouble())

@@ -1,5 +1,6 @@
 package io.cutpoint.server.grpc;
 
+import io.cutpoint.api.v1.ChannelClosed;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.WaitFor;
@@ -48,6 +49,25 @@ final class PieceMetaCheck {
                 + " characters long; at most "
                 + WorkerIds.MAX_ID_LENGTH
                 + " are allowed");
+      }
+    }
+    return timeline(meta.getTimeline().getClosedList(), maxChannels);
+  }
+
+  /** The trace's closed channels: at most one per channel a worker may have, each a worker id. */
+  private static Optional<String> timeline(List<ChannelClosed> closed, int maxChannels) {
+    if (closed.size() > maxChannels) {
+      return Optional.of(
+          "header's timeline lists "
+              + closed.size()
+              + " closed channels; at most "
+              + maxChannels
+              + " are allowed");
+    }
+    for (ChannelClosed c : closed) {
+      Optional<String> q = WorkerIds.problem(c.getFrom());
+      if (q.isPresent()) {
+        return Optional.of("header: timeline: closed channel: " + q.get());
       }
     }
     return Optional.empty();

@@ -24,6 +24,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
@@ -79,6 +80,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
 
   private Phase phase = Phase.HEADER;
   private LocalSnapshotMeta meta;
+  private Instant headerAt; // when the header arrived, for the snapshot's trace
   private final CRC32C stateCrc = new CRC32C();
   private long stateBytes;
   private int chunks;
@@ -145,6 +147,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     if (phase != Phase.HEADER) {
       throw invalid("header sent twice");
     }
+    headerAt = ctx.clock().instant();
     if (m.getSnapshotId() <= 0) {
       throw invalid("header has no snapshot id");
     }
@@ -428,7 +431,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
         .writePiece(
             store ->
                 write(store, "the counters", s -> s.putWorkerMeta(stored.getSnapshotId(), stored)));
-    Piece piece = new Piece(stored, cut, chunks, recordedBytes);
+    Piece piece = new Piece(stored, cut, chunks, recordedBytes, headerAt);
     phase = Phase.DONE; // the loop answers from here on, and gives up the claim
     claimed = false;
     ctx.loop().execute(() -> acknowledged(piece, ctx.lifecycle().acknowledge(piece)));

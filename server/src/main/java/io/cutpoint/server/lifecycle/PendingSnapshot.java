@@ -107,15 +107,26 @@ public final class PendingSnapshot {
     return pieces.containsKey(workerId);
   }
 
-  /** Adds a worker's piece, delivered {@code at}. */
+  /**
+   * Adds a worker's piece, delivered {@code at}; the manifest lists it with when its header arrived
+   * and when it was delivered, from the start (the snapshot's trace).
+   */
   void add(Piece piece, Instant at) {
     pieces.put(piece.workerId(), piece);
-    listed.put(piece.workerId(), piece.toProto());
+    WorkerPiece.Builder listing = piece.toProto().toBuilder().setDeliveredMicros(sinceStart(at));
+    if (piece.headerAt() != null) {
+      listing.setHeaderReceivedMicros(sinceStart(piece.headerAt()));
+    }
+    listed.put(piece.workerId(), listing.build());
     manifest = null;
     if (firstUpload == null) {
       firstUpload = at;
     }
     lastUpload = at;
+  }
+
+  private long sinceStart(Instant at) {
+    return Math.max(0, Duration.between(startedAt, at).toNanos() / 1_000);
   }
 
   boolean allPiecesIn() {

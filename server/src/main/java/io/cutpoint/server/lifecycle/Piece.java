@@ -3,6 +3,7 @@ package io.cutpoint.server.lifecycle;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.LocalSnapshot;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -14,12 +15,23 @@ import java.util.Objects;
  * @param cut counters and recorded sequence numbers (payloads left empty)
  * @param stateChunks number of stored state chunks
  * @param channelBytes payload bytes of the recorded messages
+ * @param headerAt when the upload's header arrived (the coordinator's clock), or null
  */
-public record Piece(LocalSnapshotMeta meta, LocalSnapshot cut, int stateChunks, long channelBytes) {
+public record Piece(
+    LocalSnapshotMeta meta,
+    LocalSnapshot cut,
+    int stateChunks,
+    long channelBytes,
+    Instant headerAt) {
 
   public Piece {
     Objects.requireNonNull(meta, "meta");
     Objects.requireNonNull(cut, "cut");
+  }
+
+  /** A piece whose header's arrival is not known. */
+  public Piece(LocalSnapshotMeta meta, LocalSnapshot cut, int stateChunks, long channelBytes) {
+    this(meta, cut, stateChunks, channelBytes, null);
   }
 
   public String workerId() {
