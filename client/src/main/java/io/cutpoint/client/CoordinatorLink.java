@@ -10,9 +10,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A worker's own coordinator session ({@link Worker.Builder#coordinators}): a {@link
  * CoordinatorSession} over a {@link LeaderChannel} to the listed coordinators, which follows
- * whichever of them leads, its connections on the worker's event loop ({@link
- * WorkerControl#coordinatorChannel}). Opened by {@link Worker#start()}, closed by {@link
- * Worker#close()}, before the worker's loop stops.
+ * whichever of them leads. Opened by {@link Worker#start()}, closed by {@link Worker#close()}.
  */
 final class CoordinatorLink {
 
@@ -29,9 +27,7 @@ final class CoordinatorLink {
 
   /** Starts joining on behalf of {@code worker}, which must be started. */
   static CoordinatorLink open(Settings s, WorkerControl worker) {
-    LeaderChannel channel =
-        LeaderChannel.forAddresses(
-            s.addresses(), a -> worker.coordinatorChannel(a, s.credentials()));
+    LeaderChannel channel = LeaderChannel.forAddresses(s.addresses(), s.credentials());
     try {
       return new CoordinatorLink(
           channel, new CoordinatorSession(channel, worker, s.options()).start());

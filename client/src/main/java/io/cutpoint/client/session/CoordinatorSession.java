@@ -18,6 +18,7 @@ import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -204,9 +205,10 @@ public final class CoordinatorSession implements AutoCloseable {
   }
 
   /**
-   * Builds a plaintext channel to {@code target} ({@code host:port} or any gRPC target) with {@link
-   * WorkerControl#coordinatorChannel} (for a {@link io.cutpoint.client.Worker}: on its event loop),
-   * starts a session over it, and closes the channel on {@link #close()}.
+   * Builds a plaintext Netty channel to {@code target} ({@code host:port} or any gRPC target),
+   * starts a session over it, and closes the channel on {@link #close()}. (A channel from {@link
+   * WorkerControl#coordinatorChannel} runs on the worker's event loop instead: pass it to the
+   * constructor.)
    */
   public static CoordinatorSession connect(
       String target, WorkerControl worker, SessionOptions options) {
@@ -218,7 +220,7 @@ public final class CoordinatorSession implements AutoCloseable {
    */
   public static CoordinatorSession connect(
       String target, ChannelCredentials credentials, WorkerControl worker, SessionOptions options) {
-    ManagedChannel channel = worker.coordinatorChannel(target, credentials).build();
+    ManagedChannel channel = NettyChannelBuilder.forTarget(target, credentials).build();
     try {
       return new CoordinatorSession(channel, channel, worker, options).start();
     } catch (RuntimeException e) {

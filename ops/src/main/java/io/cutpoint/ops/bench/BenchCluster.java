@@ -3,8 +3,8 @@ package io.cutpoint.ops.bench;
 import io.cutpoint.client.Worker;
 import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -90,11 +90,8 @@ final class BenchCluster implements AutoCloseable {
             .messageHandler(app)
             .build()
             .start();
-    // on the worker's event loop: commands and uploads cross no thread
     ManagedChannel channel =
-        worker
-            .coordinatorChannel(coordinator.target(), InsecureChannelCredentials.create())
-            .build();
+        ManagedChannelBuilder.forTarget(coordinator.target()).usePlaintext().build();
     try {
       CoordinatorSession session =
           new CoordinatorSession(
@@ -165,7 +162,7 @@ final class BenchCluster implements AutoCloseable {
     parallel(n -> n.session().close());
     parallel(
         n -> {
-          n.channel().shutdownNow(); // it runs on the worker's loop: closed before the worker
+          n.channel().shutdownNow();
           try {
             n.channel().awaitTermination(5, TimeUnit.SECONDS);
           } catch (InterruptedException e) {

@@ -78,8 +78,7 @@ public final class BankNode implements AutoCloseable {
             .messageHandler(account)
             .build()
             .start();
-    // on the worker's event loop: commands and uploads cross no thread
-    ManagedChannel channel = worker.coordinatorChannel(coordinator, credentials).build();
+    ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(coordinator, credentials).build();
     CoordinatorSession session;
     try {
       session = new CoordinatorSession(channel, worker, SESSION).start();
@@ -183,7 +182,7 @@ public final class BankNode implements AutoCloseable {
       return;
     }
     coordinatorChannel.shutdownNow();
-    awaitChannel(); // it runs on the worker's loop: closed before the worker
+    awaitChannel();
     worker.close();
     session.close();
   }
@@ -192,7 +191,7 @@ public final class BankNode implements AutoCloseable {
   @Override
   public void close() {
     session.close();
-    if (coordinatorChannel != null) { // it runs on the worker's loop: closed before the worker
+    if (coordinatorChannel != null) {
       coordinatorChannel.shutdownNow();
       awaitChannel();
     }

@@ -60,10 +60,8 @@ final class BankWorkers implements AutoCloseable {
               .messageHandler(account)
               .build()
               .start();
-      // on the worker's event loop, as Worker.Builder.coordinators builds it
       LeaderChannel channel =
-          LeaderChannel.forAddresses(
-              coordinators, a -> w.coordinatorChannel(a, InsecureChannelCredentials.create()));
+          LeaderChannel.forAddresses(coordinators, InsecureChannelCredentials.create());
       accounts.add(account);
       workers.add(w);
       channels.add(channel);
