@@ -1,26 +1,22 @@
 package io.cutpoint.server.grpc;
 
+import static io.cutpoint.server.testing.RawPair.statusOf;
 import static io.cutpoint.server.testing.RawWorker.counter;
 import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ChannelRecording;
-import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotStatus;
-import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.UploadPart;
-import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,41 +31,22 @@ class SizeLimitsTest {
   private static final long RECORDED_LIMIT = 10;
 
   @TempDir Path dir;
+  private RawPair pair;
   private InProcessCoordinator coordinator;
-  private RawWorker a;
-  private RawWorker b;
   private long id;
 
   @BeforeEach
   void setUp() throws Exception {
-    coordinator =
-        new InProcessCoordinator(
+    pair =
+        new RawPair(
             InProcessCoordinator.config(dir).maxRecordedBytesPerSnapshot(RECORDED_LIMIT).build());
-    a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
-    b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
-    a.await(CoordinatorMessage::hasWelcome);
-    b.await(CoordinatorMessage::hasWelcome);
-    id =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    coordinator = pair.coordinator;
+    id = pair.snapshotId;
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    a.close();
-    b.close();
-    coordinator.close();
-  }
-
-  private static Status statusOf(CompletableFuture<UploadResult> f) throws Exception {
-    try {
-      f.get(30, TimeUnit.SECONDS);
-      return Status.OK;
-    } catch (ExecutionException e) {
-      return Status.fromThrowable(e.getCause());
-    }
+    pair.close();
   }
 
   /**

@@ -1,26 +1,25 @@
 package io.cutpoint.server.grpc;
 
+import static io.cutpoint.server.testing.RawPair.statusOf;
 import static io.cutpoint.server.testing.RawWorker.counter;
 import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cutpoint.api.v1.ChannelClosed;
-import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
-import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.api.v1.WorkerTimeline;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,34 +35,24 @@ import org.junit.jupiter.api.io.TempDir;
 class SnapshotTraceTest {
 
   @TempDir Path dir;
+  private RawPair pair;
   private InProcessCoordinator coordinator;
-  private RawWorker a;
-  private RawWorker b;
   private long id;
 
   @BeforeEach
   void setUp() throws Exception {
-    coordinator =
-        new InProcessCoordinator(
+    pair =
+        new RawPair(
             InProcessCoordinator.config(dir)
                 .limits(new CoordinatorConfig.WorkerLimits(16, 4, 128))
                 .build());
-    a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
-    b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
-    a.await(CoordinatorMessage::hasWelcome);
-    b.await(CoordinatorMessage::hasWelcome);
-    id =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    coordinator = pair.coordinator;
+    id = pair.snapshotId;
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    a.close();
-    b.close();
-    coordinator.close();
+    pair.close();
   }
 
   private static WorkerTimeline timeline(String closedFrom, int closedEntries) {
@@ -121,14 +110,5 @@ class SnapshotTraceTest {
     assertThat(s.getDescription())
         .isEqualTo("header's timeline lists 5 closed channels; at most 4 are allowed");
     assertThat(statusOf(upload("a", "b", timeline("b", 4))).isOk()).isTrue();
-  }
-
-  private static Status statusOf(CompletableFuture<UploadResult> f) throws Exception {
-    try {
-      f.get(30, TimeUnit.SECONDS);
-      return Status.OK;
-    } catch (ExecutionException e) {
-      return Status.fromThrowable(e.getCause());
-    }
   }
 }

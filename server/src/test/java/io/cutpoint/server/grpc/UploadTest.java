@@ -1,5 +1,6 @@
 package io.cutpoint.server.grpc;
 
+import static io.cutpoint.server.testing.RawPair.statusOf;
 import static io.cutpoint.server.testing.RawWorker.counter;
 import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ChannelRef;
-import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.DownloadRequest;
 import io.cutpoint.api.v1.GetChannelStateRequest;
@@ -18,12 +18,12 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
-import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.UploadHeader;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -32,7 +32,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -44,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 class UploadTest {
 
   @TempDir Path dir;
+  private RawPair pair;
   private InProcessCoordinator coordinator;
   private RawWorker a;
   private RawWorker b;
@@ -53,27 +53,20 @@ class UploadTest {
   void setUp() throws Exception {
     // raw workers send no heartbeats by themselves: a 64 MiB upload on a loaded machine must not
     // outlast their sessions
-    coordinator =
-        new InProcessCoordinator(
+    pair =
+        new RawPair(
             InProcessCoordinator.config(dir)
                 .heartbeatTimeout(java.time.Duration.ofMinutes(10))
                 .build());
-    a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
-    b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
-    a.await(CoordinatorMessage::hasWelcome);
-    b.await(CoordinatorMessage::hasWelcome);
-    id =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    coordinator = pair.coordinator;
+    a = pair.a;
+    b = pair.b;
+    id = pair.snapshotId;
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    a.close();
-    b.close();
-    coordinator.close();
+    pair.close();
   }
 
   /** a initiated with 3 sent to b; b had received 1 and recorded 2 and 3 on a -> b. */
@@ -103,15 +96,6 @@ class UploadTest {
         .admin()
         .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build())
         .getManifest();
-  }
-
-  private static Status statusOf(CompletableFuture<UploadResult> f) throws Exception {
-    try {
-      f.get(10, TimeUnit.SECONDS);
-      return Status.OK;
-    } catch (ExecutionException e) {
-      return Status.fromThrowable(e.getCause());
-    }
   }
 
   @Test
