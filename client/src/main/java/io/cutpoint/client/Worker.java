@@ -396,9 +396,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
   /**
    * A channel to the coordinator on this worker's event loop ({@link
    * WorkerControl#coordinatorChannel}): a command is read where the worker runs it, and an upload
-   * is written where the piece is captured. The price: a handler that keeps the loop busy also
-   * delays the session's heartbeats. Available once the worker is started; close the session and
-   * the channel before the worker.
+   * is written where the piece is captured. The price: under heavy traffic the session's reads and
+   * writes wait behind the data on the loop's thread (measured, the dataflow's snapshot p50 about
+   * doubled, while an idle 2-worker ring's went down by a millisecond: worker-sdk.md), and a
+   * handler that keeps the loop busy also delays the session's heartbeats. So it is an opt-in, for
+   * mostly idle clusters. Available once the worker is started; close the session and the channel
+   * before the worker.
    */
   @Override
   public io.grpc.ManagedChannelBuilder<?> coordinatorChannel(
