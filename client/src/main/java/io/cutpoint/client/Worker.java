@@ -398,7 +398,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
    * WorkerControl#coordinatorChannel}): a command is read where the worker runs it, and an upload
    * is written where the piece is captured. The price: under heavy traffic the session's reads and
    * writes wait behind the data on the loop's thread (measured, the dataflow's snapshot p50 about
-   * doubled, while an idle 2-worker ring's went down by a millisecond: worker-sdk.md), and a
+   * doubled, while an idle 2-worker ring's went down by up to a millisecond: worker-sdk.md), and a
    * handler that keeps the loop busy also delays the session's heartbeats. So it is an opt-in, for
    * mostly idle clusters. Available once the worker is started; close the session and the channel
    * before the worker.
