@@ -41,7 +41,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * into it from outside, through the store it is given and the port's server builder.
  *
  * <p>Threads: the election's thread ({@code cutpoint-election-ADDRESS}) starts and stops the
- * leader's coordinator; {@code cutpoint-ha-retry} delays a new attempt after a failed start.
+ * leader's coordinator; {@code cutpoint-ha} delays a new attempt after a failed start, and removes
+ * what earlier leaders left in the bucket once a new term serves.
  */
 public final class HaCoordinator implements AutoCloseable {
   private static final org.slf4j.Logger log =
@@ -81,7 +82,7 @@ public final class HaCoordinator implements AutoCloseable {
   private final Parts parts;
   private final LeaderPort port;
   private final String address;
-  private final ScheduledExecutorService retry;
+  private final ScheduledExecutorService background;
   private final List<String> history = new CopyOnWriteArrayList<>();
   private final LeaderElection election;
   private volatile CoordinatorServer leader;
@@ -94,10 +95,10 @@ public final class HaCoordinator implements AutoCloseable {
 
   private HaCoordinator(Parts parts) throws IOException {
     this.parts = parts;
-    this.retry =
+    this.background =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread t = new Thread(r, "cutpoint-ha-retry");
+              Thread t = new Thread(r, "cutpoint-ha");
               t.setDaemon(true);
               return t;
             });
@@ -132,7 +133,7 @@ public final class HaCoordinator implements AutoCloseable {
           LeaderElection.start(parts.zk(), parts.where().catalogPath(), address, new Listener());
     } catch (RuntimeException e) {
       port.close();
-      retry.shutdownNow();
+      background.shutdownNow();
       throw e;
     }
     self[0] = election;
@@ -264,7 +265,7 @@ public final class HaCoordinator implements AutoCloseable {
       return;
     }
     election.close();
-    retry.shutdownNow();
+    background.shutdownNow();
     port.close();
     parts.s3().close();
     parts.zk().close();
@@ -298,7 +299,8 @@ public final class HaCoordinator implements AutoCloseable {
         String why = "could not start leading under " + t + ": " + e.getMessage();
         log.error("{}; giving up the lead in {}", why, RETRY_PAUSE, e);
         history.add("failed term " + t.number() + ": " + e.getMessage());
-        retry.schedule(() -> election.stepDown(why), RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+        background.schedule(
+            () -> election.stepDown(why), RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
       }
     }
 
@@ -317,30 +319,24 @@ public final class HaCoordinator implements AutoCloseable {
   }
 
   /**
-   * Removes the objects that earlier leaders' uncommitted snapshots left in the bucket, on a thread
-   * of its own once this term's coordinator serves: the first snapshot after a failover does not
+   * Removes the objects that earlier leaders' uncommitted snapshots left in the bucket, on {@code
+   * cutpoint-ha} once this term's coordinator serves: the first snapshot after a failover does not
    * wait for the bucket to be walked. A failure is logged; retention sweeps again after each
    * commit.
    */
   private void sweepLeftovers(S3SnapshotStore store, LeaderTerm t) {
-    Thread sweeper =
-        new Thread(
-            () -> {
-              try {
-                List<Long> removed = store.sweepLeftovers();
-                if (!removed.isEmpty()) {
-                  log.info("{} removed the objects of uncommitted snapshots {}", t, removed);
-                }
-              } catch (RuntimeException e) {
-                log.warn(
-                    "{} could not remove the objects of uncommitted snapshots: {}",
-                    t,
-                    e.toString());
-              }
-            },
-            "cutpoint-leftovers-" + t.number());
-    sweeper.setDaemon(true);
-    sweeper.start();
+    background.execute(
+        () -> {
+          try {
+            List<Long> removed = store.sweepLeftovers();
+            if (!removed.isEmpty()) {
+              log.info("{} removed the objects of uncommitted snapshots {}", t, removed);
+            }
+          } catch (RuntimeException e) {
+            log.warn(
+                "{} could not remove the objects of uncommitted snapshots: {}", t, e.toString());
+          }
+        });
   }
 
   /** On Curator's event thread. */

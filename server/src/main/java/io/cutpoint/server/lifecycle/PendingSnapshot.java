@@ -113,11 +113,8 @@ public final class PendingSnapshot {
    */
   void add(Piece piece, Instant at) {
     pieces.put(piece.workerId(), piece);
-    WorkerPiece.Builder listing = piece.toProto().toBuilder().setDeliveredMicros(sinceStart(at));
-    if (piece.headerAt() != null) {
-      listing.setHeaderReceivedMicros(sinceStart(piece.headerAt()));
-    }
-    listed.put(piece.workerId(), listing.build());
+    long header = piece.headerAt() == null ? 0 : sinceStart(piece.headerAt());
+    listed.put(piece.workerId(), piece.toProto(header, sinceStart(at)));
     manifest = null;
     if (firstUpload == null) {
       firstUpload = at;

@@ -46,13 +46,19 @@ public record Piece(
     return cut.inFlightMessages();
   }
 
-  public WorkerPiece toProto() {
+  /**
+   * The piece as a manifest lists it, with its trace stamps: microseconds from the snapshot's start
+   * to its header's arrival (0 when unknown) and to its delivery.
+   */
+  public WorkerPiece toProto(long headerReceivedMicros, long deliveredMicros) {
     return WorkerPiece.newBuilder()
         .setWorkerId(workerId())
         .setMeta(meta)
         .setStateChunks(stateChunks)
         .setChannelBytes(channelBytes)
         .setInFlightMessages(inFlightMessages())
+        .setHeaderReceivedMicros(headerReceivedMicros)
+        .setDeliveredMicros(deliveredMicros)
         .build();
   }
 }
