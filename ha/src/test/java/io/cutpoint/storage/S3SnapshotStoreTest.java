@@ -209,8 +209,8 @@ class S3SnapshotStoreTest {
         .isInstanceOf(NotPendingException.class);
   }
 
-  @Test
-  void pendingLeftoversAreAbortedWithTheirObjectsRemovedOnReopen() {
+  /** A committed snapshot and one left PENDING with all its pieces, by a store now closed. */
+  private SnapshotFixture[] committedAndLeftPending() {
     S3SnapshotStore store = open();
     SnapshotFixture done = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
     done.store(store);
@@ -219,6 +219,14 @@ class S3SnapshotStoreTest {
     left.writePieces(store);
     store.close();
     assertThat(bed.objects(where, left.id)).isNotEmpty();
+    return new SnapshotFixture[] {done, left};
+  }
+
+  @Test
+  void pendingLeftoversAreAbortedWithTheirObjectsRemovedOnReopen() {
+    SnapshotFixture[] s = committedAndLeftPending();
+    SnapshotFixture done = s[0];
+    SnapshotFixture left = s[1];
 
     S3SnapshotStore reopened = open();
     assertThat(reopened.abortedOnOpen()).containsExactly(left.id);
@@ -239,13 +247,9 @@ class S3SnapshotStoreTest {
    */
   @Test
   void aDeferredSweepRemovesTheEarlierLeadersLeftoversAndNothingOfThisTerm() {
-    S3SnapshotStore store = open();
-    SnapshotFixture done = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
-    done.store(store);
-    SnapshotFixture left = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
-    store.createPending(left.pending());
-    left.writePieces(store);
-    store.close();
+    SnapshotFixture[] s = committedAndLeftPending();
+    SnapshotFixture done = s[0];
+    SnapshotFixture left = s[1];
 
     S3SnapshotStore reopened = bed.openDeferringSweep(where);
     assertThat(reopened.abortedOnOpen()).containsExactly(left.id);
