@@ -123,7 +123,8 @@ public final class HaCoordinator implements AutoCloseable {
     Gauge.builder("cutpoint.ha.leader", this, n -> n.leader == null ? 0 : 1)
         .description("1 while this server leads its cluster, else 0")
         .register(parts.registry());
-    Gauge.builder("cutpoint.ha.zookeeper.connected", this, n -> n.zookeeper.isConnected() ? 1 : 0)
+    Gauge.builder(
+            "cutpoint.ha.zookeeper.connected", this, n -> n.connectionState().isConnected() ? 1 : 0)
         .description(
             "1 while this server's ZooKeeper session is connected to a quorum, else 0: without it"
                 + " no server can lead or commit")
@@ -220,11 +221,12 @@ public final class HaCoordinator implements AutoCloseable {
   }
 
   /**
-   * This server's ZooKeeper connection as Curator last reported it: CONNECTED or RECONNECTED while
-   * a quorum answers; SUSPENDED or LOST while none does, and then no server leads or commits.
+   * This server's ZooKeeper connection as Curator last reported it (SUSPENDED when the client has
+   * already lost it): CONNECTED or RECONNECTED while a quorum answers; SUSPENDED or LOST while none
+   * does, and then no server leads or commits.
    */
   public ConnectionState zookeeperState() {
-    return zookeeper;
+    return connectionState();
   }
 
   /** The address standbys name while this one leads. */
@@ -309,7 +311,8 @@ public final class HaCoordinator implements AutoCloseable {
     public void revoked(LeaderTerm t, String why) {
       CoordinatorServer was = leader;
       leader = null;
-      String reason = zookeeper.isConnected() ? why : why + "; ZooKeeper connection " + zookeeper;
+      ConnectionState zk = connectionState();
+      String reason = zk.isConnected() ? why : why + "; ZooKeeper connection " + zk;
       if (was != null) {
         log.warn("coordinator {} stops leading {}: {}", address, t, reason);
         history.add("stopped leading term " + t.number() + ": " + reason);
@@ -337,6 +340,18 @@ public final class HaCoordinator implements AutoCloseable {
                 "{} could not remove the objects of uncommitted snapshots: {}", t, e.toString());
           }
         });
+  }
+
+  /**
+   * The connection's state, checked against the client itself: the latch's revocation and the
+   * connection listener hear of a lost connection on different threads, in no fixed order, so the
+   * listener's last state may not have caught up yet; then it is SUSPENDED.
+   */
+  private ConnectionState connectionState() {
+    ConnectionState s = zookeeper;
+    return s.isConnected() && !parts.zk().getZookeeperClient().isConnected()
+        ? ConnectionState.SUSPENDED
+        : s;
   }
 
   /** On Curator's event thread. */
