@@ -12,10 +12,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The threads every worker of a process shares: one timer ({@code cutpoint-timer}) for linger
  * flushes, reconnects, parking sweeps and the coordinator sessions' heartbeats, join timeouts and
- * reconnect delays, and one Netty event loop group ({@code cutpoint-io}, one thread per core): each
- * worker takes one of its loops for its own event loop and all of its channels. Held while any
- * worker is started (or a session open); the last holder to let go stops them, so a process without
- * workers has none.
+ * reconnect delays, and one Netty event loop group ({@code cutpoint-io}, one thread per core, each
+ * started when first used) for the workers built with a shared event loop: such a worker takes one
+ * of its loops for its event loop and all of its channels. Held while any worker is started (or a
+ * session open); the last holder to let go stops them, so a process without workers has none.
  */
 public final class SharedThreads {
 

@@ -20,13 +20,14 @@ import java.util.function.Supplier;
  *
  * <h2>Threading</h2>
  *
- * <p>Each worker has one event loop: one of the Netty event loops of the process's shared I/O group
- * ({@code cutpoint-io-*}, shared by every worker of the process; see {@code SharedThreads}), which
- * carries all of the worker's channels too, its server's streams and its connections to peers. It
- * runs the snapshot engine, the {@link MessageHandler}, the {@link StateHandler} and the snapshot
- * listener, one call at a time; a frame runs its handlers where Netty reads it, and the frames the
- * worker writes join their connection on the same thread. {@link #send} may be called from a
- * handler (it goes straight through the engine) or from any other thread: then it takes the
+ * <p>Each worker has one event loop, a Netty event loop of its own ({@code cutpoint-<id>-events}),
+ * which carries all of the worker's channels too, its server's streams and its connections to
+ * peers. It runs the snapshot engine, the {@link MessageHandler}, the {@link StateHandler} and the
+ * snapshot listener, one call at a time; a frame runs its handlers where Netty reads it, and the
+ * frames the worker writes join their connection on the same thread. A process that hosts many
+ * workers can have them share the process's I/O loops instead ({@link Builder#sharedEventLoop},
+ * {@code cutpoint-io-*}, one per core; see {@code SharedThreads}). {@link #send} may be called from
+ * a handler (it goes straight through the engine) or from any other thread: then it takes the
  * channel's next sequence number and queues the message for the event loop, one hand-off and no
  * lock of the engine; the loop numbers queued messages in order before anything else it sends on
  * that channel. So a state capture always sits between two sends: every message numbered before it
@@ -40,12 +41,11 @@ import java.util.function.Supplier;
  * timeout passed, after which a handler's send into that channel throws {@link
  * SendTimeoutException}. Called from a handler while the worker is halted, it drops the message at
  * once and returns 0: the handler runs in an epoch that is being rolled back. A handler that blocks
- * stops its worker, and the other workers whose loops share its thread.
+ * stops its worker (and, with a shared loop, the other workers whose loops share its thread).
  *
  * <p>A coordinator session runs on the event loop too ({@link #eventLoop()}): its commands,
  * restores and uploads. The timer ({@code cutpoint-timer}) is shared by every worker of the
- * process, so a worker owns no thread; one built with {@link Builder#ioThreads ioThreads(n > 1)}
- * owns one, its own event loop ({@code cutpoint-<id>-events}).
+ * process, so a worker owns one thread, its event loop, and none with a shared loop.
  */
 public final class Worker implements WorkerControl, AutoCloseable {
 
@@ -135,7 +135,10 @@ public final class Worker implements WorkerControl, AutoCloseable {
     ChannelOptions o = config.channelOptions;
     transport =
         new WorkerTransport(
-            config.workerId, config.ioThreads, config.serverCredentials, config.channelCredentials);
+            config.workerId,
+            config.sharedEventLoop,
+            config.serverCredentials,
+            config.channelCredentials);
     loop.start(transport.loop());
     int bound;
     try {
@@ -555,7 +558,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private ParkingLimits parkingLimits = ParkingLimits.defaults();
     private EngineOptions engineOptions = EngineOptions.defaults();
     private io.micrometer.core.instrument.MeterRegistry registry;
-    private int ioThreads = 1;
+    private boolean sharedEventLoop;
     private long epoch;
     private io.grpc.ServerCredentials serverCredentials;
     private io.grpc.ChannelCredentials channelCredentials;
@@ -692,15 +695,14 @@ public final class Worker implements WorkerControl, AutoCloseable {
     }
 
     /**
-     * More than 1: the worker gets an event loop of its own ({@code cutpoint-<id>-events}, one
-     * thread, which carries all its channels) instead of one of the process's shared I/O loops.
-     * Default 1.
+     * True: the worker runs on one of the process's shared I/O loops ({@code cutpoint-io-N}, one
+     * per core) and owns no thread, for a process that hosts more workers than it has cores, at the
+     * price of their sharing a thread (a handler that blocks stops every worker on its loop).
+     * Default false: an event loop of its own, {@code cutpoint-<id>-events}, which carries all its
+     * channels.
      */
-    public Builder ioThreads(int threads) {
-      if (threads < 1) {
-        throw new IllegalArgumentException("ioThreads must be >= 1");
-      }
-      this.ioThreads = threads;
+    public Builder sharedEventLoop(boolean shared) {
+      this.sharedEventLoop = shared;
       return this;
     }
 

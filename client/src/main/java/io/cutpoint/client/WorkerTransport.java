@@ -22,13 +22,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A worker's gRPC plumbing. One Netty event loop, taken from the process's shared group, carries
- * its channel server and all its client connections, and is the worker's event loop too: with
- * direct executors on both, a frame's handlers run where Netty reads it, and a frame the worker
- * writes joins its connection on the same thread. The process's shared timer runs its parking
- * sweeps and reconnects (see {@link SharedThreads}). A worker built with more than one I/O thread
- * gets an event loop of its own instead, {@code cutpoint-<id>-events}: one thread, since all of a
- * worker's channels run on its loop.
+ * A worker's gRPC plumbing. One Netty event loop carries its channel server and all its client
+ * connections, and is the worker's event loop too: with direct executors on both, a frame's
+ * handlers run where Netty reads it, and a frame the worker writes joins its connection on the same
+ * thread. The loop is the worker's own, {@code cutpoint-<id>-events} (one thread, since all of its
+ * channels run on it), or, for a worker built with a shared loop, one of the process's shared group
+ * {@code cutpoint-io-N}. The process's shared timer runs its parking sweeps and reconnects (see
+ * {@link SharedThreads}).
  */
 final class WorkerTransport {
 
@@ -45,8 +45,8 @@ final class WorkerTransport {
   private final ChannelCredentials channelCredentials;
   private Server server;
 
-  WorkerTransport(String workerId, int ioThreads) {
-    this(workerId, ioThreads, null, null);
+  WorkerTransport(String workerId, boolean sharedLoop) {
+    this(workerId, sharedLoop, null, null);
   }
 
   /**
@@ -55,7 +55,7 @@ final class WorkerTransport {
    */
   WorkerTransport(
       String workerId,
-      int ioThreads,
+      boolean sharedLoop,
       ServerCredentials serverCredentials,
       ChannelCredentials channelCredentials) {
     this.serverCredentials =
@@ -63,7 +63,7 @@ final class WorkerTransport {
     this.channelCredentials =
         channelCredentials == null ? InsecureChannelCredentials.create() : channelCredentials;
     shared = SharedThreads.acquire();
-    ownGroup = ioThreads == 1 ? null : new NioEventLoopGroup(1, new Named(workerId));
+    ownGroup = sharedLoop ? null : new NioEventLoopGroup(1, new Named(workerId));
     loop = (ownGroup == null ? shared.io() : ownGroup).next();
     timer = shared.timer();
   }

@@ -34,11 +34,10 @@ class HandlerSendBackpressureTest {
             .withMaxItemsPerFrame(ITEMS_PER_FRAME)
             .withMaxUnacked(BOUND, 1 << 20)
             .withSendTimeout(Duration.ofSeconds(60));
-    // c stalls in its handler, on a loop of its own (the shared loops keep serving a and b).
+    // c stalls in its handler, on its own event loop (a's and b's loops keep serving them).
     try (Worker c =
             Worker.builder("bp-c")
                 .incoming("bp-b")
-                .ioThreads(2)
                 .stateHandler(new NoState())
                 .messageHandler(
                     (from, seq, payload) -> {

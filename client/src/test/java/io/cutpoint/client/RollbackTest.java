@@ -58,7 +58,6 @@ class RollbackTest {
     try (Worker b =
             Worker.builder("b")
                 .incoming("a", "c")
-                .ioThreads(2) // b's handler stalls: a loop of its own keeps a's and c's running
                 .stateHandler(bState)
                 .messageHandler(
                     (from, seq, payload) -> {

@@ -74,7 +74,7 @@ class SessionChannelOnTheLoopTest {
         worker.coordinatorChannel(
             "127.0.0.1:" + server.getPort(), InsecureChannelCredentials.create()));
     String loop = loopThread();
-    assertThat(loop).startsWith("cutpoint-io-");
+    assertThat(loop).isEqualTo("cutpoint-" + worker.workerId() + "-events");
     assertThat(received).as("threads that read the coordinator's messages").containsOnly(loop);
     assertThat(uploadsSent).as("threads that wrote the upload's parts").containsOnly(loop);
   }

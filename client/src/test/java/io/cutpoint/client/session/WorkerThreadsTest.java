@@ -15,12 +15,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker with its coordinator session owns no thread: its event loop is one of the process's
- * shared Netty I/O loops, which carries its channels too, so its handlers run where its frames are
- * read; the session's commands and uploads run there as well, and no {@code cutpoint-session-*}
- * thread exists. The timer and Netty's I/O threads are shared by every worker of the process,
- * however many there are. A worker built with more than one I/O thread owns one thread, its own
- * event loop.
+ * A worker with its coordinator session owns one thread, its event loop, a Netty event loop that
+ * carries its channels too, so its handlers run where its frames are read; the session's commands
+ * and uploads run there as well, and no {@code cutpoint-session-*} thread exists. The timer is
+ * shared by every worker of the process, however many there are. A worker built with a shared event
+ * loop owns no thread: it runs on one of the process's shared I/O loops.
  */
 class WorkerThreadsTest {
 
@@ -38,23 +37,24 @@ class WorkerThreadsTest {
   }
 
   @Test
-  void oneWorkerOwnsNoThread() throws Exception {
-    startRing(1, 1);
+  void aWorkerOwnsOneThreadItsEventLoop() throws Exception {
+    startRing(1, false);
+    snapshotUploadedBy(1);
+    assertOwnThreads(1, Set.of("cutpoint-thr-0-events"));
+    assertThat(named("cutpoint-io")).as("shared I/O threads").isEmpty();
+  }
+
+  @Test
+  void aWorkerOnASharedLoopOwnsNoThread() throws Exception {
+    startRing(1, true);
     snapshotUploadedBy(1);
     assertOwnThreads(1, Set.of());
     assertThat(named("cutpoint-io")).as("shared I/O threads").isNotEmpty();
   }
 
   @Test
-  void aWorkerWithMoreIoThreadsOwnsOneThreadItsEventLoop() throws Exception {
-    startRing(1, 2);
-    snapshotUploadedBy(1);
-    assertOwnThreads(1, Set.of("cutpoint-thr-0-events"));
-  }
-
-  @Test
-  void handlersRunOnTheIoThreadThatCarriesTheWorkersChannels() throws Exception {
-    startRing(3, 1);
+  void handlersRunOnTheEventLoopThatCarriesTheWorkersChannels() throws Exception {
+    startRing(3, false);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> workers.stream().allMatch(w -> handlerThreads.containsKey(w.workerId())));
@@ -64,14 +64,26 @@ class WorkerThreadsTest {
       w.execute(() -> loopThread.complete(Thread.currentThread().getName()));
       assertThat(handlerThreads.get(w.workerId()))
           .as("the thread of %s's message handler", w.workerId())
-          .startsWith("cutpoint-io-")
+          .isEqualTo("cutpoint-" + w.workerId() + "-events")
           .isEqualTo(loopThread.get(5, TimeUnit.SECONDS));
     }
   }
 
   @Test
-  void severalWorkersInOneProcessShareTheTimerAndTheIoThreads() throws Exception {
-    startRing(5, 1);
+  void severalWorkersInOneProcessShareTheTimer() throws Exception {
+    startRing(5, false);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> workers.get(0).allAcknowledged() && workers.get(0).sentCount("thr-1") == 1);
+    snapshotUploadedBy(5);
+    assertOwnThreads(5, Set.of("cutpoint-thr-0-events"));
+    assertThat(named("cutpoint-timer")).as("shared timers").hasSize(1);
+    assertThat(named("cutpoint-io")).as("shared I/O threads").isEmpty();
+  }
+
+  @Test
+  void severalWorkersOnSharedLoopsShareTheTimerAndTheIoThreads() throws Exception {
+    startRing(5, true);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> workers.get(0).allAcknowledged() && workers.get(0).sentCount("thr-1") == 1);
@@ -84,15 +96,15 @@ class WorkerThreadsTest {
   }
 
   /**
-   * Workers thr-0 .. thr-(n-1) with {@code ioThreads} each, in a ring (none for one worker), each
+   * Workers thr-0 .. thr-(n-1), on shared event loops or not, in a ring (none for one worker), each
    * joined, each having sent.
    */
-  private void startRing(int n, int ioThreads) throws Exception {
+  private void startRing(int n, boolean sharedLoops) throws Exception {
     for (int i = 0; i < n; i++) {
       String id = "thr-" + i;
       Worker.Builder b =
           Worker.builder(id)
-              .ioThreads(ioThreads)
+              .sharedEventLoop(sharedLoops)
               .stateHandler(new Stateless())
               .messageHandler(
                   (from, seq, payload) -> handlerThreads.put(id, Thread.currentThread().getName()));

@@ -45,9 +45,6 @@ public final class PhilosopherNode implements AutoCloseable {
     List<String> neighbours = Philosopher.neighbours(index, n);
     Worker worker =
         Worker.builder(philosopher.id())
-            // a loop of its own, as if each philosopher were its own process: one that is paused
-            // (a debugger, a test) never stalls its neighbours on a shared I/O thread
-            .ioThreads(2)
             .listenOn("127.0.0.1", 0)
             .outgoing(neighbours)
             .incoming(neighbours)
