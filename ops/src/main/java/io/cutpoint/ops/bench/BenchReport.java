@@ -492,8 +492,7 @@ final class BenchReport {
    */
   /** The rows whose critical path the tables break down: 2-worker ring and 8-worker mesh, idle. */
   static boolean brokenDown(LatencyPhase.Row row) {
-    return !row.traffic()
-        && row.stateBytes() <= 1024
+    return row.stateBytes() <= 1024
         && BenchCoordinator.ROCKSDB.equals(row.store())
         && ((row.workers() == 2 && row.layout().equals("ring"))
             || (row.workers() == 8 && row.layout().equals("mesh")));
@@ -511,10 +510,11 @@ final class BenchReport {
       }
       if (b.length() == 0) {
         b.append(
-            "Where the p50 goes (idle, 1 KiB; p50 of each step of the critical path through the"
+            "Where the p50 goes (1 KiB; p50 of each step of the critical path through the"
                 + " last piece delivered, ms)\n");
       }
-      b.append("  ").append(row.workers()).append(' ').append(row.layout()).append(": p50 ");
+      b.append("  ").append(row.workers()).append(' ').append(row.layout());
+      b.append(row.traffic() ? ", traffic" : ", idle").append(": p50 ");
       b.append(ms(row.total().p50())).append(" =");
       StringBuilder steps = new StringBuilder();
       double sum = 0;
