@@ -111,6 +111,10 @@ final class RocksHandles implements AutoCloseable {
             .setKeepLogFileNum(4)
             .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
             .setMaxBackgroundJobs(2)
+            // Start writing the log out every MiB while a large piece arrives, so that the synced
+            // commit after the last part flushes only the tail, not every state byte at once.
+            .setWalBytesPerSync(1L << 20)
+            .setBytesPerSync(1L << 20)
             // Damage stays contained: a table file that fails its checks does not stop the open,
             // and a compaction that meets a bad block does not turn the whole database read-only
             // (both do with paranoid checks). Every read still verifies block checksums, and
