@@ -473,7 +473,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
           synchronized (manifestWrites) {
             List<RetentionPlan.Entry> entries = new ArrayList<>();
             for (SnapshotManifest m :
-                reader.newestFirst(Set.of(), Integer.MAX_VALUE, false, damage)) {
+                reader.newestFirst(
+                    Set.of(), Integer.MAX_VALUE, false, damage, StoreReader::parseManifestHead)) {
               entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
               bytes.put(m.getSnapshotId(), m.getTotalStateBytes() + m.getTotalChannelBytes());
             }

@@ -1,6 +1,8 @@
 package io.cutpoint.storage;
 
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.WireFormat;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
@@ -9,6 +11,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.InTransitMessage;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -36,12 +39,52 @@ final class StoreReader {
   }
 
   Optional<SnapshotManifest> manifest(long id) {
+    return manifest(id, StoreReader::parseManifest);
+  }
+
+  private Optional<SnapshotManifest> manifest(long id, ManifestParser parser) {
     byte[] key = Keys.snapshot(id);
     byte[] value = get(rocks.manifests, key, "read manifest of snapshot " + id);
     if (value == null) {
       return Optional.empty();
     }
-    return Optional.of(parseManifest(key, value));
+    return Optional.of(parser.parse(key, value));
+  }
+
+  /** Reads a manifest's stored value (checksum included) under its key. */
+  @FunctionalInterface
+  interface ManifestParser {
+    SnapshotManifest parse(byte[] key, byte[] value);
+  }
+
+  /**
+   * Only the head of a stored manifest: its id, status, pin and byte totals, which is what
+   * retention decides by. Its checksum is checked like a whole manifest's; the pieces, topology,
+   * violations and timings are stepped over without being built, so retention after every commit
+   * does not parse every piece of every kept snapshot.
+   */
+  static SnapshotManifest parseManifestHead(byte[] key, byte[] value) {
+    long id = Keys.snapshotIdOf(key);
+    byte[] payload = ValueFrames.unwrap(key, value, () -> "snapshot " + id + ", manifest");
+    SnapshotManifest.Builder head = SnapshotManifest.newBuilder();
+    CodedInputStream in = CodedInputStream.newInstance(payload);
+    try {
+      for (int tag; (tag = in.readTag()) != 0; ) {
+        switch (WireFormat.getTagFieldNumber(tag)) {
+          case SnapshotManifest.SNAPSHOT_ID_FIELD_NUMBER -> head.setSnapshotId(in.readUInt64());
+          case SnapshotManifest.STATUS_FIELD_NUMBER -> head.setStatusValue(in.readEnum());
+          case SnapshotManifest.PINNED_FIELD_NUMBER -> head.setPinned(in.readBool());
+          case SnapshotManifest.TOTAL_STATE_BYTES_FIELD_NUMBER ->
+              head.setTotalStateBytes(in.readUInt64());
+          case SnapshotManifest.TOTAL_CHANNEL_BYTES_FIELD_NUMBER ->
+              head.setTotalChannelBytes(in.readUInt64());
+          default -> in.skipField(tag);
+        }
+      }
+    } catch (IOException e) {
+      throw new CorruptionException("snapshot " + id + ", manifest: unreadable: " + e.getMessage());
+    }
+    return head.build();
   }
 
   static SnapshotManifest parseManifest(byte[] key, byte[] value) {
@@ -268,6 +311,19 @@ final class StoreReader {
    */
   List<SnapshotManifest> newestFirst(
       Set<SnapshotStatus> statuses, int limit, boolean withDamaged, Damage damage) {
+    return newestFirst(statuses, limit, withDamaged, damage, StoreReader::parseManifest);
+  }
+
+  /**
+   * As {@link #newestFirst(Set, int, boolean, Damage)}, each manifest read by {@code parser} (say,
+   * {@link #parseManifestHead}).
+   */
+  List<SnapshotManifest> newestFirst(
+      Set<SnapshotStatus> statuses,
+      int limit,
+      boolean withDamaged,
+      Damage damage,
+      ManifestParser parser) {
     List<SnapshotManifest> out = new ArrayList<>();
     // Manifests known lost (in a damaged block, or in a table file set aside) are listed in
     // their place by the walk below.
@@ -276,7 +332,7 @@ final class StoreReader {
         for (it.seekToLast(); it.isValid() && out.size() < limit; it.prev()) {
           add(
               Keys.snapshotIdOf(it.key()),
-              () -> parseManifest(it.key(), it.value()),
+              () -> parser.parse(it.key(), it.value()),
               statuses,
               withDamaged,
               damage,
@@ -302,7 +358,7 @@ final class StoreReader {
       add(
           id,
           () ->
-              manifest(id)
+              manifest(id, parser)
                   .orElseThrow(
                       () ->
                           new CorruptionException(
