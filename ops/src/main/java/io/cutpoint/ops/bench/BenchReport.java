@@ -138,6 +138,11 @@ final class BenchReport {
     lt.row(
         "unary gRPC round trip (ms)", ms(l.unary().p50()), ms(l.unary().p99()), l.unary().count());
     lt.row(
+        "the same after " + LimitsPhase.IDLE_MILLIS + " ms idle (ms)",
+        ms(l.unaryAfterIdle().p50()),
+        ms(l.unaryAfterIdle().p99()),
+        l.unaryAfterIdle().count());
+    lt.row(
         "synced RocksDB batch commit (ms)",
         ms(l.syncedCommit().p50()),
         ms(l.syncedCommit().p99()),
@@ -367,6 +372,8 @@ final class BenchReport {
             .put("marker_hop_ms_p99", l.markerHop().p99())
             .put("unary_rtt_ms_p50", l.unary().p50())
             .put("unary_rtt_ms_p99", l.unary().p99())
+            .put("unary_rtt_after_idle_ms_p50", l.unaryAfterIdle().p50())
+            .put("unary_rtt_after_idle_ms_p99", l.unaryAfterIdle().p99())
             .put("synced_commit_ms_p50", l.syncedCommit().p50())
             .put("synced_commit_ms_p99", l.syncedCommit().p99())
             .put("stream_bytes_per_s", l.streamBytesPerSecond())

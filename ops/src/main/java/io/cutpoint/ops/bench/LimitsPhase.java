@@ -22,12 +22,14 @@ import org.rocksdb.WriteOptions;
 /**
  * What this machine allows, measured in the same run as the snapshots, with none of Cutpoint's
  * logic: one marker frame on an open {@link RawChannel} stream (send to the sink's receipt, one
- * clock), a unary echo call, a synced RocksDB write batch of 1 KiB, the bytes per second of one
- * loopback stream of 1 MiB frames, and RocksDB's ingest rate for 1 MiB values (each in its own
- * batch, as the store writes pieces, made durable by one WAL sync at the end). Each latency series
- * stops early after 3 s of measuring. The command runs this phase after the latency sweep, so that
- * gRPC, Netty and protobuf are as compiled by the JIT as they are for most snapshots; each series
- * still begins with as many unmeasured samples as it measures (the stream: one unmeasured window).
+ * clock), a unary echo call back to back and the same call after {@link #IDLE_MILLIS} of quiet (as
+ * a periodic snapshot meets its threads: parked, to be woken), a synced RocksDB write batch of 1
+ * KiB, the bytes per second of one loopback stream of 1 MiB frames, and RocksDB's ingest rate for 1
+ * MiB values (each in its own batch, as the store writes pieces, made durable by one WAL sync at
+ * the end). Each latency series stops early after 3 s of measuring. The command runs this phase
+ * after the latency sweep, so that gRPC, Netty and protobuf are as compiled by the JIT as they are
+ * for most snapshots; each series still begins with as many unmeasured samples as it measures (the
+ * stream: one unmeasured window).
  */
 final class LimitsPhase {
 
@@ -35,11 +37,15 @@ final class LimitsPhase {
   record Result(
       Samples markerHop,
       Samples unary,
+      Samples unaryAfterIdle,
       Samples syncedCommit,
       double streamBytesPerSecond,
       double ingestBytesPerSecond) {}
 
   private static final int CHUNK = 1 << 20;
+
+  /** The quiet before each call of the idle series: longer than an idle snapshot takes. */
+  static final long IDLE_MILLIS = 5;
 
   /** Time budget of each measured latency series (warm-ups are not cut). */
   private static final long BUDGET_NANOS = 3_000_000_000L;
@@ -51,6 +57,7 @@ final class LimitsPhase {
     int n = plan.limitSamples();
     Samples hop = new Samples();
     Samples unary = new Samples();
+    Samples afterIdle = new Samples();
     double stream;
     try (RawChannel raw = new RawChannel()) {
       markerHops(raw, n, null);
@@ -66,6 +73,13 @@ final class LimitsPhase {
         if (i >= 0) {
           unary.add((System.nanoTime() - t0) / 1e6);
         }
+      }
+      long idleDeadline = System.nanoTime() + BUDGET_NANOS;
+      for (int i = 0; i < Math.max(1, n / 2) && System.nanoTime() < idleDeadline; i++) {
+        Pause.millis(IDLE_MILLIS);
+        long t0 = System.nanoTime();
+        raw.echo(ping);
+        afterIdle.add((System.nanoTime() - t0) / 1e6);
       }
       stream = streamRate(raw, plan.windowMillis());
     }
@@ -100,7 +114,7 @@ final class LimitsPhase {
     } finally {
       BenchCoordinator.deleteTree(dir);
     }
-    return new Result(hop, unary, commit, stream, ingest);
+    return new Result(hop, unary, afterIdle, commit, stream, ingest);
   }
 
   /** One frame holding one marker per sample; the hop ends when the sink has it. */

@@ -37,7 +37,7 @@ class BenchLimitsTest {
   @Test
   void limitIsTwoRoundTripsHopsTransferAndOneCommit() {
     LimitsPhase.Result l =
-        new LimitsPhase.Result(samples(0.1), samples(0.2), samples(1.5), 1e9, 5e8);
+        new LimitsPhase.Result(samples(0.1), samples(0.2), samples(0.9), samples(1.5), 1e9, 5e8);
     // 2 x 0.2 (trigger, upload) + (1 + 2) x 0.1 (start, markers) + 1.5 (commit), 1 KiB x 8 at 500
     // MB/s
     assertThat(CriticalPath.limitMillis(Layout.mesh(8), 1024, l))
@@ -47,7 +47,7 @@ class BenchLimitsTest {
         .isCloseTo(0.4 + 0.3 + 1.5 + 2.0 * (16 << 20) / 5e8 * 1000, within(1e-9));
     // a stream slower than the store: each worker's state on its own stream, all at once
     LimitsPhase.Result slowStream =
-        new LimitsPhase.Result(samples(0.1), samples(0.2), samples(1.5), 1e8, 5e8);
+        new LimitsPhase.Result(samples(0.1), samples(0.2), samples(0.9), samples(1.5), 1e8, 5e8);
     assertThat(CriticalPath.limitMillis(Layout.ring(2), 16 << 20, slowStream))
         .isCloseTo(0.4 + 0.3 + 1.5 + (16 << 20) / 1e8 * 1000, within(1e-9));
   }
@@ -122,6 +122,7 @@ class BenchLimitsTest {
         List.of(
             "marker_hop_ms_p50",
             "unary_rtt_ms_p50",
+            "unary_rtt_after_idle_ms_p50",
             "synced_commit_ms_p50",
             "stream_bytes_per_s",
             "rocksdb_ingest_bytes_per_s")) {
