@@ -25,9 +25,14 @@ final class CoordinatorLink {
     this.session = session;
   }
 
-  /** Starts joining on behalf of {@code worker}, which must be started. */
+  /**
+   * Starts joining on behalf of {@code worker}, which must be started. The connections to the
+   * coordinators run on the worker's event loop ({@link WorkerControl#coordinatorChannel}).
+   */
   static CoordinatorLink open(Settings s, WorkerControl worker) {
-    LeaderChannel channel = LeaderChannel.forAddresses(s.addresses(), s.credentials());
+    LeaderChannel channel =
+        LeaderChannel.forAddresses(
+            s.addresses(), a -> worker.coordinatorChannel(a, s.credentials()));
     try {
       return new CoordinatorLink(
           channel, new CoordinatorSession(channel, worker, s.options()).start());

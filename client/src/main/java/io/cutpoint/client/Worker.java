@@ -399,11 +399,10 @@ public final class Worker implements WorkerControl, AutoCloseable {
   /**
    * A channel to the coordinator on this worker's event loop ({@link
    * WorkerControl#coordinatorChannel}): a command is read where the worker runs it, and an upload
-   * is written where the piece is captured. The price: under heavy traffic the session's reads and
-   * writes wait behind the data on the loop's thread (measured, the dataflow's snapshot p50 about
-   * doubled, while an idle 2-worker ring's went down by up to a millisecond: worker-sdk.md), and a
-   * handler that keeps the loop busy also delays the session's heartbeats. So it is an opt-in, for
-   * mostly idle clusters. Available once the worker is started; close the session and the channel
+   * is written where the piece is captured, with no hand-off between threads; the worker's own
+   * session ({@link Builder#coordinators}) uses it. The price: a handler that keeps the loop busy
+   * for longer than the coordinator's heartbeat timeout delays the session's heartbeats too, and
+   * the worker looks lost. Available once the worker is started; close the session and the channel
    * before the worker.
    */
   @Override

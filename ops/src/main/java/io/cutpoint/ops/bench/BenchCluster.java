@@ -4,7 +4,6 @@ import io.cutpoint.client.Worker;
 import io.cutpoint.client.session.CoordinatorSession;
 import io.cutpoint.client.session.SessionOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -91,7 +90,9 @@ final class BenchCluster implements AutoCloseable {
             .build()
             .start();
     ManagedChannel channel =
-        ManagedChannelBuilder.forTarget(coordinator.target()).usePlaintext().build();
+        worker
+            .coordinatorChannel(coordinator.target(), io.grpc.InsecureChannelCredentials.create())
+            .build();
     try {
       CoordinatorSession session =
           new CoordinatorSession(

@@ -78,7 +78,7 @@ public final class BankNode implements AutoCloseable {
             .messageHandler(account)
             .build()
             .start();
-    ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(coordinator, credentials).build();
+    ManagedChannel channel = worker.coordinatorChannel(coordinator, credentials).build();
     CoordinatorSession session;
     try {
       session = new CoordinatorSession(channel, worker, SESSION).start();
