@@ -71,11 +71,7 @@ class WorkerThreadsTest {
 
   @Test
   void severalWorkersInOneProcessShareTheTimer() throws Exception {
-    startRing(5, false);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> workers.get(0).allAcknowledged() && workers.get(0).sentCount("thr-1") == 1);
-    snapshotUploadedBy(5);
+    fiveInARingSnapshotted(false);
     assertOwnThreads(5, Set.of("cutpoint-thr-0-events"));
     assertThat(named("cutpoint-timer")).as("shared timers").hasSize(1);
     assertThat(named("cutpoint-io")).as("shared I/O threads").isEmpty();
@@ -83,16 +79,21 @@ class WorkerThreadsTest {
 
   @Test
   void severalWorkersOnSharedLoopsShareTheTimerAndTheIoThreads() throws Exception {
-    startRing(5, true);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> workers.get(0).allAcknowledged() && workers.get(0).sentCount("thr-1") == 1);
-    snapshotUploadedBy(5);
+    fiveInARingSnapshotted(true);
     assertOwnThreads(5, Set.of());
     assertThat(named("cutpoint-timer")).as("shared timers").hasSize(1);
     assertThat(named("cutpoint-io"))
         .as("shared I/O threads")
         .hasSizeBetween(1, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** Five workers in a ring, their first messages acknowledged, and a snapshot uploaded by all. */
+  private void fiveInARingSnapshotted(boolean sharedLoops) throws Exception {
+    startRing(5, sharedLoops);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> workers.get(0).allAcknowledged() && workers.get(0).sentCount("thr-1") == 1);
+    snapshotUploadedBy(5);
   }
 
   /**
