@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import io.cutpoint.api.Crc32cCombine;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.Supplier;

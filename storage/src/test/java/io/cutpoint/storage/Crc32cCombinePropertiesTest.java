@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cutpoint.api.Crc32c;
+import io.cutpoint.api.Crc32cCombine;
 import java.util.Arrays;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;

@@ -1,12 +1,13 @@
-package io.cutpoint.storage;
+package io.cutpoint.api;
 
 /**
  * The CRC32C of a concatenation from the CRC32Cs of its parts, without reading the bytes again
  * (zlib's {@code crc32_combine}, with the Castagnoli polynomial): {@code combine(crc(a), crc(b),
  * b.length) == crc(a || b)}. The store frames an uploaded chunk, and follows a worker's whole
- * state, from the chunk's CRC that the coordinator already checked.
+ * state, from the chunk's CRC that the coordinator already checked; a worker and the coordinator
+ * derive a content-addressed state's CRC from its chunks'.
  */
-final class Crc32cCombine {
+public final class Crc32cCombine {
 
   /** The Castagnoli polynomial, bit-reversed (as {@link java.util.zip.CRC32C} uses it). */
   private static final int POLY = 0x82F63B78;
@@ -32,7 +33,7 @@ final class Crc32cCombine {
    * @param crc2 the CRC32C of {@code second}
    * @param length2 the length of {@code second} in bytes
    */
-  static int combine(int crc1, int crc2, long length2) {
+  public static int combine(int crc1, int crc2, long length2) {
     return multiply(xToThe8n(length2), crc1) ^ crc2;
   }
 
