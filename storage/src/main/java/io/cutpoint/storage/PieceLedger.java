@@ -1,5 +1,7 @@
 package io.cutpoint.storage;
 
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.Crc32cCombine;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.WorkerDecl;
@@ -29,6 +31,11 @@ final class PieceLedger {
   private boolean closed;
   private final Map<String, Worker> workers = new HashMap<>();
 
+  /** Content chunks this snapshot uploaded, and those it holds that committed snapshots stored. */
+  private final Map<ByteString, ContentChunks.Stored> uploaded = new HashMap<>();
+
+  private final Map<ByteString, ContentChunks.Stored> held = new HashMap<>();
+
   PieceLedger(long id) {
     this.id = id;
   }
@@ -46,6 +53,42 @@ final class PieceLedger {
   /** A state chunk of {@code length} bytes whose CRC32C is {@code crc} was stored. */
   synchronized void chunk(String workerId, int index, int length, int crc) {
     worker(workerId).chunk(index, length, crc);
+  }
+
+  /** A content chunk's body was stored for this snapshot. */
+  synchronized void contentChunk(ByteString hash, ContentChunks.Stored stored) {
+    uploaded.put(hash, stored);
+  }
+
+  /** A committed snapshot's chunk is kept for this one until it ends. */
+  synchronized void hold(ByteString hash, ContentChunks.Stored stored) {
+    held.putIfAbsent(hash, stored);
+  }
+
+  /** Whether this snapshot uploaded or holds the chunk: it must not be deleted meanwhile. */
+  synchronized boolean usesContent(ByteString hash) {
+    return uploaded.containsKey(hash) || held.containsKey(hash);
+  }
+
+  /** Every content chunk this snapshot uploaded or holds. */
+  synchronized java.util.Set<ByteString> contentInUse() {
+    java.util.Set<ByteString> all = new java.util.HashSet<>(uploaded.keySet());
+    all.addAll(held.keySet());
+    return all;
+  }
+
+  /**
+   * The content chunks the stored pieces use, each once, with their length and CRC32C: the
+   * references a commit adds. Call after {@link #completed}, which checked that each is available.
+   */
+  synchronized Map<ByteString, ContentChunks.Stored> referenced() {
+    Map<ByteString, ContentChunks.Stored> out = new java.util.LinkedHashMap<>();
+    for (Worker w : workers.values()) {
+      if (w.meta != null) {
+        out.putAll(ContentChunks.of(w.meta));
+      }
+    }
+    return out;
   }
 
   synchronized void recording(ChannelId channel, List<InTransitMessage> messages) {
@@ -91,7 +134,8 @@ final class PieceLedger {
       WorkerPiece piece = workers.getOrDefault(workerId, new Worker()).piece(workerId);
       WorkerPiece declared = given.get(workerId);
       if (declared != null) {
-        if (declared.hasMeta() && !declared.getMeta().equals(piece.getMeta())) {
+        if (declared.hasMeta()
+            && !StoreParts.manifestMeta(declared.getMeta()).equals(piece.getMeta())) {
           throw new StoreException(
               "commit of snapshot "
                   + id
@@ -174,6 +218,65 @@ final class PieceLedger {
       if (meta == null) {
         throw new StoreException(who + " has no stored metadata");
       }
+      // content-addressed unless numbered chunks arrived (a store that keeps chunks per snapshot)
+      int stateChunks =
+          meta.getContentCount() > 0 && chunkSizes.isEmpty()
+              ? contentChunks(who)
+              : indexedChunks(who);
+      long channelBytes = 0;
+      long messages = 0;
+      for (TreeMap<Long, long[]> channel : batches.values()) {
+        for (long[] batch : channel.values()) {
+          messages += batch[0];
+          channelBytes += batch[1];
+        }
+      }
+      return WorkerPiece.newBuilder()
+          .setWorkerId(workerId)
+          .setMeta(StoreParts.manifestMeta(meta))
+          .setStateChunks(stateChunks)
+          .setChannelBytes(channelBytes)
+          .setInFlightMessages(messages)
+          .build();
+    }
+
+    /**
+     * A content-addressed state: each chunk was uploaded for this snapshot or is held from a
+     * committed one, with the length and CRC32C the meta lists, and those add up to the state.
+     */
+    private int contentChunks(String who) {
+      long bytes = 0;
+      int crc = 0;
+      for (int i = 0; i < meta.getContentCount(); i++) {
+        io.cutpoint.api.v1.ContentChunk c = meta.getContent(i);
+        ContentChunks.Stored have = uploaded.get(c.getSha256());
+        if (have == null) {
+          have = held.get(c.getSha256());
+        }
+        String chunk = ContentChunks.describe(i, c.getSha256());
+        if (have == null) {
+          throw new StoreException(who + ": " + chunk + " was neither uploaded nor held");
+        }
+        if (have.length() != c.getLength() || have.crc32c() != c.getCrc32C()) {
+          throw new StoreException(
+              String.format(
+                  "%s: %s is listed with %d bytes and CRC32C %08x, stored with %d bytes and %08x",
+                  who, chunk, c.getLength(), c.getCrc32C(), have.length(), have.crc32c()));
+        }
+        bytes += c.getLength();
+        crc = Crc32cCombine.combine(crc, c.getCrc32C(), c.getLength());
+      }
+      if (bytes != meta.getStateBytes() || crc != meta.getStateCrc32C()) {
+        throw new StoreException(
+            String.format(
+                "%s declared %d state bytes with CRC32C %08x but its content chunks give %d with"
+                    + " %08x",
+                who, meta.getStateBytes(), meta.getStateCrc32C(), bytes, crc));
+      }
+      return meta.getContentCount();
+    }
+
+    private int indexedChunks(String who) {
       if (!chunkSizes.isEmpty() && chunkSizes.lastKey() != chunkSizes.size() - 1) {
         throw new StoreException(
             who
@@ -199,21 +302,7 @@ final class PieceLedger {
                 "%s declared state CRC32C %08x but the stored chunks give %08x",
                 who, meta.getStateCrc32C(), runningCrc));
       }
-      long channelBytes = 0;
-      long messages = 0;
-      for (TreeMap<Long, long[]> channel : batches.values()) {
-        for (long[] batch : channel.values()) {
-          messages += batch[0];
-          channelBytes += batch[1];
-        }
-      }
-      return WorkerPiece.newBuilder()
-          .setWorkerId(workerId)
-          .setMeta(meta)
-          .setStateChunks(chunkSizes.size())
-          .setChannelBytes(channelBytes)
-          .setInFlightMessages(messages)
-          .build();
+      return chunkSizes.size();
     }
   }
 }

@@ -37,8 +37,17 @@ final class RocksHandles implements AutoCloseable {
   static final String CHANNEL_STATES = "channel_states";
   static final String WORKER_META = "worker_meta";
   static final String METADATA = "metadata";
+  static final String CONTENT_CHUNKS = "content_chunks";
+  static final String CONTENT_REFS = "content_refs";
   static final List<String> FAMILIES =
-      List.of(MANIFESTS, STATE_CHUNKS, CHANNEL_STATES, WORKER_META, METADATA);
+      List.of(
+          MANIFESTS,
+          STATE_CHUNKS,
+          CHANNEL_STATES,
+          WORKER_META,
+          METADATA,
+          CONTENT_CHUNKS,
+          CONTENT_REFS);
 
   final Path dir;
   final RocksDB db;
@@ -47,6 +56,12 @@ final class RocksHandles implements AutoCloseable {
   final ColumnFamilyHandle channelStates;
   final ColumnFamilyHandle workerMeta;
   final ColumnFamilyHandle metadata;
+
+  /** Content-addressed state chunks, by SHA-256; shared by snapshots ({@link ContentChunks}). */
+  final ColumnFamilyHandle contentChunks;
+
+  /** How many committed snapshots reference each content chunk, with its length and CRC32C. */
+  final ColumnFamilyHandle contentRefs;
 
   /** Unused by the layout; holds only the short-lived key of {@link #probeWrite()}. */
   final ColumnFamilyHandle defaultFamily;
@@ -61,6 +76,7 @@ final class RocksHandles implements AutoCloseable {
   private final List<ColumnFamilyHandle> allHandles;
   private final DBOptions dbOptions;
   private final ColumnFamilyOptions cfOptions;
+  private final org.rocksdb.BloomFilter bloom;
   private volatile String ioError;
 
   /** The table files set aside because they could not be read, on this open and earlier ones. */
@@ -76,6 +92,7 @@ final class RocksHandles implements AutoCloseable {
       List<ColumnFamilyHandle> allHandles,
       DBOptions dbOptions,
       ColumnFamilyOptions cfOptions,
+      org.rocksdb.BloomFilter bloom,
       boolean sync,
       List<TableQuarantine.SetAside> setAside) {
     this.dir = dir;
@@ -84,11 +101,14 @@ final class RocksHandles implements AutoCloseable {
     this.allHandles = allHandles;
     this.dbOptions = dbOptions;
     this.cfOptions = cfOptions;
+    this.bloom = bloom;
     this.manifests = find(MANIFESTS);
     this.stateChunks = find(STATE_CHUNKS);
     this.channelStates = find(CHANNEL_STATES);
     this.workerMeta = find(WORKER_META);
     this.metadata = find(METADATA);
+    this.contentChunks = find(CONTENT_CHUNKS);
+    this.contentRefs = find(CONTENT_REFS);
     this.defaultFamily = find("default");
     this.durable = new WriteOptions().setSync(sync);
     this.pieces = new WriteOptions().setSync(false);
@@ -124,11 +144,16 @@ final class RocksHandles implements AutoCloseable {
     // block never reads it: a damaged block at the start of a newer file does not fail the reads
     // of older snapshots that RocksDB merges with that file. Automatic compactions start once
     // the table files that cannot be read are set aside (TableQuarantine).
+    // A Bloom filter per table file lets a point read of a key the file does not hold skip its
+    // data blocks: content chunks are keyed by hash, so a newer file's key range covers older
+    // chunks, and without it a damaged block there would fail their reads too.
+    org.rocksdb.BloomFilter bloom = new org.rocksdb.BloomFilter(10);
     ColumnFamilyOptions cfOptions =
         new ColumnFamilyOptions()
             .setTableFormatConfig(
                 new org.rocksdb.BlockBasedTableConfig()
-                    .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey))
+                    .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey)
+                    .setFilterPolicy(bloom))
             .setDisableAutoCompactions(true);
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db = null;
@@ -158,13 +183,14 @@ final class RocksHandles implements AutoCloseable {
       for (ColumnFamilyHandle handle : handles) {
         db.setOptions(handle, compacting);
       }
-      return new RocksHandles(dir, db, handles, dbOptions, cfOptions, sync, setAside);
+      return new RocksHandles(dir, db, handles, dbOptions, cfOptions, bloom, sync, setAside);
     } catch (RocksDBException | RuntimeException e) {
       handles.forEach(ColumnFamilyHandle::close);
       if (db != null) {
         db.close();
       }
       cfOptions.close();
+      bloom.close();
       dbOptions.close();
       if (!(e instanceof RocksDBException rocksError)) {
         throw (RuntimeException) e;
@@ -263,6 +289,7 @@ final class RocksHandles implements AutoCloseable {
     pieces.close();
     durable.close();
     cfOptions.close();
+    bloom.close();
     dbOptions.close();
   }
 

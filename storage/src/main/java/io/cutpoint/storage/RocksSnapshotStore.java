@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
@@ -22,6 +23,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteOptions;
 
 /**
  * {@link SnapshotStore} on an embedded RocksDB. The layout, what is synced, what opening after a
@@ -71,6 +73,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private StoreReader reader;
   private StoreWriter writer;
   private ClusterMetadata metadata;
+  private ContentChunks content;
+  private int collectedOnOpen;
 
   /** Set while the database could not be reopened after an I/O error; rocks is then closed. */
   private String unopenable;
@@ -99,6 +103,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
     this.reader = newReader;
     this.writer = new StoreWriter(opened);
     this.metadata = newMetadata;
+    this.content = new ContentChunks(opened);
+    this.collectedOnOpen = content.collectGarbage();
     return recovered;
   }
 
@@ -125,6 +131,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
   /** The snapshots that were PENDING when the store was opened and are now ABORTED. */
   public List<Long> abortedOnOpen() {
     return abortedOnOpen;
+  }
+
+  /**
+   * Content chunks that opening deleted because no committed snapshot used them (what a crash left
+   * of uploads whose snapshot never committed).
+   */
+  public int contentChunksCollectedOnOpen() {
+    return collectedOnOpen;
   }
 
   /** The data directory. */
@@ -222,6 +236,92 @@ public final class RocksSnapshotStore implements SnapshotStore {
         p -> p.chunk(workerId, index, data.length, crc32c));
   }
 
+  @Override
+  public boolean[] holdChunks(long snapshotId, List<ByteString> sha256s) {
+    String operation = "hold content chunks for snapshot " + snapshotId;
+    for (ByteString hash : sha256s) {
+      requireHash(hash, operation);
+    }
+    return guarded(
+        operation,
+        () -> {
+          PieceLedger p = pendingOrThrow(snapshotId, operation);
+          Lock lock = p.lock.readLock();
+          lock.lock();
+          try {
+            if (p.isClosed()) {
+              throw notPending(snapshotId, operation);
+            }
+            boolean[] held = new boolean[sha256s.size()];
+            synchronized (content.lock) { // no deletion decides on these meanwhile
+              for (int i = 0; i < held.length; i++) {
+                ByteString hash = sha256s.get(i);
+                if (p.usesContent(hash)) {
+                  held[i] = true;
+                  continue;
+                }
+                ContentChunks.Ref ref = content.ref(hash);
+                if (ref != null) {
+                  p.hold(hash, ref.stored());
+                  held[i] = true;
+                }
+              }
+            }
+            return held;
+          } finally {
+            lock.unlock();
+          }
+        });
+  }
+
+  @Override
+  public void putContentChunk(
+      long snapshotId, String workerId, int index, ByteString sha256, byte[] data, int crc32c) {
+    String operation =
+        "store snapshot "
+            + snapshotId
+            + ", worker "
+            + workerId
+            + ", "
+            + ContentChunks.describe(index, sha256);
+    requireHash(sha256, operation);
+    run(
+        operation,
+        () -> {
+          PieceLedger p = pendingOrThrow(snapshotId, operation);
+          Lock lock = p.lock.readLock();
+          lock.lock();
+          try {
+            if (p.isClosed()) {
+              throw notPending(snapshotId, operation);
+            }
+            synchronized (content.lock) {
+              content.putBody(sha256, data, crc32c);
+              p.contentChunk(sha256, new ContentChunks.Stored(data.length, crc32c));
+            }
+          } finally {
+            lock.unlock();
+          }
+        });
+  }
+
+  private static void requireHash(ByteString hash, String operation) {
+    if (hash.size() != ContentChunks.HASH_BYTES) {
+      throw new IllegalArgumentException(
+          operation + ": a SHA-256 has " + ContentChunks.HASH_BYTES + " bytes, got " + hash.size());
+    }
+  }
+
+  /** Whether a pending snapshot other than {@code except} uploaded or holds the chunk. */
+  private boolean inUse(ByteString hash, PieceLedger except) {
+    for (PieceLedger p : pending.values()) {
+      if (p != except && p.usesContent(hash)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static String chunkName(long snapshotId, String workerId, int index) {
     return "snapshot " + snapshotId + ", worker " + workerId + ", state chunk " + index;
   }
@@ -299,7 +399,13 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 "commit",
                 p -> {
                   SnapshotManifest filled = p.completed(complete);
-                  writer.putManifest(filled, rocks.durable, "commit snapshot " + id);
+                  synchronized (content.lock) {
+                    writer.putManifest(
+                        filled,
+                        rocks.durable,
+                        "commit snapshot " + id,
+                        batch -> content.reference(batch, p.referenced()));
+                  }
                 }));
   }
 
@@ -323,7 +429,19 @@ public final class RocksSnapshotStore implements SnapshotStore {
               return;
             }
           }
-          closePending(id, "finish", p -> writer.deleteSnapshot(id, kept, "finish snapshot " + id));
+          closePending(
+              id,
+              "finish",
+              p -> {
+                synchronized (content.lock) {
+                  writer.deleteSnapshot(
+                      id,
+                      kept,
+                      rocks.durable,
+                      "finish snapshot " + id,
+                      batch -> content.dropUnreferenced(batch, p.contentInUse(), h -> inUse(h, p)));
+                }
+              });
           writer.compact(id);
         });
   }
@@ -456,11 +574,24 @@ public final class RocksSnapshotStore implements SnapshotStore {
               return false;
             }
             StoreParts.refuseDeletion(m.get(), metadata.rollback());
-            writer.deleteSnapshot(snapshotId, null, "delete snapshot " + snapshotId);
+            deleteCommitted(snapshotId, rocks.durable, "delete snapshot " + snapshotId);
           }
           writer.compact(snapshotId);
           return true;
         });
+  }
+
+  /**
+   * Deletes a snapshot that is not pending in one batch: its manifest, its pieces, and one
+   * reference from each content chunk it uses (a chunk no snapshot uses any more goes too). Hold
+   * {@code manifestWrites}.
+   */
+  private void deleteCommitted(long id, WriteOptions write, String operation) {
+    java.util.Set<ByteString> used = reader.contentOf(id);
+    synchronized (content.lock) {
+      writer.deleteSnapshot(
+          id, null, write, operation, batch -> content.release(batch, used, h -> inUse(h, null)));
+    }
   }
 
   @Override
@@ -485,7 +616,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
             // would wait for the fsync too. Each batch is atomic; the WAL sync below makes them
             // durable before this returns, as a synced write would.
             for (long id : deleted) {
-              writer.deleteSnapshot(id, null, rocks.pieces, "retention: delete snapshot " + id);
+              deleteCommitted(id, rocks.pieces, "retention: delete snapshot " + id);
             }
           }
           if (!deleted.isEmpty() && rocks.durable.sync()) {
@@ -504,6 +635,20 @@ public final class RocksSnapshotStore implements SnapshotStore {
             }
           }
           return deleted;
+        });
+  }
+
+  /** RocksDB's estimate of the keys of {@code content_chunks}. */
+  @Override
+  public long contentChunks() {
+    return guarded(
+        "count content chunks",
+        () -> {
+          try {
+            return rocks.db.getLongProperty(rocks.contentChunks, "rocksdb.estimate-num-keys");
+          } catch (RocksDBException e) {
+            throw rocks.fail("count content chunks", e);
+          }
         });
   }
 

@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
@@ -62,6 +63,31 @@ public interface SnapshotStore extends AutoCloseable {
   default void putCheckedStateChunk(
       long snapshotId, String workerId, int index, byte[] data, int crc32c) {
     putStateChunk(snapshotId, workerId, index, data, crc32c);
+  }
+
+  /**
+   * Which of these content chunks (by SHA-256) the store already holds for a state; it keeps them
+   * for the pending snapshot until the snapshot ends, so that its pieces may reference them without
+   * sending their bytes again. The default holds none: a store without content addressing keeps
+   * every chunk per snapshot, and then receives each one through {@link #putContentChunk}.
+   *
+   * @return for each hash, in order, whether the store holds it
+   * @throws NotPendingException if the snapshot is no longer pending
+   */
+  default boolean[] holdChunks(long snapshotId, List<ByteString> sha256s) {
+    return new boolean[sha256s.size()];
+  }
+
+  /**
+   * Stores the chunk at {@code index} of a content-addressed state, named by {@code sha256}; the
+   * caller checked its SHA-256 and CRC32C. A store with content addressing keeps one copy of each
+   * chunk for every snapshot that uses it. The default stores it as the numbered chunk {@code
+   * index} of this snapshot ({@link #putCheckedStateChunk}), which suits a store that {@link
+   * #holdChunks holds} none: every chunk then arrives, in order.
+   */
+  default void putContentChunk(
+      long snapshotId, String workerId, int index, ByteString sha256, byte[] data, int crc32c) {
+    putCheckedStateChunk(snapshotId, workerId, index, data, crc32c);
   }
 
   /** Appends recorded messages of {@code channel} (in order; may be called several times). */
@@ -151,6 +177,14 @@ public interface SnapshotStore extends AutoCloseable {
    * complete, aborted and failed ones beyond that, and returns the ids deleted.
    */
   List<Long> applyRetention(int keepComplete);
+
+  /**
+   * How many content chunks the store keeps, about; negative for a store that keeps chunks per
+   * snapshot (the default).
+   */
+  default long contentChunks() {
+    return -1;
+  }
 
   /** Approximate bytes on disk. */
   long sizeBytes();

@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import io.cutpoint.api.Crc32cCombine;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
@@ -23,6 +24,59 @@ import java.util.function.Supplier;
  */
 public final class StoreParts {
   private StoreParts() {}
+
+  /**
+   * The copy of a worker's meta that a manifest's piece carries: without its content chunk list,
+   * which the stored piece keeps (a manifest stays small however large the states).
+   */
+  public static LocalSnapshotMeta manifestMeta(LocalSnapshotMeta meta) {
+    return meta.getContentCount() == 0 ? meta : meta.toBuilder().clearContent().build();
+  }
+
+  /**
+   * Why a meta's content chunk list cannot describe its state, or empty (also when it has none):
+   * every hash is a SHA-256, every length is 1 to {@code maxChunkBytes}, there are at most {@code
+   * maxChunks}, and their lengths and CRC32Cs add up to the state's size and CRC32C.
+   */
+  public static java.util.Optional<String> contentProblem(
+      LocalSnapshotMeta meta, int maxChunkBytes, int maxChunks) {
+    if (meta.getContentCount() == 0) {
+      return java.util.Optional.empty(); // the state travels in numbered chunks
+    }
+    if (meta.getContentCount() > maxChunks) {
+      return java.util.Optional.of(
+          "header lists " + meta.getContentCount() + " content chunks; at most " + maxChunks);
+    }
+    long bytes = 0;
+    int crc = 0;
+    for (int i = 0; i < meta.getContentCount(); i++) {
+      io.cutpoint.api.v1.ContentChunk c = meta.getContent(i);
+      if (c.getSha256().size() != ContentChunks.HASH_BYTES) {
+        return java.util.Optional.of(
+            "content chunk " + i + ": a SHA-256 has 32 bytes, got " + c.getSha256().size());
+      }
+      if (c.getLength() < 1 || c.getLength() > maxChunkBytes) {
+        return java.util.Optional.of(
+            "content chunk "
+                + i
+                + " has "
+                + Integer.toUnsignedString(c.getLength())
+                + " bytes; 1 to "
+                + maxChunkBytes
+                + " are allowed");
+      }
+      bytes += c.getLength();
+      crc = Crc32cCombine.combine(crc, c.getCrc32C(), c.getLength());
+    }
+    if (bytes != meta.getStateBytes() || crc != meta.getStateCrc32C()) {
+      return java.util.Optional.of(
+          String.format(
+              "the content chunks add up to %d bytes with CRC32C %08x, the header declares %d"
+                  + " bytes with %08x",
+              bytes, crc, meta.getStateBytes(), meta.getStateCrc32C()));
+    }
+    return java.util.Optional.empty();
+  }
 
   /** The frame of section 3 of storage.md: format byte, CRC32C of key ++ payload, payload. */
   public static byte[] frame(byte[] key, byte[] payload) {

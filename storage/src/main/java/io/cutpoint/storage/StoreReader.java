@@ -4,6 +4,7 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.WireFormat;
 import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -122,8 +123,14 @@ final class StoreReader {
     Optional<SnapshotManifest> manifest = manifest(id);
     boolean complete =
         manifest.map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
-    Optional<LocalSnapshotMeta> meta = complete ? workerMeta(id, workerId) : Optional.empty();
+    Optional<LocalSnapshotMeta> meta = workerMeta(id, workerId);
     String who = "snapshot " + id + ", worker " + workerId;
+    if (meta.isPresent() && meta.get().getContentCount() > 0) {
+      return readContent(who, meta.get(), sink);
+    }
+    if (!complete) {
+      meta = Optional.empty();
+    }
     CRC32C crc = new CRC32C();
     long[] bytes = {0};
     int count =
@@ -168,6 +175,66 @@ final class StoreReader {
       }
     }
     return count;
+  }
+
+  /**
+   * Streams a content-addressed state: each chunk the meta lists, checked against its frame, its
+   * length and its CRC32C before it is passed on; then the whole state's size and CRC32C. A chunk
+   * that is missing or fails a check fails the read (and every other snapshot that uses it).
+   */
+  private int readContent(String who, LocalSnapshotMeta meta, Consumer<byte[]> sink) {
+    ContentChunks chunks = new ContentChunks(rocks);
+    CRC32C whole = new CRC32C();
+    long bytes = 0;
+    for (int i = 0; i < meta.getContentCount(); i++) {
+      ContentChunk c = meta.getContent(i);
+      String piece = who + ", " + ContentChunks.describe(i, c.getSha256());
+      byte[] data = chunks.body(c.getSha256(), () -> piece);
+      if (data == null) {
+        throw new CorruptionException(piece + ": missing");
+      }
+      int crc = io.cutpoint.api.Crc32c.of(data);
+      if (data.length != c.getLength() || crc != c.getCrc32C()) {
+        throw new CorruptionException(
+            String.format(
+                "%s: %d bytes with CRC32C %08x stored, %d bytes with %08x listed",
+                piece, data.length, crc, c.getLength(), c.getCrc32C()));
+      }
+      whole.update(data);
+      bytes += data.length;
+      sink.accept(data);
+    }
+    if (bytes != meta.getStateBytes() || (int) whole.getValue() != meta.getStateCrc32C()) {
+      throw new CorruptionException(
+          String.format(
+              "%s, state: %d bytes with CRC32C %08x read, %d bytes with %08x committed",
+              who, bytes, (int) whole.getValue(), meta.getStateBytes(), meta.getStateCrc32C()));
+    }
+    return meta.getContentCount();
+  }
+
+  /**
+   * The content chunks the pieces of snapshot {@code id} use, each once. A meta that cannot be read
+   * is skipped with a warning: the references of its chunks are then never released.
+   */
+  java.util.Set<com.google.protobuf.ByteString> contentOf(long id) {
+    java.util.Set<com.google.protobuf.ByteString> out = new java.util.LinkedHashSet<>();
+    scan(
+        rocks.workerMeta,
+        Keys.snapshot(id),
+        "read the content chunks of snapshot " + id,
+        (key, value, n) -> {
+          try {
+            byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
+            out.addAll(ContentChunks.of(LocalSnapshotMeta.parseFrom(payload)).keySet());
+          } catch (CorruptionException | InvalidProtocolBufferException e) {
+            log.warn(
+                "{}: unreadable, its content chunks keep a reference each: {}",
+                describe(id, "meta", key),
+                e.getMessage());
+          }
+        });
+    return out;
   }
 
   /** The messages of one channel; for a COMPLETE snapshot a gap between batches is corruption. */

@@ -98,6 +98,9 @@ public final class StoreRepair {
       copied +=
           copy(from, to, from.channelStates, to.channelStates, RocksHandles.CHANNEL_STATES, lines);
       copied += copy(from, to, from.workerMeta, to.workerMeta, RocksHandles.WORKER_META, lines);
+      copied +=
+          copy(from, to, from.contentChunks, to.contentChunks, RocksHandles.CONTENT_CHUNKS, lines);
+      copied += copy(from, to, from.contentRefs, to.contentRefs, RocksHandles.CONTENT_REFS, lines);
       for (String name :
           List.of(
               ClusterMetadata.EPOCH,

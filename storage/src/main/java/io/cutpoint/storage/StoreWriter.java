@@ -21,6 +21,17 @@ final class StoreWriter {
 
   /** As {@link #deleteSnapshot(long, SnapshotManifest, String)}, written with {@code write}. */
   void deleteSnapshot(long id, SnapshotManifest keep, WriteOptions write, String operation) {
+    deleteSnapshot(id, keep, write, operation, batch -> {});
+  }
+
+  /** More writes that go into the same batch (the references of content chunks). */
+  interface Also {
+    void add(WriteBatch batch) throws RocksDBException;
+  }
+
+  /** As above, with {@code also} in the same batch. */
+  void deleteSnapshot(
+      long id, SnapshotManifest keep, WriteOptions write, String operation, Also also) {
     byte[] key = Keys.snapshot(id);
     try (WriteBatch batch = new WriteBatch()) {
       if (keep == null) {
@@ -31,6 +42,7 @@ final class StoreWriter {
       for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
         batch.deleteRange(family, key, Keys.snapshotEnd(id));
       }
+      also.add(batch);
       rocks.db.write(write, batch);
     } catch (RocksDBException e) {
       throw rocks.fail(operation, e);
@@ -49,9 +61,14 @@ final class StoreWriter {
   }
 
   void putManifest(SnapshotManifest m, WriteOptions write, String operation) {
+    putManifest(m, write, operation, batch -> {});
+  }
+
+  void putManifest(SnapshotManifest m, WriteOptions write, String operation, Also also) {
     byte[] key = Keys.snapshot(m.getSnapshotId());
     try (WriteBatch batch = new WriteBatch()) {
       batch.put(rocks.manifests, key, ValueFrames.wrap(key, m.toByteArray()));
+      also.add(batch);
       rocks.db.write(write, batch);
     } catch (RocksDBException e) {
       throw rocks.fail(operation, e);

@@ -206,7 +206,12 @@ final class TableQuarantine {
     }
     for (SnapshotManifest m : complete) {
       long id = m.getSnapshotId();
-      SetAside hit = ranges.stream().filter(s -> s.contains(id)).findFirst().orElse(null);
+      // a content chunk file may hold chunks of any snapshot: each is checked
+      SetAside hit =
+          ranges.stream()
+              .filter(s -> s.family().equals(RocksHandles.CONTENT_CHUNKS) || s.contains(id))
+              .findFirst()
+              .orElse(null);
       if (hit == null) {
         continue;
       }

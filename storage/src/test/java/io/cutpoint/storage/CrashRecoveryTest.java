@@ -31,6 +31,21 @@ class CrashRecoveryTest {
 
   @Test
   void killedWriterLeavesEveryCompleteSnapshotIntactAndNoPendingLeftovers() throws Exception {
+    crashes(false);
+  }
+
+  /**
+   * The same with content-addressed states that share most chunks: after every kill, no committed
+   * snapshot misses a chunk, and every stored chunk is one a committed snapshot uses (none leaked).
+   */
+  @Test
+  void killedContentWriterLeavesNoCommittedSnapshotMissingAChunkAndNoChunkLeaked()
+      throws Exception {
+    crashes(true);
+  }
+
+  private void crashes(boolean content) throws Exception {
+    this.content = content;
     Path db = tmp.resolve("db");
     Set<Long> committed = new TreeSet<>();
     long highestSeen = 0;
@@ -48,7 +63,12 @@ class CrashRecoveryTest {
       Path stderr = tmp.resolve("child-" + round + ".err");
       List<Long> thisRound = new ArrayList<>();
       try (ChildJvm child =
-          new ChildJvm(CrashingWriter.class, List.of("-Xmx256m"), stderr, db.toString())) {
+          new ChildJvm(
+              CrashingWriter.class,
+              List.of("-Xmx256m"),
+              stderr,
+              db.toString(),
+              content ? "content" : "plain")) {
         assertThat(child.nextLine(LINE_TIMEOUT)).as(stderrOf(stderr)).isEqualTo("OPEN");
         if (round == 0) {
           assertThatThrownBy(() -> RocksSnapshotStore.open(db))
@@ -79,6 +99,7 @@ class CrashRecoveryTest {
   }
 
   private int abortedOnOpen;
+  private boolean content;
 
   /** Returns the highest id in the store. */
   private long checkAfterCrash(Path db, Set<Long> committed, long highestSeen) {
@@ -92,7 +113,11 @@ class CrashRecoveryTest {
         if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
           complete.add(m.getSnapshotId());
           store.verifyIntegrity(m.getSnapshotId());
-          assertContents(store, new SnapshotFixture(m.getSnapshotId(), 20_000, 1024));
+          assertContents(
+              store,
+              content
+                  ? CrashingWriter.contentFixture(m.getSnapshotId())
+                  : new SnapshotFixture(m.getSnapshotId(), 20_000, 1024));
         } else {
           assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_ABORTED);
           assertThat(m.getReason()).isEqualTo("coordinator restarted");
@@ -101,6 +126,27 @@ class CrashRecoveryTest {
         }
       }
       assertThat(complete).containsAll(committed);
+      if (content) {
+        java.util.Set<com.google.protobuf.ByteString> used = new java.util.HashSet<>();
+        for (long id : complete) {
+          for (String w : SnapshotFixture.WORKERS) {
+            store
+                .workerMeta(id, w)
+                .orElseThrow()
+                .getContentList()
+                .forEach(c -> used.add(c.getSha256()));
+          }
+        }
+        store.close();
+        try (RawDb raw = new RawDb(db)) {
+          assertThat(raw.allKeys(RocksHandles.CONTENT_CHUNKS))
+              .extracting(com.google.protobuf.ByteString::copyFrom)
+              .as("every stored chunk is used by a committed snapshot")
+              .containsExactlyInAnyOrderElementsOf(used);
+        } catch (org.rocksdb.RocksDBException e) {
+          throw new AssertionError(e);
+        }
+      }
       return highest;
     }
   }

@@ -52,6 +52,17 @@ final class RawDb implements AutoCloseable {
     return keys;
   }
 
+  /** Every key of {@code family}, in order. */
+  List<byte[]> allKeys(String family) {
+    List<byte[]> keys = new ArrayList<>();
+    try (RocksIterator it = db.newIterator(handle(family))) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        keys.add(it.key());
+      }
+    }
+    return keys;
+  }
+
   /** Flips one bit of the byte at {@code offset} of the value under {@code key}. */
   void flipByte(String family, byte[] key, int offset) throws RocksDBException {
     byte[] value = db.get(handle(family), key);

@@ -53,6 +53,24 @@ final class SnapshotFixture {
     }
   }
 
+  /**
+   * Snapshot {@code id} whose workers' states are 16 chunks of {@code chunkSize} bytes, the same
+   * for every worker and snapshot but for chunk {@code changedChunk}, which is the worker's and the
+   * snapshot's own: a content-addressed store keeps most of them once.
+   */
+  static SnapshotFixture shared(long id, int changedChunk, int chunkSize) {
+    SnapshotFixture f = new SnapshotFixture(id, 16 * chunkSize - 1, chunkSize);
+    for (String w : WORKERS) {
+      byte[] state = new byte[16 * chunkSize];
+      new Random(42).nextBytes(state);
+      byte[] fresh = new byte[chunkSize];
+      new Random(id * 31 + w.hashCode()).nextBytes(fresh);
+      System.arraycopy(fresh, 0, state, changedChunk * chunkSize, chunkSize);
+      f.states.put(w, state);
+    }
+    return f;
+  }
+
   SnapshotManifest pending() {
     Topology.Builder topology = Topology.newBuilder();
     for (String w : WORKERS) {
@@ -130,6 +148,62 @@ final class SnapshotFixture {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     store.readState(id, worker, out::writeBytes);
     return out.toByteArray();
+  }
+
+  /**
+   * A worker's metadata for its state cut into content-addressed chunks of {@code chunkSize} bytes
+   * (the last one shorter), each named by its SHA-256.
+   */
+  LocalSnapshotMeta contentMeta(String worker) {
+    LocalSnapshotMeta.Builder meta = meta(worker).toBuilder();
+    for (byte[] chunk : chunks(worker)) {
+      meta.addContent(
+          io.cutpoint.api.v1.ContentChunk.newBuilder()
+              .setSha256(com.google.protobuf.ByteString.copyFrom(io.cutpoint.api.Sha256.of(chunk)))
+              .setLength(chunk.length)
+              .setCrc32C(crc(chunk)));
+    }
+    return meta.build();
+  }
+
+  List<byte[]> chunks(String worker) {
+    byte[] state = states.get(worker);
+    List<byte[]> out = new ArrayList<>();
+    for (int i = 0; i < state.length; i += chunkSize) {
+      out.add(java.util.Arrays.copyOfRange(state, i, Math.min(state.length, i + chunkSize)));
+    }
+    return out;
+  }
+
+  /**
+   * Writes a worker's piece content-addressed, as the coordinator does: asks the store which chunks
+   * it holds, stores the others, then the metadata.
+   *
+   * @return the number of chunks stored (those the store did not hold)
+   */
+  int writeWorkerContent(SnapshotStore store, String w) {
+    LocalSnapshotMeta meta = contentMeta(w);
+    List<com.google.protobuf.ByteString> hashes = new ArrayList<>();
+    meta.getContentList().forEach(c -> hashes.add(c.getSha256()));
+    boolean[] held = store.holdChunks(id, hashes);
+    List<byte[]> chunks = chunks(w);
+    int sent = 0;
+    for (int i = 0; i < chunks.size(); i++) {
+      if (!held[i]) {
+        store.putContentChunk(id, w, i, hashes.get(i), chunks.get(i), crc(chunks.get(i)));
+        sent++;
+      }
+    }
+    store.putWorkerMeta(id, meta);
+    return sent;
+  }
+
+  /** Writes and commits the whole snapshot with content-addressed states. */
+  void storeContent(SnapshotStore store) {
+    store.createPending(pending());
+    WORKERS.forEach(w -> writeWorkerContent(store, w));
+    writeChannels(store);
+    store.commit(complete());
   }
 
   static int crc(byte[] data) {

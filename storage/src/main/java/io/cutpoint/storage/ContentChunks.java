@@ -1,0 +1,235 @@
+package io.cutpoint.storage;
+
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.ContentChunk;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+
+/**
+ * The content-addressed state chunks of the RocksDB store, shared by every snapshot that holds the
+ * same bytes. Two column families:
+ *
+ * <pre>
+ *   content_chunks: SHA-256 (32 bytes) -> the chunk's bytes (framed; the frame's CRC covers the hash)
+ *   content_refs:   SHA-256 (32 bytes) -> how many committed snapshots use it (8 bytes), its length
+ *                                         (4 bytes) and CRC32C (4 bytes), framed
+ * </pre>
+ *
+ * <p>A chunk's body is written as it arrives; its reference count only by a commit, in the commit's
+ * synced batch, and lowered in the batch that deletes a snapshot, which deletes the body too once
+ * no snapshot uses it. So a committed snapshot never references a missing chunk, and a body that no
+ * reference names is a leftover of a snapshot that did not commit: the batch that ends such a
+ * snapshot deletes it, and so does opening the store, for those a crash left.
+ *
+ * <p>Every change to either family, and every decision that a chunk is (or is not) in use, happens
+ * under {@link #lock}: a chunk that a pending snapshot holds or uploaded is never deleted under it.
+ */
+final class ContentChunks {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(ContentChunks.class);
+
+  /** Length of a SHA-256. */
+  static final int HASH_BYTES = 32;
+
+  /** A stored chunk's length and CRC32C. */
+  record Stored(int length, int crc32c) {}
+
+  /** A chunk's reference count, with its length and CRC32C. */
+  record Ref(long count, Stored stored) {}
+
+  /**
+   * Guards both families; taken after a snapshot's lock and {@code manifestWrites}, never before.
+   */
+  final Object lock = new Object();
+
+  private final RocksHandles rocks;
+
+  ContentChunks(RocksHandles rocks) {
+    this.rocks = rocks;
+  }
+
+  /** The chunks of a stored meta's state, by hash, each once. */
+  static Map<ByteString, Stored> of(LocalSnapshotMeta meta) {
+    Map<ByteString, Stored> out = new LinkedHashMap<>();
+    for (ContentChunk c : meta.getContentList()) {
+      out.putIfAbsent(c.getSha256(), new Stored(c.getLength(), c.getCrc32C()));
+    }
+    return out;
+  }
+
+  /** Names a chunk in errors: its position in a worker's state and the start of its hash. */
+  static String describe(int index, ByteString hash) {
+    return "content chunk " + index + " (sha256 " + shortHex(hash) + ")";
+  }
+
+  static String shortHex(ByteString hash) {
+    return HexFormat.of().formatHex(hash.substring(0, Math.min(8, hash.size())).toByteArray());
+  }
+
+  /** The chunk's reference entry, or null if no committed snapshot uses it. Hold {@link #lock}. */
+  Ref ref(ByteString hash) {
+    byte[] key = hash.toByteArray();
+    try {
+      byte[] value = rocks.db.get(rocks.contentRefs, key);
+      if (value == null) {
+        return null;
+      }
+      ByteBuffer b =
+          ByteBuffer.wrap(
+              ValueFrames.unwrap(key, value, () -> "content chunk " + shortHex(hash) + ", refs"));
+      return new Ref(b.getLong(), new Stored(b.getInt(), b.getInt()));
+    } catch (RocksDBException e) {
+      throw rocks.fail("read the references of content chunk " + shortHex(hash), e);
+    }
+  }
+
+  /** Writes a chunk's bytes, whose CRC32C the caller checked (not synced). Hold {@link #lock}. */
+  void putBody(ByteString hash, byte[] data, int crc32c) {
+    byte[] key = hash.toByteArray();
+    try {
+      rocks.db.put(rocks.contentChunks, rocks.pieces, key, ValueFrames.wrap(key, data, crc32c));
+    } catch (RocksDBException e) {
+      throw rocks.fail("store content chunk " + shortHex(hash), e);
+    }
+  }
+
+  /** A chunk's bytes, checked against its frame; null if it is not stored. */
+  byte[] body(ByteString hash, java.util.function.Supplier<String> piece) {
+    byte[] key = hash.toByteArray();
+    try {
+      byte[] value = rocks.db.get(rocks.contentChunks, key);
+      return value == null ? null : ValueFrames.unwrap(key, value, piece);
+    } catch (RocksDBException e) {
+      throw rocks.fail("read content chunk " + shortHex(hash), e);
+    }
+  }
+
+  /**
+   * Adds, in {@code batch}, one reference to each chunk. Hold {@link #lock} until it is written.
+   */
+  void reference(WriteBatch batch, Map<ByteString, Stored> chunks) throws RocksDBException {
+    for (Map.Entry<ByteString, Stored> e : chunks.entrySet()) {
+      Ref now = ref(e.getKey());
+      putRef(batch, e.getKey(), now == null ? 1 : now.count() + 1, e.getValue());
+    }
+  }
+
+  /**
+   * Drops, in {@code batch}, one reference from each chunk; a chunk left with none is deleted,
+   * unless {@code inUse} (a pending snapshot holds or uploaded it): then only its entry goes. Hold
+   * {@link #lock} until the batch is written.
+   *
+   * @return the number of chunk bodies deleted
+   */
+  int release(WriteBatch batch, Collection<ByteString> hashes, Predicate<ByteString> inUse)
+      throws RocksDBException {
+    int deleted = 0;
+    for (ByteString hash : hashes) {
+      Ref now = ref(hash);
+      if (now == null) {
+        continue; // never committed: nothing to release
+      }
+      if (now.count() > 1) {
+        putRef(batch, hash, now.count() - 1, now.stored());
+        continue;
+      }
+      batch.delete(rocks.contentRefs, hash.toByteArray());
+      if (!inUse.test(hash)) {
+        batch.delete(rocks.contentChunks, hash.toByteArray());
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  /**
+   * Deletes, in {@code batch}, the bodies of chunks that a snapshot ending without a commit
+   * uploaded, unless a committed snapshot references them or {@code inUse}. Hold {@link #lock}.
+   */
+  int dropUnreferenced(WriteBatch batch, Collection<ByteString> hashes, Predicate<ByteString> inUse)
+      throws RocksDBException {
+    int deleted = 0;
+    for (ByteString hash : hashes) {
+      if (!inUse.test(hash) && ref(hash) == null) {
+        batch.delete(rocks.contentChunks, hash.toByteArray());
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  /**
+   * On open, before any pending snapshot exists: deletes every chunk body that no reference names
+   * (one synced batch), what a crash left of snapshots that never committed. A reference whose body
+   * is missing stays: the snapshots that use it fail their reads as damaged.
+   *
+   * @return the number of bodies deleted
+   */
+  int collectGarbage() {
+    int deleted = 0;
+    String stopped = null;
+    try (WriteBatch batch = new WriteBatch()) {
+      try (ReadOptions read = new ReadOptions().setFillCache(false);
+          RocksIterator bodies = rocks.db.newIterator(rocks.contentChunks, read);
+          RocksIterator refs = rocks.db.newIterator(rocks.contentRefs, read)) {
+        refs.seekToFirst();
+        for (bodies.seekToFirst(); bodies.isValid(); bodies.next()) {
+          byte[] key = bodies.key();
+          while (refs.isValid() && java.util.Arrays.compareUnsigned(refs.key(), key) < 0) {
+            refs.next();
+          }
+          refs.status();
+          if (!refs.isValid() || !java.util.Arrays.equals(refs.key(), key)) {
+            batch.delete(rocks.contentChunks, key);
+            deleted++;
+          }
+        }
+        bodies.status();
+      } catch (RocksDBException e) {
+        // Damage stays contained: what could not be read is left for a later open.
+        stopped = e.getMessage();
+      }
+      if (deleted > 0) {
+        rocks.db.write(rocks.durable, batch);
+      }
+    } catch (RocksDBException e) {
+      throw rocks.fail("delete unreferenced content chunks", e);
+    }
+    if (stopped != null) {
+      log.warn(
+          "snapshot store {}: the search for content chunks that no committed snapshot uses stopped"
+              + " at unreadable data ({}); {} found before it were deleted, the rest stay until a"
+              + " later open",
+          rocks.dir,
+          stopped,
+          deleted);
+    } else if (deleted > 0) {
+      log.info(
+          "snapshot store {}: deleted {} content chunks that no committed snapshot uses",
+          rocks.dir,
+          deleted);
+    }
+    return deleted;
+  }
+
+  private void putRef(WriteBatch batch, ByteString hash, long count, Stored stored)
+      throws RocksDBException {
+    byte[] key = hash.toByteArray();
+    byte[] payload =
+        ByteBuffer.allocate(16)
+            .putLong(count)
+            .putInt(stored.length())
+            .putInt(stored.crc32c())
+            .array();
+    batch.put(rocks.contentRefs, key, ValueFrames.wrap(key, payload));
+  }
+}
