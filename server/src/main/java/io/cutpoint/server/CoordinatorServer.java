@@ -435,6 +435,7 @@ public final class CoordinatorServer implements AutoCloseable {
       events.publish(EventType.EVENT_TYPE_SNAPSHOT_DELETED, id, null, "deleted by retention", 0);
     }
     metrics.storeSize(store.sizeBytes());
+    metrics.contentChunks(store.contentChunks());
   }
 
   private static long safeEpoch(SnapshotStore store) {

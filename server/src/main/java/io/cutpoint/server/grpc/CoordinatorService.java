@@ -16,9 +16,18 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
 
   private final CoordinatorContext ctx;
   private final UploadClaims claims = new UploadClaims();
+  private final ChunkFinder chunks;
 
   public CoordinatorService(CoordinatorContext ctx) {
     this.ctx = ctx;
+    this.chunks = new ChunkFinder(ctx);
+  }
+
+  @Override
+  public void findChunks(
+      io.cutpoint.api.v1.ChunkQuery request,
+      StreamObserver<io.cutpoint.api.v1.ChunkAnswer> responseObserver) {
+    chunks.find(request, responseObserver);
   }
 
   @Override

@@ -1,8 +1,11 @@
 package io.cutpoint.server.grpc;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.Crc32c;
+import io.cutpoint.api.Sha256;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -20,6 +23,7 @@ import io.cutpoint.server.lifecycle.Piece;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.WorkerIds;
 import io.cutpoint.storage.SnapshotStore;
+import io.cutpoint.storage.StoreParts;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -84,6 +88,12 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   private final CRC32C stateCrc = new CRC32C();
   private long stateBytes;
   private int chunks;
+
+  /** A content-addressed state: the chunks are the header's content list, sent where missing. */
+  private boolean content;
+
+  private int nextContent; // the first position of the content list a chunk may still take
+  private long uploadedBytes;
   private final SortedMap<String, List<InTransitMessage>> recorded = new TreeMap<>();
   private String firstMarkerFrom;
   private long recordedMessages;
@@ -161,6 +171,11 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
             p -> {
               throw invalid(p);
             });
+    StoreParts.contentProblem(m, MAX_CHUNK_BYTES, ChunkFinder.MAX_HASHES)
+        .ifPresent(
+            p -> {
+              throw invalid(p);
+            });
     OwnSession.require(ctx, m.getWorkerId(), "upload");
     long id = m.getSnapshotId();
     String worker = m.getWorkerId();
@@ -208,6 +223,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       throw alreadyDelivered(m);
     }
     meta = m; // from here on this upload holds the piece, until the loop answers or it breaks
+    content = m.getContentCount() > 0;
     claimed = true;
     phase = Phase.STATE;
     requestNext();
@@ -280,6 +296,10 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               ? "state chunk before the header"
               : "state chunk after channel recordings");
     }
+    if (content) {
+      contentChunk(c);
+      return;
+    }
     if (c.getIndex() != chunks) {
       throw invalid("state chunk " + c.getIndex() + " out of order: expected " + chunks);
     }
@@ -314,6 +334,45 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
         "state chunk " + index, store -> store.putCheckedStateChunk(id, worker, index, data, crc));
     stateCrc.update(data);
     stateBytes += data.length;
+    chunks++;
+  }
+
+  /**
+   * A chunk of a content-addressed state: one the store lacked, at a position of the header's list
+   * after the previous one, with the listed length, CRC32C and SHA-256 (computed here: a chunk is
+   * stored under the hash of its bytes, whatever the worker claims).
+   */
+  private void contentChunk(StateChunk c) {
+    int index = c.getIndex();
+    if (index < nextContent || index >= meta.getContentCount()) {
+      throw invalid(
+          "content chunk "
+              + Integer.toUnsignedString(index)
+              + " out of order: expected one of "
+              + nextContent
+              + " to "
+              + (meta.getContentCount() - 1));
+    }
+    ContentChunk listed = meta.getContent(index);
+    byte[] data = c.getData().toByteArray();
+    int crc = Crc32c.of(data);
+    if (data.length != listed.getLength() || crc != listed.getCrc32C()) {
+      throw invalid(
+          String.format(
+              "content chunk %d has %d bytes with CRC32C %08x, the header lists %d bytes with %08x",
+              index, data.length, crc, listed.getLength(), listed.getCrc32C()));
+    }
+    ByteString hash = ByteString.copyFrom(Sha256.of(data));
+    if (!hash.equals(listed.getSha256())) {
+      throw invalid("content chunk " + index + " does not have the SHA-256 the header lists");
+    }
+    long id = meta.getSnapshotId();
+    String worker = meta.getWorkerId();
+    storePart(
+        "content chunk " + index,
+        store -> store.putContentChunk(id, worker, index, hash, data, crc));
+    nextContent = index + 1;
+    uploadedBytes += data.length;
     chunks++;
   }
 
@@ -402,11 +461,12 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               + recordedMessages
               + " arrived");
     }
-    if (stateBytes != meta.getStateBytes()) {
+    // a content list was checked against the whole state's size and CRC32C with the header
+    if (!content && stateBytes != meta.getStateBytes()) {
       throw invalid(
           "state has " + stateBytes + " bytes, the header declares " + meta.getStateBytes());
     }
-    int whole = Crc32c.value(stateCrc);
+    int whole = content ? meta.getStateCrc32C() : Crc32c.value(stateCrc);
     if (whole != meta.getStateCrc32C()) {
       throw invalid(
           "the whole state fails its CRC32C: computed "
@@ -431,21 +491,28 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
         .writePiece(
             store ->
                 write(store, "the counters", s -> s.putWorkerMeta(stored.getSnapshotId(), stored)));
-    Piece piece = new Piece(stored, cut, chunks, recordedBytes, headerAt);
+    Piece piece =
+        new Piece(
+            StoreParts.manifestMeta(stored),
+            cut,
+            content ? meta.getContentCount() : chunks,
+            recordedBytes,
+            headerAt);
+    long uploaded = content ? uploadedBytes : stateBytes;
     phase = Phase.DONE; // the loop answers from here on, and gives up the claim
     claimed = false;
-    ctx.loop().execute(() -> acknowledged(piece, ctx.lifecycle().acknowledge(piece)));
+    ctx.loop().execute(() -> acknowledged(piece, uploaded, ctx.lifecycle().acknowledge(piece)));
   }
 
   /**
    * On the loop: answers the upload with what the lifecycle made of its piece, and gives up the
    * claim (the view shows the piece by now, if it was taken).
    */
-  private void acknowledged(Piece piece, AckResult result) {
+  private void acknowledged(Piece piece, long uploaded, AckResult result) {
     claims.release(piece.snapshotId(), piece.workerId(), this);
     switch (result) {
       case SUCCESS -> {
-        ctx.metrics().piece(piece);
+        ctx.metrics().piece(piece, uploaded);
         // the last piece is answered once the snapshot's commit is done
         var unused =
             ctx.lifecycle()
@@ -454,7 +521,9 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
                     (ignored, error) -> {
                       try {
                         out.onNext(
-                            UploadResult.newBuilder().setStoredStateBytes(stateBytes).build());
+                            UploadResult.newBuilder()
+                                .setStoredStateBytes(piece.meta().getStateBytes())
+                                .build());
                         out.onCompleted();
                       } catch (RuntimeException cancelled) {
                         // cancelled meanwhile: the piece is in all the same

@@ -38,9 +38,14 @@ public final class CoordinatorMetrics implements SnapshotListener {
   private final DistributionSummary channelStateSize;
   private final DistributionSummary inflight;
   private final Counter markers;
+  private final Counter stateUploaded;
+  private final Counter stateDeduplicated;
+  private final Counter chunksQueried;
+  private final Counter chunksHeld;
   private final AtomicLong latestCompleteMs = new AtomicLong();
   private final AtomicInteger pending = new AtomicInteger();
   private final AtomicLong storeBytes = new AtomicLong();
+  private final AtomicLong storedChunks = new AtomicLong();
   private final java.util.function.ToIntFunction<WorkerState> workers;
   private final Counter rollbacksCompleted;
   private final Counter rollbacksFailed;
@@ -96,6 +101,29 @@ public final class CoordinatorMetrics implements SnapshotListener {
         Counter.builder("cutpoint.snapshot.markers")
             .description("Markers sent (one per channel per complete snapshot)")
             .register(registry);
+    stateUploaded =
+        Counter.builder("cutpoint.state.uploaded")
+            .description("State bytes that workers uploaded in their pieces")
+            .baseUnit("bytes")
+            .register(registry);
+    stateDeduplicated =
+        Counter.builder("cutpoint.state.deduplicated")
+            .description(
+                "State bytes of delivered pieces that were not uploaded: the store held their"
+                    + " content chunks")
+            .baseUnit("bytes")
+            .register(registry);
+    chunksQueried =
+        Counter.builder("cutpoint.content.chunks.queried")
+            .description("Content chunks that workers asked the store for before an upload")
+            .register(registry);
+    chunksHeld =
+        Counter.builder("cutpoint.content.chunks.held")
+            .description("Queried content chunks the store already held (not uploaded again)")
+            .register(registry);
+    Gauge.builder("cutpoint.store.content.chunks", storedChunks, AtomicLong::get)
+        .description("Content chunks in the store, each kept once for every snapshot using it")
+        .register(registry);
     Gauge.builder("cutpoint.snapshot.latest.age", this, CoordinatorMetrics::latestAgeSeconds)
         .description("Age of the newest complete snapshot")
         .baseUnit("seconds")
@@ -180,9 +208,23 @@ public final class CoordinatorMetrics implements SnapshotListener {
     storeBytes.set(bytes);
   }
 
-  /** A worker's piece arrived. */
-  public void piece(Piece piece) {
-    stateSize.record(piece.meta().getStateBytes());
+  /** Content chunks in the store, about (negative: the store does not keep them). */
+  public void contentChunks(long chunks) {
+    storedChunks.set(Math.max(0, chunks));
+  }
+
+  /** A worker's piece arrived, with {@code uploaded} of its state bytes sent (the rest held). */
+  public void piece(Piece piece, long uploaded) {
+    long bytes = piece.meta().getStateBytes();
+    stateSize.record(bytes);
+    stateUploaded.increment(uploaded);
+    stateDeduplicated.increment(Math.max(0, bytes - uploaded));
+  }
+
+  /** A {@code FindChunks} query: {@code queried} content chunks, {@code held} of them stored. */
+  public void chunksFound(int queried, int held) {
+    chunksQueried.increment(queried);
+    chunksHeld.increment(held);
   }
 
   /** For the rollback: one rollback ended. */

@@ -30,6 +30,27 @@ final class DamagedStore implements SnapshotStore {
     d.putStateChunk(snapshotId, workerId, index, data, crc32c);
   }
 
+  @Override
+  public long contentChunks() {
+    return d.contentChunks();
+  }
+
+  @Override
+  public boolean[] holdChunks(long snapshotId, List<com.google.protobuf.ByteString> sha256s) {
+    return d.holdChunks(snapshotId, sha256s);
+  }
+
+  @Override
+  public void putContentChunk(
+      long snapshotId,
+      String workerId,
+      int index,
+      com.google.protobuf.ByteString sha256,
+      byte[] data,
+      int crc32c) {
+    d.putContentChunk(snapshotId, workerId, index, sha256, data, crc32c);
+  }
+
   private void damaged(String workerId) {
     if (workerId.equals(victim)) {
       throw new io.cutpoint.storage.CorruptionException(

@@ -73,6 +73,27 @@ final class CorruptibleStore implements SnapshotStore {
   }
 
   @Override
+  public long contentChunks() {
+    return store.contentChunks();
+  }
+
+  @Override
+  public boolean[] holdChunks(long snapshotId, List<com.google.protobuf.ByteString> sha256s) {
+    return store.holdChunks(snapshotId, sha256s);
+  }
+
+  @Override
+  public void putContentChunk(
+      long snapshotId,
+      String workerId,
+      int index,
+      com.google.protobuf.ByteString sha256,
+      byte[] data,
+      int crc32c) {
+    store.putContentChunk(snapshotId, workerId, index, sha256, data, crc32c);
+  }
+
+  @Override
   public void putChannelRecording(
       long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     store.putChannelRecording(snapshotId, channel, messages);

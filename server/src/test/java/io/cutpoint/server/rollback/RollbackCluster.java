@@ -147,6 +147,14 @@ final class RollbackCluster implements AutoCloseable {
     return m;
   }
 
+  private volatile boolean contentChunks = true;
+
+  /** Whether the workers started from now on upload content-addressed chunks (the default). */
+  RollbackCluster contentChunks(boolean on) {
+    contentChunks = on;
+    return this;
+  }
+
   /** Starts worker {@code id} with a fresh balance; it joins whenever a coordinator answers. */
   Member launchWorker(String id) {
     List<String> out = peers.get(id);
@@ -166,6 +174,7 @@ final class RollbackCluster implements AutoCloseable {
             channel,
             control,
             SessionOptions.defaults()
+                .withContentChunks(contentChunks)
                 .withReconnect(Duration.ofMillis(50), Duration.ofMillis(300))
                 .withCloseTimeout(Duration.ofSeconds(2)));
     Member m = new Member(w, teller, control, s);

@@ -1,0 +1,130 @@
+package io.cutpoint.server.grpc;
+
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.ChunkAnswer;
+import io.cutpoint.api.v1.ChunkQuery;
+import io.cutpoint.api.v1.SnapshotManifest;
+import io.cutpoint.server.CoordinatorContext;
+import io.cutpoint.server.lifecycle.SnapshotLifecycle;
+import io.cutpoint.server.membership.WorkerIds;
+import io.cutpoint.storage.NoSuchSnapshotException;
+import io.cutpoint.storage.NotPendingException;
+import io.cutpoint.storage.StoreException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+
+/**
+ * Answers {@code FindChunks}: which content chunks of a worker's state the store lacks, so that the
+ * upload that follows sends only those. The store keeps the ones it has for the snapshot until the
+ * snapshot ends.
+ *
+ * <p>Threads: the query is checked on the transport thread (the caller's own session, the snapshot
+ * pending and covering the worker); the store answers on {@code cutpoint-store}, behind the
+ * snapshot's pending manifest, and the answer goes out from there.
+ */
+final class ChunkFinder {
+
+  /** Most hashes one query may list: a 4 GiB state at 64 KiB per chunk. */
+  static final int MAX_HASHES = 65_536;
+
+  private final CoordinatorContext ctx;
+
+  ChunkFinder(CoordinatorContext ctx) {
+    this.ctx = ctx;
+  }
+
+  void find(ChunkQuery query, StreamObserver<ChunkAnswer> out) {
+    try {
+      check(query);
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    }
+    long id = query.getSnapshotId();
+    List<ByteString> hashes = query.getSha256List();
+    ctx.storeIo()
+        .writePiece(
+            store -> {
+              Status failure;
+              try {
+                boolean[] held = store.holdChunks(id, hashes);
+                ChunkAnswer.Builder answer = ChunkAnswer.newBuilder();
+                for (int i = 0; i < held.length; i++) {
+                  if (!held[i]) {
+                    answer.addMissing(i);
+                  }
+                }
+                ctx.metrics().chunksFound(held.length, held.length - answer.getMissingCount());
+                reply(out, answer.build());
+                return;
+              } catch (NoSuchSnapshotException e) {
+                failure = Status.NOT_FOUND.withDescription("no pending snapshot " + id);
+              } catch (NotPendingException e) {
+                failure =
+                    Status.FAILED_PRECONDITION.withDescription(
+                        "snapshot " + id + " is no longer pending");
+              } catch (IllegalArgumentException e) {
+                failure = Status.INVALID_ARGUMENT.withDescription(e.getMessage());
+              } catch (StoreException e) {
+                failure = Status.UNAVAILABLE.withDescription(e.getMessage());
+              }
+              try {
+                out.onError(failure.asRuntimeException());
+              } catch (RuntimeException cancelled) {
+                // the caller went away
+              }
+            });
+  }
+
+  private static void reply(StreamObserver<ChunkAnswer> out, ChunkAnswer answer) {
+    try {
+      out.onNext(answer);
+      out.onCompleted();
+    } catch (RuntimeException cancelled) {
+      // the caller went away; what the store holds is released when the snapshot ends
+    }
+  }
+
+  private void check(ChunkQuery query) {
+    long id = query.getSnapshotId();
+    if (id <= 0) {
+      throw invalid("the query has no snapshot id");
+    }
+    WorkerIds.problem(query.getWorkerId())
+        .ifPresent(
+            p -> {
+              throw invalid("query: " + p);
+            });
+    if (query.getSha256Count() > MAX_HASHES) {
+      throw invalid("the query lists " + query.getSha256Count() + " chunks; at most " + MAX_HASHES);
+    }
+    for (int i = 0; i < query.getSha256Count(); i++) {
+      if (query.getSha256(i).size() != 32) {
+        throw invalid(
+            "hash " + i + " has " + query.getSha256(i).size() + " bytes; a SHA-256 has 32");
+      }
+    }
+    OwnSession.require(ctx, query.getWorkerId(), "find chunks");
+    SnapshotLifecycle.View view = ctx.lifecycle().view();
+    SnapshotManifest snap = view.pending().get(id);
+    if (snap == null) {
+      throw view.ended(id)
+          ? Status.FAILED_PRECONDITION
+              .withDescription("snapshot " + id + " is no longer pending")
+              .asRuntimeException()
+          : Status.NOT_FOUND.withDescription("no pending snapshot " + id).asRuntimeException();
+    }
+    if (snap.getTopology().getWorkersList().stream()
+        .noneMatch(w -> w.getWorkerId().equals(query.getWorkerId()))) {
+      throw Status.PERMISSION_DENIED
+          .withDescription("snapshot " + id + " does not cover worker " + query.getWorkerId())
+          .asRuntimeException();
+    }
+  }
+
+  private static StatusRuntimeException invalid(String message) {
+    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+  }
+}
