@@ -191,7 +191,11 @@ public final class CoordinatorSession implements AutoCloseable {
         new UploadQueue(
             workerId,
             new SnapshotUploader(
-                transfers, loop, options.uploadChunkBytes(), options.transferTimeout()),
+                transfers,
+                loop,
+                options.uploadChunkBytes(),
+                options.contentChunks(),
+                options.transferTimeout()),
             worker::epoch,
             new UploadReports(),
             loop,

@@ -21,6 +21,9 @@ import java.util.Objects;
  * @param transferTimeout deadline of one upload or download RPC
  * @param closeTimeout how long {@link CoordinatorSession#close()} waits for each stage
  * @param clock wall clock for heartbeat timestamps
+ * @param contentChunks whether a state is uploaded as content-defined chunks named by their
+ *     SHA-256, of which only those the coordinator lacks are sent (the default); false sends every
+ *     state byte in {@code uploadChunkBytes} chunks
  */
 public record SessionOptions(
     Duration heartbeatInterval,
@@ -31,7 +34,8 @@ public record SessionOptions(
     int uploadQueue,
     Duration transferTimeout,
     Duration closeTimeout,
-    Clock clock) {
+    Clock clock,
+    boolean contentChunks) {
 
   /** Used when the coordinator's {@code Welcome} carries no heartbeat interval. */
   public static final Duration FALLBACK_HEARTBEAT = Duration.ofSeconds(1);
@@ -64,7 +68,8 @@ public record SessionOptions(
 
   /**
    * Heartbeat from {@code Welcome}, reconnect 100 ms doubling to 10 s, join timeout 10 s, 1 MiB
-   * chunks, 4 queued uploads, 10 min per transfer, 5 s per close stage, the system UTC clock.
+   * chunks, 4 queued uploads, 10 min per transfer, 5 s per close stage, the system UTC clock,
+   * content-addressed chunks.
    */
   public static SessionOptions defaults() {
     return new SessionOptions(
@@ -76,7 +81,8 @@ public record SessionOptions(
         4,
         Duration.ofMinutes(10),
         Duration.ofSeconds(5),
-        Clock.systemUTC());
+        Clock.systemUTC(),
+        true);
   }
 
   public SessionOptions withHeartbeatInterval(Duration interval) {
@@ -89,7 +95,8 @@ public record SessionOptions(
         uploadQueue,
         transferTimeout,
         closeTimeout,
-        clock);
+        clock,
+        contentChunks);
   }
 
   public SessionOptions withReconnect(Duration initial, Duration max) {
@@ -102,7 +109,8 @@ public record SessionOptions(
         uploadQueue,
         transferTimeout,
         closeTimeout,
-        clock);
+        clock,
+        contentChunks);
   }
 
   public SessionOptions withJoinTimeout(Duration timeout) {
@@ -115,7 +123,8 @@ public record SessionOptions(
         uploadQueue,
         transferTimeout,
         closeTimeout,
-        clock);
+        clock,
+        contentChunks);
   }
 
   public SessionOptions withUploadChunkBytes(int bytes) {
@@ -128,7 +137,8 @@ public record SessionOptions(
         uploadQueue,
         transferTimeout,
         closeTimeout,
-        clock);
+        clock,
+        contentChunks);
   }
 
   public SessionOptions withUploadQueue(int capacity) {
@@ -141,7 +151,8 @@ public record SessionOptions(
         capacity,
         transferTimeout,
         closeTimeout,
-        clock);
+        clock,
+        contentChunks);
   }
 
   public SessionOptions withTransferTimeout(Duration timeout) {
@@ -154,7 +165,8 @@ public record SessionOptions(
         uploadQueue,
         timeout,
         closeTimeout,
-        clock);
+        clock,
+        contentChunks);
   }
 
   public SessionOptions withCloseTimeout(Duration timeout) {
@@ -167,7 +179,8 @@ public record SessionOptions(
         uploadQueue,
         transferTimeout,
         timeout,
-        clock);
+        clock,
+        contentChunks);
   }
 
   public SessionOptions withClock(Clock newClock) {
@@ -180,7 +193,23 @@ public record SessionOptions(
         uploadQueue,
         transferTimeout,
         closeTimeout,
-        newClock);
+        newClock,
+        contentChunks);
+  }
+
+  /** Whether states go up as content-addressed chunks (true by default). */
+  public SessionOptions withContentChunks(boolean on) {
+    return new SessionOptions(
+        heartbeatInterval,
+        reconnectInitial,
+        reconnectMax,
+        joinTimeout,
+        uploadChunkBytes,
+        uploadQueue,
+        transferTimeout,
+        closeTimeout,
+        clock,
+        on);
   }
 
   private static void positive(Duration d, String name) {

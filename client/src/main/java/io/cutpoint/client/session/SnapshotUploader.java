@@ -1,17 +1,28 @@
 package io.cutpoint.client.session;
 
 import com.google.common.util.concurrent.MoreExecutors;
+import com.google.protobuf.UnsafeByteOperations;
+import io.cutpoint.api.v1.ChunkAnswer;
+import io.cutpoint.api.v1.ChunkQuery;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.WorkerLoop;
+import io.cutpoint.client.chunks.ArrayContent;
+import io.cutpoint.client.chunks.ChunkRef;
+import io.cutpoint.client.chunks.ContentChunker;
+import io.cutpoint.client.chunks.KeyedChunks;
+import io.cutpoint.client.chunks.StateContent;
+import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.grpc.Channel;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -28,15 +39,26 @@ final class SnapshotUploader {
   private final CoordinatorGrpc.CoordinatorStub stub;
   private final WorkerLoop loop;
   private final int chunkBytes;
+  private final ContentChunker chunker; // null: every state byte goes up, in numbered chunks
+  private final KeyedChunks keyedChunks; // the loop's: the chunks of the last keyed state
   private final Duration timeout;
   private final AtomicLong partsSent = new AtomicLong();
+  private final AtomicLong stateBytesSent = new AtomicLong();
 
-  SnapshotUploader(Channel channel, WorkerLoop loop, int chunkBytes, Duration timeout) {
+  SnapshotUploader(
+      Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
     // Callbacks run where the transport delivers them; each hands its work to the loop once.
     this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
     this.loop = loop;
     this.chunkBytes = chunkBytes;
+    this.chunker = contentChunks ? ContentChunker.defaults() : null;
+    this.keyedChunks = new KeyedChunks(ContentChunker.defaults());
     this.timeout = timeout;
+  }
+
+  /** State bytes sent in chunks so far, over all uploads (those the coordinator lacked). */
+  long stateBytesSent() {
+    return stateBytesSent.get();
   }
 
   /** Parts handed to gRPC by this uploader so far, over all uploads (for tests and metrics). */
@@ -50,17 +72,98 @@ final class SnapshotUploader {
    * argument null).
    */
   Upload start(CompletedLocalSnapshot snapshot, long epoch, BiConsumer<UploadResult, Status> done) {
-    Upload upload = new Upload(new UploadParts(snapshot, epoch, chunkBytes), done);
+    Upload upload = new Upload(done);
+    CapturedState captured = snapshot.state();
+    if (chunker == null || (!captured.isKeyed() && captured.state().length == 0)) {
+      upload.send(new UploadParts(snapshot, epoch, chunkBytes));
+      return upload;
+    }
+    // Cut and hash the state, ask which chunks the coordinator lacks, then send those.
+    StateContent content =
+        captured.isKeyed()
+            ? keyedChunks.content(captured.entries())
+            : new ArrayContent(captured.state(), chunker);
+    List<ChunkRef> recipe = content.recipe();
+    ChunkQuery.Builder query =
+        ChunkQuery.newBuilder()
+            .setSnapshotId(snapshot.cut().snapshotId())
+            .setWorkerId(snapshot.cut().workerId());
+    for (ChunkRef c : recipe) {
+      query.addSha256(UnsafeByteOperations.unsafeWrap(c.sha256()));
+    }
     upload.context.run(
         () ->
-            stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS).uploadSnapshot(upload));
-    upload.pump();
+            stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .findChunks(
+                    query.build(),
+                    new StreamObserver<>() {
+                      private ChunkAnswer answer;
+
+                      @Override
+                      public void onNext(ChunkAnswer value) {
+                        answer = value;
+                      }
+
+                      @Override
+                      public void onError(Throwable t) {
+                        Status status = Status.fromThrowable(t);
+                        if (status.getCode() == Status.Code.UNIMPLEMENTED) {
+                          // a coordinator from before content addressing: every byte goes up
+                          loop.execute(
+                              () -> upload.send(new UploadParts(snapshot, epoch, chunkBytes)));
+                        } else {
+                          loop.execute(() -> upload.finish(null, status));
+                        }
+                      }
+
+                      @Override
+                      public void onCompleted() {
+                        ChunkAnswer a = answer;
+                        loop.execute(
+                            () -> {
+                              int[] send = missing(a, recipe.size());
+                              if (send == null) {
+                                upload.finish(
+                                    null,
+                                    Status.INTERNAL.withDescription(
+                                        "the coordinator's list of missing chunks is not a"
+                                            + " list of ascending positions"));
+                              } else {
+                                upload.send(
+                                    new UploadParts(
+                                        snapshot,
+                                        epoch,
+                                        chunkBytes,
+                                        System::nanoTime,
+                                        content,
+                                        send));
+                              }
+                            });
+                      }
+                    }));
     return upload;
+  }
+
+  /** The positions to send, or null if the answer is not ascending positions of the query. */
+  private static int[] missing(ChunkAnswer answer, int chunks) {
+    if (answer == null) {
+      return null;
+    }
+    int[] send = new int[answer.getMissingCount()];
+    int previous = -1;
+    for (int i = 0; i < send.length; i++) {
+      int p = answer.getMissing(i);
+      if (p <= previous || p >= chunks) {
+        return null;
+      }
+      send[i] = previous = p;
+    }
+    return send;
   }
 
   /** One UploadSnapshot call. Its request side is used on the loop only. */
   final class Upload implements ClientResponseObserver<UploadPart, UploadResult> {
-    private final UploadParts parts;
+    private UploadParts parts; // loop only; null until the chunks to send are known
     private final BiConsumer<UploadResult, Status> done;
     private final Context.CancellableContext context = Context.current().withCancellation();
     private ClientCallStreamObserver<UploadPart> requests;
@@ -71,9 +174,20 @@ final class SnapshotUploader {
     private boolean finished;
     private Status failure;
 
-    private Upload(UploadParts parts, BiConsumer<UploadResult, Status> done) {
-      this.parts = parts;
+    private Upload(BiConsumer<UploadResult, Status> done) {
       this.done = done;
+    }
+
+    /** On the loop: starts the UploadSnapshot call with these parts, unless it ended meanwhile. */
+    private void send(UploadParts p) {
+      if (finished) {
+        return;
+      }
+      parts = p;
+      context.run(
+          () ->
+              stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS).uploadSnapshot(this));
+      pump();
     }
 
     /** Ends the call, from any thread; {@code done} then gets CANCELLED. */
@@ -99,8 +213,12 @@ final class SnapshotUploader {
       }
       try {
         while (parts.hasNext() && requests.isReady()) {
-          requests.onNext(parts.next());
+          UploadPart part = parts.next();
+          requests.onNext(part);
           partsSent.incrementAndGet();
+          if (part.hasStateChunk()) {
+            stateBytesSent.addAndGet(part.getStateChunk().getData().size());
+          }
         }
         if (parts.hasNext()) {
           waitingForReady = true;
@@ -116,7 +234,7 @@ final class SnapshotUploader {
       }
     }
 
-    private void finish(UploadResult result, Status status) {
+    void finish(UploadResult result, Status status) {
       if (finished) {
         return;
       }

@@ -6,6 +6,7 @@ import io.cutpoint.api.v1.Activity;
 import io.cutpoint.api.v1.ChannelClosed;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.StateChunk;
@@ -14,6 +15,8 @@ import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.api.v1.WaitFor;
 import io.cutpoint.api.v1.WorkerTimeline;
+import io.cutpoint.client.chunks.ChunkRef;
+import io.cutpoint.client.chunks.StateContent;
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.client.engine.LocalTimeline;
@@ -43,6 +46,8 @@ final class UploadParts implements Iterator<UploadPart> {
   private final int chunkBytes;
   private final List<String> channels;
   private final int stateChunks;
+  private final StateContent content; // the state's content chunks, or null
+  private final int[] send; // of a content-addressed state: the positions of the chunks to send
   private final long epoch;
   private final LongSupplier nanoClock;
 
@@ -69,12 +74,30 @@ final class UploadParts implements Iterator<UploadPart> {
    *     header's timeline counts back from when it is built
    */
   UploadParts(CompletedLocalSnapshot snapshot, long epoch, int chunkBytes, LongSupplier nanoClock) {
+    this(snapshot, epoch, chunkBytes, nanoClock, null, null);
+  }
+
+  /**
+   * The upload of a content-addressed state: the header lists every chunk of {@code content}, and
+   * only the chunks at the positions {@code send} (ascending) go up, the ones the coordinator
+   * lacks.
+   */
+  UploadParts(
+      CompletedLocalSnapshot snapshot,
+      long epoch,
+      int chunkBytes,
+      LongSupplier nanoClock,
+      StateContent content,
+      int[] send) {
     this.nanoClock = nanoClock;
     this.snapshot = snapshot;
-    this.state = snapshot.state().state();
+    this.state = content != null ? null : snapshot.state().bytes();
     this.chunkBytes = chunkBytes;
     this.epoch = epoch;
-    this.stateChunks = (int) ((state.length + (long) chunkBytes - 1) / chunkBytes);
+    this.content = content;
+    this.send = send;
+    this.stateChunks =
+        send != null ? send.length : (int) ((state.length + (long) chunkBytes - 1) / chunkBytes);
     TreeSet<String> incoming = new TreeSet<>(snapshot.cut().received().keySet());
     incoming.addAll(snapshot.cut().recordings().keySet());
     this.channels = List.copyOf(incoming);
@@ -95,10 +118,20 @@ final class UploadParts implements Iterator<UploadPart> {
     switch (stage) {
       case HEADER -> {
         stage = stateChunks > 0 ? Stage.CHUNKS : afterChunks();
-        return UploadPart.newBuilder()
-            .setHeader(
-                UploadHeader.newBuilder().setMeta(meta(snapshot, epoch, nanoClock.getAsLong())))
-            .build();
+        LocalSnapshotMeta.Builder meta =
+            content == null
+                ? meta(snapshot, epoch, nanoClock.getAsLong(), state.length, Crc32c.of(state))
+                    .toBuilder()
+                : meta(snapshot, epoch, nanoClock.getAsLong(), content.size(), content.crc32c())
+                    .toBuilder();
+        for (ChunkRef c : content == null ? List.<ChunkRef>of() : content.recipe()) {
+          meta.addContent(
+              ContentChunk.newBuilder()
+                  .setSha256(UnsafeByteOperations.unsafeWrap(c.sha256()))
+                  .setLength(c.length())
+                  .setCrc32C(c.crc32c()));
+        }
+        return UploadPart.newBuilder().setHeader(UploadHeader.newBuilder().setMeta(meta)).build();
       }
       case CHUNKS -> {
         UploadPart part = chunk(nextChunk++);
@@ -133,13 +166,23 @@ final class UploadParts implements Iterator<UploadPart> {
     return channels.isEmpty() ? Stage.TRAILER : Stage.CHANNELS;
   }
 
-  private UploadPart chunk(int index) {
-    int offset = index * chunkBytes;
+  private UploadPart chunk(int ordinal) {
+    if (content != null) {
+      int index = send[ordinal];
+      return UploadPart.newBuilder()
+          .setStateChunk(
+              StateChunk.newBuilder()
+                  .setIndex(index)
+                  .setData(content.chunk(index))
+                  .setCrc32C(content.recipe().get(index).crc32c()))
+          .build();
+    }
+    int offset = ordinal * chunkBytes;
     int length = Math.min(chunkBytes, state.length - offset);
     return UploadPart.newBuilder()
         .setStateChunk(
             StateChunk.newBuilder()
-                .setIndex(index)
+                .setIndex(ordinal)
                 .setData(UnsafeByteOperations.unsafeWrap(state, offset, length))
                 .setCrc32C(Crc32c.of(state, offset, length)))
         .build();
@@ -180,6 +223,12 @@ final class UploadParts implements Iterator<UploadPart> {
    * timeline, in microseconds before {@code sentNanos} (the engine's clock).
    */
   static LocalSnapshotMeta meta(CompletedLocalSnapshot snapshot, long epoch, long sentNanos) {
+    byte[] state = snapshot.state().bytes();
+    return meta(snapshot, epoch, sentNanos, state.length, Crc32c.of(state));
+  }
+
+  private static LocalSnapshotMeta meta(
+      CompletedLocalSnapshot snapshot, long epoch, long sentNanos, long stateBytes, int stateCrc) {
     LocalSnapshot cut = snapshot.cut();
     CapturedState captured = snapshot.state();
     LocalSnapshotMeta.Builder meta =
@@ -189,8 +238,8 @@ final class UploadParts implements Iterator<UploadPart> {
             .setEpoch(epoch)
             .addAllSent(counters(cut.sent()))
             .addAllReceived(counters(cut.received()))
-            .setStateBytes(captured.state().length)
-            .setStateCrc32C(Crc32c.of(captured.state()))
+            .setStateBytes(stateBytes)
+            .setStateCrc32C(stateCrc)
             .setActivity(activity(captured.activity()))
             .setRecordingMillis(
                 TimeUnit.NANOSECONDS.toMillis(Math.max(0, snapshot.recordingNanos())));

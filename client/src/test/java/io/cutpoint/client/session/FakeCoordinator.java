@@ -60,6 +60,14 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
   /** When set, uploads end with this status instead of a result. */
   volatile Status failUploads;
 
+  /**
+   * Positions of the content chunks that {@code FindChunks} says are held; null: the fake does not
+   * implement {@code FindChunks} (a coordinator from before content addressing).
+   */
+  volatile java.util.Set<Integer> heldChunks;
+
+  final List<io.cutpoint.api.v1.ChunkQuery> chunkQueries = new CopyOnWriteArrayList<>();
+
   private volatile StreamObserver<CoordinatorMessage> current;
 
   /** Pushes a command on the live session. */
@@ -154,6 +162,26 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
         }
       }
     };
+  }
+
+  @Override
+  public void findChunks(
+      io.cutpoint.api.v1.ChunkQuery query,
+      StreamObserver<io.cutpoint.api.v1.ChunkAnswer> responses) {
+    java.util.Set<Integer> held = heldChunks;
+    if (held == null) {
+      super.findChunks(query, responses);
+      return;
+    }
+    chunkQueries.add(query);
+    io.cutpoint.api.v1.ChunkAnswer.Builder answer = io.cutpoint.api.v1.ChunkAnswer.newBuilder();
+    for (int i = 0; i < query.getSha256Count(); i++) {
+      if (!held.contains(i)) {
+        answer.addMissing(i);
+      }
+    }
+    responses.onNext(answer.build());
+    responses.onCompleted();
   }
 
   @Override

@@ -100,7 +100,46 @@ class SnapshotUploadTest {
             .map(h -> h.get(SessionSecret.KEY))
             .filter(java.util.Objects::nonNull)
             .toList();
-    assertThat(uploadSecrets).containsExactly("second");
+    assertThat(uploadSecrets).isNotEmpty().containsOnly("second");
+  }
+
+  @Test
+  void aContentAddressedStateAsksWhichChunksTheCoordinatorLacksAndSendsOnlyThose()
+      throws Exception {
+    fake.heldChunks = java.util.Set.of(0, 2, 3);
+    joined(SessionOptions.defaults());
+    byte[] state = Pieces.state(MIB + 777, 5);
+    worker.listener().completed(Pieces.completed(13, state));
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
+    assertThat(outcomes).singleElement().asString().startsWith("uploaded 13 ");
+    List<io.cutpoint.client.chunks.ChunkRef> recipe =
+        io.cutpoint.client.chunks.ChunkRecipe.of(
+            state, io.cutpoint.client.chunks.ContentChunker.defaults());
+    assertThat(recipe).hasSizeGreaterThan(8);
+    assertThat(fake.chunkQueries).hasSize(1);
+    assertThat(fake.chunkQueries.get(0).getSha256List())
+        .extracting(com.google.protobuf.ByteString::toByteArray)
+        .containsExactlyElementsOf(recipe.stream().map(c -> c.sha256()).toList());
+    List<UploadPart> parts = fake.uploads.get(0).parts;
+    assertThat(parts.get(0).getHeader().getMeta().getContentCount()).isEqualTo(recipe.size());
+    List<UploadPart> chunks = parts.stream().filter(UploadPart::hasStateChunk).toList();
+    assertThat(chunks)
+        .extracting(p -> p.getStateChunk().getIndex())
+        .as("every position but the held ones, ascending")
+        .containsExactlyElementsOf(
+            java.util.stream.IntStream.range(0, recipe.size())
+                .filter(i -> i != 0 && i != 2 && i != 3)
+                .boxed()
+                .toList());
+    for (UploadPart p : chunks) {
+      io.cutpoint.client.chunks.ChunkRef c = recipe.get(p.getStateChunk().getIndex());
+      assertThat(p.getStateChunk().getData().toByteArray())
+          .isEqualTo(java.util.Arrays.copyOfRange(state, c.offset(), c.end()));
+      assertThat(p.getStateChunk().getCrc32C()).isEqualTo(c.crc32c());
+    }
+    assertThat(parts.get(parts.size() - 1).getTrailer().getStateChunks())
+        .isEqualTo(recipe.size() - 3);
   }
 
   @Test
@@ -132,7 +171,7 @@ class SnapshotUploadTest {
     SessionThreads.OwnLoop loop = SessionThreads.ownLoop("upload-test-loop");
     try {
       SnapshotUploader uploader =
-          new SnapshotUploader(coordinator.channel, loop, MIB, Duration.ofMinutes(1));
+          new SnapshotUploader(coordinator.channel, loop, MIB, false, Duration.ofMinutes(1));
       byte[] state = Pieces.state(16 * MIB, 3);
       CompletableFuture<UploadResult> result = new CompletableFuture<>();
       AtomicReference<SnapshotUploader.Upload> upload = new AtomicReference<>();

@@ -1,0 +1,149 @@
+package io.cutpoint.client.chunks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cutpoint.api.Crc32c;
+import io.cutpoint.api.Sha256;
+import java.io.ByteArrayOutputStream;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A keyed state's chunks: they join into the state's bytes, which decode back into the entries;
+ * their boundaries fall between entries and depend on the entries alone, so a few changed entries
+ * change a few chunks; and a capture reads and hashes only the chunks whose entries changed.
+ */
+class KeyedChunksTest {
+  private static final ContentChunker CHUNKER = ContentChunker.defaults();
+
+  /** {@code n} entries "key-000000".. with values of 500 to 1,500 random bytes. */
+  private static TreeMap<String, byte[]> entries(int n, long seed) {
+    Random random = new Random(seed);
+    TreeMap<String, byte[]> map = new TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      byte[] value = new byte[500 + random.nextInt(1000)];
+      random.nextBytes(value);
+      map.put(String.format("key-%06d", i), value);
+    }
+    return map;
+  }
+
+  private static byte[] joined(StateContent content) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < content.recipe().size(); i++) {
+      out.writeBytes(content.chunk(i).toByteArray());
+    }
+    return out.toByteArray();
+  }
+
+  private static Set<String> hashes(StateContent content) {
+    Set<String> out = new HashSet<>();
+    content.recipe().forEach(c -> out.add(c.hex()));
+    return out;
+  }
+
+  @Test
+  void theChunksJoinIntoTheStateBytesWhichDecodeBackIntoTheEntries() {
+    TreeMap<String, byte[]> map = entries(5_000, 1);
+    KeyedState state = KeyedState.of(map);
+    StateContent content = new KeyedChunks(CHUNKER).content(state);
+    byte[] bytes = joined(content);
+    assertThat(bytes).isEqualTo(state.toBytes());
+    assertThat(content.size()).isEqualTo(bytes.length);
+    assertThat(content.crc32c()).isEqualTo(Crc32c.of(bytes));
+    for (ChunkRef c : content.recipe()) {
+      byte[] chunk = java.util.Arrays.copyOfRange(bytes, c.offset(), c.end());
+      assertThat(c.sha256()).isEqualTo(Sha256.of(chunk));
+      assertThat(c.crc32c()).isEqualTo(Crc32c.of(chunk));
+      assertThat(c.length()).isLessThanOrEqualTo(CHUNKER.maxSize());
+    }
+    double mean = (double) bytes.length / content.recipe().size();
+    assertThat(mean).isBetween(0.6 * CHUNKER.avgSize(), 1.6 * CHUNKER.avgSize());
+    SortedMap<String, byte[]> decoded = KeyedState.decode(bytes);
+    assertThat(decoded.keySet()).containsExactlyElementsOf(map.keySet());
+    map.forEach((k, v) -> assertThat(decoded.get(k)).isEqualTo(v));
+  }
+
+  @Test
+  void aCaptureReadsAndHashesOnlyTheChunksWhoseEntriesChanged() {
+    TreeMap<String, byte[]> map = entries(10_000, 2);
+    KeyedChunks chunks = new KeyedChunks(CHUNKER);
+    StateContent first = chunks.content(KeyedState.of(map));
+    assertThat(chunks.bytesHashed()).isEqualTo(first.size());
+
+    map.put("key-004321", new byte[] {1, 2, 3}); // a new array: the application's promise
+    StateContent second = chunks.content(KeyedState.of(map));
+    assertThat(chunks.bytesHashed())
+        .as("one chunk read again")
+        .isPositive()
+        .isLessThanOrEqualTo(CHUNKER.maxSize());
+    Set<String> fresh = hashes(second);
+    fresh.removeAll(hashes(first));
+    assertThat(fresh).hasSize(1);
+    assertThat(joined(second)).isEqualTo(KeyedState.of(map).toBytes());
+
+    StateContent third = chunks.content(KeyedState.of(map));
+    assertThat(chunks.bytesHashed()).as("nothing changed, nothing read").isZero();
+    assertThat(third.recipe()).isEqualTo(second.recipe());
+  }
+
+  @Test
+  void addingAndRemovingEntriesMovesOnlyTheChunksAroundThem() {
+    TreeMap<String, byte[]> map = entries(10_000, 3);
+    StateContent before = new KeyedChunks(CHUNKER).content(KeyedState.of(map));
+    map.put("key-002000a", new byte[700]);
+    map.remove("key-007000");
+    StateContent after = new KeyedChunks(CHUNKER).content(KeyedState.of(map));
+    Set<String> fresh = hashes(after);
+    fresh.removeAll(hashes(before));
+    assertThat(fresh).as("at most two chunks around each edit").hasSizeLessThanOrEqualTo(4);
+    assertThat(before.recipe().size()).isGreaterThan(100);
+  }
+
+  @Test
+  void anEntryLargerThanAChunkIsCutInsideItsValueAndKeptWhenUnchanged() {
+    TreeMap<String, byte[]> map = entries(100, 4);
+    byte[] big = new byte[3 << 20];
+    new Random(5).nextBytes(big);
+    map.put("key-000050x", big);
+    KeyedChunks chunks = new KeyedChunks(CHUNKER);
+    StateContent first = chunks.content(KeyedState.of(map));
+    assertThat(first.recipe().size()).isGreaterThan(10);
+    assertThat(first.recipe())
+        .allMatch(c -> c.length() <= CHUNKER.maxSize() + KeyedState.MAX_KEY_BYTES + 10);
+    assertThat(joined(first)).isEqualTo(KeyedState.of(map).toBytes());
+
+    map.put("key-000001", new byte[] {9});
+    chunks.content(KeyedState.of(map));
+    assertThat(chunks.bytesHashed()).isLessThan(CHUNKER.maxSize());
+  }
+
+  @Test
+  void anEmptyStateIsItsFormatByteAlone() {
+    StateContent content = new KeyedChunks(CHUNKER).content(KeyedState.of(new TreeMap<>()));
+    assertThat(joined(content)).containsExactly(KeyedState.FORMAT);
+    assertThat(KeyedState.decode(joined(content))).isEmpty();
+  }
+
+  @Test
+  void entriesInAnotherOrderAndBytesOfAnotherKindAreRefused() {
+    TreeMap<String, byte[]> reversed = new TreeMap<>(Comparator.reverseOrder());
+    reversed.put("a", new byte[1]);
+    assertThatThrownBy(() -> KeyedState.of(reversed))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("natural order");
+    assertThatThrownBy(() -> KeyedState.decode(new byte[] {1, 2, 3}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not the bytes of a keyed state");
+    byte[] cut = KeyedState.of(entries(3, 6)).toBytes();
+    assertThatThrownBy(() -> KeyedState.decode(java.util.Arrays.copyOf(cut, cut.length - 1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cut short");
+  }
+}
