@@ -109,6 +109,11 @@ public abstract class ForwardingWorkerControl implements WorkerControl {
    * (see above); only the channel's I/O shares the worker's loop.
    */
   @Override
+  public java.util.Optional<java.nio.file.Path> localRecovery() {
+    return delegate.localRecovery();
+  }
+
+  @Override
   public io.grpc.ManagedChannelBuilder<?> coordinatorChannel(
       String target, io.grpc.ChannelCredentials credentials) {
     return delegate.coordinatorChannel(target, credentials);

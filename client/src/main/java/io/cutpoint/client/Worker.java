@@ -406,6 +406,11 @@ public final class Worker implements WorkerControl, AutoCloseable {
    * before the worker.
    */
   @Override
+  public java.util.Optional<java.nio.file.Path> localRecovery() {
+    return java.util.Optional.ofNullable(config.localRecovery);
+  }
+
+  @Override
   public io.grpc.ManagedChannelBuilder<?> coordinatorChannel(
       String target, io.grpc.ChannelCredentials credentials) {
     running(); // port is written after transport: reading it first makes transport visible
@@ -562,6 +567,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private io.grpc.ServerCredentials serverCredentials;
     private io.grpc.ChannelCredentials channelCredentials;
     private CoordinatorLink.Settings coordinators;
+    private java.nio.file.Path localRecovery;
 
     private static final java.util.regex.Pattern ID =
         java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
@@ -662,6 +668,18 @@ public final class Worker implements WorkerControl, AutoCloseable {
     /** Bounds on the frames held back per incoming channel (see {@link ParkingLimits}). */
     public Builder parkingLimits(ParkingLimits limits) {
       this.parkingLimits = java.util.Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * Local recovery: the worker keeps its newest uploaded piece of state in {@code dir} (one file,
+     * {@code ID.state}, with the snapshot id, the state's content chunk list and a CRC32C), and a
+     * rollback to that snapshot restores the state from it after checking its chunk list against
+     * the snapshot's, without downloading the state. Costs a write of the whole state per snapshot,
+     * on a thread of its own. Only content-addressed uploads (the default) are kept.
+     */
+    public Builder localRecovery(java.nio.file.Path dir) {
+      this.localRecovery = java.util.Objects.requireNonNull(dir, "dir");
       return this;
     }
 

@@ -95,6 +95,14 @@ public interface WorkerControl {
     return io.grpc.Grpc.newChannelBuilder(target, credentials);
   }
 
+  /**
+   * Where this worker keeps its newest uploaded piece of state for local recovery ({@code
+   * Worker.Builder.localRecovery}), or empty (the default): then every restore downloads.
+   */
+  default java.util.Optional<java.nio.file.Path> localRecovery() {
+    return java.util.Optional.empty();
+  }
+
   /** Where finished or failed local snapshots go (one listener; replaces the previous one). */
   void setSnapshotListener(LocalSnapshotListener listener);
 

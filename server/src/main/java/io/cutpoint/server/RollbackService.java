@@ -80,8 +80,11 @@ public interface RollbackService extends AutoCloseable {
   /** A worker acknowledged {@code halt}. */
   default void onHalted(String workerId, long epoch) {}
 
-  /** A worker acknowledged {@code restore}. */
-  default void onRestored(String workerId, long epoch, long snapshotId) {}
+  /**
+   * A worker acknowledged {@code restore}; {@code fromLocalCopy}: it restored its state from its
+   * own disk rather than a download.
+   */
+  default void onRestored(String workerId, long epoch, long snapshotId, boolean fromLocalCopy) {}
 
   /** A worker joined (or rejoined). */
   default void onWorkerJoined(String workerId) {}

@@ -278,15 +278,20 @@ final class CommandHandler {
       SessionAttempt s, long snapshotId, long epoch, PieceAssembler.Restorable piece) {
     worker.restore(epoch, piece.piece(), piece.state());
     log.info(
-        "worker {}: restored snapshot {} ({} state bytes, {} recorded messages) in epoch {}",
+        "worker {}: restored snapshot {} ({} state bytes{}, {} recorded messages) in epoch {}",
         workerId,
         snapshotId,
         piece.state().length,
+        piece.fromLocalCopy() ? " from its local copy" : "",
         piece.piece().inFlightMessages(),
         epoch);
     s.send(
         WorkerMessage.newBuilder()
-            .setRestored(Restored.newBuilder().setEpoch(epoch).setSnapshotId(snapshotId))
+            .setRestored(
+                Restored.newBuilder()
+                    .setEpoch(epoch)
+                    .setSnapshotId(snapshotId)
+                    .setFromLocalCopy(piece.fromLocalCopy()))
             .build());
   }
 

@@ -132,6 +132,7 @@ public final class CoordinatorSession implements AutoCloseable {
   private final SharedThreads shared;
   private final ScheduledExecutorService timer;
   private final UploadQueue uploads;
+  private final LocalCopy localCopy; // null without local recovery
   private final CommandHandler commands;
   private final RejoinDelay rejoin;
   private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
@@ -187,6 +188,7 @@ public final class CoordinatorSession implements AutoCloseable {
                 () -> ThreadLocalRandom.current().nextDouble()));
     // uploads and downloads carry the current session's secret
     Channel transfers = io.grpc.ClientInterceptors.intercept(channel, secret);
+    this.localCopy = worker.localRecovery().map(dir -> new LocalCopy(dir, workerId)).orElse(null);
     this.uploads =
         new UploadQueue(
             workerId,
@@ -195,7 +197,8 @@ public final class CoordinatorSession implements AutoCloseable {
                 loop,
                 options.uploadChunkBytes(),
                 options.contentChunks(),
-                options.transferTimeout()),
+                options.transferTimeout(),
+                localCopy),
             worker::epoch,
             new UploadReports(),
             loop,
@@ -203,7 +206,7 @@ public final class CoordinatorSession implements AutoCloseable {
     this.commands =
         new CommandHandler(
             worker,
-            new SnapshotDownloader(transfers, loop, options.transferTimeout()),
+            new SnapshotDownloader(transfers, loop, options.transferTimeout(), localCopy),
             uploads,
             new Hooks());
   }
@@ -354,6 +357,9 @@ public final class CoordinatorSession implements AutoCloseable {
     setState(SessionState.CLOSED);
     commands.cancelDownload();
     uploads.close();
+    if (localCopy != null) {
+      localCopy.close(); // a copy being written is finished
+    }
     Duration wait = options.closeTimeout();
     SessionAttempt s = stream;
     if (s != null) {

@@ -3,6 +3,7 @@ package io.cutpoint.client.session;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
@@ -42,9 +43,33 @@ final class PieceAssembler {
   private long messages;
   private boolean trailerSeen;
 
+  // local recovery: the copy on disk, used when the header lists the same chunks
+  private final List<ContentChunk> localContent;
+  private final byte[] localState;
+  private boolean fromLocal;
+  private boolean localMismatch;
+
   PieceAssembler(long snapshotId, String workerId) {
+    this(snapshotId, workerId, null, null);
+  }
+
+  /**
+   * Assembles a piece whose state the worker holds on disk: {@code localState}, cut as {@code
+   * localContent} lists. If the header lists exactly these chunks, the state is taken from the copy
+   * (and a state chunk that arrives anyway replaces it); else the piece fails, and {@link
+   * #localMismatch()} says why.
+   */
+  PieceAssembler(
+      long snapshotId, String workerId, List<ContentChunk> localContent, byte[] localState) {
     this.snapshotId = snapshotId;
     this.workerId = workerId;
+    this.localContent = localContent;
+    this.localState = localState;
+  }
+
+  /** Whether the local copy did not match the header's chunk list (it should be discarded). */
+  boolean localMismatch() {
+    return localMismatch;
   }
 
   /** Takes the next part, in stream order. */
@@ -77,7 +102,7 @@ final class PieceAssembler {
             counters(meta.getReceivedList(), "received"),
             recordings,
             firstMarkerFrom);
-    return new Restorable(meta, piece, state);
+    return new Restorable(meta, piece, state, fromLocal);
   }
 
   private void header(LocalSnapshotMeta m) throws CorruptPieceException {
@@ -96,10 +121,29 @@ final class PieceAssembler {
       throw corrupt("state of " + m.getStateBytes() + " bytes is larger than one array");
     }
     meta = m;
+    if (localState != null) {
+      if (m.getContentCount() > 0
+          && m.getContentList().equals(localContent)
+          && localState.length == m.getStateBytes()
+          && Crc32c.of(localState) == m.getStateCrc32C()) {
+        fromLocal = true;
+        state = localState;
+        filled = state.length;
+        return;
+      }
+      localMismatch = true;
+      throw corrupt("the local copy of the state does not match the snapshot's chunk list");
+    }
     state = new byte[(int) m.getStateBytes()];
   }
 
   private void chunk(StateChunk c) throws CorruptPieceException {
+    if (fromLocal && chunks == 0 && filled == state.length) {
+      // a coordinator that does not know local copies sends the state: take that one
+      fromLocal = false;
+      state = new byte[state.length];
+      filled = 0;
+    }
     if (lastChannel != null) {
       throw corrupt("state chunk " + c.getIndex() + " came after the channel recordings");
     }
@@ -156,6 +200,19 @@ final class PieceAssembler {
   }
 
   private void trailer(UploadTrailer t) throws CorruptPieceException {
+    if (fromLocal) {
+      if (t.getStateChunks() != 0 || t.getRecordedMessages() != messages) {
+        throw corrupt(
+            "the trailer counts "
+                + t.getStateChunks()
+                + " chunks and "
+                + t.getRecordedMessages()
+                + " messages, received 0 and "
+                + messages);
+      }
+      trailerSeen = true;
+      return;
+    }
     if (filled != state.length) {
       throw corrupt("received " + filled + " state bytes, the header declares " + state.length);
     }
@@ -197,6 +254,10 @@ final class PieceAssembler {
         "piece of snapshot " + snapshotId + " for worker " + workerId + ": " + what);
   }
 
-  /** A checked piece, ready for {@code WorkerControl.restore}. */
-  record Restorable(LocalSnapshotMeta meta, LocalSnapshot piece, byte[] state) {}
+  /**
+   * A checked piece, ready for {@code WorkerControl.restore}; {@code fromLocalCopy}: its state came
+   * from the worker's own disk.
+   */
+  record Restorable(
+      LocalSnapshotMeta meta, LocalSnapshot piece, byte[] state, boolean fromLocalCopy) {}
 }

@@ -33,21 +33,60 @@ final class SnapshotDownloader {
   private final CoordinatorGrpc.CoordinatorStub stub;
   private final WorkerLoop loop;
   private final Duration timeout;
+  private final LocalCopy localCopy;
   private volatile Context.CancellableContext current;
 
   SnapshotDownloader(Channel channel, WorkerLoop loop, Duration timeout) {
+    this(channel, loop, timeout, null);
+  }
+
+  /**
+   * @param localCopy the worker's local copy of its newest piece (local recovery), or null
+   */
+  SnapshotDownloader(Channel channel, WorkerLoop loop, Duration timeout, LocalCopy localCopy) {
     this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
     this.loop = loop;
     this.timeout = timeout;
+    this.localCopy = localCopy;
   }
 
-  /** Starts downloading {@code workerId}'s piece of {@code snapshotId}; on the loop. */
+  /**
+   * Starts downloading {@code workerId}'s piece of {@code snapshotId}; on the loop. With a local
+   * copy of that snapshot, the state is not downloaded: the header's chunk list is checked against
+   * the copy's, and a copy that does not match is deleted (the retry downloads).
+   */
   void start(long snapshotId, String workerId, Outcome outcome) {
+    LocalCopy.Copy local = localCopy == null ? null : localCopy.read(snapshotId).orElse(null);
     DownloadRequest request =
-        DownloadRequest.newBuilder().setSnapshotId(snapshotId).setWorkerId(workerId).build();
+        DownloadRequest.newBuilder()
+            .setSnapshotId(snapshotId)
+            .setWorkerId(workerId)
+            .setStateIsLocal(local != null)
+            .build();
     Context.CancellableContext ctx = Context.current().withCancellation();
     current = ctx;
-    Download download = new Download(new PieceAssembler(snapshotId, workerId), ctx, outcome);
+    PieceAssembler assembler =
+        local == null
+            ? new PieceAssembler(snapshotId, workerId)
+            : new PieceAssembler(snapshotId, workerId, local.content(), local.state());
+    Outcome checked =
+        local == null
+            ? outcome
+            : new Outcome() {
+              @Override
+              public void downloaded(PieceAssembler.Restorable piece) {
+                outcome.downloaded(piece);
+              }
+
+              @Override
+              public void failed(String reason) {
+                if (assembler.localMismatch()) {
+                  localCopy.discard();
+                }
+                outcome.failed(reason);
+              }
+            };
+    Download download = new Download(assembler, ctx, checked);
     ctx.run(
         () ->
             stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)

@@ -41,12 +41,27 @@ final class SnapshotUploader {
   private final int chunkBytes;
   private final ContentChunker chunker; // null: every state byte goes up, in numbered chunks
   private final KeyedChunks keyedChunks; // the loop's: the chunks of the last keyed state
+  private final LocalCopy localCopy;
   private final Duration timeout;
   private final AtomicLong partsSent = new AtomicLong();
   private final AtomicLong stateBytesSent = new AtomicLong();
 
   SnapshotUploader(
       Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
+    this(channel, loop, chunkBytes, contentChunks, timeout, null);
+  }
+
+  /**
+   * @param localCopy where an uploaded content-addressed state is kept (local recovery), or null
+   */
+  SnapshotUploader(
+      Channel channel,
+      WorkerLoop loop,
+      int chunkBytes,
+      boolean contentChunks,
+      Duration timeout,
+      LocalCopy localCopy) {
+    this.localCopy = localCopy;
     // Callbacks run where the transport delivers them; each hands its work to the loop once.
     this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
     this.loop = loop;
@@ -84,6 +99,7 @@ final class SnapshotUploader {
             ? keyedChunks.content(captured.entries())
             : new ArrayContent(captured.state(), chunker);
     List<ChunkRef> recipe = content.recipe();
+    upload.snapshotId = snapshot.cut().snapshotId();
     ChunkQuery.Builder query =
         ChunkQuery.newBuilder()
             .setSnapshotId(snapshot.cut().snapshotId())
@@ -129,6 +145,7 @@ final class SnapshotUploader {
                                         "the coordinator's list of missing chunks is not a"
                                             + " list of ascending positions"));
                               } else {
+                                upload.content = content;
                                 upload.send(
                                     new UploadParts(
                                         snapshot,
@@ -173,6 +190,9 @@ final class SnapshotUploader {
     private boolean halfClosed;
     private boolean finished;
     private Status failure;
+
+    private long snapshotId;
+    private StateContent content; // of a content-addressed upload, kept locally once it succeeded
 
     private Upload(BiConsumer<UploadResult, Status> done) {
       this.done = done;
@@ -245,6 +265,9 @@ final class SnapshotUploader {
       finished = true;
       waitingForReady = false;
       context.cancel(null); // frees the context's listeners; the call has ended or is ending
+      if (result != null && content != null && localCopy != null) {
+        localCopy.keep(snapshotId, content);
+      }
       done.accept(result, status);
     }
 

@@ -1,6 +1,7 @@
 package io.cutpoint.server.grpc;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.DownloadPart;
@@ -79,21 +80,26 @@ final class DownloadSender {
                           .asRuntimeException());
       put(DownloadPart.newBuilder().setHeader(UploadHeader.newBuilder().setMeta(meta)).build());
       int[] index = {0};
+      // a worker that keeps the state on its disk checks its copy against the header's list
+      boolean local = request.getStateIsLocal() && meta.getContentCount() > 0;
       int chunks =
-          ctx.store()
-              .readState(
-                  id,
-                  worker,
-                  data -> {
-                    put(
-                        DownloadPart.newBuilder()
-                            .setStateChunk(
-                                StateChunk.newBuilder()
-                                    .setIndex(index[0]++)
-                                    .setData(ByteString.copyFrom(data))
-                                    .setCrc32C(Crc32c.of(data)))
-                            .build());
-                  });
+          local
+              ? 0
+              : ctx.store()
+                  .readState(
+                      id,
+                      worker,
+                      data -> {
+                        put(
+                            DownloadPart.newBuilder()
+                                .setStateChunk(
+                                    StateChunk.newBuilder()
+                                        .setIndex(index[0]++)
+                                        // the store's own array, read for this call: no copy
+                                        .setData(UnsafeByteOperations.unsafeWrap(data))
+                                        .setCrc32C(Crc32c.of(data)))
+                                .build());
+                      });
       long messages = 0;
       for (String from : incoming(manifest, worker)) {
         List<InTransitMessage> recorded = ctx.store().readChannel(id, ChannelId.of(from, worker));

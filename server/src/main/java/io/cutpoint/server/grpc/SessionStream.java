@@ -75,7 +75,10 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
       case RESTORED ->
           ctx.rollback()
               .onRestored(
-                  id, message.getRestored().getEpoch(), message.getRestored().getSnapshotId());
+                  id,
+                  message.getRestored().getEpoch(),
+                  message.getRestored().getSnapshotId(),
+                  message.getRestored().getFromLocalCopy());
       case JOIN ->
           end(Status.INVALID_ARGUMENT.withDescription("join may only be sent once per session"));
       case BODY_NOT_SET -> end(Status.INVALID_ARGUMENT.withDescription("empty worker message"));

@@ -49,6 +49,8 @@ public final class CoordinatorMetrics implements SnapshotListener {
   private final java.util.function.ToIntFunction<WorkerState> workers;
   private final Counter rollbacksCompleted;
   private final Counter rollbacksFailed;
+  private final Counter restoresLocal;
+  private final Counter restoresRemote;
   private final Timer rollbackDuration;
   private final java.util.concurrent.atomic.AtomicReference<SnapshotBlock.Reason> blocked =
       new java.util.concurrent.atomic.AtomicReference<>();
@@ -112,6 +114,16 @@ public final class CoordinatorMetrics implements SnapshotListener {
                 "State bytes of delivered pieces that were not uploaded: the store held their"
                     + " content chunks")
             .baseUnit("bytes")
+            .register(registry);
+    restoresLocal =
+        Counter.builder("cutpoint.rollback.restores")
+            .description("Workers restored by completed rollbacks, by where their state came from")
+            .tag("source", "local")
+            .register(registry);
+    restoresRemote =
+        Counter.builder("cutpoint.rollback.restores")
+            .description("Workers restored by completed rollbacks, by where their state came from")
+            .tag("source", "download")
             .register(registry);
     chunksQueried =
         Counter.builder("cutpoint.content.chunks.queried")
@@ -225,6 +237,12 @@ public final class CoordinatorMetrics implements SnapshotListener {
   public void chunksFound(int queried, int held) {
     chunksQueried.increment(queried);
     chunksHeld.increment(held);
+  }
+
+  /** For the rollback: a completed rollback's workers, by where they restored their state from. */
+  public void restores(int local, int remote) {
+    restoresLocal.increment(local);
+    restoresRemote.increment(remote);
   }
 
   /** For the rollback: one rollback ended. */

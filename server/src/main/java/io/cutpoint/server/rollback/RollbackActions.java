@@ -10,6 +10,7 @@ import io.cutpoint.server.RollbackService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,15 +128,32 @@ final class RollbackActions {
             0);
   }
 
-  void completed(RollbackRun run, String cause, Duration took) {
+  /**
+   * @param restoredLocally the workers that restored from their own copy, not a download
+   */
+  void completed(RollbackRun run, String cause, Duration took, Set<String> restoredLocally) {
     parts.metrics().rollback(true, took);
+    int workers = run.workerIds().size();
+    int local = restoredLocally.size();
+    parts.metrics().restores(local, workers - local);
+    String restores =
+        local == 0
+            ? ""
+            : "; "
+                + local
+                + " of "
+                + workers
+                + " workers restored from their local copy ("
+                + String.join(", ", restoredLocally)
+                + ")";
     log.info(
-        "rollback to snapshot {} COMPLETED in epoch {} after {} ms ({}); {} workers resumed",
+        "rollback to snapshot {} COMPLETED in epoch {} after {} ms ({}); {} workers resumed{}",
         run.snapshotId(),
         run.epoch(),
         took.toMillis(),
         cause,
-        run.workerIds().size());
+        workers,
+        restores);
     parts
         .events()
         .publish(
@@ -148,7 +166,8 @@ final class RollbackActions {
                 + run.epoch()
                 + " ("
                 + cause
-                + ")",
+                + ")"
+                + restores,
             took.toNanos() / 1000);
   }
 

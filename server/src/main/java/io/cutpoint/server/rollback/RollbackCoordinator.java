@@ -59,8 +59,13 @@ public final class RollbackCoordinator implements RollbackService {
   }
 
   /** The rollback being run, with who asked and who waits. */
+  /** A run, and the workers that restored it from their own copy (the loop's). */
   private record Active(
-      RollbackRun run, String cause, Instant requestedAt, CompletableFuture<RollbackRun> outcome) {}
+      RollbackRun run,
+      String cause,
+      Instant requestedAt,
+      CompletableFuture<RollbackRun> outcome,
+      Set<String> restoredLocally) {}
 
   /** A target checked and its epoch persisted, on the store executor. */
   private record Prepared(SnapshotManifest target, long epoch, RollbackTargets.Choice choice) {}
@@ -264,7 +269,8 @@ public final class RollbackCoordinator implements RollbackService {
   }
 
   @Override
-  public void onRestored(String workerId, long answeredEpoch, long snapshotId) {
+  public void onRestored(
+      String workerId, long answeredEpoch, long snapshotId, boolean fromLocalCopy) {
     loop.checkInLoop(OWNER);
     if (state != State.RUNNING) {
       return;
@@ -273,6 +279,11 @@ public final class RollbackCoordinator implements RollbackService {
     List<RollbackRun.Command> commands = run.restored(workerId, answeredEpoch, snapshotId);
     if (run.workers().get(workerId) == RollbackRun.WorkerStep.RESTORED) {
       actions.workerState(workerId, WorkerState.WORKER_STATE_RESTORED);
+      if (fromLocalCopy) {
+        active.restoredLocally().add(workerId);
+      } else {
+        active.restoredLocally().remove(workerId);
+      }
     }
     actions.carryOut(run, commands);
     if (run.phase() == RollbackRun.Phase.COMPLETED) {
@@ -480,7 +491,7 @@ public final class RollbackCoordinator implements RollbackService {
         .abortAll(
             FailureReason.COORDINATOR, "rollback to snapshot " + id + " (epoch " + epoch + ")");
     RollbackRun run = new RollbackRun(epoch, id, workers, parts.clock(), deadline);
-    active = new Active(run, cause, requestedAt, new CompletableFuture<>());
+    active = new Active(run, cause, requestedAt, new CompletableFuture<>(), new TreeSet<>());
     state = State.RUNNING;
     lastTarget = id;
     Set<String> live = new TreeSet<>();
@@ -606,7 +617,10 @@ public final class RollbackCoordinator implements RollbackService {
     end(State.IDLE);
     parts.lifecycle().resume();
     actions.completed(
-        run, active.cause(), Duration.between(active.requestedAt(), parts.clock().instant()));
+        run,
+        active.cause(),
+        Duration.between(active.requestedAt(), parts.clock().instant()),
+        active.restoredLocally());
     publish();
     active.outcome().complete(run);
   }

@@ -148,6 +148,13 @@ final class RollbackCluster implements AutoCloseable {
   }
 
   private volatile boolean contentChunks = true;
+  private volatile Path localRecovery;
+
+  /** The workers started from now on keep local copies in {@code dir} (local recovery). */
+  RollbackCluster localRecovery(Path dir) {
+    localRecovery = dir;
+    return this;
+  }
 
   /** Whether the workers started from now on upload content-addressed chunks (the default). */
   RollbackCluster contentChunks(boolean on) {
@@ -159,13 +166,12 @@ final class RollbackCluster implements AutoCloseable {
   Member launchWorker(String id) {
     List<String> out = peers.get(id);
     Teller teller = new Teller(BALANCE, out, seed++);
-    Worker w =
-        Worker.builder(id)
-            .outgoing(out)
-            .incoming(out)
-            .stateHandler(teller)
-            .messageHandler(teller)
-            .build();
+    Worker.Builder builder =
+        Worker.builder(id).outgoing(out).incoming(out).stateHandler(teller).messageHandler(teller);
+    if (localRecovery != null) {
+      builder.localRecovery(localRecovery);
+    }
+    Worker w = builder.build();
     teller.attach(w);
     w.start();
     RecordingControl control = new RecordingControl(w, teller);

@@ -210,7 +210,7 @@ final class CoordinatorNode {
   }
 
   void restored(SimSession s, long epoch, long snapshotId) {
-    rollback.onRestored(s.workerId(), epoch, snapshotId);
+    rollback.onRestored(s.workerId(), epoch, snapshotId, false);
   }
 
   void snapshotFailed(SimSession s, long snapshotId, String reason) {

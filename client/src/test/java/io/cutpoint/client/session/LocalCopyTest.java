@@ -1,0 +1,74 @@
+package io.cutpoint.client.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.cutpoint.api.v1.ContentChunk;
+import io.cutpoint.client.chunks.ArrayContent;
+import io.cutpoint.client.chunks.ChunkRef;
+import io.cutpoint.client.chunks.ContentChunker;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A worker's local copy reads back as written, for its snapshot only, and never when damaged. */
+class LocalCopyTest {
+  @TempDir Path dir;
+
+  private static List<ContentChunk> listed(ArrayContent content) {
+    return content.recipe().stream()
+        .map(
+            (ChunkRef c) ->
+                ContentChunk.newBuilder()
+                    .setSha256(com.google.protobuf.ByteString.copyFrom(c.sha256()))
+                    .setLength(c.length())
+                    .setCrc32C(c.crc32c())
+                    .build())
+        .toList();
+  }
+
+  @Test
+  void aCopyReadsBackForItsSnapshotAndNotForAnother() {
+    byte[] state = Pieces.state(700_000, 1);
+    ArrayContent content = new ArrayContent(state, ContentChunker.defaults());
+    try (LocalCopy copy = new LocalCopy(dir, "w")) {
+      copy.keep(7, content);
+      await().atMost(Duration.ofSeconds(10)).until(() -> copy.read(7).isPresent());
+      LocalCopy.Copy read = copy.read(7).orElseThrow();
+      assertThat(read.state()).isEqualTo(state);
+      assertThat(read.content()).isEqualTo(listed(content));
+      assertThat(copy.read(8)).isEmpty();
+      copy.keep(8, new ArrayContent(Pieces.state(10, 2), ContentChunker.defaults()));
+      await().atMost(Duration.ofSeconds(10)).until(() -> copy.read(8).isPresent());
+      assertThat(copy.read(7)).as("only the newest is kept").isEmpty();
+    }
+  }
+
+  @Test
+  void aDamagedOrCutCopyIsNotUsed() throws Exception {
+    byte[] state = Pieces.state(300_000, 3);
+    try (LocalCopy copy = new LocalCopy(dir, "w")) {
+      copy.keep(5, new ArrayContent(state, ContentChunker.defaults()));
+      await().atMost(Duration.ofSeconds(10)).until(() -> copy.read(5).isPresent());
+    }
+    Path file = dir.resolve("w.state");
+    byte[] bytes = Files.readAllBytes(file);
+    for (int at : new int[] {40, 100_000, bytes.length - 1}) {
+      byte[] damaged = bytes.clone();
+      damaged[at] ^= 1;
+      Files.write(file, damaged);
+      try (LocalCopy copy = new LocalCopy(dir, "w")) {
+        assertThat(copy.read(5)).as("byte %d flipped", at).isEmpty();
+      }
+    }
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 10));
+    try (LocalCopy copy = new LocalCopy(dir, "w")) {
+      assertThat(copy.read(5)).isEmpty();
+      copy.discard();
+    }
+    assertThat(file).doesNotExist();
+  }
+}
