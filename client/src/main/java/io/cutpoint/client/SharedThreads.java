@@ -14,8 +14,10 @@ import java.util.concurrent.TimeUnit;
  * flushes, reconnects, parking sweeps and the coordinator sessions' heartbeats, join timeouts and
  * reconnect delays, and one Netty event loop group ({@code cutpoint-io}, one thread per core, each
  * started when first used) for the workers built with a shared event loop: such a worker takes one
- * of its loops for its event loop and all of its channels. Held while any worker is started (or a
- * session open); the last holder to let go stops them, so a process without workers has none.
+ * of its loops for its event loop and all of its channels; and, once a worker uploads a state in
+ * content-addressed chunks, a pool that cuts and hashes them ({@code cutpoint-chunks-N}). Held
+ * while any worker is started (or a session open); the last holder to let go stops them, so a
+ * process without workers has none.
  */
 public final class SharedThreads {
 
@@ -24,6 +26,7 @@ public final class SharedThreads {
 
   private final ScheduledExecutorService timer;
   private final EventLoopGroup io;
+  private java.util.concurrent.ExecutorService chunking; // started when first used
 
   @SuppressWarnings("deprecation") // NioEventLoopGroup, as in gRPC's own Netty transport
   private SharedThreads() {
@@ -63,8 +66,18 @@ public final class SharedThreads {
     }
     if (last) {
       timer.shutdownNow();
+      java.util.concurrent.ExecutorService c;
+      synchronized (this) {
+        c = chunking;
+      }
+      if (c != null) {
+        c.shutdownNow();
+      }
       try {
         timer.awaitTermination(5, TimeUnit.SECONDS);
+        if (c != null) {
+          c.awaitTermination(5, TimeUnit.SECONDS);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -93,5 +106,26 @@ public final class SharedThreads {
 
   EventLoopGroup io() {
     return io;
+  }
+
+  /**
+   * Where workers cut and hash their captured states for content-addressed uploads ({@code
+   * cutpoint-chunks-N}, one thread per core, started when first asked for): off the workers' event
+   * loops, so that a large state does not hold back the markers and messages of the worker that
+   * captured it, and the states of several workers are hashed at once.
+   */
+  public synchronized java.util.concurrent.ExecutorService chunking() {
+    if (chunking == null) {
+      java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+      chunking =
+          Executors.newFixedThreadPool(
+              Math.max(1, Runtime.getRuntime().availableProcessors()),
+              r -> {
+                Thread t = new Thread(r, "cutpoint-chunks-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
+    }
+    return chunking;
   }
 }

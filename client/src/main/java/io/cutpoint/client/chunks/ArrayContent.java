@@ -2,13 +2,11 @@ package io.cutpoint.client.chunks;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
-import io.cutpoint.api.Crc32c;
 import java.util.List;
 
 /**
- * An opaque state array cut by a {@link ContentChunker}: every capture reads and hashes all of its
- * bytes once. A state that changes little between snapshots still uploads only the chunks around
- * each change; a {@link KeyedState} also skips reading the entries that did not change.
+ * An opaque state array cut into content-defined chunks ({@link ContentChunker}, or {@link
+ * ArrayChunks}, which reads again only around what changed since the last capture).
  */
 public final class ArrayContent implements StateContent {
   private final byte[] state;
@@ -16,8 +14,13 @@ public final class ArrayContent implements StateContent {
 
   /** Cuts and hashes {@code state} (not copied: the application does not change it). */
   public ArrayContent(byte[] state, ContentChunker chunker) {
+    this(state, ChunkRecipe.of(state, chunker));
+  }
+
+  /** {@code state} cut as {@code recipe} says (whose chunks tile it). */
+  public ArrayContent(byte[] state, List<ChunkRef> recipe) {
     this.state = state;
-    this.recipe = ChunkRecipe.of(state, chunker);
+    this.recipe = recipe;
   }
 
   @Override
@@ -32,7 +35,7 @@ public final class ArrayContent implements StateContent {
 
   @Override
   public int crc32c() {
-    return Crc32c.of(state);
+    return ChunkRecipe.crc32c(recipe);
   }
 
   @Override

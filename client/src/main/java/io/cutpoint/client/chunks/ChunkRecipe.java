@@ -22,6 +22,22 @@ public final class ChunkRecipe {
     return of(state, chunker.cut(state));
   }
 
+  /** The chunk {@code state[from, to)}, hashed. */
+  public static ChunkRef of(byte[] state, int from, int to) {
+    Objects.checkFromToIndex(from, to, state.length);
+    return new ChunkRef(
+        from, to - from, Sha256.of(state, from, to - from), Crc32c.of(state, from, to - from));
+  }
+
+  /** The CRC32C of the state a recipe tiles, from its chunks' (the bytes are not read). */
+  public static int crc32c(List<ChunkRef> recipe) {
+    int crc = 0;
+    for (ChunkRef c : recipe) {
+      crc = io.cutpoint.api.Crc32cCombine.combine(crc, c.crc32c(), c.length());
+    }
+    return crc;
+  }
+
   /**
    * The recipe of {@code state} cut at the given end offsets, as {@link ContentChunker#cut(byte[])}
    * returns them.

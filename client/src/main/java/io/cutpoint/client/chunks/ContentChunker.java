@@ -142,6 +142,15 @@ public final class ContentChunker {
     return count == ends.length ? ends : Arrays.copyOf(ends, count);
   }
 
+  /**
+   * The end of the one chunk of {@code data[from, to)} that starts at {@code from}: the first of
+   * {@link #cut(byte[], int, int)}'s ends ({@code to} for a range of at most {@code min} bytes).
+   */
+  public int cutOne(byte[] data, int from, int to) {
+    Objects.checkFromToIndex(from, to, data.length);
+    return from == to ? to : nextEnd(data, from, to);
+  }
+
   /** The end of the chunk that starts at {@code start}, at most {@code to}. */
   private int nextEnd(byte[] data, int start, int to) {
     int remaining = to - start;

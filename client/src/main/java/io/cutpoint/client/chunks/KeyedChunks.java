@@ -3,7 +3,6 @@ package io.cutpoint.client.chunks;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.cutpoint.api.Crc32c;
-import io.cutpoint.api.Crc32cCombine;
 import io.cutpoint.api.Sha256;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -213,11 +212,7 @@ public final class KeyedChunks {
       List<ChunkRef> chunks = Collections.unmodifiableList(recipe);
       List<Part> what = List.copyOf(parts);
       long size = offset;
-      int crc = 0;
-      for (ChunkRef c : chunks) {
-        crc = Crc32cCombine.combine(crc, c.crc32c(), c.length());
-      }
-      int whole = crc;
+      int whole = ChunkRecipe.crc32c(chunks);
       Map<Integer, byte[]> fresh = encoded;
       return new StateContent() {
         @Override

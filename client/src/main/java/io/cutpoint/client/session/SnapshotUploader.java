@@ -8,7 +8,7 @@ import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.WorkerLoop;
-import io.cutpoint.client.chunks.ArrayContent;
+import io.cutpoint.client.chunks.ArrayChunks;
 import io.cutpoint.client.chunks.ChunkRef;
 import io.cutpoint.client.chunks.ContentChunker;
 import io.cutpoint.client.chunks.KeyedChunks;
@@ -40,19 +40,30 @@ final class SnapshotUploader {
   private final WorkerLoop loop;
   private final int chunkBytes;
   private final ContentChunker chunker; // null: every state byte goes up, in numbered chunks
-  private final KeyedChunks keyedChunks; // the loop's: the chunks of the last keyed state
+  // the chunks of the last state, each used by one chunking task at a time (uploads are one by one)
+  private final KeyedChunks keyedChunks;
+  private final ArrayChunks arrayChunks;
+  private final java.util.concurrent.Executor chunking;
   private final LocalCopy localCopy;
   private final Duration timeout;
+
+  /**
+   * A state of at most this many bytes is cut on the loop and sent whole, without asking which of
+   * its chunks the coordinator holds: the round trip would cost more than the bytes.
+   */
+  static final int SMALL_STATE = 64 << 10;
+
   private final AtomicLong partsSent = new AtomicLong();
   private final AtomicLong stateBytesSent = new AtomicLong();
 
   SnapshotUploader(
       Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
-    this(channel, loop, chunkBytes, contentChunks, timeout, null);
+    this(channel, loop, chunkBytes, contentChunks, timeout, null, Runnable::run);
   }
 
   /**
    * @param localCopy where an uploaded content-addressed state is kept (local recovery), or null
+   * @param chunking where states are cut and hashed, off the loop
    */
   SnapshotUploader(
       Channel channel,
@@ -60,7 +71,8 @@ final class SnapshotUploader {
       int chunkBytes,
       boolean contentChunks,
       Duration timeout,
-      LocalCopy localCopy) {
+      LocalCopy localCopy,
+      java.util.concurrent.Executor chunking) {
     this.localCopy = localCopy;
     // Callbacks run where the transport delivers them; each hands its work to the loop once.
     this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
@@ -68,6 +80,8 @@ final class SnapshotUploader {
     this.chunkBytes = chunkBytes;
     this.chunker = contentChunks ? ContentChunker.defaults() : null;
     this.keyedChunks = new KeyedChunks(ContentChunker.defaults());
+    this.arrayChunks = new ArrayChunks(ContentChunker.defaults());
+    this.chunking = chunking;
     this.timeout = timeout;
   }
 
@@ -94,12 +108,55 @@ final class SnapshotUploader {
       return upload;
     }
     // Cut and hash the state, ask which chunks the coordinator lacks, then send those.
-    StateContent content =
-        captured.isKeyed()
-            ? keyedChunks.content(captured.entries())
-            : new ArrayContent(captured.state(), chunker);
-    List<ChunkRef> recipe = content.recipe();
     upload.snapshotId = snapshot.cut().snapshotId();
+    if (!captured.isKeyed() && captured.state().length <= SMALL_STATE) {
+      // cut here, and send it whole: cheaper than the hand-offs and the question
+      StateContent content = arrayChunks.content(captured.state());
+      upload.content = content;
+      upload.send(
+          new UploadParts(
+              snapshot,
+              epoch,
+              chunkBytes,
+              System::nanoTime,
+              content,
+              java.util.stream.IntStream.range(0, content.recipe().size()).toArray()));
+      return upload;
+    }
+    try {
+      chunking.execute(
+          () -> {
+            StateContent content;
+            try {
+              content =
+                  captured.isKeyed()
+                      ? keyedChunks.content(captured.entries())
+                      : arrayChunks.content(captured.state());
+            } catch (RuntimeException e) {
+              loop.execute(
+                  () ->
+                      upload.finish(
+                          null,
+                          Status.INTERNAL
+                              .withDescription("cutting the state failed: " + e)
+                              .withCause(e)));
+              return;
+            }
+            loop.execute(() -> findChunks(upload, snapshot, epoch, content));
+          });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      upload.finish(null, Status.CANCELLED.withDescription("the worker's threads are stopping"));
+    }
+    return upload;
+  }
+
+  /** On the loop: asks which chunks the coordinator lacks, then sends those. */
+  private void findChunks(
+      Upload upload, CompletedLocalSnapshot snapshot, long epoch, StateContent content) {
+    if (upload.finished) {
+      return; // cancelled while the state was cut
+    }
+    List<ChunkRef> recipe = content.recipe();
     ChunkQuery.Builder query =
         ChunkQuery.newBuilder()
             .setSnapshotId(snapshot.cut().snapshotId())
@@ -158,7 +215,6 @@ final class SnapshotUploader {
                             });
                       }
                     }));
-    return upload;
   }
 
   /** The positions to send, or null if the answer is not ascending positions of the query. */
