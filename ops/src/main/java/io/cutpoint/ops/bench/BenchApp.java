@@ -15,6 +15,11 @@ final class BenchApp implements CountingApp {
     this.state = filled(stateBytes);
   }
 
+  /** An application holding {@code state}, which it never writes (nor must the caller). */
+  BenchApp(byte[] state) {
+    this.state = state;
+  }
+
   static byte[] filled(int bytes) {
     byte[] b = new byte[bytes];
     for (int i = 0; i < bytes; i += 4096) {
@@ -32,6 +37,20 @@ final class BenchApp implements CountingApp {
 
   int stateBytes() {
     return state.length;
+  }
+
+  /** The array the next capture returns (read it only; a capture may hand it to the SDK). */
+  byte[] state() {
+    return state;
+  }
+
+  /**
+   * Makes {@code next} the state of the next captures. Call it on the worker's event thread ({@code
+   * Worker#execute}), between snapshots; the previous array is left as it was, as the SDK may still
+   * be uploading it, and {@code next} must not be written after this either.
+   */
+  void replaceState(byte[] next) {
+    state = next;
   }
 
   @Override

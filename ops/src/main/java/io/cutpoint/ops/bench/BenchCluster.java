@@ -38,11 +38,13 @@ final class BenchCluster implements AutoCloseable {
 
   private final Layout layout;
   private final BenchCoordinator coordinator;
+  private final boolean contentChunks;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
 
-  private BenchCluster(Layout layout, BenchCoordinator coordinator) {
+  private BenchCluster(Layout layout, BenchCoordinator coordinator, boolean contentChunks) {
     this.layout = layout;
     this.coordinator = coordinator;
+    this.contentChunks = contentChunks;
   }
 
   static BenchCluster start(Layout layout, BenchPlan plan, Function<String, CountingApp> apps) {
@@ -52,7 +54,21 @@ final class BenchCluster implements AutoCloseable {
   /** {@code store}: the coordinator's store, {@link BenchCoordinator#ROCKSDB} or {@code S3}. */
   static BenchCluster start(
       Layout layout, BenchPlan plan, Function<String, CountingApp> apps, String store) {
-    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(plan, store));
+    return start(layout, plan, apps, store, true);
+  }
+
+  /**
+   * {@code contentChunks}: whether the workers upload their states as content-addressed chunks,
+   * only those the coordinator lacks (the default), or every state byte ({@link
+   * SessionOptions#withContentChunks}).
+   */
+  static BenchCluster start(
+      Layout layout,
+      BenchPlan plan,
+      Function<String, CountingApp> apps,
+      String store,
+      boolean contentChunks) {
+    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(plan, store), contentChunks);
     try {
       for (String id : layout.ids()) {
         c.nodes.put(id, c.startNode(id, apps.apply(id)));
@@ -99,7 +115,8 @@ final class BenchCluster implements AutoCloseable {
                   channel,
                   worker,
                   SessionOptions.defaults()
-                      .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1)))
+                      .withReconnect(Duration.ofMillis(50), Duration.ofSeconds(1))
+                      .withContentChunks(contentChunks))
               .start();
       return new Node(id, worker, app, channel, session);
     } catch (RuntimeException e) {

@@ -14,6 +14,8 @@ import io.cutpoint.storage.SnapshotStore;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +41,17 @@ final class BenchCoordinator implements AutoCloseable {
     }
   }
 
+  /**
+   * The coordinator's counts of the state bytes of delivered pieces so far: those the workers
+   * uploaded ({@code cutpoint.state.uploaded}) and those the store already held as content chunks
+   * ({@code cutpoint.state.deduplicated}). NaN when the coordinator has no such counter.
+   */
+  record StateBytes(double uploaded, double deduplicated) {
+    double delivered() {
+      return uploaded + deduplicated;
+    }
+  }
+
   /** The name of the RocksDB store in reports. */
   static final String ROCKSDB = "rocksdb";
 
@@ -46,17 +59,20 @@ final class BenchCoordinator implements AutoCloseable {
   static final String S3 = "s3";
 
   private final Path dataDir;
+  private final MeterRegistry registry;
   private final CoordinatorServer server;
   private final LocalSharedStore shared;
   private final ManagedChannel adminChannel;
   private final AdminGrpc.AdminBlockingStub admin;
 
-  private BenchCoordinator(Path dataDir, CoordinatorServer server) {
-    this(dataDir, server, null);
+  private BenchCoordinator(Path dataDir, MeterRegistry registry, CoordinatorServer server) {
+    this(dataDir, registry, server, null);
   }
 
-  private BenchCoordinator(Path dataDir, CoordinatorServer server, LocalSharedStore shared) {
+  private BenchCoordinator(
+      Path dataDir, MeterRegistry registry, CoordinatorServer server, LocalSharedStore shared) {
     this.dataDir = dataDir;
+    this.registry = registry;
     this.server = server;
     this.shared = shared;
     this.adminChannel =
@@ -89,22 +105,23 @@ final class BenchCoordinator implements AutoCloseable {
               .maxRecordedBytesPerSnapshot(1L << 30)
               .rollbackDeadline(Duration.ofMinutes(5))
               .build();
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try {
         if (storeName.equals(S3)) {
-          return onSharedStore(dir, config);
+          return onSharedStore(dir, config, registry);
         }
         if (plan.syncStore()) {
-          return new BenchCoordinator(
-              dir, CoordinatorServer.start(config, new SimpleMeterRegistry()));
+          return new BenchCoordinator(dir, registry, CoordinatorServer.start(config, registry));
         }
         SnapshotStore store =
             RocksSnapshotStore.open(dir, RocksSnapshotStore.Options.DEFAULT.withSyncWrites(false));
         try {
           return new BenchCoordinator(
               dir,
+              registry,
               CoordinatorServer.start(
                   config,
-                  new SimpleMeterRegistry(),
+                  registry,
                   NettyServerBuilder.forAddress(new InetSocketAddress(0)),
                   store));
         } catch (RuntimeException e) {
@@ -121,18 +138,17 @@ final class BenchCoordinator implements AutoCloseable {
   }
 
   /** The coordinator over an S3SnapshotStore on a local S3 server, its catalog in ZooKeeper. */
-  private static BenchCoordinator onSharedStore(Path dir, CoordinatorConfig config) {
+  private static BenchCoordinator onSharedStore(
+      Path dir, CoordinatorConfig config, MeterRegistry registry) {
     LocalSharedStore shared = LocalSharedStore.start();
     try {
       SnapshotStore store = shared.open("bench", "/cutpoint-bench");
       try {
         return new BenchCoordinator(
             dir,
+            registry,
             CoordinatorServer.start(
-                config,
-                new SimpleMeterRegistry(),
-                NettyServerBuilder.forAddress(new InetSocketAddress(0)),
-                store),
+                config, registry, NettyServerBuilder.forAddress(new InetSocketAddress(0)), store),
             shared);
       } catch (RuntimeException e) {
         store.close();
@@ -155,6 +171,16 @@ final class BenchCoordinator implements AutoCloseable {
 
   SnapshotStore store() {
     return server.context().store();
+  }
+
+  /** The state byte counters now; read from the coordinator's meter registry, never blocks it. */
+  StateBytes stateBytes() {
+    return new StateBytes(count("cutpoint.state.uploaded"), count("cutpoint.state.deduplicated"));
+  }
+
+  private double count(String counter) {
+    Counter c = registry.find(counter).counter();
+    return c == null ? Double.NaN : c.count();
   }
 
   /** Triggers a snapshot and waits for its outcome; the time is measured by this client. */

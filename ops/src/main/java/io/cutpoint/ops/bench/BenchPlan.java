@@ -31,6 +31,7 @@ import java.util.List;
  *     commits)
  * @param limitIngestMib MiB written to measure the raw RocksDB ingest rate
  * @param largeStateMaxWorkers the largest cluster of the sweep measured with the large state too
+ * @param incremental the shapes and fractions of the incremental snapshots (null: not measured)
  */
 record BenchPlan(
     List<Integer> workers,
@@ -54,7 +55,8 @@ record BenchPlan(
     long baselineMillis,
     int limitSamples,
     int limitIngestMib,
-    int largeStateMaxWorkers) {
+    int largeStateMaxWorkers,
+    IncrementalPhase.Plan incremental) {
 
   /** The full run (under 10 minutes on 2 cores). */
   static BenchPlan standard() {
@@ -80,11 +82,12 @@ record BenchPlan(
         1_000,
         400,
         128,
-        Integer.MAX_VALUE);
+        Integer.MAX_VALUE,
+        IncrementalPhase.Plan.standard());
   }
 
   /**
-   * A short run (under 150 s on a quiet machine): fewer sizes, samples and shorter windows; P = 8
+   * A short run (under 210 s on a quiet machine): fewer sizes, samples and shorter windows; P = 8
    * of the dataflow is left to the full run (its snapshots took seconds each on a loaded machine).
    */
   static BenchPlan quick() {
@@ -110,7 +113,8 @@ record BenchPlan(
         500,
         200,
         64,
-        8);
+        8,
+        IncrementalPhase.Plan.quick());
   }
 
   /**
@@ -148,7 +152,8 @@ record BenchPlan(
         baselineMillis,
         limitSamples,
         limitIngestMib,
-        largeStateMaxWorkers);
+        largeStateMaxWorkers,
+        incremental);
   }
 
   /** The same plan with store syncing on or off (off only to see what the fsync costs). */
@@ -175,6 +180,35 @@ record BenchPlan(
         baselineMillis,
         limitSamples,
         limitIngestMib,
-        largeStateMaxWorkers);
+        largeStateMaxWorkers,
+        incremental);
+  }
+
+  /** The same plan with these incremental snapshots (null: none). */
+  BenchPlan withIncremental(IncrementalPhase.Plan newIncremental) {
+    return new BenchPlan(
+        workers,
+        idleRings,
+        samples,
+        largeSamples,
+        smallStateBytes,
+        largeStateBytes,
+        steadyRate,
+        windowMillis,
+        windows,
+        intervalMillis,
+        overheadWorkers,
+        payloads,
+        dataplaneRounds,
+        recoveryMib,
+        recoveryWorkers,
+        dataflow,
+        dataDir,
+        syncStore,
+        baselineMillis,
+        limitSamples,
+        limitIngestMib,
+        largeStateMaxWorkers,
+        newIncremental);
   }
 }

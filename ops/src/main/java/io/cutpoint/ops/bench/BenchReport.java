@@ -64,7 +64,16 @@ final class BenchReport {
         .orElse(Double.NaN);
   }
 
+  /** Every target: the run's, then the incremental section's if it ran. */
   List<Target> targets() {
+    List<Target> all = new ArrayList<>(runTargets());
+    if (r.incremental() != null) {
+      new IncrementalReport(r.incremental()).checks().forEach(c -> all.add(c.target()));
+    }
+    return all;
+  }
+
+  private List<Target> runTargets() {
     return List.of(
         new Target(
             "snapshot p50, 8 workers mesh, 1 KiB, idle",
@@ -306,6 +315,10 @@ final class BenchReport {
     }
     b.append(ft.render()).append('\n');
 
+    if (r.incremental() != null) {
+      b.append(new IncrementalReport(r.incremental()).tables());
+    }
+
     b.append("Targets\n");
     Table tt = new Table("what", "target", ">measured", "met");
     for (Target target : targets()) {
@@ -476,6 +489,9 @@ final class BenchReport {
               .put("cpu_ns_per_msg_on", a.onCpuNanosPerMessage()));
     }
     o.put("dataflow", dataflow);
+    o.put(
+        "incremental",
+        r.incremental() == null ? null : new IncrementalReport(r.incremental()).json());
     List<Object> targets = new ArrayList<>();
     for (Target t : targets()) {
       targets.add(
@@ -549,7 +565,7 @@ final class BenchReport {
     return "cpu_ms_per_snapshot_" + workers + "_" + layout;
   }
 
-  private static String ms(double v) {
+  static String ms(double v) {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
   }
 

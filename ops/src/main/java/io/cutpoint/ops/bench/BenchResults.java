@@ -4,7 +4,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Everything one run measured, with the run's wall time and each phase's, in run order. */
+/**
+ * Everything one run measured, with the run's wall time and each phase's, in run order; {@code
+ * incremental} is null when that section did not run.
+ */
 record BenchResults(
     String mode,
     LimitsPhase.Result limits,
@@ -13,6 +16,7 @@ record BenchResults(
     List<DataPlanePhase.Row> dataplane,
     RecoveryPhase.Result recovery,
     List<DataflowPhase.Row> dataflow,
+    IncrementalPhase.Result incremental,
     double elapsedSeconds,
     Map<String, Double> phaseSeconds) {
 

@@ -39,6 +39,10 @@ class BenchCommandTest {
             "2,3",
             "--large-state-kib",
             "16",
+            "--incremental-kib",
+            "256,256",
+            "--incremental-samples",
+            "2",
             "--data-dir",
             dir.toString());
 
@@ -69,8 +73,16 @@ class BenchCommandTest {
     // 8 workers x ring and mesh x 2 state sizes x idle and traffic, and the mesh idle on S3
     assertThat(json.getAsJsonArray("latency")).hasSize(9);
     assertThat(r.out())
-        .contains("Snapshot latency", "Overhead", "Data plane", "Recovery", "Dataflow", "Targets");
+        .contains(
+            "Snapshot latency",
+            "Overhead",
+            "Data plane",
+            "Recovery",
+            "Dataflow",
+            "Incremental snapshots",
+            "Targets");
     assertConsistent(json);
+    assertIncremental(json, r.out());
     try (var left = Files.list(dir)) {
       assertThat(left).as("every coordinator store is deleted").isEmpty();
     }
@@ -157,6 +169,54 @@ class BenchCommandTest {
     }
   }
 
+  /**
+   * The incremental section ran by default on its two shapes (here 256 KiB a worker), and its
+   * targets are also in the run's list of targets.
+   */
+  private static void assertIncremental(JsonObject json, String text) {
+    assertThat(json.getAsJsonObject("phase_s").keySet()).contains("incremental");
+    JsonObject inc = json.getAsJsonObject("incremental");
+    JsonArray rows = inc.getAsJsonArray("rows");
+    // 8-worker mesh and 2-worker ring x 3 fractions x 2 patterns
+    assertThat(rows).hasSize(12);
+    for (JsonElement e : rows) {
+      JsonObject row = e.getAsJsonObject();
+      assertThat(row.keySet())
+          .contains(
+              "state_bytes",
+              "workers",
+              "layout",
+              "changed_fraction",
+              "pattern",
+              "uploaded_bytes_p50",
+              "uploaded_fraction",
+              "p50_ms",
+              "p99_ms",
+              "full_p50_ms",
+              "ratio_to_full");
+      assertThat(row.get("state_bytes").getAsInt()).isEqualTo(256 << 10);
+      assertThat(row.get("workers").getAsInt())
+          .isEqualTo(row.get("layout").getAsString().equals("mesh") ? 8 : 2);
+      assertPercentiles(row, "p50_ms", "p99_ms");
+      assertThat(num(row, "uploaded_fraction")).as("%s", row).isBetween(0.0, 1.0);
+      if (row.get("pattern").getAsString().equals("one run")
+          && num(row, "changed_fraction") <= 0.01) {
+        assertThat(num(row, "uploaded_fraction")).as("a small change: %s", row).isLessThan(1.0);
+      }
+    }
+    for (JsonElement e : inc.getAsJsonArray("full")) {
+      assertThat(num(e.getAsJsonObject(), "uploaded_fraction")).as("%s", e).isEqualTo(1.0);
+    }
+    assertThat(num(inc, "small_p50_ms")).isPositive();
+    assertThat(inc.getAsJsonArray("targets")).hasSize(3);
+    List<String> all = new java.util.ArrayList<>();
+    json.getAsJsonArray("targets")
+        .forEach(t -> all.add(t.getAsJsonObject().get("what").getAsString()));
+    inc.getAsJsonArray("targets")
+        .forEach(t -> assertThat(all).contains(t.getAsJsonObject().get("what").getAsString()));
+    assertThat(text).contains("256 KiB x 8 mesh, 1% changed in one run: % of state bytes uploaded");
+  }
+
   private static double num(JsonObject o, String key) {
     assertThat(o.get(key)).as("%s in %s", key, o).isNotNull();
     return o.get(key).getAsDouble();
@@ -220,5 +280,13 @@ class BenchCommandTest {
     Cli.Result window = Cli.run("bench", "--window-ms", "10");
     assertThat(window.code()).isEqualTo(2);
     assertThat(window.err()).contains("--window-ms must be at least 50");
+
+    Cli.Result kib = Cli.run("bench", "--incremental-kib", "2");
+    assertThat(kib.code()).isEqualTo(2);
+    assertThat(kib.err()).contains("--incremental-kib takes one or two values of 4..262144");
+
+    Cli.Result incSamples = Cli.run("bench", "--incremental-samples", "0");
+    assertThat(incSamples.code()).isEqualTo(2);
+    assertThat(incSamples.err()).contains("--incremental-samples must be at least 1");
   }
 }

@@ -98,10 +98,12 @@ class BenchLimitsTest {
             "2",
             "--large-state-kib",
             "16",
+            "--no-incremental",
             "--data-dir",
             dir.toString());
 
     assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).doesNotContain("Incremental snapshots");
     assertThat(r.out())
         .contains(
             "Limits of this machine", "p50/limit", "cpu/snap", "cpu ns/msg", "total wall time");
@@ -116,6 +118,7 @@ class BenchLimitsTest {
       phaseSum += phases.get(phase).getAsDouble();
     }
     assertThat(phaseSum).isLessThanOrEqualTo(json.get("elapsed_s").getAsDouble() + 0.01);
+    assertThat(json.get("incremental").isJsonNull()).as("--no-incremental").isTrue();
 
     JsonObject limits = json.getAsJsonObject("limits");
     for (String key :
