@@ -296,7 +296,12 @@ public final class RocksSnapshotStore implements SnapshotStore {
               throw notPending(snapshotId, operation);
             }
             synchronized (content.lock) {
-              content.putBody(sha256, data, crc32c);
+              // A chunk a committed snapshot uses is not written again: a second copy in a newer
+              // table file would shadow the first, and damage to that file would then fail every
+              // snapshot that shares the chunk.
+              if (content.ref(sha256) == null) {
+                content.putBody(sha256, data, crc32c);
+              }
               p.contentChunk(sha256, new ContentChunks.Stored(data.length, crc32c));
             }
           } finally {
