@@ -39,12 +39,18 @@ final class BenchCluster implements AutoCloseable {
   private final Layout layout;
   private final BenchCoordinator coordinator;
   private final boolean contentChunks;
+  private final java.nio.file.Path localRecovery; // null: none
   private final Map<String, Node> nodes = new LinkedHashMap<>();
 
-  private BenchCluster(Layout layout, BenchCoordinator coordinator, boolean contentChunks) {
+  private BenchCluster(
+      Layout layout,
+      BenchCoordinator coordinator,
+      boolean contentChunks,
+      java.nio.file.Path localRecovery) {
     this.layout = layout;
     this.coordinator = coordinator;
     this.contentChunks = contentChunks;
+    this.localRecovery = localRecovery;
   }
 
   static BenchCluster start(Layout layout, BenchPlan plan, Function<String, CountingApp> apps) {
@@ -68,7 +74,19 @@ final class BenchCluster implements AutoCloseable {
       Function<String, CountingApp> apps,
       String store,
       boolean contentChunks) {
-    BenchCluster c = new BenchCluster(layout, BenchCoordinator.start(plan, store), contentChunks);
+    return start(layout, plan, apps, store, contentChunks, null);
+  }
+
+  /** {@code localRecovery}: where the workers keep local copies of their state, or null. */
+  static BenchCluster start(
+      Layout layout,
+      BenchPlan plan,
+      Function<String, CountingApp> apps,
+      String store,
+      boolean contentChunks,
+      java.nio.file.Path localRecovery) {
+    BenchCluster c =
+        new BenchCluster(layout, BenchCoordinator.start(plan, store), contentChunks, localRecovery);
     try {
       for (String id : layout.ids()) {
         c.nodes.put(id, c.startNode(id, apps.apply(id)));
@@ -96,15 +114,17 @@ final class BenchCluster implements AutoCloseable {
   }
 
   private Node startNode(String id, CountingApp app) {
-    Worker worker =
+    Worker.Builder builder =
         Worker.builder(id)
             .listenOn("127.0.0.1", 0)
             .outgoing(layout.outgoing().get(id))
             .incoming(layout.incoming(id))
             .stateHandler(app)
-            .messageHandler(app)
-            .build()
-            .start();
+            .messageHandler(app);
+    if (localRecovery != null) {
+      builder.localRecovery(localRecovery);
+    }
+    Worker worker = builder.build().start();
     ManagedChannel channel =
         worker
             .coordinatorChannel(coordinator.target(), io.grpc.InsecureChannelCredentials.create())

@@ -131,7 +131,13 @@ final class BenchReport {
             false,
             0.5,
             r.dataplaneRatio() > 1.0),
-        new Target("recovery / read-and-ship", "<= 2", r.recoveryRatio(), true, 2));
+        new Target("recovery / read-and-ship", "<= 1.5", r.recoveryRatio(), true, 1.5),
+        new Target(
+            "recovery from local copies / recovery by download (largest state)",
+            "<= 0.5",
+            r.localRecoveryRatio(),
+            true,
+            0.5));
   }
 
   String tables() {
@@ -261,10 +267,19 @@ final class BenchReport {
     b.append(dt.render()).append('\n');
 
     b.append(
-        "Recovery: rollback request to every worker resumed vs read-and-ship of the same bytes\n");
+        "Recovery: rollback request to every worker resumed vs read-and-ship of the same bytes;"
+            + " local: the same with local recovery (each worker restores from its own copy)\n");
     Table rt =
         new Table(
-            ">state", ">workers", ">rollback ms", ">server ms", ">read+ship ms", ">ratio", "note");
+            ">state",
+            ">workers",
+            ">rollback ms",
+            ">server ms",
+            ">read+ship ms",
+            ">ratio",
+            ">local ms",
+            ">local/rollback",
+            "note");
     for (RecoveryPhase.Row row : r.recovery().rows()) {
       rt.row(
           bytes(row.totalBytes()),
@@ -273,6 +288,8 @@ final class BenchReport {
           ms(row.serverMillis()),
           ms(row.baselineMillis()),
           row.skipped() == null ? num(row.ratio()) : "",
+          row.localMillis() == 0 ? "-" : ms(row.localMillis()),
+          row.localMillis() == 0 ? "-" : num(row.localRatio()),
           row.skipped() == null ? "" : row.skipped());
     }
     b.append(rt.render())
@@ -360,6 +377,7 @@ final class BenchReport {
             .put("overhead_ratio", r.overhead().run().ratio())
             .put("dataplane_ratio", r.dataplaneRatio())
             .put("recovery_ratio", r.recoveryRatio())
+            .put("local_recovery_ratio", r.localRecoveryRatio())
             .put("peak_heap_mib_overhead", r.overhead().peakHeapBytes() >> 20)
             .put("peak_heap_mib_recovery", r.recovery().peakHeapBytes() >> 20)
             .put("cpu_ms_per_snapshot_8_mesh", cpuPerSnapshot(8, "mesh"))
@@ -462,6 +480,8 @@ final class BenchReport {
               .put("server_ms", row.serverMillis())
               .put("read_and_ship_ms", row.baselineMillis())
               .put("ratio", row.skipped() == null ? row.ratio() : Double.NaN)
+              .put("local_rollback_ms", row.localMillis())
+              .put("local_ratio", row.localRatio())
               .put("skipped", row.skipped()));
     }
     o.put("recovery", recovery);

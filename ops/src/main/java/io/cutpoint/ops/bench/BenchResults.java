@@ -64,6 +64,15 @@ record BenchResults(
         .orElse(Double.NaN);
   }
 
+  /** A local-recovery rollback over a remote one, of the largest measured size. */
+  double localRecoveryRatio() {
+    return recovery.rows().stream()
+        .filter(r -> r.skipped() == null && !Double.isNaN(r.localRatio()))
+        .reduce((a, b) -> b)
+        .map(RecoveryPhase.Row::localRatio)
+        .orElse(Double.NaN);
+  }
+
   /** The recovery ratio of the worst measured size. */
   double recoveryRatio() {
     return recovery.rows().stream()

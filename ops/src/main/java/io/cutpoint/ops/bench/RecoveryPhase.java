@@ -29,9 +29,25 @@ final class RecoveryPhase {
       double rollbackMillis,
       double serverMillis,
       double baselineMillis,
-      String skipped) {
+      String skipped,
+      double localMillis) {
+    Row(
+        long totalBytes,
+        int workers,
+        double rollbackMillis,
+        double serverMillis,
+        double baselineMillis,
+        String skipped) {
+      this(totalBytes, workers, rollbackMillis, serverMillis, baselineMillis, skipped, 0);
+    }
+
     double ratio() {
       return baselineMillis == 0 ? Double.NaN : rollbackMillis / baselineMillis;
+    }
+
+    /** A local-recovery rollback over a remote one (NaN when not measured). */
+    double localRatio() {
+      return localMillis == 0 || rollbackMillis == 0 ? Double.NaN : localMillis / rollbackMillis;
     }
   }
 
@@ -66,42 +82,110 @@ final class RecoveryPhase {
       }
       progress.accept("recovery: " + mib + " MiB over " + workers + " workers");
       int perWorker = (int) (total / workers);
+      // Small states: the median of three, as one run is at the mercy of the scheduler.
+      int repeats = total <= (128L << 20) ? 3 : 1;
+      Row remote;
       try (BenchCluster c =
           BenchCluster.start(Layout.ring(workers), plan, id -> new BenchApp(perWorker))) {
-        BenchCoordinator.Taken t = c.coordinator().snapshot();
-        if (!t.complete()) {
-          rows.add(
-              new Row(
-                  total,
-                  workers,
-                  0,
-                  0,
-                  0,
-                  "snapshot did not complete: " + t.manifest().getReason()));
-          continue;
-        }
-        long id = t.manifest().getSnapshotId();
-        // Small states: the median of three, as one run is at the mercy of the scheduler.
-        int repeats = total <= (128L << 20) ? 3 : 1;
-        Samples baseline = new Samples();
-        Samples rollback = new Samples();
-        Samples server = new Samples();
-        String failure = null;
-        for (int i = 0; i < repeats && failure == null; i++) {
-          baseline.add(readAndShip(c, id));
-          long start = System.nanoTime();
-          RollbackResponse r = c.coordinator().rollback(id);
-          rollback.add((System.nanoTime() - start) / 1e6);
-          server.add(r.getDurationMicros() / 1000.0);
-          if (!r.getCompleted()) {
-            failure = "rollback did not complete";
-          }
-        }
-        rows.add(new Row(total, workers, rollback.p50(), server.p50(), baseline.p50(), failure));
+        remote = remote(c, total, workers, repeats);
       }
       System.gc();
+      if (remote.skipped() == null) {
+        // a cluster of its own, once the first one's states are gone
+        progress.accept("recovery: " + mib + " MiB over " + workers + " workers, local copies");
+        double local = localRollback(plan, workers, perWorker, repeats);
+        remote =
+            new Row(
+                total,
+                workers,
+                remote.rollbackMillis(),
+                remote.serverMillis(),
+                remote.baselineMillis(),
+                null,
+                local);
+        System.gc();
+      }
+      rows.add(remote);
     }
     return new Result(rows, HeapPeak.peakBytes());
+  }
+
+  /** Rollbacks by download of one snapshot of {@code c}, next to read-and-ship of its bytes. */
+  private static Row remote(BenchCluster c, long total, int workers, int repeats) {
+    BenchCoordinator.Taken t = c.coordinator().snapshot();
+    if (!t.complete()) {
+      return new Row(
+          total, workers, 0, 0, 0, "snapshot did not complete: " + t.manifest().getReason());
+    }
+    long id = t.manifest().getSnapshotId();
+    Samples baseline = new Samples();
+    Samples rollback = new Samples();
+    Samples server = new Samples();
+    String failure = null;
+    for (int i = 0; i < repeats && failure == null; i++) {
+      baseline.add(readAndShip(c, id));
+      long start = System.nanoTime();
+      RollbackResponse r = c.coordinator().rollback(id);
+      rollback.add((System.nanoTime() - start) / 1e6);
+      server.add(r.getDurationMicros() / 1000.0);
+      if (!r.getCompleted()) {
+        failure = "rollback did not complete";
+      }
+    }
+    return new Row(total, workers, rollback.p50(), server.p50(), baseline.p50(), failure);
+  }
+
+  /**
+   * The p50 of rollbacks to the newest snapshot of the same cluster whose workers keep local copies
+   * ({@code Worker.Builder.localRecovery}), once every copy is on disk; 0 if one did not complete.
+   */
+  private static double localRollback(BenchPlan plan, int workers, int perWorker, int repeats) {
+    java.nio.file.Path dir;
+    try {
+      dir = java.nio.file.Files.createTempDirectory("cutpoint-bench-local");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    try (BenchCluster c =
+        BenchCluster.start(
+            Layout.ring(workers),
+            plan,
+            id -> new BenchApp(perWorker),
+            BenchCoordinator.ROCKSDB,
+            true,
+            dir)) {
+      BenchCoordinator.Taken t = c.coordinator().snapshot();
+      if (!t.complete()) {
+        return 0;
+      }
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+      for (String id : c.layout().ids()) {
+        java.nio.file.Path copy = dir.resolve(id + ".state");
+        while (!java.nio.file.Files.exists(copy) && System.nanoTime() < deadline) {
+          Pause.millis(5);
+        }
+      }
+      Samples local = new Samples();
+      for (int i = 0; i < repeats; i++) {
+        long start = System.nanoTime();
+        RollbackResponse r = c.coordinator().rollback(t.manifest().getSnapshotId());
+        if (!r.getCompleted()) {
+          return 0;
+        }
+        local.add((System.nanoTime() - start) / 1e6);
+      }
+      return local.p50();
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private static void deleteTree(java.nio.file.Path dir) {
+    try (java.util.stream.Stream<java.nio.file.Path> all = java.nio.file.Files.walk(dir)) {
+      all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (java.io.IOException e) {
+      // a temporary directory; the OS cleans it eventually
+    }
   }
 
   /** Reads every worker's piece from the store and ships it over a raw stream; milliseconds. */
