@@ -102,12 +102,15 @@ final class ContentChunks {
     }
   }
 
-  /** A chunk's bytes, checked against its frame; null if it is not stored. */
-  byte[] body(ByteString hash, java.util.function.Supplier<String> piece) {
+  /**
+   * A chunk's bytes, checked against its frame and against the CRC32C {@code crc32c} they are
+   * listed with, in one pass; null if it is not stored.
+   */
+  byte[] body(ByteString hash, int crc32c, java.util.function.Supplier<String> piece) {
     byte[] key = hash.toByteArray();
     try {
       byte[] value = rocks.db.get(rocks.contentChunks, key);
-      return value == null ? null : ValueFrames.unwrap(key, value, piece);
+      return value == null ? null : ValueFrames.unwrap(key, value, crc32c, piece);
     } catch (RocksDBException e) {
       throw rocks.fail("read content chunk " + shortHex(hash), e);
     }

@@ -3,6 +3,7 @@ package io.cutpoint.storage;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.WireFormat;
+import io.cutpoint.api.Crc32cCombine;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
@@ -184,31 +185,29 @@ final class StoreReader {
    */
   private int readContent(String who, LocalSnapshotMeta meta, Consumer<byte[]> sink) {
     ContentChunks chunks = new ContentChunks(rocks);
-    CRC32C whole = new CRC32C();
     long bytes = 0;
+    int whole = 0;
     for (int i = 0; i < meta.getContentCount(); i++) {
       ContentChunk c = meta.getContent(i);
       String piece = who + ", " + ContentChunks.describe(i, c.getSha256());
-      byte[] data = chunks.body(c.getSha256(), () -> piece);
+      // the frame's check and the listed CRC32C's in one pass over the bytes
+      byte[] data = chunks.body(c.getSha256(), c.getCrc32C(), () -> piece);
       if (data == null) {
         throw new CorruptionException(piece + ": missing");
       }
-      int crc = io.cutpoint.api.Crc32c.of(data);
-      if (data.length != c.getLength() || crc != c.getCrc32C()) {
+      if (data.length != c.getLength()) {
         throw new CorruptionException(
-            String.format(
-                "%s: %d bytes with CRC32C %08x stored, %d bytes with %08x listed",
-                piece, data.length, crc, c.getLength(), c.getCrc32C()));
+            String.format("%s: %d bytes stored, %d listed", piece, data.length, c.getLength()));
       }
-      whole.update(data);
+      whole = Crc32cCombine.combine(whole, c.getCrc32C(), data.length);
       bytes += data.length;
       sink.accept(data);
     }
-    if (bytes != meta.getStateBytes() || (int) whole.getValue() != meta.getStateCrc32C()) {
+    if (bytes != meta.getStateBytes() || whole != meta.getStateCrc32C()) {
       throw new CorruptionException(
           String.format(
               "%s, state: %d bytes with CRC32C %08x read, %d bytes with %08x committed",
-              who, bytes, (int) whole.getValue(), meta.getStateBytes(), meta.getStateCrc32C()));
+              who, bytes, whole, meta.getStateBytes(), meta.getStateCrc32C()));
     }
     return meta.getContentCount();
   }

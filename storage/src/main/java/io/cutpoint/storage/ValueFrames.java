@@ -65,6 +65,24 @@ final class ValueFrames {
     return Arrays.copyOfRange(value, HEADER, value.length);
   }
 
+  /**
+   * As {@link #unwrap}, and also checks that the payload's own CRC32C is {@code payloadCrc}: the
+   * frame's checksum must be the one derived from it ({@link #wrap(byte[], byte[], int)}), so the
+   * payload is read once for both checks.
+   */
+  static byte[] unwrap(byte[] key, byte[] value, int payloadCrc, Supplier<String> piece) {
+    byte[] payload = unwrap(key, value, piece);
+    int stored = ByteBuffer.wrap(value, 1, 4).getInt();
+    int expected = Crc32cCombine.combine(crc(key, value, 0, 0), payloadCrc, payload.length);
+    if (stored != expected) {
+      throw new CorruptionException(
+          String.format(
+              "%s: its bytes do not have the CRC32C %08x listed for them",
+              piece.get(), payloadCrc));
+    }
+    return payload;
+  }
+
   private static int crc(byte[] key, byte[] payload, int offset, int length) {
     CRC32C crc = new CRC32C();
     crc.update(key);

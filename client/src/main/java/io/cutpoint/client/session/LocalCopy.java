@@ -158,11 +158,15 @@ final class LocalCopy implements AutoCloseable {
                 .build());
       }
       byte[] state = new byte[(int) size]; // the one array the restore hands over
-      ByteBuffer into = ByteBuffer.wrap(state);
-      while (into.hasRemaining()) {
-        if (in.read(into) < 0) {
-          throw new IllegalStateException("it ends early");
+      // in slices: a read into a heap buffer goes through a direct one of the same size
+      for (int at = 0; at < state.length; ) {
+        ByteBuffer into = ByteBuffer.wrap(state, at, Math.min(1 << 20, state.length - at));
+        while (into.hasRemaining()) {
+          if (in.read(into) < 0) {
+            throw new IllegalStateException("it ends early");
+          }
         }
+        at = into.position();
       }
       crc.update(state);
       int sum = readFully(in, 4, null).getInt();
