@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Downloads and checks one worker's piece of a snapshot with {@code DownloadSnapshot}, from the
  * worker's event loop and without blocking it: each part is handed from the transport to the loop,
- * checked there, and only then is the next one asked for, so the loop holds one part at a time
- * besides the piece it assembles. The call runs in its own cancellable context: it is cancelled as
- * soon as a check fails, and {@link #cancel()} (from {@code close()}, any thread) ends it.
+ * checked there, and only then is one more asked for, so at most {@link #PARTS_AHEAD} parts are in
+ * flight besides the piece being assembled. The call runs in its own cancellable context: it is
+ * cancelled as soon as a check fails, and {@link #cancel()} (from {@code close()}, any thread) ends
+ * it.
  */
 final class SnapshotDownloader {
 
@@ -32,6 +33,13 @@ final class SnapshotDownloader {
 
   private final CoordinatorGrpc.CoordinatorStub stub;
   private final WorkerLoop loop;
+
+  /**
+   * Parts asked for ahead of the one being checked: the coordinator reads and sends the next chunks
+   * while the loop checks and copies this one (about 64 KiB each, 1 MiB at most).
+   */
+  static final int PARTS_AHEAD = 8;
+
   private final Duration timeout;
   private final LocalCopy localCopy;
   private volatile Context.CancellableContext current;
@@ -118,7 +126,7 @@ final class SnapshotDownloader {
     @Override
     public void beforeStart(ClientCallStreamObserver<DownloadRequest> requestStream) {
       call = requestStream;
-      call.disableAutoRequestWithInitial(1);
+      call.disableAutoRequestWithInitial(PARTS_AHEAD);
     }
 
     @Override
