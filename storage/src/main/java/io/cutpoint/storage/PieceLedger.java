@@ -84,7 +84,7 @@ final class PieceLedger {
   synchronized Map<ByteString, ContentChunks.Stored> referenced() {
     Map<ByteString, ContentChunks.Stored> out = new java.util.LinkedHashMap<>();
     for (Worker w : workers.values()) {
-      if (w.meta != null) {
+      if (w.meta != null && w.chunkSizes.isEmpty()) { // numbered chunks: a list is not used
         out.putAll(ContentChunks.of(w.meta));
       }
     }

@@ -126,7 +126,7 @@ final class StoreReader {
         manifest.map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
     Optional<LocalSnapshotMeta> meta = workerMeta(id, workerId);
     String who = "snapshot " + id + ", worker " + workerId;
-    if (meta.isPresent() && meta.get().getContentCount() > 0) {
+    if (meta.isPresent() && isContentAddressed(id, meta.get())) {
       return readContent(who, meta.get(), sink);
     }
     if (!complete) {
@@ -213,6 +213,28 @@ final class StoreReader {
   }
 
   /**
+   * Whether a worker's piece keeps its state as content chunks: its meta lists them and no numbered
+   * chunk was stored for it (a piece copied from a store that keeps numbered chunks keeps the list
+   * its worker sent, but not as content chunks).
+   */
+  boolean isContentAddressed(long id, LocalSnapshotMeta meta) {
+    if (meta.getContentCount() == 0) {
+      return false;
+    }
+    byte[] prefix = Keys.worker(id, meta.getWorkerId());
+    try (Slice upper = new Slice(Keys.prefixEnd(prefix));
+        ReadOptions options = new ReadOptions().setIterateUpperBound(upper).setFillCache(false);
+        RocksIterator it = rocks.db.newIterator(rocks.stateChunks, options)) {
+      it.seek(prefix);
+      boolean numbered = it.isValid();
+      it.status();
+      return !numbered;
+    } catch (RocksDBException e) {
+      throw rocks.fail("read state chunks of snapshot " + id, e);
+    }
+  }
+
+  /**
    * The content chunks the pieces of snapshot {@code id} use, each once. A meta that cannot be read
    * is skipped with a warning: the references of its chunks are then never released.
    */
@@ -225,7 +247,10 @@ final class StoreReader {
         (key, value, n) -> {
           try {
             byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
-            out.addAll(ContentChunks.of(LocalSnapshotMeta.parseFrom(payload)).keySet());
+            LocalSnapshotMeta meta = LocalSnapshotMeta.parseFrom(payload);
+            if (isContentAddressed(id, meta)) {
+              out.addAll(ContentChunks.of(meta).keySet());
+            }
           } catch (CorruptionException | InvalidProtocolBufferException e) {
             log.warn(
                 "{}: unreadable, its content chunks keep a reference each: {}",

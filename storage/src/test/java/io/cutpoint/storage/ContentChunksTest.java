@@ -285,6 +285,34 @@ class ContentChunksTest {
   }
 
   @Test
+  void aPieceWithNumberedChunksReadsThemAndReferencesNoContentChunkWhateverItsMetaLists()
+      throws Exception {
+    SnapshotFixture copied = shared(1, 0);
+    try (RocksSnapshotStore store = open()) {
+      // as a copy from a store that keeps numbered chunks writes it: the worker's list stays
+      store.createPending(copied.pending());
+      for (String w : SnapshotFixture.WORKERS) {
+        store.putWorkerMeta(1, copied.contentMeta(w));
+        List<byte[]> chunks = copied.chunks(w);
+        for (int i = 0; i < chunks.size(); i++) {
+          store.putStateChunk(1, w, i, chunks.get(i), SnapshotFixture.crc(chunks.get(i)));
+        }
+      }
+      copied.writeChannels(store);
+      store.commit(copied.complete());
+      for (String w : SnapshotFixture.WORKERS) {
+        assertThat(copied.readState(store, w)).isEqualTo(copied.states.get(w));
+      }
+      store.verifyIntegrity(1);
+      SnapshotFixture next = shared(2, 0);
+      store.createPending(next.pending());
+      assertThat(next.writeWorkerContent(store, "a"))
+          .as("no content chunk was referenced by the copy")
+          .isEqualTo(16);
+    }
+  }
+
+  @Test
   void holdingRefusesAHashThatIsNotASha256AndASnapshotThatIsNotPending() {
     SnapshotFixture f = shared(1, 0);
     try (RocksSnapshotStore store = open()) {
