@@ -244,34 +244,28 @@ public final class RocksSnapshotStore implements SnapshotStore {
     }
     return guarded(
         operation,
-        () -> {
-          PieceLedger p = pendingOrThrow(snapshotId, operation);
-          Lock lock = p.lock.readLock();
-          lock.lock();
-          try {
-            if (p.isClosed()) {
-              throw notPending(snapshotId, operation);
-            }
-            boolean[] held = new boolean[sha256s.size()];
-            synchronized (content.lock) { // no deletion decides on these meanwhile
-              for (int i = 0; i < held.length; i++) {
-                ByteString hash = sha256s.get(i);
-                if (p.usesContent(hash)) {
-                  held[i] = true;
-                  continue;
-                }
-                ContentChunks.Ref ref = content.ref(hash);
-                if (ref != null) {
-                  p.hold(hash, ref.stored());
-                  held[i] = true;
-                }
-              }
-            }
-            return held;
-          } finally {
-            lock.unlock();
-          }
-        });
+        () ->
+            whilePending(
+                snapshotId,
+                operation,
+                p -> {
+                  boolean[] held = new boolean[sha256s.size()];
+                  synchronized (content.lock) { // no deletion decides on these meanwhile
+                    for (int i = 0; i < held.length; i++) {
+                      ByteString hash = sha256s.get(i);
+                      if (p.usesContent(hash)) {
+                        held[i] = true;
+                        continue;
+                      }
+                      ContentChunks.Ref ref = content.ref(hash);
+                      if (ref != null) {
+                        p.hold(hash, ref.stored());
+                        held[i] = true;
+                      }
+                    }
+                  }
+                  return held;
+                }));
   }
 
   @Override
@@ -287,27 +281,22 @@ public final class RocksSnapshotStore implements SnapshotStore {
     requireHash(sha256, operation);
     run(
         operation,
-        () -> {
-          PieceLedger p = pendingOrThrow(snapshotId, operation);
-          Lock lock = p.lock.readLock();
-          lock.lock();
-          try {
-            if (p.isClosed()) {
-              throw notPending(snapshotId, operation);
-            }
-            synchronized (content.lock) {
-              // A chunk a committed snapshot uses is not written again: a second copy in a newer
-              // table file would shadow the first, and damage to that file would then fail every
-              // snapshot that shares the chunk.
-              if (content.ref(sha256) == null) {
-                content.putBody(sha256, data, crc32c);
-              }
-              p.contentChunk(sha256, new ContentChunks.Stored(data.length, crc32c));
-            }
-          } finally {
-            lock.unlock();
-          }
-        });
+        () ->
+            whilePending(
+                snapshotId,
+                operation,
+                p -> {
+                  synchronized (content.lock) {
+                    // A chunk a committed snapshot uses is not written again: a second copy in a
+                    // newer table file would shadow the first, and damage to that file would then
+                    // fail every snapshot that shares the chunk.
+                    if (content.ref(sha256) == null) {
+                      content.putBody(sha256, data, crc32c);
+                    }
+                    p.contentChunk(sha256, new ContentChunks.Stored(data.length, crc32c));
+                  }
+                  return null;
+                }));
   }
 
   private static void requireHash(ByteString hash, String operation) {
@@ -799,22 +788,41 @@ public final class RocksSnapshotStore implements SnapshotStore {
       PendingAction record) {
     run(
         operation,
-        () -> {
-          PieceLedger p = pendingOrThrow(id, operation);
-          Lock lock = p.lock.readLock();
-          lock.lock();
-          try {
-            if (p.isClosed()) {
-              throw notPending(id, operation);
-            }
-            rocks.db.put(family, rocks.pieces, key, framed);
-            record.apply(p);
-          } catch (RocksDBException e) {
-            throw rocks.fail(operation, e);
-          } finally {
-            lock.unlock();
-          }
-        });
+        () ->
+            whilePending(
+                id,
+                operation,
+                p -> {
+                  try {
+                    rocks.db.put(family, rocks.pieces, key, framed);
+                  } catch (RocksDBException e) {
+                    throw rocks.fail(operation, e);
+                  }
+                  record.apply(p);
+                  return null;
+                }));
+  }
+
+  /**
+   * Runs {@code body} with snapshot {@code id}'s read lock, while it is pending: pieces of one
+   * snapshot are written at once, and its commit, finish or discard waits for them.
+   *
+   * @throws NotPendingException if it is no longer pending ({@link NoSuchSnapshotException} if it
+   *     never was)
+   */
+  private <T> T whilePending(
+      long id, String operation, java.util.function.Function<PieceLedger, T> body) {
+    PieceLedger p = pendingOrThrow(id, operation);
+    Lock lock = p.lock.readLock();
+    lock.lock();
+    try {
+      if (p.isClosed()) {
+        throw notPending(id, operation);
+      }
+      return body.apply(p);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Runs {@code end} with the snapshot's write lock, then forgets the snapshot as pending. */
