@@ -54,7 +54,6 @@ final class SnapshotUploader {
   static final int SMALL_STATE = 64 << 10;
 
   private final AtomicLong partsSent = new AtomicLong();
-  private final AtomicLong stateBytesSent = new AtomicLong();
 
   SnapshotUploader(
       Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
@@ -83,11 +82,6 @@ final class SnapshotUploader {
     this.arrayChunks = new ArrayChunks(ContentChunker.defaults());
     this.chunking = chunking;
     this.timeout = timeout;
-  }
-
-  /** State bytes sent in chunks so far, over all uploads (those the coordinator lacked). */
-  long stateBytesSent() {
-    return stateBytesSent.get();
   }
 
   /** Parts handed to gRPC by this uploader so far, over all uploads (for tests and metrics). */
@@ -289,12 +283,8 @@ final class SnapshotUploader {
       }
       try {
         while (parts.hasNext() && requests.isReady()) {
-          UploadPart part = parts.next();
-          requests.onNext(part);
+          requests.onNext(parts.next());
           partsSent.incrementAndGet();
-          if (part.hasStateChunk()) {
-            stateBytesSent.addAndGet(part.getStateChunk().getData().size());
-          }
         }
         if (parts.hasNext()) {
           waitingForReady = true;
