@@ -106,15 +106,11 @@ final class SnapshotUploader {
     if (!captured.isKeyed() && captured.state().length <= SMALL_STATE) {
       // cut here, and send it whole: cheaper than the hand-offs and the question
       StateContent content = arrayChunks.content(captured.state());
-      upload.content = content;
-      upload.send(
-          new UploadParts(
-              snapshot,
-              epoch,
-              chunkBytes,
-              System::nanoTime,
-              content,
-              java.util.stream.IntStream.range(0, content.recipe().size()).toArray()));
+      upload.sendChunks(
+          snapshot,
+          epoch,
+          content,
+          java.util.stream.IntStream.range(0, content.recipe().size()).toArray());
       return upload;
     }
     try {
@@ -161,54 +157,59 @@ final class SnapshotUploader {
     upload.context.run(
         () ->
             stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-                .findChunks(
-                    query.build(),
-                    new StreamObserver<>() {
-                      private ChunkAnswer answer;
+                .findChunks(query.build(), new Answer(upload, snapshot, epoch, content)));
+  }
 
-                      @Override
-                      public void onNext(ChunkAnswer value) {
-                        answer = value;
-                      }
+  /**
+   * The answer to one {@code FindChunks}: sends the missing chunks, on the loop. A coordinator from
+   * before content addressing (UNIMPLEMENTED) gets every byte, in numbered chunks.
+   */
+  private final class Answer implements StreamObserver<ChunkAnswer> {
+    private final Upload upload;
+    private final CompletedLocalSnapshot snapshot;
+    private final long epoch;
+    private final StateContent content;
+    private volatile ChunkAnswer answer;
 
-                      @Override
-                      public void onError(Throwable t) {
-                        Status status = Status.fromThrowable(t);
-                        if (status.getCode() == Status.Code.UNIMPLEMENTED) {
-                          // a coordinator from before content addressing: every byte goes up
-                          loop.execute(
-                              () -> upload.send(new UploadParts(snapshot, epoch, chunkBytes)));
-                        } else {
-                          loop.execute(() -> upload.finish(null, status));
-                        }
-                      }
+    Answer(Upload upload, CompletedLocalSnapshot snapshot, long epoch, StateContent content) {
+      this.upload = upload;
+      this.snapshot = snapshot;
+      this.epoch = epoch;
+      this.content = content;
+    }
 
-                      @Override
-                      public void onCompleted() {
-                        ChunkAnswer a = answer;
-                        loop.execute(
-                            () -> {
-                              int[] send = missing(a, recipe.size());
-                              if (send == null) {
-                                upload.finish(
-                                    null,
-                                    Status.INTERNAL.withDescription(
-                                        "the coordinator's list of missing chunks is not a"
-                                            + " list of ascending positions"));
-                              } else {
-                                upload.content = content;
-                                upload.send(
-                                    new UploadParts(
-                                        snapshot,
-                                        epoch,
-                                        chunkBytes,
-                                        System::nanoTime,
-                                        content,
-                                        send));
-                              }
-                            });
-                      }
-                    }));
+    @Override
+    public void onNext(ChunkAnswer value) {
+      answer = value;
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      Status status = Status.fromThrowable(t);
+      if (status.getCode() == Status.Code.UNIMPLEMENTED) {
+        loop.execute(() -> upload.send(new UploadParts(snapshot, epoch, chunkBytes)));
+      } else {
+        loop.execute(() -> upload.finish(null, status));
+      }
+    }
+
+    @Override
+    public void onCompleted() {
+      ChunkAnswer a = answer;
+      loop.execute(
+          () -> {
+            int[] send = missing(a, content.recipe().size());
+            if (send == null) {
+              upload.finish(
+                  null,
+                  Status.INTERNAL.withDescription(
+                      "the coordinator's list of missing chunks is not a list of ascending"
+                          + " positions"));
+            } else {
+              upload.sendChunks(snapshot, epoch, content, send);
+            }
+          });
+    }
   }
 
   /** The positions to send, or null if the answer is not ascending positions of the query. */
@@ -246,6 +247,16 @@ final class SnapshotUploader {
 
     private Upload(BiConsumer<UploadResult, Status> done) {
       this.done = done;
+    }
+
+    /**
+     * On the loop: sends the chunks at positions {@code send} of a content-addressed state, and
+     * keeps the state locally once the upload succeeded (local recovery).
+     */
+    private void sendChunks(
+        CompletedLocalSnapshot snapshot, long epoch, StateContent state, int[] send) {
+      content = state;
+      send(new UploadParts(snapshot, epoch, chunkBytes, System::nanoTime, state, send));
     }
 
     /** On the loop: starts the UploadSnapshot call with these parts, unless it ended meanwhile. */
