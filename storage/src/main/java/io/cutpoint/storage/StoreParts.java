@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.Crc32cCombine;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
@@ -119,7 +120,7 @@ public final class StoreParts {
       batch.addMessages(
           RecordedMessage.newBuilder()
               .setSeq(m.seq())
-              .setPayload(com.google.protobuf.ByteString.copyFrom(m.payload())));
+              .setPayload(ByteString.copyFrom(m.payload())));
     }
     return batch.build();
   }
@@ -199,6 +200,31 @@ public final class StoreParts {
 
     public void recording(ChannelId channel, List<InTransitMessage> messages) {
       p.recording(channel, messages);
+    }
+
+    /** A content chunk of {@code length} bytes with CRC32C {@code crc} was stored for it. */
+    public void contentChunk(ByteString hash, int length, int crc) {
+      p.contentChunk(hash, new ContentChunks.Stored(length, crc));
+    }
+
+    /** A committed snapshot's content chunk is kept for this one until it ends. */
+    public void hold(ByteString hash, int length, int crc) {
+      p.hold(hash, new ContentChunks.Stored(length, crc));
+    }
+
+    /** Whether it uploaded or holds the content chunk: it must not be deleted meanwhile. */
+    public boolean usesContent(ByteString hash) {
+      return p.usesContent(hash);
+    }
+
+    /** Every content chunk it uploaded or holds. */
+    public Set<ByteString> contentInUse() {
+      return p.contentInUse();
+    }
+
+    /** The content chunks its stored pieces use: what a commit makes it reference. */
+    public Set<ByteString> referenced() {
+      return Set.copyOf(p.referenced().keySet());
     }
 
     public void meta(LocalSnapshotMeta meta) {
