@@ -1,17 +1,22 @@
 package io.cutpoint.ha;
 
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.Sha256;
 import io.cutpoint.cut.ChannelId;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 
 /**
- * Object keys of the pieces of a snapshot, all under {@code {prefix}/snapshots/{id}/}:
+ * Object keys of the pieces of a snapshot, all under {@code {prefix}/snapshots/{id}/}, and of the
+ * content chunks that snapshots share, under {@code {prefix}/chunks/}:
  *
  * <pre>
  *   {prefix}/snapshots/{id}/{worker}/meta                          worker metadata
- *   {prefix}/snapshots/{id}/{worker}/state/{index}                 state chunk
+ *   {prefix}/snapshots/{id}/{worker}/state/{index}                 numbered state chunk
  *   {prefix}/snapshots/{id}/{receiver}/channels/{sender}/{first}   recorded batch
+ *   {prefix}/chunks/{sha256}-{length}-{crc32c}                     content chunk (hex, decimal, hex)
  * </pre>
  *
  * <p>Ids and sequence numbers are zero-padded to 19 digits and chunk indices to 10, so listing
@@ -19,13 +24,52 @@ import java.nio.charset.StandardCharsets;
  * the keys of worker {@code a} are never a prefix of those of worker {@code ab}.
  */
 final class ObjectKeys {
+  private static final HexFormat HEX = HexFormat.of();
+
   private final String root;
+  private final String chunks;
 
   /**
    * @param prefix the key prefix of this store, without a trailing slash (may be empty)
    */
   ObjectKeys(String prefix) {
-    this.root = (prefix.isEmpty() ? "" : prefix + "/") + "snapshots/";
+    String base = prefix.isEmpty() ? "" : prefix + "/";
+    this.root = base + "snapshots/";
+    this.chunks = base + "chunks/";
+  }
+
+  /** The prefix under which every content chunk lies. */
+  String chunksRoot() {
+    return chunks;
+  }
+
+  /**
+   * A content chunk's key. Its length and CRC32C are part of the name, so that listing the chunks
+   * tells what each one holds without reading it.
+   */
+  String contentChunk(ByteString sha256, int length, int crc32c) {
+    return chunks
+        + HEX.formatHex(sha256.toByteArray())
+        + "-"
+        + length
+        + "-"
+        + HEX.toHexDigits(crc32c);
+  }
+
+  /** The chunk a key listed under {@link #chunksRoot()} names, or null if it names none. */
+  ContentObjects.Chunk chunkOf(String key) {
+    String[] parts = key.substring(chunks.length()).split("-", -1);
+    try {
+      if (parts.length != 3 || parts[0].length() != 2 * Sha256.BYTES || parts[2].length() != 8) {
+        return null;
+      }
+      return new ContentObjects.Chunk(
+          ByteString.copyFrom(HEX.parseHex(parts[0])),
+          Integer.parseInt(parts[1]),
+          HEX.fromHexDigits(parts[2]));
+    } catch (IllegalArgumentException notOurs) {
+      return null;
+    }
   }
 
   /** The prefix under which every snapshot's directory lies. */

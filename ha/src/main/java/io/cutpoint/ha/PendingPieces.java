@@ -1,5 +1,6 @@
 package io.cutpoint.ha;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
@@ -34,6 +35,7 @@ final class PendingPieces {
   private final ConcurrentHashMap<Long, StoreParts.Pending> pending = new ConcurrentHashMap<>();
   private final Bucket bucket;
   private final ObjectKeys keys;
+  private final ContentObjects content;
   private final Catalog catalog;
   private final BooleanSupplier fenced;
   private final String name;
@@ -42,9 +44,15 @@ final class PendingPieces {
    * @param fenced whether the store knows it is fenced: then pieces are refused too
    */
   PendingPieces(
-      Bucket bucket, ObjectKeys keys, Catalog catalog, BooleanSupplier fenced, String name) {
+      Bucket bucket,
+      ObjectKeys keys,
+      ContentObjects content,
+      Catalog catalog,
+      BooleanSupplier fenced,
+      String name) {
     this.bucket = bucket;
     this.keys = keys;
+    this.content = content;
     this.catalog = catalog;
     this.fenced = fenced;
     this.name = name;
@@ -83,6 +91,36 @@ final class PendingPieces {
         keys.stateChunk(snapshotId, workerId, index),
         data,
         p -> p.chunk(workerId, index, data));
+  }
+
+  /** Which of {@code hashes} the bucket holds; the snapshot keeps those until it ends. */
+  boolean[] hold(long snapshotId, List<ByteString> hashes) {
+    return whilePending(
+        snapshotId, "hold content chunks for snapshot " + snapshotId, p -> content.hold(p, hashes));
+  }
+
+  /** Stores a content chunk whose SHA-256 and CRC32C the caller checked. */
+  void putContentChunk(
+      long snapshotId, String workerId, int index, ByteString sha256, byte[] data, int crc32c) {
+    String operation =
+        "store snapshot "
+            + snapshotId
+            + ", worker "
+            + workerId
+            + ", "
+            + ContentObjects.describe(index, sha256);
+    whilePending(
+        snapshotId,
+        operation,
+        p -> {
+          content.put(p, new ContentObjects.Chunk(sha256, data.length, crc32c), data, operation);
+          return null;
+        });
+  }
+
+  /** The snapshots pending now. */
+  java.util.Collection<StoreParts.Pending> all() {
+    return List.copyOf(pending.values());
   }
 
   void putChannelRecording(long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
@@ -158,6 +196,19 @@ final class PendingPieces {
   }
 
   private void write(long id, String operation, String key, byte[] payload, End record) {
+    whilePending(
+        id,
+        operation,
+        p -> {
+          bucket.put(key, payload, operation);
+          record.apply(p);
+          return null;
+        });
+  }
+
+  /** Runs {@code body} under the snapshot's read lock, while it is pending and not fenced. */
+  private <T> T whilePending(
+      long id, String operation, java.util.function.Function<StoreParts.Pending, T> body) {
     StoreParts.Pending p = pendingOrThrow(id, operation);
     Lock lock = p.lock().readLock();
     lock.lock();
@@ -175,8 +226,7 @@ final class PendingPieces {
                 + ": a newer term was taken",
             catalog.term());
       }
-      bucket.put(key, payload, operation);
-      record.apply(p);
+      return body.apply(p);
     } finally {
       lock.unlock();
     }

@@ -1,7 +1,9 @@
 package io.cutpoint.ha;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -77,6 +79,9 @@ final class PieceReader {
     LocalSnapshotMeta meta =
         workerMeta(id, workerId)
             .orElseThrow(() -> new CorruptionException(who + ", metadata: missing"));
+    if (meta.getContentCount() > 0 && bucket.keys(keys.stateDir(id, workerId)).isEmpty()) {
+      return readContent(meta, who, sink);
+    }
     int count = committed.get().getStateChunks();
     CRC32C crc = new CRC32C();
     long bytes = 0;
@@ -104,6 +109,31 @@ final class PieceReader {
               who, bytes, (int) crc.getValue(), meta.getStateBytes(), meta.getStateCrc32C()));
     }
     return count;
+  }
+
+  /**
+   * A content-addressed state: the chunks its metadata lists, each checked against its CRC32C and
+   * length before it is passed on. The list itself was checked against the state's size and CRC32C
+   * when the state arrived.
+   */
+  private int readContent(LocalSnapshotMeta meta, String who, Consumer<byte[]> sink) {
+    for (int i = 0; i < meta.getContentCount(); i++) {
+      ContentChunk c = meta.getContent(i);
+      String piece = who + ", " + ContentObjects.describe(i, c.getSha256());
+      byte[] data =
+          bucket
+              .get(keys.contentChunk(c.getSha256(), c.getLength(), c.getCrc32C()), () -> piece)
+              .orElseThrow(() -> new CorruptionException(piece + ": missing"));
+      int crc = Crc32c.of(data);
+      if (crc != c.getCrc32C() || data.length != c.getLength()) {
+        throw new CorruptionException(
+            String.format(
+                "%s: CRC32C mismatch (%d bytes with %08x read, %d with %08x listed)",
+                piece, data.length, crc, c.getLength(), c.getCrc32C()));
+      }
+      sink.accept(data);
+    }
+    return meta.getContentCount();
   }
 
   private Optional<byte[]> chunk(long id, String workerId, int index, String who) {

@@ -1,5 +1,8 @@
 package io.cutpoint.ha;
 
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.Sha256;
+import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
@@ -95,11 +98,13 @@ public final class S3SnapshotStore implements SnapshotStore {
   private final Options options;
   private final ConcurrentSkipListMap<Long, String> damaged = new ConcurrentSkipListMap<>();
   private final PendingPieces pieces;
+  private final ContentObjects content;
   private final ReentrantReadWriteLock guard = new ReentrantReadWriteLock();
   private final Object manifestWrites = new Object();
   private final Object idLock = new Object();
   private List<Long> abortedOnOpen = List.of();
   private List<Long> removedOnOpen = List.of();
+  private volatile int collectedOnOpen;
   private volatile long reservedOnOpen; // the highest id an earlier leader could have used
   private long nextId;
   private long idLimit;
@@ -115,8 +120,38 @@ public final class S3SnapshotStore implements SnapshotStore {
     this.catalog = new Catalog(zk, where.catalogPath(), term, name);
     this.reader = new PieceReader(bucket, keys);
     this.leftovers = new Leftovers(catalog, bucket, keys, damaged, name);
-    this.pieces = new PendingPieces(bucket, keys, catalog, () -> fenced, name);
+    this.content = new ContentObjects(bucket, keys, name);
+    this.pieces = new PendingPieces(bucket, keys, content, catalog, () -> fenced, name);
   }
+
+  /** What a collection of content chunks reads: the catalog, the metadata, the pending ones. */
+  private final ContentObjects.Source contentSource =
+      new ContentObjects.Source() {
+        @Override
+        public List<Long> ids() {
+          return catalog.ids();
+        }
+
+        @Override
+        public Optional<SnapshotManifest> manifest(long id) {
+          return catalog.manifest(id).map(Catalog.Versioned::value);
+        }
+
+        @Override
+        public Optional<List<ContentChunk>> content(long id, String workerId) {
+          return reader.workerMeta(id, workerId).map(LocalSnapshotMeta::getContentList);
+        }
+
+        @Override
+        public Collection<StoreParts.Pending> pending() {
+          return pieces.all();
+        }
+
+        @Override
+        public void checkTerm(String operation) {
+          fenceCheck(operation);
+        }
+      };
 
   /**
    * Opens the store under {@code term}: aborts the snapshots that an earlier leader left PENDING
@@ -129,6 +164,7 @@ public final class S3SnapshotStore implements SnapshotStore {
     S3SnapshotStore store = openDeferringSweep(s3, zk, where, term, options);
     // nothing writes yet: every id may go, also one that no leader could have reserved
     store.removedOnOpen = store.leftovers.sweep(Set.of(), Long.MAX_VALUE);
+    store.collectedOnOpen = store.content.collect(store.contentSource);
     return store;
   }
 
@@ -163,15 +199,28 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   /**
    * Removes the objects of every snapshot that is not COMPLETE (nor damaged) among the ids that
-   * earlier leaders could have reserved when the store was opened. Every snapshot of this store's
-   * term has a higher id, so this may run on any thread while the store works.
+   * earlier leaders could have reserved when the store was opened, then the content chunks that no
+   * snapshot uses. Every snapshot of this store's term has a higher id, so this may run on any
+   * thread while the store works.
    *
    * @return the ids whose objects were removed
    */
   public List<Long> sweepLeftovers() {
     return guarded(
         "remove the objects of uncommitted snapshots",
-        () -> leftovers.sweep(Set.of(), reservedOnOpen));
+        () -> {
+          List<Long> removed = leftovers.sweep(Set.of(), reservedOnOpen);
+          collectedOnOpen = content.collect(contentSource);
+          return removed;
+        });
+  }
+
+  /**
+   * How many content chunks that no snapshot used opening deleted (or {@link #sweepLeftovers}, when
+   * opening deferred it): those of snapshots that never committed and of deleted ones.
+   */
+  public int contentChunksCollectedOnOpen() {
+    return collectedOnOpen;
   }
 
   /** The snapshots that were PENDING when the store was opened and are now ABORTED. */
@@ -311,6 +360,28 @@ public final class S3SnapshotStore implements SnapshotStore {
   }
 
   @Override
+  public boolean[] holdChunks(long snapshotId, List<ByteString> sha256s) {
+    String operation = "hold content chunks for snapshot " + snapshotId;
+    sha256s.forEach(h -> requireHash(h, operation));
+    return guarded(operation, () -> pieces.hold(snapshotId, sha256s));
+  }
+
+  @Override
+  public void putContentChunk(
+      long snapshotId, String workerId, int index, ByteString sha256, byte[] data, int crc32c) {
+    String operation = "store a content chunk of snapshot " + snapshotId;
+    requireHash(sha256, operation);
+    run(operation, () -> pieces.putContentChunk(snapshotId, workerId, index, sha256, data, crc32c));
+  }
+
+  private static void requireHash(ByteString hash, String operation) {
+    if (hash.size() != Sha256.BYTES) {
+      throw new IllegalArgumentException(
+          operation + ": a SHA-256 has " + Sha256.BYTES + " bytes, got " + hash.size());
+    }
+  }
+
+  @Override
   public void putChannelRecording(
       long snapshotId, ChannelId channel, List<InTransitMessage> messages) {
     run(
@@ -360,6 +431,7 @@ public final class S3SnapshotStore implements SnapshotStore {
                       throw e;
                     }
                   }
+                  content.committed(id, p.referenced());
                 }));
   }
 
@@ -384,15 +456,19 @@ public final class S3SnapshotStore implements SnapshotStore {
               return;
             }
           }
+          Set<ByteString> used = new java.util.HashSet<>();
           pieces.end(
               id,
               "finish",
               manifestWrites,
-              p ->
-                  write(
-                      operation,
-                      List.of(catalog.setManifest(kept, existing(id, operation).version()))));
+              p -> {
+                write(
+                    operation,
+                    List.of(catalog.setManifest(kept, existing(id, operation).version())));
+                used.addAll(p.contentInUse());
+              });
           bucket.deleteAll(keys.snapshot(id), "delete pieces of finished snapshot " + id);
+          releaseContent(operation, used);
         });
   }
 
@@ -529,6 +605,7 @@ public final class S3SnapshotStore implements SnapshotStore {
     return guarded(
         operation,
         () -> {
+          Set<ByteString> used;
           synchronized (manifestWrites) {
             Optional<Catalog.Versioned<SnapshotManifest>> m = catalog.manifest(snapshotId);
             if (m.isEmpty()) {
@@ -536,8 +613,10 @@ public final class S3SnapshotStore implements SnapshotStore {
             }
             StoreParts.refuseDeletion(m.get().value(), catalog.rollback().value());
             write(operation, List.of(catalog.deleteManifest(snapshotId, m.get().version())));
+            used = content.forget(m.get().value(), contentSource);
           }
           bucket.deleteAll(keys.snapshot(snapshotId), operation);
+          releaseContent(operation, used);
           return true;
         });
   }
@@ -548,10 +627,12 @@ public final class S3SnapshotStore implements SnapshotStore {
         "apply retention",
         () -> {
           List<Long> deleted;
+          Set<ByteString> used = new java.util.HashSet<>();
           synchronized (manifestWrites) {
             List<StoreParts.RetentionEntry> entries = new ArrayList<>();
             List<CuratorOp> ops = new ArrayList<>();
-            java.util.Map<Long, Integer> versions = new java.util.HashMap<>();
+            java.util.Map<Long, Catalog.Versioned<SnapshotManifest>> found =
+                new java.util.HashMap<>();
             List<Long> ids = catalog.ids();
             for (int i = ids.size() - 1; i >= 0; i--) {
               long id = ids.get(i);
@@ -563,7 +644,7 @@ public final class S3SnapshotStore implements SnapshotStore {
                           entries.add(
                               new StoreParts.RetentionEntry(
                                   id, v.value().getStatus(), v.value().getPinned()));
-                          versions.put(id, v.version());
+                          found.put(id, v);
                         });
               } catch (CorruptionException e) {
                 damaged.putIfAbsent(id, "manifest unreadable: " + e.getMessage());
@@ -574,23 +655,33 @@ public final class S3SnapshotStore implements SnapshotStore {
                 catalog.rollback().value().map(r -> Set.of(r.snapshotId())).orElse(Set.of());
             deleted = StoreParts.toDelete(entries, keepComplete, protectedIds);
             for (long id : deleted) {
-              ops.add(catalog.deleteManifest(id, versions.get(id)));
+              ops.add(catalog.deleteManifest(id, found.get(id).version()));
             }
             if (!ops.isEmpty()) {
               write("retention: delete snapshots " + deleted, ops);
+            }
+            for (long id : deleted) {
+              used.addAll(content.forget(found.get(id).value(), contentSource));
             }
           }
           for (long id : deleted) {
             bucket.deleteAll(keys.snapshot(id), "retention: delete snapshot " + id);
           }
           leftovers.sweep(pieces.ids(), Long.MAX_VALUE);
+          releaseContent("apply retention", used);
           return deleted;
         });
   }
 
   @Override
   public long sizeBytes() {
-    return guarded("measure size", () -> bucket.bytes(keys.snapshotsRoot()));
+    return guarded(
+        "measure size", () -> bucket.bytes(keys.snapshotsRoot()) + bucket.bytes(keys.chunksRoot()));
+  }
+
+  @Override
+  public long contentChunks() {
+    return content.count();
   }
 
   @Override
@@ -643,6 +734,20 @@ public final class S3SnapshotStore implements SnapshotStore {
     } catch (FencedException e) {
       fenced = true;
       throw e;
+    }
+  }
+
+  /**
+   * Deletes those of {@code used} that no snapshot uses any more, after {@code operation} went
+   * through: a failure is logged, not thrown, and the next collection (at the latest, the next
+   * leader's open) deletes them.
+   */
+  private void releaseContent(String operation, Set<ByteString> used) {
+    try {
+      content.release(contentSource, used);
+    } catch (StoreException e) {
+      log.warn(
+          "{}: after {}, unused content chunks stay for now: {}", name, operation, e.getMessage());
     }
   }
 
