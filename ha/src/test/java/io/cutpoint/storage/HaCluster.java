@@ -95,6 +95,17 @@ final class HaCluster implements AutoCloseable {
    * that tries {@code addresses} in turn.
    */
   void startWorkers(List<String> addresses, String... ids) {
+    startWorkers(addresses, new byte[0], ids);
+  }
+
+  /** The state each worker was last restored to, by worker id. */
+  final java.util.Map<String, byte[]> restored = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * As {@link #startWorkers(List, String...)}, with {@code ballast} after each worker's 8-byte
+   * counter in its state: a large state that changes little.
+   */
+  void startWorkers(List<String> addresses, byte[] ballast, String... ids) {
     for (String id : ids) {
       List<String> others = new ArrayList<>();
       for (String o : ids) {
@@ -112,12 +123,16 @@ final class HaCluster implements AutoCloseable {
                   new io.cutpoint.client.StateHandler() {
                     @Override
                     public byte[] capture() {
-                      return ByteBuffer.allocate(8).putLong(counter.get()).array();
+                      return ByteBuffer.allocate(8 + ballast.length)
+                          .putLong(counter.get())
+                          .put(ballast)
+                          .array();
                     }
 
                     @Override
                     public void restore(byte[] state) {
                       counter.set(ByteBuffer.wrap(state).getLong());
+                      restored.put(id, state);
                     }
                   })
               .messageHandler((from, seq, payload) -> counter.incrementAndGet())
