@@ -300,6 +300,11 @@ final class ContentObjects {
         try {
           Optional<SnapshotManifest> m = source.manifest(id);
           if (m.isEmpty() || m.get().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
+            SnapshotStatus status = m.map(SnapshotManifest::getStatus).orElse(null);
+            if (status == SnapshotStatus.SNAPSHOT_STATUS_ABORTED
+                || status == SnapshotStatus.SNAPSHOT_STATUS_FAILED) {
+              used.putIfAbsent(id, Set.of()); // it ended without pieces: no need to read it again
+            }
             continue;
           }
           chunks = new HashSet<>();
