@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  * their states between two snapshots (on a copy, outside the timed interval); per snapshot, the
  * state bytes all workers uploaded, from the coordinator's {@code cutpoint.state.uploaded} counter.
  * Next to them, in the same run: the same shape with content chunks off (every state byte is
- * uploaded), and a 1 KiB state on the first shape's cluster.
+ * uploaded), a 1 KiB state on the first shape's cluster, and the first shape's state on a 2-worker
+ * ring whose coordinator keeps its snapshots in the object store ({@link Shared}).
  *
  * <p>States are random bytes (content-defined chunking finds no cut points in zeros), a different
  * seed per worker, so no worker's chunks stand in for another's. The chunked cluster takes {@link
@@ -185,11 +186,27 @@ final class IncrementalPhase {
   }
 
   /**
+   * The first shape's state on a 2-worker ring over the object store (S3Proxy and ZooKeeper in this
+   * JVM), {@code fraction} of it changed in one run between snapshots; null if not measured.
+   */
+  record Shared(Shape shape, double fraction, Measured measured) {
+    double uploadedFraction() {
+      return measured.uploaded().p50() / shape.totalBytes();
+    }
+  }
+
+  /**
    * The rows in run order, each shape's full uploads, the small state's snapshots on the first
-   * shape's cluster ({@code smallShape}; null if that shape was skipped), and the peak heap.
+   * shape's cluster ({@code smallShape}; null if that shape was skipped), the object store's row
+   * (null if not measured), and the peak heap.
    */
   record Result(
-      List<Row> rows, List<Full> full, Shape smallShape, Measured small, long peakHeapBytes) {
+      List<Row> rows,
+      List<Full> full,
+      Shape smallShape,
+      Measured small,
+      Shared shared,
+      long peakHeapBytes) {
 
     /** The row of {@code shape}, {@code fraction} and {@code pattern}, if measured. */
     Optional<Row> row(Shape shape, double fraction, StateEdit.Pattern pattern) {
@@ -277,7 +294,49 @@ final class IncrementalPhase {
               SEED ^ (1000L * i)));
       System.gc(); // the cluster held the states: gone before the next shape's
     }
-    return new Result(rows, full, smallShape, small, HeapPeak.peakBytes());
+    Shared shared = null;
+    if (smallShape != null) {
+      Shape first = incremental.shapes().get(0);
+      Shape shape = new Shape(2, "ring", first.stateBytes(), first.samples());
+      progress.accept("incremental: " + shape.label() + ", content chunks, on the object store");
+      shared =
+          new Shared(
+              shape, IncrementalReport.TARGET_FRACTION, onObjectStore(plan, shape, incremental));
+      System.gc();
+    }
+    return new Result(rows, full, smallShape, small, shared, HeapPeak.peakBytes());
+  }
+
+  /**
+   * The shape on a coordinator over the object store, warmed up as {@link #chunked}, then {@link
+   * IncrementalReport#TARGET_FRACTION} of each state changed in one run before each measured
+   * snapshot.
+   */
+  private static Measured onObjectStore(BenchPlan plan, Shape shape, Plan incremental) {
+    Measured m = new Measured();
+    Map<String, SplittableRandom> edits = new LinkedHashMap<>();
+    try (BenchCluster c =
+        BenchCluster.start(
+            shape.toLayout(),
+            plan,
+            id -> new BenchApp(StateEdit.random(shape.stateBytes(), SEED + id.hashCode())),
+            BenchCoordinator.S3)) {
+      for (BenchCluster.Node n : c.nodes()) {
+        edits.put(n.id(), new SplittableRandom(SEED ^ n.id().hashCode()));
+      }
+      for (int i = 0; i < WARM_UP; i++) {
+        if (i > 0) {
+          edit(c, edits, IncrementalReport.TARGET_FRACTION, StateEdit.Pattern.ONE_RUN);
+        }
+        snapshot(c);
+      }
+      long deadline = System.nanoTime() + incremental.budgetMillis() * 1_000_000;
+      for (int i = 0; i < shape.samples() && (i == 0 || System.nanoTime() < deadline); i++) {
+        edit(c, edits, IncrementalReport.TARGET_FRACTION, StateEdit.Pattern.ONE_RUN);
+        measure(c, shape.totalBytes(), m);
+      }
+    }
+    return m;
   }
 
   /** The shape with content chunks off: every state byte goes up in every snapshot. */

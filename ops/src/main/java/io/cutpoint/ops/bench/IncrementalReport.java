@@ -175,6 +175,34 @@ final class IncrementalReport {
           failureNote(m));
     }
     b.append(ft.render()).append('\n');
+    if (r.shared() != null) {
+      IncrementalPhase.Shared sh = r.shared();
+      IncrementalPhase.Measured m = sh.measured();
+      Table st =
+          new Table(
+              "on the object store (S3Proxy and ZooKeeper in this JVM)",
+              ">n",
+              ">failed",
+              ">uploaded",
+              ">of state",
+              ">p50 ms",
+              ">p99 ms",
+              ">upload",
+              ">commit",
+              "note");
+      st.row(
+          sh.shape().label() + ", " + percent(sh.fraction()) + " changed in one run",
+          m.latency().count(),
+          m.failed(),
+          size(m.uploaded().p50()),
+          percentOf(sh.uploadedFraction()),
+          BenchReport.ms(m.latency().p50()),
+          BenchReport.ms(m.latency().p99()),
+          BenchReport.ms(m.upload().p50()),
+          BenchReport.ms(m.commit().p50()),
+          failureNote(m));
+      b.append(st.render()).append('\n');
+    }
     b.append(criticalPaths());
     Table tt = new Table("target", "limit", ">measured", "");
     for (Check c : checks()) {
@@ -283,8 +311,21 @@ final class IncrementalReport {
         .put("small_failed", r.small().failed())
         .put("small_p50_ms", r.small().latency().p50())
         .put("small_p99_ms", r.small().latency().p99())
+        .put("shared", shared())
         .put("targets", targets)
         .put("peak_heap_mib", r.peakHeapBytes() >> 20);
+  }
+
+  /** The object store's row, or null. */
+  private Json.Obj shared() {
+    IncrementalPhase.Shared sh = r.shared();
+    return sh == null
+        ? null
+        : shape(sh.shape())
+            .put("changed_fraction", sh.fraction())
+            .putAll(measured(sh.measured()))
+            .put("uploaded_fraction", sh.uploadedFraction())
+            .put("uploaded_percent", 100 * sh.uploadedFraction());
   }
 
   private static Json.Obj measured(IncrementalPhase.Measured m) {
