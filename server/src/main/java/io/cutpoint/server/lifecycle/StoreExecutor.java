@@ -217,10 +217,24 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
           try {
             work.accept(store);
           } catch (RuntimeException e) {
-            log.error("{} failed", what, e);
+            if (interrupted(e)) {
+              log.debug("{} stopped: the store thread is closing", what);
+            } else {
+              log.error("{} failed", what, e);
+            }
           }
           refreshEpoch();
         });
+  }
+
+  /** Whether {@code e} comes of the interrupt that {@link #close} sends a running task. */
+  private static boolean interrupted(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof InterruptedException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Stops; writes still queued are dropped (a restart ends their snapshots as ABORTED). */
