@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The incremental-snapshot section on a tiny plan (2 workers, 256 KiB states, 2 samples a row): a
  * small change uploads part of the state, every change uploads at least the bytes it changed, the
- * full-upload baseline uploads all of it, and the report's numbers are the quotients they name.
+ * full-upload baseline uploads all of it, the object store's row uploads part of the state too, and
+ * the report's numbers are the quotients they name.
  */
 class BenchIncrementalTest {
 
@@ -120,7 +121,20 @@ class BenchIncrementalTest {
     assertThat(text.lines().filter(l -> l.endsWith(" met") || l.endsWith(" MISSED")))
         .as("each target says met or MISSED:%n%s", text)
         .hasSize(3);
-    assertThat(progress).hasSize(4);
+    JsonObject shared = json.getAsJsonObject("shared");
+    assertThat(shared.get("layout").getAsString()).isEqualTo("ring");
+    assertThat(shared.get("workers").getAsInt()).isEqualTo(2);
+    assertThat(shared.get("state_bytes").getAsInt()).isEqualTo(STATE);
+    assertThat(num(shared, "changed_fraction")).isEqualTo(0.01);
+    assertThat(shared.get("failed").getAsInt())
+        .as("failed on the object store: %s", shared)
+        .isZero();
+    assertThat(shared.get("uploaded_bytes_p50").getAsLong())
+        .as("the object store holds the unchanged chunks: %s", shared)
+        .isGreaterThanOrEqualTo(2L * STATE / 100)
+        .isLessThan(2L * STATE);
+    assertThat(text).contains("on the object store", "256 KiB x 2 ring, 1% changed in one run");
+    assertThat(progress).hasSize(5).last().asString().endsWith("on the object store");
     try (var left = Files.list(dir)) {
       assertThat(left).as("every coordinator store is deleted").isEmpty();
     }
