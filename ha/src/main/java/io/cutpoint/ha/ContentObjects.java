@@ -10,7 +10,6 @@ import io.cutpoint.storage.StoreParts;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -334,14 +333,5 @@ final class ContentObjects {
         id,
         why);
     return Optional.empty();
-  }
-
-  /** Names a chunk in errors: its position in a worker's state and the start of its hash. */
-  static String describe(int index, ByteString hash) {
-    return "content chunk "
-        + index
-        + " (sha256 "
-        + HexFormat.of().formatHex(hash.substring(0, Math.min(8, hash.size())).toByteArray())
-        + ")";
   }
 }

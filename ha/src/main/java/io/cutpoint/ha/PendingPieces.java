@@ -102,13 +102,7 @@ final class PendingPieces {
   /** Stores a content chunk whose SHA-256 and CRC32C the caller checked. */
   void putContentChunk(
       long snapshotId, String workerId, int index, ByteString sha256, byte[] data, int crc32c) {
-    String operation =
-        "store snapshot "
-            + snapshotId
-            + ", worker "
-            + workerId
-            + ", "
-            + ContentObjects.describe(index, sha256);
+    String operation = StoreParts.storeContentChunk(snapshotId, workerId, index, sha256);
     whilePending(
         snapshotId,
         operation,

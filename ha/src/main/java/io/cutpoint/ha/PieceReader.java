@@ -13,6 +13,7 @@ import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.StoreParts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -119,7 +120,7 @@ final class PieceReader {
   private int readContent(LocalSnapshotMeta meta, String who, Consumer<byte[]> sink) {
     for (int i = 0; i < meta.getContentCount(); i++) {
       ContentChunk c = meta.getContent(i);
-      String piece = who + ", " + ContentObjects.describe(i, c.getSha256());
+      String piece = who + ", " + StoreParts.contentChunk(i, c.getSha256());
       byte[] data =
           bucket
               .get(keys.contentChunk(c.getSha256(), c.getLength(), c.getCrc32C()), () -> piece)

@@ -1,7 +1,6 @@
 package io.cutpoint.ha;
 
 import com.google.protobuf.ByteString;
-import io.cutpoint.api.Sha256;
 import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -362,23 +361,16 @@ public final class S3SnapshotStore implements SnapshotStore {
   @Override
   public boolean[] holdChunks(long snapshotId, List<ByteString> sha256s) {
     String operation = "hold content chunks for snapshot " + snapshotId;
-    sha256s.forEach(h -> requireHash(h, operation));
+    sha256s.forEach(h -> StoreParts.requireSha256(h, operation));
     return guarded(operation, () -> pieces.hold(snapshotId, sha256s));
   }
 
   @Override
   public void putContentChunk(
       long snapshotId, String workerId, int index, ByteString sha256, byte[] data, int crc32c) {
-    String operation = "store a content chunk of snapshot " + snapshotId;
-    requireHash(sha256, operation);
+    String operation = StoreParts.storeContentChunk(snapshotId, workerId, index, sha256);
+    StoreParts.requireSha256(sha256, operation);
     run(operation, () -> pieces.putContentChunk(snapshotId, workerId, index, sha256, data, crc32c));
-  }
-
-  private static void requireHash(ByteString hash, String operation) {
-    if (hash.size() != Sha256.BYTES) {
-      throw new IllegalArgumentException(
-          operation + ": a SHA-256 has " + Sha256.BYTES + " bytes, got " + hash.size());
-    }
   }
 
   @Override

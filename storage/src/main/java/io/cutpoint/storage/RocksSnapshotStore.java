@@ -240,7 +240,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   public boolean[] holdChunks(long snapshotId, List<ByteString> sha256s) {
     String operation = "hold content chunks for snapshot " + snapshotId;
     for (ByteString hash : sha256s) {
-      requireHash(hash, operation);
+      StoreParts.requireSha256(hash, operation);
     }
     return guarded(
         operation,
@@ -271,14 +271,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
   @Override
   public void putContentChunk(
       long snapshotId, String workerId, int index, ByteString sha256, byte[] data, int crc32c) {
-    String operation =
-        "store snapshot "
-            + snapshotId
-            + ", worker "
-            + workerId
-            + ", "
-            + ContentChunks.describe(index, sha256);
-    requireHash(sha256, operation);
+    String operation = StoreParts.storeContentChunk(snapshotId, workerId, index, sha256);
+    StoreParts.requireSha256(sha256, operation);
     run(
         operation,
         () ->
@@ -297,13 +291,6 @@ public final class RocksSnapshotStore implements SnapshotStore {
                   }
                   return null;
                 }));
-  }
-
-  private static void requireHash(ByteString hash, String operation) {
-    if (hash.size() != ContentChunks.HASH_BYTES) {
-      throw new IllegalArgumentException(
-          operation + ": a SHA-256 has " + ContentChunks.HASH_BYTES + " bytes, got " + hash.size());
-    }
   }
 
   /** Whether a pending snapshot other than {@code except} uploaded or holds the chunk. */

@@ -35,6 +35,36 @@ public final class StoreParts {
   }
 
   /**
+   * Names a content chunk in errors: its position in a worker's state and the start of its hash.
+   */
+  public static String contentChunk(int index, ByteString sha256) {
+    return ContentChunks.describe(index, sha256);
+  }
+
+  /** The operation of storing a content chunk, as errors name it. */
+  public static String storeContentChunk(
+      long snapshotId, String workerId, int index, ByteString sha256) {
+    return "store snapshot "
+        + snapshotId
+        + ", worker "
+        + workerId
+        + ", "
+        + ContentChunks.describe(index, sha256);
+  }
+
+  /**
+   * Refuses a hash that is not as long as a SHA-256.
+   *
+   * @throws IllegalArgumentException naming {@code operation}
+   */
+  public static void requireSha256(ByteString hash, String operation) {
+    if (hash.size() != ContentChunks.HASH_BYTES) {
+      throw new IllegalArgumentException(
+          operation + ": a SHA-256 has " + ContentChunks.HASH_BYTES + " bytes, got " + hash.size());
+    }
+  }
+
+  /**
    * Why a meta's content chunk list cannot describe its state, or empty (also when it has none):
    * every hash is a SHA-256, every length is 1 to {@code maxChunkBytes}, there are at most {@code
    * maxChunks}, and their lengths and CRC32Cs add up to the state's size and CRC32C.
