@@ -19,7 +19,7 @@ CLASSES = [
     "storage/src/test/java/io/cutpoint/storage/FullDiskTest.java",
     "storage/src/test/java/io/cutpoint/storage/CrashRecoveryTest.java",
     "storage/src/test/java/io/cutpoint/storage/StoreReadersFuzzTest.java",
-    "storage/src/test/java/io/cutpoint/storage/ContentChunksTest.java",
+    "storage/src/test/java/io/cutpoint/storage/ContentChunksContract.java",
     # server: hostile workers and clients, damaged stores under a running coordinator
     "server/src/test/java/io/cutpoint/server/limits/*Test.java",
     "server/src/test/java/io/cutpoint/server/security/*Test.java",
