@@ -226,6 +226,28 @@ class CorruptionTest {
   }
 
   @Test
+  void verifyReadsThePiecesInParallelButReportsTheFirstDamagedOneInManifestOrder()
+      throws Exception {
+    damage(
+        raw -> {
+          List<byte[]> keys = raw.keys("state_chunks", snap.id);
+          raw.flipByte("state_chunks", keys.get(keys.size() - 1), 12); // worker c's last chunk
+          raw.flipByte("state_chunks", keys.get(bChunk(1)), 12);
+        });
+    try (RocksSnapshotStore store = reopen()) {
+      for (int i = 0; i < 5; i++) {
+        assertThatThrownBy(() -> store.verifyIntegrity(snap.id))
+            .isInstanceOf(CorruptionException.class)
+            .hasMessageStartingWith(where + "worker b, state chunk 1: CRC32C mismatch");
+      }
+      assertThatThrownBy(() -> store.readState(snap.id, "c", chunk -> {}))
+          .as("c's piece is damaged too")
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(where + "worker c, state chunk");
+    }
+  }
+
+  @Test
   void anUndamagedStoreVerifies() {
     try (RocksSnapshotStore store = reopen()) {
       assertThatCode(() -> store.verifyIntegrity(snap.id)).doesNotThrowAnyException();
