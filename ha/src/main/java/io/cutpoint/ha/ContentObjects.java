@@ -1,5 +1,6 @@
 package io.cutpoint.ha;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -7,16 +8,15 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.StoreParts;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -65,15 +65,18 @@ final class ContentObjects {
   private final String name;
 
   /** The chunks in the bucket, as far as this store knows: listed, or stored by it. */
+  @GuardedBy("lock")
   private final Map<ByteString, Chunk> known = new HashMap<>();
 
   /** Chunks being written now, with how many writes of each. */
+  @GuardedBy("lock")
   private final Map<ByteString, Integer> writing = new HashMap<>();
 
   /** Whether {@link #known} was filled by listing the bucket. */
   private volatile boolean listed;
 
   /** While a collection runs: every chunk held or stored since it began. */
+  @GuardedBy("lock")
   private Set<ByteString> touched;
 
   /** The chunks each COMPLETE snapshot uses, as committed here or read from its metadata. */
@@ -193,7 +196,7 @@ final class ContentObjects {
     if (candidates.isEmpty()) {
       return 0;
     }
-    return sweep(source, () -> candidates, found -> {});
+    return sweep(source, () -> candidates, null);
   }
 
   /**
@@ -211,12 +214,19 @@ final class ContentObjects {
           found.putAll(list());
           return found.keySet();
         },
-        touchedSince -> {
-          // a chunk neither listed nor stored since the listing began is no longer there
-          known.keySet().removeIf(h -> !found.containsKey(h) && !touchedSince.contains(h));
-          known.putAll(found);
-          listed = true;
-        });
+        found);
+  }
+
+  /** Takes what a listing {@code found} as what the bucket holds. */
+  @GuardedBy("lock")
+  private void relearn(Map<ByteString, Chunk> found) {
+    // a chunk neither listed nor stored since the listing began is no longer there
+    Set<ByteString> gone = new HashSet<>(known.keySet());
+    gone.removeAll(found.keySet());
+    gone.removeAll(touched);
+    known.keySet().removeAll(gone);
+    known.putAll(found);
+    listed = true;
   }
 
   /**
@@ -224,10 +234,10 @@ final class ContentObjects {
    * stores after, is {@link #touched} and kept; {@code candidates} is read after that, then the
    * catalog; the deciding and the deleting happen under {@link #lock}, after a term check.
    *
-   * @param relearn runs under {@link #lock} with the touched chunks, before the decision
+   * @param listed what {@code candidates} listed, to {@link #relearn}; null if it listed nothing
    */
   private int sweep(
-      Source source, Supplier<Set<ByteString>> candidates, Consumer<Set<ByteString>> relearn) {
+      Source source, Supplier<Set<ByteString>> candidates, Map<ByteString, Chunk> listed) {
     synchronized (oneCollection) {
       synchronized (lock) {
         touched = new HashSet<>();
@@ -239,17 +249,22 @@ final class ContentObjects {
         Set<ByteString> maybe = candidates.get();
         Optional<Set<ByteString>> live = live(source);
         synchronized (lock) {
-          relearn.accept(touched);
+          if (listed != null) {
+            relearn(listed);
+          }
           if (live.isEmpty()) {
             return 0;
           }
-          List<Chunk> garbage =
-              maybe.stream()
-                  .filter(h -> !live.get().contains(h))
-                  .filter(h -> !touched.contains(h) && !writing.containsKey(h))
-                  .map(known::get)
-                  .filter(Objects::nonNull)
-                  .toList();
+          List<Chunk> garbage = new ArrayList<>();
+          for (ByteString h : maybe) {
+            Chunk c = known.get(h);
+            if (c != null
+                && !live.get().contains(h)
+                && !touched.contains(h)
+                && !writing.containsKey(h)) {
+              garbage.add(c);
+            }
+          }
           if (garbage.isEmpty()) {
             return 0;
           }
@@ -271,6 +286,7 @@ final class ContentObjects {
     }
   }
 
+  @GuardedBy("lock")
   private void touch(ByteString hash) {
     if (touched != null) {
       touched.add(hash);
