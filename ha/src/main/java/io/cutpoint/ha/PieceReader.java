@@ -50,10 +50,12 @@ final class PieceReader {
   }
 
   /**
-   * Streams a worker's chunks in index order, each checked before it is passed on. For a COMPLETE
-   * snapshot the committed chunks are read by index (a missing one fails before the chunk after
-   * it), then size and CRC32C are checked against the metadata; otherwise the stored chunks are
-   * listed and must have no gap.
+   * Streams a worker's chunks in index order, each checked before it is passed on. A state whose
+   * metadata lists content chunks and that has no numbered chunk is read from those, whatever the
+   * snapshot's status (as the RocksDB store reads it). Otherwise, for a COMPLETE snapshot the
+   * committed chunks are read by index (a missing one fails before the chunk after it), then size
+   * and CRC32C are checked against the metadata; for any other the stored chunks are listed and
+   * must have no gap.
    */
   int readState(
       Optional<SnapshotManifest> manifest, long id, String workerId, Consumer<byte[]> sink) {
@@ -66,8 +68,12 @@ final class PieceReader {
                 .filter(p -> p.getWorkerId().equals(workerId))
                 .findFirst()
             : Optional.empty();
+    List<String> stored = bucket.keys(keys.stateDir(id, workerId));
+    Optional<LocalSnapshotMeta> listed = workerMeta(id, workerId);
+    if (stored.isEmpty() && listed.isPresent() && listed.get().getContentCount() > 0) {
+      return readContent(listed.get(), who, sink);
+    }
     if (committed.isEmpty()) {
-      List<String> stored = bucket.keys(keys.stateDir(id, workerId));
       for (int n = 0; n < stored.size(); n++) {
         int index = keys.chunkIndexOf(stored.get(n));
         if (index != n) {
@@ -78,11 +84,7 @@ final class PieceReader {
       return stored.size();
     }
     LocalSnapshotMeta meta =
-        workerMeta(id, workerId)
-            .orElseThrow(() -> new CorruptionException(who + ", metadata: missing"));
-    if (meta.getContentCount() > 0 && bucket.keys(keys.stateDir(id, workerId)).isEmpty()) {
-      return readContent(meta, who, sink);
-    }
+        listed.orElseThrow(() -> new CorruptionException(who + ", metadata: missing"));
     int count = committed.get().getStateChunks();
     CRC32C crc = new CRC32C();
     long bytes = 0;

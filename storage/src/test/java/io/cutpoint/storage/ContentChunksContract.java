@@ -110,6 +110,16 @@ abstract class ContentChunksContract {
   }
 
   @Test
+  void aPendingSnapshotsContentStateReadsBackBeforeItCommits() {
+    SnapshotFixture f = shared(1, 0);
+    try (SnapshotStore store = open()) {
+      store.createPending(f.pending());
+      f.writeWorkerContent(store, "a");
+      assertThat(f.readState(store, "a")).isEqualTo(f.states.get("a"));
+    }
+  }
+
+  @Test
   void deletingASnapshotKeepsTheChunksAnotherUsesAndTheLastDeletionFreesThem() throws Exception {
     SnapshotFixture first = shared(1, 0);
     SnapshotFixture second = shared(2, 5);
