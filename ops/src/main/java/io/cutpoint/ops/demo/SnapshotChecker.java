@@ -142,12 +142,21 @@ public final class SnapshotChecker {
           snapshotId, Kind.PARTIAL, null, "covers " + covered + ", not every account", m);
     }
     Map<String, Long> balances = new TreeMap<>();
-    try {
-      for (WorkerPiece piece : m.getPiecesList()) {
+    for (WorkerPiece piece : m.getPiecesList()) {
+      try {
         balances.put(piece.getWorkerId(), BankAccount.decodeBalance(states.state(m, piece)));
+      } catch (RuntimeException e) {
+        if (gone(snapshotId)) { // retention deleted it while it was read
+          return new Outcome(
+              snapshotId, Kind.GONE, null, "deleted before it could be checked", null);
+        }
+        return new Outcome(
+            snapshotId,
+            Kind.VIOLATED,
+            null,
+            "the state of " + piece.getWorkerId() + " cannot be read: " + e,
+            m);
       }
-    } catch (RuntimeException e) {
-      return new Outcome(snapshotId, Kind.VIOLATED, null, e.getMessage(), m);
     }
     if (!balances.keySet().equals(accounts)) {
       return new Outcome(
@@ -167,6 +176,15 @@ public final class SnapshotChecker {
     ConservationCheck.Result r = ConservationCheck.check(balances, inFlight, expectedTotal);
     return new Outcome(
         snapshotId, r.conserved() ? Kind.CONSERVED : Kind.VIOLATED, r, r.describe(), m);
+  }
+
+  private boolean gone(long snapshotId) {
+    try {
+      admin.get().getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(snapshotId).build());
+      return false;
+    } catch (StatusRuntimeException e) {
+      return e.getStatus().getCode() == Status.Code.NOT_FOUND;
+    }
   }
 
   private List<Long> amounts(long snapshotId, ChannelRef c) {

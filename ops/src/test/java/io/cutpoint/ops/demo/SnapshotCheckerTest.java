@@ -142,6 +142,30 @@ class SnapshotCheckerTest {
   }
 
   @Test
+  void aStateThatCannotBeReadIsAViolationThatSaysWhyUnlessTheSnapshotWasDeletedMeanwhile() {
+    store(1, 100, 100, "a", "b");
+    SnapshotChecker.StateSource failing =
+        (m, p) -> {
+          throw new IllegalStateException(); // no message of its own
+        };
+    SnapshotChecker.Outcome o = checker(failing).check(1);
+    assertThat(o.kind()).isEqualTo(SnapshotChecker.Kind.VIOLATED);
+    assertThat(o.detail())
+        .isEqualTo("the state of a cannot be read: java.lang.IllegalStateException");
+    assertThat(checker((m, p) -> new byte[0]).check(1).detail())
+        .isEqualTo(
+            "the state of a cannot be read: java.lang.IllegalArgumentException: a bank state is 8"
+                + " bytes, got 0");
+
+    SnapshotChecker.StateSource deletedWhileRead =
+        (m, p) -> {
+          manifests.remove(m.getSnapshotId()); // as retention does
+          return new byte[0];
+        };
+    assertThat(checker(deletedWhileRead).check(1).kind()).isEqualTo(SnapshotChecker.Kind.GONE);
+  }
+
+  @Test
   void capturedStateIsUsedOnlyWhenItMatchesTheStoredChecksum() {
     store(1, 100, 100, "a", "b");
     CaptureLog log = new CaptureLog();
