@@ -354,12 +354,19 @@ final class HaDemo implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops polling, letting a check in progress finish (an interrupt in the middle of its reads
+   * would fail it, and a failed check counts as a violation), then stops the cluster.
+   */
   @Override
   public void close() {
-    poller.shutdownNow();
+    poller.shutdown();
     try {
-      poller.awaitTermination(10, TimeUnit.SECONDS);
+      if (!poller.awaitTermination(10, TimeUnit.SECONDS)) {
+        poller.shutdownNow();
+      }
     } catch (InterruptedException e) {
+      poller.shutdownNow();
       Thread.currentThread().interrupt();
     }
     cluster.close();
