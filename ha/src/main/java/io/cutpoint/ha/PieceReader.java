@@ -210,19 +210,7 @@ final class PieceReader {
             "snapshot " + id + ", worker " + worker + ", metadata: missing");
       }
       readState(Optional.of(manifest), id, worker, chunk -> {});
-      long messages = countIncoming(id, worker);
-      if (messages != piece.getInFlightMessages()) {
-        throw new CorruptionException(
-            "snapshot "
-                + id
-                + ", worker "
-                + worker
-                + ", incoming channels: "
-                + messages
-                + " recorded messages stored, "
-                + piece.getInFlightMessages()
-                + " committed");
-      }
+      StoreParts.checkInFlight(id, piece, countIncoming(id, worker));
     }
     for (WorkerDecl decl : manifest.getTopology().getWorkersList()) {
       for (String from : decl.getIncomingList()) {

@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
+import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayList;
@@ -32,6 +33,26 @@ public final class StoreParts {
    */
   public static LocalSnapshotMeta manifestMeta(LocalSnapshotMeta meta) {
     return meta.getContentCount() == 0 ? meta : meta.toBuilder().clearContent().build();
+  }
+
+  /**
+   * Checks a verified piece's recorded incoming messages against the count its commit recorded.
+   *
+   * @throws CorruptionException naming the snapshot and worker if they differ
+   */
+  public static void checkInFlight(long snapshotId, WorkerPiece piece, long stored) {
+    if (stored != piece.getInFlightMessages()) {
+      throw new CorruptionException(
+          "snapshot "
+              + snapshotId
+              + ", worker "
+              + piece.getWorkerId()
+              + ", incoming channels: "
+              + stored
+              + " recorded messages stored, "
+              + piece.getInFlightMessages()
+              + " committed");
+    }
   }
 
   /**

@@ -65,18 +65,6 @@ final class Verification {
           "snapshot " + id + ", worker " + worker + ", metadata: missing");
     }
     reader.readState(id, worker, chunk -> {});
-    long messages = reader.countIncoming(id, worker);
-    if (messages != piece.getInFlightMessages()) {
-      throw new CorruptionException(
-          "snapshot "
-              + id
-              + ", worker "
-              + worker
-              + ", incoming channels: "
-              + messages
-              + " recorded messages stored, "
-              + piece.getInFlightMessages()
-              + " committed");
-    }
+    StoreParts.checkInFlight(id, piece, reader.countIncoming(id, worker));
   }
 }
