@@ -147,62 +147,29 @@ final class IncrementalReport {
             ">commit",
             "note");
     for (IncrementalPhase.Full f : r.full()) {
-      IncrementalPhase.Measured m = f.measured();
-      ft.row(
+      baseline(
+          ft,
           f.shape().label() + ", full (content chunks off)",
-          m.latency().count(),
-          m.failed(),
-          size(m.uploaded().p50()),
+          f.measured(),
           percentOf(f.uploadedFraction()),
-          BenchReport.ms(m.latency().p50()),
-          BenchReport.ms(m.latency().p99()),
-          BenchReport.ms(m.upload().p50()),
-          BenchReport.ms(m.commit().p50()),
-          f.skipped() != null ? f.skipped() : failureNote(m));
+          f.skipped());
     }
     if (r.smallShape() != null) {
-      IncrementalPhase.Measured m = r.small();
-      ft.row(
-          smallLabel() + ", content chunks",
-          m.latency().count(),
-          m.failed(),
-          size(m.uploaded().p50()),
-          "",
-          BenchReport.ms(m.latency().p50()),
-          BenchReport.ms(m.latency().p99()),
-          BenchReport.ms(m.upload().p50()),
-          BenchReport.ms(m.commit().p50()),
-          failureNote(m));
+      baseline(ft, smallLabel() + ", content chunks", r.small(), "", null);
     }
-    b.append(ft.render()).append('\n');
     if (r.shared() != null) {
       IncrementalPhase.Shared sh = r.shared();
-      IncrementalPhase.Measured m = sh.measured();
-      Table st =
-          new Table(
-              "on the object store (S3Proxy and ZooKeeper in this JVM)",
-              ">n",
-              ">failed",
-              ">uploaded",
-              ">of state",
-              ">p50 ms",
-              ">p99 ms",
-              ">upload",
-              ">commit",
-              "note");
-      st.row(
-          sh.shape().label() + ", " + percent(sh.fraction()) + " changed in one run",
-          m.latency().count(),
-          m.failed(),
-          size(m.uploaded().p50()),
+      baseline(
+          ft,
+          sh.shape().label()
+              + ", "
+              + percent(sh.fraction())
+              + " changed in one run, on the object store (S3Proxy and ZooKeeper in this JVM)",
+          sh.measured(),
           percentOf(sh.uploadedFraction()),
-          BenchReport.ms(m.latency().p50()),
-          BenchReport.ms(m.latency().p99()),
-          BenchReport.ms(m.upload().p50()),
-          BenchReport.ms(m.commit().p50()),
-          failureNote(m));
-      b.append(st.render()).append('\n');
+          null);
     }
+    b.append(ft.render()).append('\n');
     b.append(criticalPaths());
     Table tt = new Table("target", "limit", ">measured", "");
     for (Check c : checks()) {
@@ -221,6 +188,22 @@ final class IncrementalReport {
     }
     b.append(tt.render()).append("peak heap ").append(r.peakHeapBytes() >> 20).append(" MiB\n\n");
     return b.toString();
+  }
+
+  /** A row of the baselines' table; {@code skipped} (or else a failure) is its note. */
+  private static void baseline(
+      Table t, String label, IncrementalPhase.Measured m, String ofState, String skipped) {
+    t.row(
+        label,
+        m.latency().count(),
+        m.failed(),
+        size(m.uploaded().p50()),
+        ofState,
+        BenchReport.ms(m.latency().p50()),
+        BenchReport.ms(m.latency().p99()),
+        BenchReport.ms(m.upload().p50()),
+        BenchReport.ms(m.commit().p50()),
+        skipped != null ? skipped : failureNote(m));
   }
 
   /**
