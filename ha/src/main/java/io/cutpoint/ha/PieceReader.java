@@ -13,9 +13,11 @@ import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.HeldState;
 import io.cutpoint.storage.StoreParts;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
@@ -193,9 +195,10 @@ final class PieceReader {
 
   /**
    * Reads every piece and checks every checksum; for a COMPLETE snapshot also every count the
-   * commit recorded.
+   * commit recorded. The state of a worker in {@code held} is not read when its piece's metadata
+   * names that state ({@link io.cutpoint.storage.SnapshotStore#verifyIntegrity(long, Map)}).
    */
-  void verify(SnapshotManifest manifest) {
+  void verify(SnapshotManifest manifest, Map<String, HeldState> held) {
     long id = manifest.getSnapshotId();
     if (manifest.getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
       for (String key : bucket.keys(keys.snapshot(id))) {
@@ -205,11 +208,16 @@ final class PieceReader {
     }
     for (WorkerPiece piece : manifest.getPiecesList()) {
       String worker = piece.getWorkerId();
-      if (workerMeta(id, worker).isEmpty()) {
-        throw new CorruptionException(
-            "snapshot " + id + ", worker " + worker + ", metadata: missing");
+      LocalSnapshotMeta meta =
+          workerMeta(id, worker)
+              .orElseThrow(
+                  () ->
+                      new CorruptionException(
+                          "snapshot " + id + ", worker " + worker + ", metadata: missing"));
+      HeldState mine = held.get(worker);
+      if (mine == null || !mine.is(meta)) {
+        readState(Optional.of(manifest), id, worker, chunk -> {});
       }
-      readState(Optional.of(manifest), id, worker, chunk -> {});
       StoreParts.checkInFlight(id, piece, countIncoming(id, worker));
     }
     for (WorkerDecl decl : manifest.getTopology().getWorkersList()) {

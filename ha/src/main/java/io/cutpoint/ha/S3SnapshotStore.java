@@ -8,6 +8,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.HeldState;
 import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.SnapshotStore;
@@ -17,6 +18,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
@@ -562,13 +564,18 @@ public final class S3SnapshotStore implements SnapshotStore {
 
   @Override
   public void verifyIntegrity(long snapshotId) {
+    verifyIntegrity(snapshotId, Map.of());
+  }
+
+  @Override
+  public void verifyIntegrity(long snapshotId, Map<String, HeldState> heldByWorkers) {
     run(
         "verify snapshot " + snapshotId,
         () ->
             marking(
                 snapshotId,
                 () -> {
-                  reader.verify(existing(snapshotId, "verify").value());
+                  reader.verify(existing(snapshotId, "verify").value(), heldByWorkers);
                   return null;
                 }));
   }

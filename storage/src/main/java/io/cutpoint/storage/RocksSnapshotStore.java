@@ -515,13 +515,19 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   @Override
   public void verifyIntegrity(long snapshotId) {
+    verifyIntegrity(snapshotId, Map.of());
+  }
+
+  @Override
+  public void verifyIntegrity(long snapshotId, Map<String, HeldState> heldByWorkers) {
     run(
         "verify snapshot " + snapshotId,
         () ->
             marking(
                 snapshotId,
                 () -> {
-                  new Verification(reader, rocks).verify(existing(snapshotId, "verify"));
+                  new Verification(reader, rocks)
+                      .verify(existing(snapshotId, "verify"), heldByWorkers);
                   return null;
                 }));
   }

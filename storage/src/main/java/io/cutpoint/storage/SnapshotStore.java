@@ -166,6 +166,20 @@ public interface SnapshotStore extends AutoCloseable {
    */
   void verifyIntegrity(long snapshotId);
 
+  /**
+   * As {@link #verifyIntegrity(long)}, except that the state bytes of a worker in {@code
+   * heldByWorkers} need not be read when its piece's state is the one named there (its size and
+   * CRC32C): that worker restores from its own copy and checks it against the piece itself. Its
+   * metadata, channels and in-flight counts are checked all the same. A rollback uses this before
+   * it halts the workers, so that a local recovery does not wait for a read of the state it does
+   * not download. This default reads every state.
+   *
+   * @throws CorruptionException naming the first bad piece
+   */
+  default void verifyIntegrity(long snapshotId, java.util.Map<String, HeldState> heldByWorkers) {
+    verifyIntegrity(snapshotId);
+  }
+
   /** Pins or unpins; returns the updated manifest. */
   SnapshotManifest setPinned(long snapshotId, boolean pinned);
 

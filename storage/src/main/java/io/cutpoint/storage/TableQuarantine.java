@@ -216,7 +216,7 @@ final class TableQuarantine {
         continue;
       }
       try {
-        verification.verify(m);
+        verification.verify(m, Map.of());
       } catch (CorruptionException e) {
         String reason = hit.describe(rocks.dir) + ": " + e.getMessage();
         log.error("Snapshot {} is damaged: {}", id, reason);

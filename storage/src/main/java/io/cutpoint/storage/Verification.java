@@ -1,11 +1,13 @@
 package io.cutpoint.storage;
 
+import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
@@ -23,7 +25,12 @@ final class Verification {
     this.rocks = rocks;
   }
 
-  void verify(SnapshotManifest manifest) {
+  /**
+   * Checks {@code manifest}'s snapshot; the state of a worker in {@code held} is not read when its
+   * piece's metadata names that state (see {@link SnapshotStore#verifyIntegrity(long,
+   * java.util.Map)}).
+   */
+  void verify(SnapshotManifest manifest, Map<String, HeldState> held) {
     long id = manifest.getSnapshotId();
     reader.checkAll(rocks.workerMeta, id, "metadata");
     reader.checkAll(rocks.channelStates, id, "channel");
@@ -41,7 +48,7 @@ final class Verification {
         .forEach(
             i -> {
               try {
-                verifyPiece(id, pieces.get(i));
+                verifyPiece(id, pieces.get(i), held.get(pieces.get(i).getWorkerId()));
               } catch (RuntimeException e) {
                 failures[i] = e;
               }
@@ -58,13 +65,18 @@ final class Verification {
     }
   }
 
-  private void verifyPiece(long id, WorkerPiece piece) {
+  private void verifyPiece(long id, WorkerPiece piece, HeldState held) {
     String worker = piece.getWorkerId();
-    if (reader.workerMeta(id, worker).isEmpty()) {
-      throw new CorruptionException(
-          "snapshot " + id + ", worker " + worker + ", metadata: missing");
+    LocalSnapshotMeta meta =
+        reader
+            .workerMeta(id, worker)
+            .orElseThrow(
+                () ->
+                    new CorruptionException(
+                        "snapshot " + id + ", worker " + worker + ", metadata: missing"));
+    if (held == null || !held.is(meta)) {
+      reader.readState(id, worker, chunk -> {});
     }
-    reader.readState(id, worker, chunk -> {});
     StoreParts.checkInFlight(id, piece, reader.countIncoming(id, worker));
   }
 }

@@ -10,6 +10,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -272,6 +273,37 @@ abstract class ContentChunksContract {
             .isInstanceOf(CorruptionException.class);
       }
       assertThat(store.damaged()).containsOnlyKeys(1L, 2L);
+    }
+  }
+
+  @Test
+  void verifyLeavesAStateItsWorkerHoldsUnreadOnlyWhenItIsTheStoredOne() throws Exception {
+    SnapshotFixture first = shared(1, 0);
+    SnapshotFixture second = shared(2, 5);
+    try (SnapshotStore store = open()) {
+      first.storeContent(store);
+      second.storeContent(store);
+    }
+    damage(second.contentMeta("b").getContent(5).getSha256()); // only b's state in 2 uses it
+    LocalSnapshotMeta a = second.contentMeta("a");
+    LocalSnapshotMeta b = second.contentMeta("b");
+    HeldState bHolds = new HeldState(b.getStateBytes(), b.getStateCrc32C());
+    try (SnapshotStore store = open()) {
+      store.verifyIntegrity(2, Map.of("b", bHolds));
+      for (Map<String, HeldState> notB :
+          List.of(
+              Map.<String, HeldState>of(),
+              Map.of("a", new HeldState(a.getStateBytes(), a.getStateCrc32C())),
+              Map.of("b", new HeldState(b.getStateBytes(), ~b.getStateCrc32C())),
+              Map.of("b", new HeldState(b.getStateBytes() + 1, b.getStateCrc32C())))) {
+        assertThatThrownBy(() -> store.verifyIntegrity(2, notB))
+            .as("held: %s", notB)
+            .isInstanceOf(CorruptionException.class)
+            .hasMessageContaining("snapshot 2, worker b, content chunk 5");
+      }
+      assertThatThrownBy(() -> second.readState(store, "b"))
+          .as("a download of b's state still checks every chunk")
+          .isInstanceOf(CorruptionException.class);
     }
   }
 

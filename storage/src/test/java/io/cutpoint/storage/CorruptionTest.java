@@ -9,6 +9,7 @@ import io.cutpoint.cut.ChannelId;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -244,6 +245,40 @@ class CorruptionTest {
           .as("c's piece is damaged too")
           .isInstanceOf(CorruptionException.class)
           .hasMessageStartingWith(where + "worker c, state chunk");
+    }
+  }
+
+  @Test
+  void aStateItsWorkerHoldsIsNotReadButItsMetadataAndChannelsAreChecked() throws Exception {
+    Map<String, HeldState> held = new java.util.HashMap<>();
+    try (RocksSnapshotStore store = reopen()) {
+      for (String w : List.of("a", "b", "c")) {
+        io.cutpoint.api.v1.LocalSnapshotMeta m = store.workerMeta(snap.id, w).orElseThrow();
+        held.put(w, new HeldState(m.getStateBytes(), m.getStateCrc32C()));
+      }
+    }
+    damage(
+        raw -> raw.flipByte("state_chunks", raw.keys("state_chunks", snap.id).get(bChunk(1)), 12));
+    try (RocksSnapshotStore store = reopen()) {
+      assertThatCode(() -> store.verifyIntegrity(snap.id, held)).doesNotThrowAnyException();
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id, Map.of("a", held.get("a"))))
+          .as("b's damaged state is read when b does not hold it")
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(where + "worker b, state chunk 1: ");
+    }
+    damage(raw -> raw.flipByte("channel_states", batchKeys(raw).get(1), 12)); // b->c
+    try (RocksSnapshotStore store = reopen()) {
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id, held))
+          .as("every state is held, but c's incoming channel is damaged")
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageStartingWith(where + "channel b->c");
+    }
+    damage(raw -> raw.flipByte("worker_meta", raw.keys("worker_meta", snap.id).get(2), 8));
+    try (RocksSnapshotStore store = reopen()) {
+      assertThatThrownBy(() -> store.verifyIntegrity(snap.id, held))
+          .as("a held state does not excuse damaged metadata")
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining("metadata");
     }
   }
 

@@ -9,6 +9,7 @@ import io.cutpoint.ha.FencedException;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
@@ -171,6 +172,12 @@ final class FencedStore implements SnapshotStore {
   @Override
   public void verifyIntegrity(long snapshotId) {
     run(() -> store.verifyIntegrity(snapshotId));
+  }
+
+  @Override
+  public void verifyIntegrity(
+      long snapshotId, Map<String, io.cutpoint.storage.HeldState> heldByWorkers) {
+    run(() -> store.verifyIntegrity(snapshotId, heldByWorkers));
   }
 
   @Override
