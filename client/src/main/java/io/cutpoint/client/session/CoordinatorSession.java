@@ -188,7 +188,11 @@ public final class CoordinatorSession implements AutoCloseable {
                 () -> ThreadLocalRandom.current().nextDouble()));
     // uploads and downloads carry the current session's secret
     Channel transfers = io.grpc.ClientInterceptors.intercept(channel, secret);
-    this.localCopy = worker.localRecovery().map(dir -> new LocalCopy(dir, workerId)).orElse(null);
+    this.localCopy =
+        worker
+            .localRecovery()
+            .map(dir -> new LocalCopy(dir, workerId, () -> loop.execute(this::reportLocalCopy)))
+            .orElse(null);
     this.uploads =
         new UploadQueue(
             workerId,
@@ -487,6 +491,9 @@ public final class CoordinatorSession implements AutoCloseable {
     heartbeat =
         timer.scheduleAtFixedRate(
             () -> heartbeat(s), interval.toNanos(), interval.toNanos(), TimeUnit.NANOSECONDS);
+    if (localCopy != null) {
+      heartbeat(s); // a coordinator that restarted or took over learns the copy now
+    }
     log.info(
         "worker {}: joined in epoch {}{}, heartbeat every {} ms",
         workerId,
@@ -506,10 +513,19 @@ public final class CoordinatorSession implements AutoCloseable {
     if (stream != s) {
       return;
     }
-    s.send(
-        WorkerMessage.newBuilder()
-            .setHeartbeat(Heartbeat.newBuilder().setSentAtUnixMs(options.clock().millis()))
-            .build());
+    Heartbeat.Builder beat = Heartbeat.newBuilder().setSentAtUnixMs(options.clock().millis());
+    if (localCopy != null) {
+      beat.setLocalCopy(localCopy.held());
+    }
+    s.send(WorkerMessage.newBuilder().setHeartbeat(beat).build());
+  }
+
+  /** On the loop, once a new local copy is on disk: a heartbeat tells the coordinator now. */
+  private void reportLocalCopy() {
+    SessionAttempt s = stream;
+    if (s != null && s.welcomed()) {
+      heartbeat(s);
+    }
   }
 
   private void onEnded(SessionAttempt s, Status status) {

@@ -1,6 +1,7 @@
 package io.cutpoint.client.session;
 
 import io.cutpoint.api.v1.ContentChunk;
+import io.cutpoint.api.v1.LocalCopyHeld;
 import io.cutpoint.client.chunks.ChunkRef;
 import io.cutpoint.client.chunks.StateContent;
 import java.io.IOException;
@@ -26,19 +27,25 @@ import org.slf4j.LoggerFactory;
 /**
  * Local recovery: the worker's newest uploaded piece of state, kept in one file on its own disk, so
  * that a rollback to that snapshot restores from disk instead of downloading the state. The file
- * holds the snapshot id, the state's content chunk list (SHA-256, length and CRC32C of each chunk,
- * as the upload's header listed them), the state's bytes, and a CRC32C of all of it; it is written
- * to a temporary file, synced and renamed over the last one. A restore uses it only if the CRC32C
- * holds and its list is the one the snapshot's header lists, chunk for chunk: then the bytes are
- * the ones the coordinator stored, without reading them from it.
+ * holds the snapshot id, the state's size and CRC32C, its content chunk list (SHA-256, length and
+ * CRC32C of each chunk, as the upload's header listed them), the state's bytes, and a CRC32C of all
+ * of it; it is written to a temporary file, synced and renamed over the last one. A restore uses it
+ * only if the CRC32C holds and its list is the one the snapshot's header lists, chunk for chunk:
+ * then the bytes are the ones the coordinator stored, without reading them from it.
+ *
+ * <p>{@link #held} names the copy on disk (from the file's head when it was opened, then from each
+ * write); the worker reports it in its heartbeats, so that a rollback does not read that state from
+ * the store before it halts the workers.
  *
  * <p>Threads: {@link #keep} runs on the caller's thread (the worker's loop) only to hand the work
- * to this copy's own writer thread, {@code cutpoint-ID-local}; {@link #read} runs on the caller's.
+ * to this copy's own writer thread, {@code cutpoint-ID-local}, which also runs the callback given
+ * for a copy on disk; {@link #read} runs on the caller's; {@link #held} on any.
  */
 final class LocalCopy implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LocalCopy.class);
   private static final int MAGIC = 0x43504c43; // "CPLC"
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
+  private static final int HEAD_BYTES = 4 + 4 + 8 + 8 + 4 + 4;
 
   /** A copy read back and checked: its snapshot, chunk list and state bytes. */
   record Copy(long snapshotId, List<ContentChunk> content, byte[] state) {}
@@ -46,10 +53,17 @@ final class LocalCopy implements AutoCloseable {
   private final Path file;
   private final String workerId;
   private final ExecutorService writer;
+  private final Runnable onKept;
+  private volatile LocalCopyHeld held;
 
-  LocalCopy(Path dir, String workerId) {
+  /**
+   * @param onKept runs on the writer thread after each copy is on disk
+   */
+  LocalCopy(Path dir, String workerId, Runnable onKept) {
     this.file = dir.resolve(workerId + ".state");
     this.workerId = workerId;
+    this.onKept = onKept;
+    this.held = head();
     this.writer =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -89,9 +103,9 @@ final class LocalCopy implements AutoCloseable {
                       java.nio.channels.Channels.newOutputStream(channel), 1 << 16),
                   crc)) {
         List<ChunkRef> recipe = content.recipe();
-        ByteBuffer head = ByteBuffer.allocate(4 + 4 + 8 + 8 + 4 + recipe.size() * 40);
+        ByteBuffer head = ByteBuffer.allocate(HEAD_BYTES + recipe.size() * 40);
         head.putInt(MAGIC).putInt(VERSION).putLong(snapshotId).putLong(content.size());
-        head.putInt(recipe.size());
+        head.putInt(content.crc32c()).putInt(recipe.size());
         for (ChunkRef c : recipe) {
           head.put(c.sha256()).putInt(c.length()).putInt(c.crc32c());
         }
@@ -109,6 +123,8 @@ final class LocalCopy implements AutoCloseable {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
       }
+      held = held(snapshotId, content.size(), content.crc32c());
+      onKept.run();
     } catch (IOException | RuntimeException e) {
       log.warn(
           "worker {}: could not keep a local copy of snapshot {} in {}: {}",
@@ -129,7 +145,7 @@ final class LocalCopy implements AutoCloseable {
     }
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
       CRC32C crc = new CRC32C();
-      ByteBuffer fixed = readFully(in, 28, crc);
+      ByteBuffer fixed = readFully(in, HEAD_BYTES, crc);
       if (fixed.getInt() != MAGIC || fixed.getInt() != VERSION) {
         throw new IllegalStateException("not a local copy of this version");
       }
@@ -138,11 +154,12 @@ final class LocalCopy implements AutoCloseable {
         return Optional.empty();
       }
       long size = fixed.getLong();
+      fixed.getInt(); // the state's CRC32C, for held(): the chunks' list is what a restore checks
       int chunks = fixed.getInt();
       if (chunks < 0
           || size < 0
           || size > PieceAssembler.MAX_STATE_BYTES
-          || in.size() != 28L + 40L * chunks + size + 4) {
+          || in.size() != HEAD_BYTES + 40L * chunks + size + 4) {
         throw new IllegalStateException("its sizes do not match the file's");
       }
       ByteBuffer list = readFully(in, 40 * chunks, crc);
@@ -175,6 +192,7 @@ final class LocalCopy implements AutoCloseable {
       }
       return Optional.of(new Copy(id, content, state));
     } catch (IOException | IllegalStateException | OutOfMemoryError e) {
+      held = LocalCopyHeld.getDefaultInstance(); // not reported again until the next write
       log.warn(
           "worker {}: the local copy {} cannot be used ({}); the state is downloaded",
           workerId,
@@ -197,8 +215,41 @@ final class LocalCopy implements AutoCloseable {
     return b.flip();
   }
 
+  /**
+   * The copy on disk as its head names it (snapshot, state size and CRC32C), not read through; the
+   * default instance (snapshot 0) when there is none, or the last read found it unusable.
+   */
+  LocalCopyHeld held() {
+    return held;
+  }
+
+  private static LocalCopyHeld held(long snapshotId, long bytes, int crc32c) {
+    return LocalCopyHeld.newBuilder()
+        .setSnapshotId(snapshotId)
+        .setStateBytes(bytes)
+        .setStateCrc32C(crc32c)
+        .build();
+  }
+
+  /** The head of the copy on disk, if there is one of this version. */
+  private LocalCopyHeld head() {
+    if (!Files.exists(file)) {
+      return LocalCopyHeld.getDefaultInstance();
+    }
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer fixed = readFully(in, HEAD_BYTES, null);
+      if (fixed.getInt() != MAGIC || fixed.getInt() != VERSION) {
+        return LocalCopyHeld.getDefaultInstance();
+      }
+      return held(fixed.getLong(), fixed.getLong(), fixed.getInt());
+    } catch (IOException | IllegalStateException e) {
+      return LocalCopyHeld.getDefaultInstance();
+    }
+  }
+
   /** Deletes the copy (it did not match what the coordinator stored). */
   void discard() {
+    held = LocalCopyHeld.getDefaultInstance();
     try {
       Files.deleteIfExists(file);
     } catch (IOException e) {

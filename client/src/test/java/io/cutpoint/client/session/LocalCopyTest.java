@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.v1.ContentChunk;
+import io.cutpoint.api.v1.LocalCopyHeld;
 import io.cutpoint.client.chunks.ArrayContent;
 import io.cutpoint.client.chunks.ChunkRef;
 import io.cutpoint.client.chunks.ContentChunker;
@@ -34,7 +35,7 @@ class LocalCopyTest {
   void aCopyReadsBackForItsSnapshotAndNotForAnother() {
     byte[] state = Pieces.state(700_000, 1);
     ArrayContent content = new ArrayContent(state, ContentChunker.defaults());
-    try (LocalCopy copy = new LocalCopy(dir, "w")) {
+    try (LocalCopy copy = new LocalCopy(dir, "w", () -> {})) {
       copy.keep(7, content);
       await().atMost(Duration.ofSeconds(10)).until(() -> copy.read(7).isPresent());
       LocalCopy.Copy read = copy.read(7).orElseThrow();
@@ -48,24 +49,50 @@ class LocalCopyTest {
   }
 
   @Test
+  void heldNamesTheCopyOnDiskAndEachNewCopyIsAnnounced() {
+    ArrayContent content = new ArrayContent(Pieces.state(200_000, 4), ContentChunker.defaults());
+    java.util.concurrent.atomic.AtomicInteger kept =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (LocalCopy copy = new LocalCopy(dir, "w", kept::incrementAndGet)) {
+      assertThat(copy.held().getSnapshotId()).as("nothing on disk yet").isZero();
+      copy.keep(9, content);
+      await().atMost(Duration.ofSeconds(10)).until(() -> kept.get() == 1);
+      assertThat(copy.held())
+          .isEqualTo(
+              LocalCopyHeld.newBuilder()
+                  .setSnapshotId(9)
+                  .setStateBytes(200_000)
+                  .setStateCrc32C(content.crc32c())
+                  .build());
+    }
+    try (LocalCopy reopened = new LocalCopy(dir, "w", () -> {})) {
+      assertThat(reopened.held().getSnapshotId()).as("read from the file's head").isEqualTo(9);
+      assertThat(reopened.held().getStateCrc32C()).isEqualTo(content.crc32c());
+      reopened.discard();
+      assertThat(reopened.held().getSnapshotId()).isZero();
+    }
+  }
+
+  @Test
   void aDamagedOrCutCopyIsNotUsed() throws Exception {
     byte[] state = Pieces.state(300_000, 3);
-    try (LocalCopy copy = new LocalCopy(dir, "w")) {
+    try (LocalCopy copy = new LocalCopy(dir, "w", () -> {})) {
       copy.keep(5, new ArrayContent(state, ContentChunker.defaults()));
       await().atMost(Duration.ofSeconds(10)).until(() -> copy.read(5).isPresent());
     }
     Path file = dir.resolve("w.state");
     byte[] bytes = Files.readAllBytes(file);
-    for (int at : new int[] {40, 100_000, bytes.length - 1}) {
+    for (int at : new int[] {26, 40, 100_000, bytes.length - 1}) {
       byte[] damaged = bytes.clone();
       damaged[at] ^= 1;
       Files.write(file, damaged);
-      try (LocalCopy copy = new LocalCopy(dir, "w")) {
+      try (LocalCopy copy = new LocalCopy(dir, "w", () -> {})) {
         assertThat(copy.read(5)).as("byte %d flipped", at).isEmpty();
+        assertThat(copy.held().getSnapshotId()).as("no longer reported").isZero();
       }
     }
     Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 10));
-    try (LocalCopy copy = new LocalCopy(dir, "w")) {
+    try (LocalCopy copy = new LocalCopy(dir, "w", () -> {})) {
       assertThat(copy.read(5)).isEmpty();
       copy.discard();
     }

@@ -112,7 +112,9 @@ public final class ClusterCommand extends AdminCommand {
       return b.toString();
     }
     b.append('\n');
-    Table t = new Table("WORKER", "STATE", "ADDRESS", "SENDS TO", "RECEIVES FROM", "HEARTBEAT");
+    Table t =
+        new Table(
+            "WORKER", "STATE", "ADDRESS", "SENDS TO", "RECEIVES FROM", "HEARTBEAT", "LOCAL COPY");
     for (WorkerView w : c.getWorkersList()) {
       t.row(
           w.getDecl().getWorkerId(),
@@ -120,7 +122,8 @@ public final class ClusterCommand extends AdminCommand {
           w.getDecl().getChannelAddress(),
           String.join(",", w.getDecl().getOutgoingList()),
           String.join(",", w.getDecl().getIncomingList()),
-          Human.ago(w.getLastHeartbeatUnixMs(), nowMs));
+          Human.ago(w.getLastHeartbeatUnixMs(), nowMs),
+          w.getLocalCopySnapshotId() == 0 ? "-" : "snapshot " + w.getLocalCopySnapshotId());
     }
     b.append(t.render());
     return b.toString();

@@ -201,6 +201,16 @@ final class BenchCoordinator implements AutoCloseable {
         .rollback(RollbackRequest.newBuilder().setSnapshotId(snapshotId).setWait(true).build());
   }
 
+  /** Per worker, the snapshot whose state it reports it keeps on its own disk (0: none). */
+  java.util.Map<String, Long> localCopies() {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    admin
+        .getCluster(io.cutpoint.api.v1.GetClusterRequest.getDefaultInstance())
+        .getWorkersList()
+        .forEach(w -> out.put(w.getDecl().getWorkerId(), w.getLocalCopySnapshotId()));
+    return out;
+  }
+
   @Override
   public void close() {
     adminChannel.shutdownNow();

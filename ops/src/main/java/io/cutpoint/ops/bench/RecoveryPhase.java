@@ -137,7 +137,8 @@ final class RecoveryPhase {
 
   /**
    * The p50 of rollbacks to the newest snapshot of the same cluster whose workers keep local copies
-   * ({@code Worker.Builder.localRecovery}), once every copy is on disk; 0 if one did not complete.
+   * ({@code Worker.Builder.localRecovery}), once every worker has reported its copy to the
+   * coordinator (on disk, in a heartbeat); 0 if one did not complete.
    */
   private static double localRollback(BenchPlan plan, int workers, int perWorker, int repeats) {
     java.nio.file.Path dir;
@@ -158,17 +159,16 @@ final class RecoveryPhase {
       if (!t.complete()) {
         return 0;
       }
+      long id = t.manifest().getSnapshotId();
       long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
-      for (String id : c.layout().ids()) {
-        java.nio.file.Path copy = dir.resolve(id + ".state");
-        while (!java.nio.file.Files.exists(copy) && System.nanoTime() < deadline) {
-          Pause.millis(5);
-        }
+      while (!c.coordinator().localCopies().values().stream().allMatch(s -> s == id)
+          && System.nanoTime() < deadline) {
+        Pause.millis(5);
       }
       Samples local = new Samples();
       for (int i = 0; i < repeats; i++) {
         long start = System.nanoTime();
-        RollbackResponse r = c.coordinator().rollback(t.manifest().getSnapshotId());
+        RollbackResponse r = c.coordinator().rollback(id);
         if (!r.getCompleted()) {
           return 0;
         }

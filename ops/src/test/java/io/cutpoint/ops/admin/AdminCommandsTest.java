@@ -223,7 +223,9 @@ class AdminCommandsTest {
     Cli.Result r = run("cluster");
     assertThat(r.code()).isEqualTo(0);
     assertThat(r.out()).contains("latest complete:   snapshot 7");
-    assertThat(r.out()).containsPattern("a\\s+running\\s+127.0.0.1:5000\\s+b\\s+b");
+    assertThat(r.out()).containsPattern("HEARTBEAT\\s+LOCAL COPY\n");
+    assertThat(r.out())
+        .containsPattern("a\\s+running\\s+127.0.0.1:5000\\s+b\\s+b\\s+.*\\s+snapshot 7\n");
   }
 
   @Test

@@ -227,6 +227,7 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
             .addWorkers(
                 WorkerView.newBuilder()
                     .setState(WorkerState.WORKER_STATE_RUNNING)
+                    .setLocalCopySnapshotId(7)
                     .setDecl(
                         WorkerDecl.newBuilder()
                             .setWorkerId("a")

@@ -421,6 +421,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
                     .setDecl(m.decl().toProto())
                     .setState(m.state())
                     .setLastHeartbeatUnixMs(m.lastHeartbeatMs())
+                    .setLocalCopySnapshotId(m.localCopy().getSnapshotId())
                     .build();
             b.addWorkers(w);
             bytes += 2L * w.getSerializedSize(); // and about as much again for its channels

@@ -63,7 +63,10 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     }
     String id = session.workerId();
     switch (message.getBodyCase()) {
-      case HEARTBEAT -> ctx.membership().heartbeat(id, session.token(), ctx.clock().millis());
+      case HEARTBEAT ->
+          ctx.membership()
+              .heartbeat(
+                  id, session.token(), ctx.clock().millis(), message.getHeartbeat().getLocalCopy());
       case SNAPSHOT_REQUEST -> requestSnapshot(message.getSnapshotRequest().getRequestId());
       case SNAPSHOT_FAILED ->
           ctx.lifecycle()

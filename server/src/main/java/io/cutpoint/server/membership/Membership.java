@@ -1,5 +1,6 @@
 package io.cutpoint.server.membership;
 
+import io.cutpoint.api.v1.LocalCopyHeld;
 import io.cutpoint.api.v1.WorkerState;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,11 +37,23 @@ public final class Membership {
     this(Integer.MAX_VALUE);
   }
 
-  /** One known worker. {@code sessionToken} identifies its live session (0 when lost). */
+  /**
+   * One known worker. {@code sessionToken} identifies its live session (0 when lost); {@code
+   * localCopy} is what its last heartbeat of that session said it keeps on its own disk (the
+   * default instance, snapshot 0, when nothing).
+   */
   public record Member(
-      Declaration decl, WorkerState state, long lastHeartbeatMs, long sessionToken) {
+      Declaration decl,
+      WorkerState state,
+      long lastHeartbeatMs,
+      long sessionToken,
+      LocalCopyHeld localCopy) {
     public boolean live() {
       return state != WorkerState.WORKER_STATE_LOST;
+    }
+
+    Member with(WorkerState next, long token) {
+      return new Member(decl, next, lastHeartbeatMs, token, localCopy);
     }
   }
 
@@ -145,7 +158,14 @@ public final class Membership {
       return new Refused(Refusal.CONTRADICTS_TOPOLOGY, String.join("; ", problems));
     }
     long token = nextToken++;
-    put(id, new Member(decl, WorkerState.WORKER_STATE_RUNNING, nowMs, token));
+    put(
+        id,
+        new Member(
+            decl,
+            WorkerState.WORKER_STATE_RUNNING,
+            nowMs,
+            token,
+            LocalCopyHeld.getDefaultInstance()));
     SortedMap<String, String> addresses = new TreeMap<>();
     List<String> updates = new ArrayList<>();
     for (String peer : decl.peers()) {
@@ -164,13 +184,16 @@ public final class Membership {
     return new Accepted(token, addresses, updates, changed);
   }
 
-  /** Records a heartbeat of the session {@code token}; false when that session is not live. */
-  public boolean heartbeat(String id, long token, long nowMs) {
+  /**
+   * Records a heartbeat of the session {@code token}, with the local copy it reports; false when
+   * that session is not live.
+   */
+  public boolean heartbeat(String id, long token, long nowMs, LocalCopyHeld localCopy) {
     Member m = members.get(id);
     if (m == null || !m.live() || m.sessionToken() != token) {
       return false;
     }
-    members.put(id, new Member(m.decl(), m.state(), nowMs, token));
+    members.put(id, new Member(m.decl(), m.state(), nowMs, token, localCopy));
     // the topology and the counts are unchanged: publish the members only
     published =
         new View(
@@ -185,7 +208,7 @@ public final class Membership {
     if (m == null || !m.live() || m.sessionToken() != token) {
       return false;
     }
-    put(id, new Member(m.decl(), WorkerState.WORKER_STATE_LOST, m.lastHeartbeatMs(), 0));
+    put(id, m.with(WorkerState.WORKER_STATE_LOST, 0));
     return true;
   }
 
@@ -195,7 +218,7 @@ public final class Membership {
     if (m == null || !m.live() || state == WorkerState.WORKER_STATE_LOST) {
       return false;
     }
-    put(id, new Member(m.decl(), state, m.lastHeartbeatMs(), m.sessionToken()));
+    put(id, m.with(state, m.sessionToken()));
     return true;
   }
 

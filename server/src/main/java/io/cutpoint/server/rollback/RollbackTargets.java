@@ -1,23 +1,28 @@
 package io.cutpoint.server.rollback;
 
+import io.cutpoint.api.v1.LocalCopyHeld;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.server.membership.Declaration;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.HeldState;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Chooses and checks the snapshot a rollback restores. A snapshot qualifies when it is COMPLETE,
  * covers every worker the coordinator knows with the same channels (a worker restores only its own
  * piece of its own channels), and every stored piece passes its checksum ({@link
- * SnapshotStore#verifyIntegrity}), checked before any worker is halted. Runs on the store executor,
- * never on the coordinator loop.
+ * SnapshotStore#verifyIntegrity}), checked before any worker is halted; a state that a worker
+ * restores from its own copy is checked by that worker instead. Runs on the store executor, never
+ * on the coordinator loop.
  */
 final class RollbackTargets {
 
@@ -77,7 +82,7 @@ final class RollbackTargets {
           RollbackRefused.Kind.NOT_NOW,
           "snapshot " + snapshotId + " does not fit the cluster: " + mismatch.get());
     }
-    Optional<String> corrupt = corruption(snapshotId);
+    Optional<String> corrupt = corruption(snapshotId, cluster);
     if (corrupt.isPresent()) {
       throw new RollbackRefused(
           RollbackRefused.Kind.TARGET_DAMAGED,
@@ -115,7 +120,7 @@ final class RollbackTargets {
         unfit++;
         continue;
       }
-      Optional<String> bad = corruption(m.getSnapshotId());
+      Optional<String> bad = corruption(m.getSnapshotId(), cluster);
       if (bad.isPresent()) {
         corrupt.add(new Corrupt(m.getSnapshotId(), bad.get()));
         continue;
@@ -183,13 +188,30 @@ final class RollbackTargets {
             + " channels out of step");
   }
 
-  private Optional<String> corruption(long snapshotId) {
+  /**
+   * Why the snapshot fails its checksums, if it does. The state of a live worker that reports it
+   * keeps this snapshot's state on its own disk is not read (when the store's piece names the same
+   * state): that worker restores from its copy and checks it against the piece itself.
+   */
+  private Optional<String> corruption(long snapshotId, Membership.View cluster) {
     try {
-      store.verifyIntegrity(snapshotId);
+      store.verifyIntegrity(snapshotId, heldLocally(snapshotId, cluster));
       return Optional.empty();
     } catch (CorruptionException e) {
       return Optional.of(e.getMessage());
     }
+  }
+
+  /** The live workers' local copies of {@code snapshotId}'s states, as their heartbeats said. */
+  static Map<String, HeldState> heldLocally(long snapshotId, Membership.View cluster) {
+    Map<String, HeldState> held = new TreeMap<>();
+    for (Membership.Member m : cluster.members().values()) {
+      LocalCopyHeld copy = m.localCopy();
+      if (m.live() && copy.getSnapshotId() == snapshotId) {
+        held.put(m.decl().workerId(), new HeldState(copy.getStateBytes(), copy.getStateCrc32C()));
+      }
+    }
+    return held;
   }
 
   /** Why the snapshot cannot restore the known workers, if it cannot. */

@@ -2,12 +2,14 @@ package io.cutpoint.server.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cutpoint.api.v1.LocalCopyHeld;
 import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.cut.ChannelId;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MembershipTest {
+  private static final LocalCopyHeld NONE = LocalCopyHeld.getDefaultInstance();
 
   private static Declaration decl(String id, String address, List<String> out, List<String> in) {
     return Declaration.of(id, address, out, in);
@@ -44,7 +46,7 @@ class MembershipTest {
     long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of(), List.of()), 1_000)).token();
     long b = ((Membership.Accepted) m.join(decl("b", "h:2", List.of(), List.of()), 1_000)).token();
     m.join(decl("c", "h:3", List.of(), List.of()), 0);
-    m.heartbeat("b", b, 5_000);
+    m.heartbeat("b", b, 5_000, NONE);
     m.lost("a", a);
     m.lost("b", b);
     assertThat(m.lostLongerThan(10_000, 9_000)).containsExactly("a");
@@ -92,8 +94,33 @@ class MembershipTest {
         (Membership.Accepted) m.join(decl("a", "h:9", List.of("b"), List.of()), 5);
     assertThat(again.peerUpdates()).containsExactly("b");
     assertThat(again.channelsChanged()).isFalse();
-    assertThat(m.heartbeat("a", a, 6)).as("the old session's heartbeats are ignored").isFalse();
-    assertThat(m.heartbeat("a", again.token(), 6)).isTrue();
+    assertThat(m.heartbeat("a", a, 6, NONE))
+        .as("the old session's heartbeats are ignored")
+        .isFalse();
+    assertThat(m.heartbeat("a", again.token(), 6, NONE)).isTrue();
+  }
+
+  @Test
+  void aLocalCopyIsTheOneTheSessionsLastHeartbeatReported() {
+    Membership m = new Membership();
+    long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of(), List.of()), 0)).token();
+    LocalCopyHeld seven =
+        LocalCopyHeld.newBuilder().setSnapshotId(7).setStateBytes(10).setStateCrc32C(3).build();
+    m.heartbeat("a", a, 1, seven);
+    m.setState("a", WorkerState.WORKER_STATE_HALTED);
+    assertThat(m.view().members().get("a").localCopy()).isEqualTo(seven);
+    m.heartbeat("a", a, 2, NONE);
+    assertThat(m.view().members().get("a").localCopy().getSnapshotId()).isZero();
+    m.heartbeat("a", a, 3, seven);
+    m.lost("a", a);
+    long again = ((Membership.Accepted) m.join(decl("a", "h:1", List.of(), List.of()), 4)).token();
+    assertThat(m.view().members().get("a").localCopy())
+        .as("a new session reports its own copy; the old one's is not assumed")
+        .isEqualTo(NONE);
+    assertThat(m.heartbeat("a", a, 5, seven)).isFalse();
+    assertThat(m.view().members().get("a").localCopy()).isEqualTo(NONE);
+    assertThat(m.heartbeat("a", again, 5, seven)).isTrue();
+    assertThat(m.view().members().get("a").localCopy()).isEqualTo(seven);
   }
 
   @Test
@@ -101,7 +128,7 @@ class MembershipTest {
     Membership m = new Membership();
     long a = ((Membership.Accepted) m.join(decl("a", "h:1", List.of(), List.of()), 0)).token();
     long b = ((Membership.Accepted) m.join(decl("b", "h:2", List.of(), List.of()), 0)).token();
-    m.heartbeat("a", a, 900);
+    m.heartbeat("a", a, 900, NONE);
     assertThat(m.expired(1000, 500)).containsOnlyKeys("b").containsEntry("b", b);
   }
 

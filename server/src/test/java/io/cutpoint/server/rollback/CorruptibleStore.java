@@ -6,8 +6,10 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.HeldState;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +23,7 @@ final class CorruptibleStore implements SnapshotStore {
 
   private final SnapshotStore store;
   private final Set<Long> corrupt = ConcurrentHashMap.newKeySet();
+  private final List<Verified> verified = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   CorruptibleStore(SnapshotStore store) {
     this.store = store;
@@ -147,8 +150,23 @@ final class CorruptibleStore implements SnapshotStore {
 
   @Override
   public void verifyIntegrity(long snapshotId) {
+    verifyIntegrity(snapshotId, Map.of());
+  }
+
+  /** Records which states the caller said their workers hold, then verifies as the store does. */
+  @Override
+  public void verifyIntegrity(long snapshotId, Map<String, HeldState> heldByWorkers) {
+    verified.add(new Verified(snapshotId, Map.copyOf(heldByWorkers)));
     check(snapshotId, "state chunk 0");
-    store.verifyIntegrity(snapshotId);
+    store.verifyIntegrity(snapshotId, heldByWorkers);
+  }
+
+  /** One call of {@link #verifyIntegrity(long, Map)}. */
+  record Verified(long snapshotId, Map<String, HeldState> held) {}
+
+  /** Every verification asked for, oldest first. */
+  List<Verified> verified() {
+    return List.copyOf(verified);
   }
 
   @Override

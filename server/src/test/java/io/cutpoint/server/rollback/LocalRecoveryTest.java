@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.GetClusterRequest;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.storage.HeldState;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +50,50 @@ class LocalRecoveryTest {
 
   private static double restores(RollbackCluster c, String source) {
     return c.registry.get("cutpoint.rollback.restores").tag("source", source).counter().count();
+  }
+
+  private static Map<String, Long> reportedCopies(RollbackCluster c) {
+    Map<String, Long> out = new TreeMap<>();
+    c.admin
+        .getCluster(GetClusterRequest.getDefaultInstance())
+        .getWorkersList()
+        .forEach(w -> out.put(w.getDecl().getWorkerId(), w.getLocalCopySnapshotId()));
+    return out;
+  }
+
+  private static Map<String, HeldState> heldIn(RollbackCluster c, long snapshotId) {
+    Map<String, HeldState> out = new TreeMap<>();
+    for (String w : List.of("a", "b", "c")) {
+      LocalSnapshotMeta m = c.store.workerMeta(snapshotId, w).orElseThrow();
+      out.put(w, new HeldState(m.getStateBytes(), m.getStateCrc32C()));
+    }
+    return out;
+  }
+
+  @Test
+  void theTargetsCheckLeavesUnreadOnlyTheStatesTheWorkersReportedTheyHold() throws Exception {
+    try (RollbackCluster c =
+        new RollbackCluster(store, CoordinatorConfig.builder(), "a", "b", "c")
+            .localRecovery(disks)
+            .start()) {
+      long first = c.snapshot().getSnapshotId();
+      await()
+          .atMost(WAIT)
+          .until(() -> reportedCopies(c).equals(Map.of("a", first, "b", first, "c", first)));
+      long second = c.snapshot().getSnapshotId();
+      await()
+          .atMost(WAIT)
+          .until(() -> reportedCopies(c).equals(Map.of("a", second, "b", second, "c", second)));
+
+      assertThat(rollBack(c, first)).doesNotContain("local copy");
+      assertThat(c.store.verified().get(c.store.verified().size() - 1))
+          .as("every worker keeps the second snapshot's state, not the first's")
+          .isEqualTo(new CorruptibleStore.Verified(first, Map.of()));
+
+      assertThat(rollBack(c, second)).contains("3 of 3 workers restored from their local copy");
+      assertThat(c.store.verified().get(c.store.verified().size() - 1))
+          .isEqualTo(new CorruptibleStore.Verified(second, heldIn(c, second)));
+    }
   }
 
   @Test
