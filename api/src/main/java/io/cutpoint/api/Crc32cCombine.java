@@ -24,6 +24,13 @@ public final class Crc32cCombine {
     }
   }
 
+  /** Slots of the cache of {@link #shift}: a power of two. */
+  private static final int SHIFTS = 4096;
+
+  /** Length (high half) and x^(8 * length) (low half); length 0 never matches a lookup. */
+  private static final java.util.concurrent.atomic.AtomicLongArray SHIFT_CACHE =
+      new java.util.concurrent.atomic.AtomicLongArray(SHIFTS);
+
   private Crc32cCombine() {}
 
   /**
@@ -34,7 +41,28 @@ public final class Crc32cCombine {
    * @param length2 the length of {@code second} in bytes
    */
   public static int combine(int crc1, int crc2, long length2) {
-    return multiply(xToThe8n(length2), crc1) ^ crc2;
+    return multiply(shift(length2), crc1) ^ crc2;
+  }
+
+  /**
+   * x^(8n), from a small cache of recent lengths when {@code n} is in it. A stored state's chunks
+   * keep their lengths from one snapshot to the next, so a commit, a read or a worker's capture
+   * that combines thousands of chunk CRCs finds most lengths here; each costs then one
+   * multiplication instead of one per bit set in {@code n}. An entry packs the length with its
+   * value in one long, so a racing reader sees either a whole entry or another length's.
+   */
+  private static int shift(long n) {
+    if (n <= 0 || n > Integer.MAX_VALUE) {
+      return xToThe8n(n);
+    }
+    int slot = (int) (n ^ (n >>> 10)) & (SHIFTS - 1);
+    long entry = SHIFT_CACHE.getOpaque(slot);
+    if ((int) (entry >>> 32) == (int) n) {
+      return (int) entry;
+    }
+    int value = xToThe8n(n);
+    SHIFT_CACHE.setOpaque(slot, (n << 32) | (value & 0xffffffffL));
+    return value;
   }
 
   /** a * b modulo the polynomial (bit-reversed: bit 31 is x^0). */

@@ -4,9 +4,12 @@ import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.rocksdb.ReadOptions;
@@ -79,17 +82,46 @@ final class ContentChunks {
   Ref ref(ByteString hash) {
     byte[] key = hash.toByteArray();
     try {
-      byte[] value = rocks.db.get(rocks.contentRefs, key);
-      if (value == null) {
-        return null;
-      }
-      ByteBuffer b =
-          ByteBuffer.wrap(
-              ValueFrames.unwrap(key, value, () -> "content chunk " + shortHex(hash) + ", refs"));
-      return new Ref(b.getLong(), new Stored(b.getInt(), b.getInt()));
+      return decode(hash, key, rocks.db.get(rocks.contentRefs, key));
     } catch (RocksDBException e) {
       throw rocks.fail("read the references of content chunk " + shortHex(hash), e);
     }
+  }
+
+  /**
+   * The reference entries of {@code hashes}, in order (null where no committed snapshot uses the
+   * chunk), read in one {@code multiGet}: a commit or a query of thousands of chunks pays one call
+   * into RocksDB, not one each. Hold {@link #lock}.
+   */
+  Ref[] refs(List<ByteString> hashes) {
+    if (hashes.isEmpty()) {
+      return new Ref[0]; // multiGet asserts that it is asked for something
+    }
+    List<byte[]> keys = new ArrayList<>(hashes.size());
+    for (ByteString hash : hashes) {
+      keys.add(hash.toByteArray());
+    }
+    try {
+      List<byte[]> values =
+          rocks.db.multiGetAsList(Collections.nCopies(keys.size(), rocks.contentRefs), keys);
+      Ref[] out = new Ref[keys.size()];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = decode(hashes.get(i), keys.get(i), values.get(i));
+      }
+      return out;
+    } catch (RocksDBException e) {
+      throw rocks.fail("read the references of " + hashes.size() + " content chunks", e);
+    }
+  }
+
+  private static Ref decode(ByteString hash, byte[] key, byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    ByteBuffer b =
+        ByteBuffer.wrap(
+            ValueFrames.unwrap(key, value, () -> "content chunk " + shortHex(hash) + ", refs"));
+    return new Ref(b.getLong(), new Stored(b.getInt(), b.getInt()));
   }
 
   /** Writes a chunk's bytes, whose CRC32C the caller checked (not synced). Hold {@link #lock}. */
@@ -120,9 +152,11 @@ final class ContentChunks {
    * Adds, in {@code batch}, one reference to each chunk. Hold {@link #lock} until it is written.
    */
   void reference(WriteBatch batch, Map<ByteString, Stored> chunks) throws RocksDBException {
-    for (Map.Entry<ByteString, Stored> e : chunks.entrySet()) {
-      Ref now = ref(e.getKey());
-      putRef(batch, e.getKey(), now == null ? 1 : now.count() + 1, e.getValue());
+    List<ByteString> hashes = new ArrayList<>(chunks.keySet());
+    Ref[] now = refs(hashes);
+    for (int i = 0; i < now.length; i++) {
+      ByteString hash = hashes.get(i);
+      putRef(batch, hash, now[i] == null ? 1 : now[i].count() + 1, chunks.get(hash));
     }
   }
 

@@ -253,15 +253,23 @@ final class PieceLedger {
         if (have == null) {
           have = held.get(c.getSha256());
         }
-        String chunk = ContentChunks.describe(i, c.getSha256());
         if (have == null) {
-          throw new StoreException(who + ": " + chunk + " was neither uploaded nor held");
+          throw new StoreException(
+              who
+                  + ": "
+                  + ContentChunks.describe(i, c.getSha256())
+                  + " was neither uploaded nor held");
         }
         if (have.length() != c.getLength() || have.crc32c() != c.getCrc32C()) {
           throw new StoreException(
               String.format(
                   "%s: %s is listed with %d bytes and CRC32C %08x, stored with %d bytes and %08x",
-                  who, chunk, c.getLength(), c.getCrc32C(), have.length(), have.crc32c()));
+                  who,
+                  ContentChunks.describe(i, c.getSha256()),
+                  c.getLength(),
+                  c.getCrc32C(),
+                  have.length(),
+                  have.crc32c()));
         }
         bytes += c.getLength();
         crc = Crc32cCombine.combine(crc, c.getCrc32C(), c.getLength());

@@ -251,15 +251,13 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 p -> {
                   boolean[] held = new boolean[sha256s.size()];
                   synchronized (content.lock) { // no deletion decides on these meanwhile
+                    ContentChunks.Ref[] refs = content.refs(sha256s);
                     for (int i = 0; i < held.length; i++) {
                       ByteString hash = sha256s.get(i);
                       if (p.usesContent(hash)) {
                         held[i] = true;
-                        continue;
-                      }
-                      ContentChunks.Ref ref = content.ref(hash);
-                      if (ref != null) {
-                        p.hold(hash, ref.stored());
+                      } else if (refs[i] != null) {
+                        p.hold(hash, refs[i].stored());
                         held[i] = true;
                       }
                     }
