@@ -251,14 +251,19 @@ abstract class ContentChunksContract {
     assertThat(stored()).isEqualTo(hashesOf(first));
   }
 
-  @Test
-  void aDamagedChunkFailsTheReadOfEverySnapshotAndWorkerThatUsesIt() throws Exception {
-    SnapshotFixture first = shared(1, 0);
-    SnapshotFixture second = shared(2, 5);
+  /** Stores {@code first} and {@code second} and closes the store. */
+  private void storeBoth(SnapshotFixture first, SnapshotFixture second) {
     try (SnapshotStore store = open()) {
       first.storeContent(store);
       second.storeContent(store);
     }
+  }
+
+  @Test
+  void aDamagedChunkFailsTheReadOfEverySnapshotAndWorkerThatUsesIt() throws Exception {
+    SnapshotFixture first = shared(1, 0);
+    SnapshotFixture second = shared(2, 5);
+    storeBoth(first, second);
     damage(first.contentMeta("a").getContent(9).getSha256());
     try (SnapshotStore store = open()) {
       for (SnapshotFixture f : List.of(first, second)) {
@@ -280,10 +285,7 @@ abstract class ContentChunksContract {
   void verifyLeavesAStateItsWorkerHoldsUnreadOnlyWhenItIsTheStoredOne() throws Exception {
     SnapshotFixture first = shared(1, 0);
     SnapshotFixture second = shared(2, 5);
-    try (SnapshotStore store = open()) {
-      first.storeContent(store);
-      second.storeContent(store);
-    }
+    storeBoth(first, second);
     damage(second.contentMeta("b").getContent(5).getSha256()); // only b's state in 2 uses it
     LocalSnapshotMeta a = second.contentMeta("a");
     LocalSnapshotMeta b = second.contentMeta("b");
@@ -311,10 +313,7 @@ abstract class ContentChunksContract {
   void aMissingChunkFailsOnlyTheSnapshotsThatUseIt() throws Exception {
     SnapshotFixture first = shared(1, 0);
     SnapshotFixture second = shared(2, 5);
-    try (SnapshotStore store = open()) {
-      first.storeContent(store);
-      second.storeContent(store);
-    }
+    storeBoth(first, second);
     remove(second.contentMeta("b").getContent(5).getSha256());
     try (SnapshotStore store = open()) {
       assertThatThrownBy(() -> second.readState(store, "b"))
