@@ -105,13 +105,27 @@ final class RollbackActions {
             store -> store.finishRollback(epoch));
   }
 
-  void started(RollbackRun run, String cause) {
+  /**
+   * @param heldLocally the workers that report a copy of the target's state on their own disk
+   */
+  void started(RollbackRun run, String cause, Set<String> heldLocally) {
+    String local =
+        heldLocally.isEmpty()
+            ? ""
+            : "; "
+                + heldLocally.size()
+                + " of "
+                + run.workerIds().size()
+                + " workers hold its state on their own disk ("
+                + String.join(", ", heldLocally)
+                + ")";
     log.info(
-        "rollback to snapshot {} started in epoch {} ({}); workers {}",
+        "rollback to snapshot {} started in epoch {} ({}); workers {}{}",
         run.snapshotId(),
         run.epoch(),
         cause,
-        run.workerIds());
+        run.workerIds(),
+        local);
     parts
         .events()
         .publish(
@@ -124,7 +138,8 @@ final class RollbackActions {
                 + run.epoch()
                 + " ("
                 + cause
-                + ")",
+                + ")"
+                + local,
             0);
   }
 

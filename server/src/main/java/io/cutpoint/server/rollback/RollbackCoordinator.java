@@ -505,7 +505,8 @@ public final class RollbackCoordinator implements RollbackService {
                 live.add(w);
               }
             });
-    actions.started(run, cause);
+    actions.started(
+        run, cause, RollbackTargets.heldLocally(id, parts.membership().view()).keySet());
     actions.carryOut(run, run.begin(live));
     scheduleDeadline(run, deadline);
     // Workers without a piece in the snapshot enter the new epoch too, with the state they hold

@@ -93,6 +93,14 @@ class LocalRecoveryTest {
       assertThat(rollBack(c, second)).contains("3 of 3 workers restored from their local copy");
       assertThat(c.store.verified().get(c.store.verified().size() - 1))
           .isEqualTo(new CorruptibleStore.Verified(second, heldIn(c, second)));
+      List<String> started =
+          c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).stream()
+              .map(e -> e.getMessage())
+              .toList();
+      assertThat(started).hasSize(2);
+      assertThat(started.get(0)).doesNotContain("own disk");
+      assertThat(started.get(1))
+          .endsWith("; 3 of 3 workers hold its state on their own disk (a, b, c)");
     }
   }
 
