@@ -170,8 +170,11 @@ final class ContentChunks {
   int release(WriteBatch batch, Collection<ByteString> hashes, Predicate<ByteString> inUse)
       throws RocksDBException {
     int deleted = 0;
-    for (ByteString hash : hashes) {
-      Ref now = ref(hash);
+    List<ByteString> all = List.copyOf(hashes);
+    Ref[] refs = refs(all);
+    for (int i = 0; i < refs.length; i++) {
+      ByteString hash = all.get(i);
+      Ref now = refs[i];
       if (now == null) {
         continue; // never committed: nothing to release
       }
@@ -195,8 +198,11 @@ final class ContentChunks {
   int dropUnreferenced(WriteBatch batch, Collection<ByteString> hashes, Predicate<ByteString> inUse)
       throws RocksDBException {
     int deleted = 0;
-    for (ByteString hash : hashes) {
-      if (!inUse.test(hash) && ref(hash) == null) {
+    List<ByteString> all = List.copyOf(hashes);
+    Ref[] refs = refs(all);
+    for (int i = 0; i < refs.length; i++) {
+      ByteString hash = all.get(i);
+      if (refs[i] == null && !inUse.test(hash)) {
         batch.delete(rocks.contentChunks, hash.toByteArray());
         deleted++;
       }

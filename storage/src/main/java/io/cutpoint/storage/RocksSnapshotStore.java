@@ -38,7 +38,10 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(RocksSnapshotStore.class);
 
-  /** Retention compacts a deleted snapshot's range only when its pieces held this much. */
+  /**
+   * Retention compacts a deleted snapshot's key range only when it held this much (recordings, and
+   * states in numbered chunks).
+   */
   static final long COMPACT_AFTER_RETENTION_BYTES = 1L << 20;
 
   /**
@@ -585,6 +588,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
         "apply retention",
         () -> {
           List<Long> deleted;
+          Map<Long, SnapshotManifest> heads = new HashMap<>();
           Map<Long, Long> bytes = new HashMap<>();
           synchronized (manifestWrites) {
             List<RetentionPlan.Entry> entries = new ArrayList<>();
@@ -592,11 +596,20 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 reader.newestFirst(
                     Set.of(), Integer.MAX_VALUE, false, damage, StoreReader::parseManifestHead)) {
               entries.add(new RetentionPlan.Entry(m.getSnapshotId(), m.getStatus(), m.getPinned()));
-              bytes.put(m.getSnapshotId(), m.getTotalStateBytes() + m.getTotalChannelBytes());
+              heads.put(m.getSnapshotId(), m);
             }
             Set<Long> protectedIds =
                 metadata.rollback().map(r -> Set.of(r.snapshotId())).orElse(Set.of());
             deleted = RetentionPlan.toDelete(entries, keepComplete, protectedIds);
+            // What the snapshot's own key range holds: its recordings, and its states unless they
+            // are content chunks (kept by hash, outside the range, and deleted by the batch).
+            for (long id : deleted) {
+              SnapshotManifest head = heads.get(id);
+              bytes.put(
+                  id,
+                  head.getTotalChannelBytes()
+                      + (reader.hasNumberedChunks(id) ? head.getTotalStateBytes() : 0));
+            }
             // Not synced under the lock: trigger (createPending) and commit wait for this lock, and
             // would wait for the fsync too. Each batch is atomic; the WAL sync below makes them
             // durable before this returns, as a synced write would.

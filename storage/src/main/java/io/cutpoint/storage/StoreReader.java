@@ -221,14 +221,25 @@ final class StoreReader {
     if (meta.getContentCount() == 0) {
       return false;
     }
-    byte[] prefix = Keys.worker(id, meta.getWorkerId());
+    return !any(rocks.stateChunks, Keys.worker(id, meta.getWorkerId()), id);
+  }
+
+  /**
+   * Whether snapshot {@code id} keeps any state in numbered chunks, in its own key range (a
+   * content-addressed state is kept by hash, outside it).
+   */
+  boolean hasNumberedChunks(long id) {
+    return any(rocks.stateChunks, Keys.snapshot(id), id);
+  }
+
+  private boolean any(ColumnFamilyHandle family, byte[] prefix, long id) {
     try (Slice upper = new Slice(Keys.prefixEnd(prefix));
         ReadOptions options = new ReadOptions().setIterateUpperBound(upper).setFillCache(false);
-        RocksIterator it = rocks.db.newIterator(rocks.stateChunks, options)) {
+        RocksIterator it = rocks.db.newIterator(family, options)) {
       it.seek(prefix);
-      boolean numbered = it.isValid();
+      boolean found = it.isValid();
       it.status();
-      return !numbered;
+      return found;
     } catch (RocksDBException e) {
       throw rocks.fail("read state chunks of snapshot " + id, e);
     }
