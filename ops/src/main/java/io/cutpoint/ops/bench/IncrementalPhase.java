@@ -21,8 +21,9 @@ import java.util.function.Consumer;
  * their states between two snapshots (on a copy, outside the timed interval); per snapshot, the
  * state bytes all workers uploaded, from the coordinator's {@code cutpoint.state.uploaded} counter.
  * Next to them, in the same run: the same shape with content chunks off (every state byte is
- * uploaded), a 1 KiB state on the first shape's cluster, and the first shape's state on a 2-worker
- * ring whose coordinator keeps its snapshots in the object store ({@link Shared}).
+ * uploaded), a 1 KiB state on the first shape's cluster, the first shape handed over as sorted
+ * entries ({@link Keyed}), and the first shape's state on a 2-worker ring whose coordinator keeps
+ * its snapshots in the object store ({@link Shared}).
  *
  * <p>States are random bytes (content-defined chunking finds no cut points in zeros), a different
  * seed per worker, so no worker's chunks stand in for another's. The chunked cluster takes {@link
@@ -196,15 +197,27 @@ final class IncrementalPhase {
   }
 
   /**
+   * The first shape with each worker's state a table of {@link KeyedBenchApp#VALUE_BYTES} values
+   * handed over as a {@code KeyedState}, {@code fraction} of its entries replaced in one run of
+   * neighbouring keys between snapshots; null if not measured.
+   */
+  record Keyed(Shape shape, double fraction, Measured measured) {
+    double uploadedFraction() {
+      return measured.uploaded().p50() / shape.totalBytes();
+    }
+  }
+
+  /**
    * The rows in run order, each shape's full uploads, the small state's snapshots on the first
-   * shape's cluster ({@code smallShape}; null if that shape was skipped), the object store's row
-   * (null if not measured), and the peak heap.
+   * shape's cluster ({@code smallShape}; null if that shape was skipped), the first shape as
+   * entries and the object store's row (each null if not measured), and the peak heap.
    */
   record Result(
       List<Row> rows,
       List<Full> full,
       Shape smallShape,
       Measured small,
+      Keyed keyed,
       Shared shared,
       long peakHeapBytes) {
 
@@ -295,8 +308,20 @@ final class IncrementalPhase {
       System.gc(); // the cluster held the states: gone before the next shape's
     }
     Shared shared = null;
+    Keyed keyed = null;
     if (smallShape != null) {
       Shape first = incremental.shapes().get(0);
+      progress.accept(
+          "incremental: "
+              + first.label()
+              + ", content chunks, as entries of "
+              + BenchReport.bytes(KeyedBenchApp.VALUE_BYTES));
+      keyed =
+          new Keyed(
+              first,
+              IncrementalReport.TARGET_FRACTION,
+              asEntries(plan, first, incremental, IncrementalReport.TARGET_FRACTION));
+      System.gc();
       Shape shape = new Shape(2, "ring", first.stateBytes(), first.samples());
       progress.accept("incremental: " + shape.label() + ", content chunks, on the object store");
       shared =
@@ -304,7 +329,49 @@ final class IncrementalPhase {
               shape, IncrementalReport.TARGET_FRACTION, onObjectStore(plan, shape, incremental));
       System.gc();
     }
-    return new Result(rows, full, smallShape, small, shared, HeapPeak.peakBytes());
+    return new Result(rows, full, smallShape, small, keyed, shared, HeapPeak.peakBytes());
+  }
+
+  /**
+   * The shape with each worker's state a table handed over as entries ({@link KeyedBenchApp}),
+   * warmed up as {@link #chunked}, then {@code fraction} of each table's entries replaced in one
+   * run before each measured snapshot.
+   */
+  private static Measured asEntries(
+      BenchPlan plan, Shape shape, Plan incremental, double fraction) {
+    Measured m = new Measured();
+    Map<String, SplittableRandom> edits = new LinkedHashMap<>();
+    try (BenchCluster c =
+        BenchCluster.start(
+            shape.toLayout(),
+            plan,
+            id -> new KeyedBenchApp(shape.stateBytes(), SEED + id.hashCode()))) {
+      for (BenchCluster.Node n : c.nodes()) {
+        edits.put(n.id(), new SplittableRandom(SEED ^ n.id().hashCode()));
+      }
+      for (int i = 0; i < WARM_UP; i++) {
+        if (i > 0) {
+          editEntries(c, edits, fraction);
+        }
+        snapshot(c);
+      }
+      long deadline = System.nanoTime() + incremental.budgetMillis() * 1_000_000;
+      for (int i = 0; i < shape.samples() && (i == 0 || System.nanoTime() < deadline); i++) {
+        editEntries(c, edits, fraction);
+        measure(c, shape.totalBytes(), m);
+      }
+    }
+    return m;
+  }
+
+  /** Replaces {@code fraction} of every worker's entries in one run; untimed. */
+  private static void editEntries(
+      BenchCluster c, Map<String, SplittableRandom> random, double fraction) {
+    for (BenchCluster.Node n : c.nodes()) {
+      KeyedBenchApp app = (KeyedBenchApp) n.app();
+      var next = app.edited(fraction, random.get(n.id()));
+      onEventThread(n, () -> app.replaceTable(next));
+    }
   }
 
   /**
@@ -450,11 +517,16 @@ final class IncrementalPhase {
    */
   private static void replace(BenchCluster.Node node, byte[] next) {
     BenchApp app = (BenchApp) node.app();
+    onEventThread(node, () -> app.replaceState(next));
+  }
+
+  /** Runs {@code change} on the worker's event thread, where captures run, and waits for it. */
+  private static void onEventThread(BenchCluster.Node node, Runnable change) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     node.worker()
         .execute(
             () -> {
-              app.replaceState(next);
+              change.run();
               done.complete(null);
             });
     try {

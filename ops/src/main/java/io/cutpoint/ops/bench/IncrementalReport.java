@@ -61,6 +61,17 @@ final class IncrementalReport {
                   true,
                   3)));
     }
+    if (r.keyed() != null) {
+      checks.add(
+          new Check(
+              "keyed_p50_over_small_p50",
+              new BenchReport.Target(
+                  keyedLabel() + ": p50 / " + smallLabel() + " p50",
+                  "<= 3x",
+                  r.keyed().measured().latency().p50() / r.small().latency().p50(),
+                  true,
+                  3)));
+    }
     if (shapes.size() > 1) {
       IncrementalPhase.Shape s = shapes.get(1);
       checks.add(
@@ -80,6 +91,17 @@ final class IncrementalReport {
 
   private List<IncrementalPhase.Shape> shapes() {
     return r.full().stream().map(IncrementalPhase.Full::shape).toList();
+  }
+
+  /** As {@code 16 MiB x 8 mesh as 1 KiB entries, 1% changed in one run}. */
+  private String keyedLabel() {
+    IncrementalPhase.Keyed k = r.keyed();
+    return k.shape().label()
+        + " as "
+        + BenchReport.bytes(KeyedBenchApp.VALUE_BYTES)
+        + " entries, "
+        + percent(k.fraction())
+        + " changed in one run";
   }
 
   private String smallLabel() {
@@ -157,6 +179,10 @@ final class IncrementalReport {
     if (r.smallShape() != null) {
       baseline(ft, smallLabel() + ", content chunks", r.small(), "", null);
     }
+    if (r.keyed() != null) {
+      baseline(
+          ft, keyedLabel(), r.keyed().measured(), percentOf(r.keyed().uploadedFraction()), null);
+    }
     if (r.shared() != null) {
       IncrementalPhase.Shared sh = r.shared();
       baseline(
@@ -177,7 +203,7 @@ final class IncrementalReport {
       Boolean met = target.met();
       String measured =
           switch (c.key()) {
-            case "p50_over_small_p50" -> ratio(target.measured());
+            case "p50_over_small_p50", "keyed_p50_over_small_p50" -> ratio(target.measured());
             case "uploaded_percent" ->
                 Double.isNaN(target.measured())
                     ? "-"
@@ -220,6 +246,9 @@ final class IncrementalReport {
           .ifPresent(
               row -> path(b, s.label() + ", " + percent(fraction) + " in one run", row.measured()));
       path(b, s.label() + ", full", r.full().get(i).measured());
+    }
+    if (r.keyed() != null) {
+      path(b, keyedLabel(), r.keyed().measured());
     }
     if (r.smallShape() != null) {
       path(b, smallLabel(), r.small());
@@ -294,9 +323,23 @@ final class IncrementalReport {
         .put("small_failed", r.small().failed())
         .put("small_p50_ms", r.small().latency().p50())
         .put("small_p99_ms", r.small().latency().p99())
+        .put("keyed", keyed())
         .put("shared", shared())
         .put("targets", targets)
         .put("peak_heap_mib", r.peakHeapBytes() >> 20);
+  }
+
+  /** The row of the first shape as entries, or null. */
+  private Json.Obj keyed() {
+    IncrementalPhase.Keyed k = r.keyed();
+    return k == null
+        ? null
+        : shape(k.shape())
+            .put("value_bytes", KeyedBenchApp.VALUE_BYTES)
+            .put("changed_fraction", k.fraction())
+            .putAll(measured(k.measured()))
+            .put("uploaded_fraction", k.uploadedFraction())
+            .put("uploaded_percent", 100 * k.uploadedFraction());
   }
 
   /** The object store's row, or null. */

@@ -208,7 +208,7 @@ class BenchCommandTest {
       assertThat(num(e.getAsJsonObject(), "uploaded_fraction")).as("%s", e).isEqualTo(1.0);
     }
     assertThat(num(inc, "small_p50_ms")).isPositive();
-    assertThat(inc.getAsJsonArray("targets")).hasSize(3);
+    assertThat(inc.getAsJsonArray("targets")).hasSize(4);
     List<String> all = new java.util.ArrayList<>();
     json.getAsJsonArray("targets")
         .forEach(t -> all.add(t.getAsJsonObject().get("what").getAsString()));

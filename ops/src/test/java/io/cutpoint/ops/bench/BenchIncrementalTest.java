@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The incremental-snapshot section on a tiny plan (2 workers, 256 KiB states, 2 samples a row): a
  * small change uploads part of the state, every change uploads at least the bytes it changed, the
- * full-upload baseline uploads all of it, the object store's row uploads part of the state too, and
- * the report's numbers are the quotients they name.
+ * full-upload baseline uploads all of it, the state as entries and the object store's row upload
+ * part of the state too, and the report's numbers are the quotients they name.
  */
 class BenchIncrementalTest {
 
@@ -94,7 +94,9 @@ class BenchIncrementalTest {
       assertThat(target.get("met").isJsonPrimitive()).as("met or missed: %s", target).isTrue();
       assertThat(num(target, "measured")).as("%s", target).isPositive();
     }
-    assertThat(keys).containsExactly("p50_over_small_p50", "uploaded_percent", "large_p50_ms");
+    assertThat(keys)
+        .containsExactly(
+            "p50_over_small_p50", "uploaded_percent", "keyed_p50_over_small_p50", "large_p50_ms");
     JsonObject onePercent = row(json, "mesh", 0.01, "one run");
     JsonObject ratio = json.getAsJsonArray("targets").get(0).getAsJsonObject();
     assertThat(num(ratio, "measured"))
@@ -103,8 +105,22 @@ class BenchIncrementalTest {
             within(0.01 * num(ratio, "measured") + 0.002));
     assertThat(num(json.getAsJsonArray("targets").get(1).getAsJsonObject(), "measured"))
         .isCloseTo(num(onePercent, "uploaded_percent"), within(0.001));
+    JsonObject keyed = json.getAsJsonObject("keyed");
     assertThat(num(json.getAsJsonArray("targets").get(2).getAsJsonObject(), "measured"))
+        .isCloseTo(
+            num(keyed, "p50_ms") / num(json, "small_p50_ms"),
+            within(0.01 * num(keyed, "p50_ms") / num(json, "small_p50_ms") + 0.002));
+    assertThat(num(json.getAsJsonArray("targets").get(3).getAsJsonObject(), "measured"))
         .isEqualTo(num(row(json, "ring", 0.001, "one run"), "p50_ms"));
+    assertThat(keyed.get("layout").getAsString()).isEqualTo("mesh");
+    assertThat(keyed.get("state_bytes").getAsInt()).isEqualTo(STATE);
+    assertThat(keyed.get("value_bytes").getAsInt()).isEqualTo(KeyedBenchApp.VALUE_BYTES);
+    assertThat(keyed.get("failed").getAsInt()).as("failed as entries: %s", keyed).isZero();
+    // 1% of 256 entries is 3 entries of 1 KiB each worker: the chunks that hold them, not the state
+    assertThat(keyed.get("uploaded_bytes_p50").getAsLong())
+        .as("a run of changed entries uploads the chunks that hold them: %s", keyed)
+        .isGreaterThanOrEqualTo(2L * 3 * KeyedBenchApp.VALUE_BYTES)
+        .isLessThan(2L * STATE);
 
     String text = report.tables();
     assertThat(text)
@@ -120,7 +136,8 @@ class BenchIncrementalTest {
             "peak heap");
     assertThat(text.lines().filter(l -> l.endsWith(" met") || l.endsWith(" MISSED")))
         .as("each target says met or MISSED:%n%s", text)
-        .hasSize(3);
+        .hasSize(4);
+    assertThat(text).contains("256 KiB x 2 mesh as 1 KiB entries, 1% changed in one run");
     JsonObject shared = json.getAsJsonObject("shared");
     assertThat(shared.get("layout").getAsString()).isEqualTo("ring");
     assertThat(shared.get("workers").getAsInt()).isEqualTo(2);
@@ -134,7 +151,7 @@ class BenchIncrementalTest {
         .isGreaterThanOrEqualTo(2L * STATE / 100)
         .isLessThan(2L * STATE);
     assertThat(text).contains("on the object store", "256 KiB x 2 ring, 1% changed in one run");
-    assertThat(progress).hasSize(5).last().asString().endsWith("on the object store");
+    assertThat(progress).hasSize(6).last().asString().endsWith("on the object store");
     try (var left = Files.list(dir)) {
       assertThat(left).as("every coordinator store is deleted").isEmpty();
     }
