@@ -339,29 +339,13 @@ final class IncrementalPhase {
    */
   private static Measured asEntries(
       BenchPlan plan, Shape shape, Plan incremental, double fraction) {
-    Measured m = new Measured();
-    Map<String, SplittableRandom> edits = new LinkedHashMap<>();
-    try (BenchCluster c =
-        BenchCluster.start(
-            shape.toLayout(),
-            plan,
-            id -> new KeyedBenchApp(shape.stateBytes(), SEED + id.hashCode()))) {
-      for (BenchCluster.Node n : c.nodes()) {
-        edits.put(n.id(), new SplittableRandom(SEED ^ n.id().hashCode()));
-      }
-      for (int i = 0; i < WARM_UP; i++) {
-        if (i > 0) {
-          editEntries(c, edits, fraction);
-        }
-        snapshot(c);
-      }
-      long deadline = System.nanoTime() + incremental.budgetMillis() * 1_000_000;
-      for (int i = 0; i < shape.samples() && (i == 0 || System.nanoTime() < deadline); i++) {
-        editEntries(c, edits, fraction);
-        measure(c, shape.totalBytes(), m);
-      }
-    }
-    return m;
+    return edited(
+        plan,
+        shape,
+        incremental,
+        BenchCoordinator.ROCKSDB,
+        id -> new KeyedBenchApp(shape.stateBytes(), SEED + id.hashCode()),
+        (c, edits) -> editEntries(c, edits, fraction));
   }
 
   /** Replaces {@code fraction} of every worker's entries in one run; untimed. */
@@ -380,26 +364,41 @@ final class IncrementalPhase {
    * snapshot.
    */
   private static Measured onObjectStore(BenchPlan plan, Shape shape, Plan incremental) {
+    return edited(
+        plan,
+        shape,
+        incremental,
+        BenchCoordinator.S3,
+        id -> new BenchApp(StateEdit.random(shape.stateBytes(), SEED + id.hashCode())),
+        (c, edits) -> edit(c, edits, IncrementalReport.TARGET_FRACTION, StateEdit.Pattern.ONE_RUN));
+  }
+
+  /**
+   * The shape's cluster on {@code store} with the applications of {@code apps}: {@link #WARM_UP}
+   * snapshots, each but the first after an {@code edit}, then the measured ones, each after one.
+   */
+  private static Measured edited(
+      BenchPlan plan,
+      Shape shape,
+      Plan incremental,
+      String store,
+      java.util.function.Function<String, CountingApp> apps,
+      java.util.function.BiConsumer<BenchCluster, Map<String, SplittableRandom>> edit) {
     Measured m = new Measured();
     Map<String, SplittableRandom> edits = new LinkedHashMap<>();
-    try (BenchCluster c =
-        BenchCluster.start(
-            shape.toLayout(),
-            plan,
-            id -> new BenchApp(StateEdit.random(shape.stateBytes(), SEED + id.hashCode())),
-            BenchCoordinator.S3)) {
+    try (BenchCluster c = BenchCluster.start(shape.toLayout(), plan, apps, store)) {
       for (BenchCluster.Node n : c.nodes()) {
         edits.put(n.id(), new SplittableRandom(SEED ^ n.id().hashCode()));
       }
       for (int i = 0; i < WARM_UP; i++) {
         if (i > 0) {
-          edit(c, edits, IncrementalReport.TARGET_FRACTION, StateEdit.Pattern.ONE_RUN);
+          edit.accept(c, edits);
         }
         snapshot(c);
       }
       long deadline = System.nanoTime() + incremental.budgetMillis() * 1_000_000;
       for (int i = 0; i < shape.samples() && (i == 0 || System.nanoTime() < deadline); i++) {
-        edit(c, edits, IncrementalReport.TARGET_FRACTION, StateEdit.Pattern.ONE_RUN);
+        edit.accept(c, edits);
         measure(c, shape.totalBytes(), m);
       }
     }
