@@ -26,6 +26,11 @@ import java.util.TreeMap;
  *
  * <p>Use it for a state that is a map or a table and changes in a few places between snapshots; use
  * a plain array for a state that is small, or that changes all over.
+ *
+ * <p>{@link #of} only reads the map (it runs in the capture, on the worker's loop, where markers
+ * and messages wait for it); the keys are encoded to UTF-8 when the chunks are cut, on the thread
+ * that cuts them, each once. Hand an instance from one thread to the next through an executor, as
+ * the SDK does.
  */
 public final class KeyedState {
 
@@ -36,7 +41,7 @@ public final class KeyedState {
   public static final int MAX_KEY_BYTES = 16 << 10;
 
   final String[] keys;
-  final byte[][] keyBytes;
+  private final byte[][] keyBytes; // each encoded when first asked for
   final byte[][] values;
 
   private KeyedState(String[] keys, byte[][] keyBytes, byte[][] values) {
@@ -64,13 +69,20 @@ public final class KeyedState {
     byte[][] values = new byte[n][];
     int i = 0;
     for (Map.Entry<String, byte[]> e : entries.entrySet()) {
-      byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
-      if (key.length > MAX_KEY_BYTES) {
-        throw new IllegalArgumentException(
-            "key of " + key.length + " UTF-8 bytes; at most " + MAX_KEY_BYTES + " are allowed");
+      String key = e.getKey();
+      if (key.length() > MAX_KEY_BYTES / 3) { // a char takes at most 3 bytes of UTF-8
+        byte[] encoded = key.getBytes(StandardCharsets.UTF_8);
+        if (encoded.length > MAX_KEY_BYTES) {
+          throw new IllegalArgumentException(
+              "key of "
+                  + encoded.length
+                  + " UTF-8 bytes; at most "
+                  + MAX_KEY_BYTES
+                  + " are allowed");
+        }
+        keyBytes[i] = encoded;
       }
-      keys[i] = e.getKey();
-      keyBytes[i] = key;
+      keys[i] = key;
       values[i] = Objects.requireNonNull(e.getValue(), () -> "the value of key " + e.getKey());
       i++;
     }
@@ -131,9 +143,20 @@ public final class KeyedState {
 
   /** Encoded bytes of entry {@code i} before its value: the two lengths and the key. */
   int prefixBytes(int i) {
-    return CodedOutputStream.computeUInt32SizeNoTag(keyBytes[i].length)
-        + keyBytes[i].length
+    int key = keyBytes(i).length;
+    return CodedOutputStream.computeUInt32SizeNoTag(key)
+        + key
         + CodedOutputStream.computeUInt32SizeNoTag(values[i].length);
+  }
+
+  /** Key {@code i} in UTF-8, encoded the first time it is asked for. */
+  private byte[] keyBytes(int i) {
+    byte[] b = keyBytes[i];
+    if (b == null) {
+      b = keys[i].getBytes(StandardCharsets.UTF_8);
+      keyBytes[i] = b;
+    }
+    return b;
   }
 
   /** Writes entry {@code i} into {@code out} at {@code at}; returns where it ends. */
@@ -148,8 +171,9 @@ public final class KeyedState {
     int length = prefixBytes(i);
     CodedOutputStream o = CodedOutputStream.newInstance(out, at, length);
     try {
-      o.writeUInt32NoTag(keyBytes[i].length);
-      o.writeRawBytes(keyBytes[i]);
+      byte[] key = keyBytes(i);
+      o.writeUInt32NoTag(key.length);
+      o.writeRawBytes(key);
       o.writeUInt32NoTag(values[i].length);
       o.flush();
     } catch (IOException e) {

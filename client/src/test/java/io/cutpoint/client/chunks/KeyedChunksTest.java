@@ -132,6 +132,30 @@ class KeyedChunksTest {
   }
 
   @Test
+  void keysUpToTheLimitInUtf8AreTakenAndEncodedAsUtf8AndLongerOnesRefused() {
+    int max = KeyedState.MAX_KEY_BYTES;
+    String euros = "\u20ac".repeat(max / 3); // 3 bytes each: just under the limit
+    String emoji = "\ud83d\ude00".repeat(max / 4); // 2 chars, 4 bytes each: exactly the limit
+    TreeMap<String, byte[]> taken = new TreeMap<>();
+    taken.put("a".repeat(max), new byte[] {1});
+    taken.put(euros, new byte[] {2});
+    taken.put(emoji, new byte[] {3});
+    taken.put("\u00e9t\u00e9", new byte[] {4});
+    KeyedState state = KeyedState.of(taken);
+    SortedMap<String, byte[]> decoded = KeyedState.decode(state.toBytes());
+    assertThat(decoded.keySet()).containsExactlyElementsOf(taken.keySet());
+    assertThat(joined(new KeyedChunks(CHUNKER).content(KeyedState.of(taken))))
+        .isEqualTo(state.toBytes());
+    for (String tooLong : java.util.List.of("a".repeat(max + 1), euros + "\u20ac", emoji + "x")) {
+      TreeMap<String, byte[]> one = new TreeMap<>();
+      one.put(tooLong, new byte[0]);
+      assertThatThrownBy(() -> KeyedState.of(one))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("UTF-8 bytes; at most " + max);
+    }
+  }
+
+  @Test
   void entriesInAnotherOrderAndBytesOfAnotherKindAreRefused() {
     TreeMap<String, byte[]> reversed = new TreeMap<>(Comparator.reverseOrder());
     reversed.put("a", new byte[1]);
