@@ -1,14 +1,11 @@
 package io.cutpoint.ops.bench;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * The application of a benchmark worker: counts the messages it receives and holds an opaque state
  * of a chosen size, captured without copying and replaced on restore.
  */
-final class BenchApp implements CountingApp {
+final class BenchApp extends MessageCounter {
 
-  private final AtomicLong received = new AtomicLong();
   private volatile byte[] state;
 
   BenchApp(int stateBytes) {
@@ -51,16 +48,6 @@ final class BenchApp implements CountingApp {
    */
   void replaceState(byte[] next) {
     state = next;
-  }
-
-  @Override
-  public long received() {
-    return received.get();
-  }
-
-  @Override
-  public void onMessage(String from, long seq, byte[] payload) {
-    received.lazySet(received.get() + 1); // only the event thread writes
   }
 
   @Override

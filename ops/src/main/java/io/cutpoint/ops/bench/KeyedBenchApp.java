@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.SortedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A benchmark worker whose state is a table of fixed-size random values under ordered keys, handed
@@ -15,12 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * neighbouring keys with new arrays, in a copy of the table, as {@link StateEdit}'s one run does
  * for an array.
  */
-final class KeyedBenchApp implements CountingApp {
+final class KeyedBenchApp extends MessageCounter {
 
   /** Bytes of each value. */
   static final int VALUE_BYTES = 1024;
 
-  private final AtomicLong received = new AtomicLong();
   private volatile SortedMap<String, byte[]> table;
 
   /** About {@code stateBytes} of values (at least one entry), random from {@code seed}. */
@@ -78,15 +76,5 @@ final class KeyedBenchApp implements CountingApp {
   @Override
   public void restore(byte[] restored) {
     table = new TreeMap<>(KeyedState.decode(restored));
-  }
-
-  @Override
-  public long received() {
-    return received.get();
-  }
-
-  @Override
-  public void onMessage(String from, long seq, byte[] payload) {
-    received.lazySet(received.get() + 1); // only the event thread writes
   }
 }
