@@ -110,12 +110,14 @@ final class SnapshotUploader {
           snapshot,
           epoch,
           content,
-          java.util.stream.IntStream.range(0, content.recipe().size()).toArray());
+          java.util.stream.IntStream.range(0, content.recipe().size()).toArray(),
+          ChunkingTimes.NONE);
       return upload;
     }
     try {
       chunking.execute(
           () -> {
+            long began = System.nanoTime();
             StateContent content;
             try {
               content =
@@ -132,7 +134,8 @@ final class SnapshotUploader {
                               .withCause(e)));
               return;
             }
-            loop.execute(() -> findChunks(upload, snapshot, epoch, content));
+            long chunked = System.nanoTime();
+            loop.execute(() -> findChunks(upload, snapshot, epoch, content, began, chunked));
           });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       upload.finish(null, Status.CANCELLED.withDescription("the worker's threads are stopping"));
@@ -140,9 +143,18 @@ final class SnapshotUploader {
     return upload;
   }
 
-  /** On the loop: asks which chunks the coordinator lacks, then sends those. */
+  /**
+   * On the loop: asks which chunks the coordinator lacks, then sends those. {@code began} and
+   * {@code chunked}: when the chunking thread began and ended cutting the state ({@link
+   * System#nanoTime()}).
+   */
   private void findChunks(
-      Upload upload, CompletedLocalSnapshot snapshot, long epoch, StateContent content) {
+      Upload upload,
+      CompletedLocalSnapshot snapshot,
+      long epoch,
+      StateContent content,
+      long began,
+      long chunked) {
     if (upload.finished) {
       return; // cancelled while the state was cut
     }
@@ -157,7 +169,8 @@ final class SnapshotUploader {
     upload.context.run(
         () ->
             stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-                .findChunks(query.build(), new Answer(upload, snapshot, epoch, content)));
+                .findChunks(
+                    query.build(), new Answer(upload, snapshot, epoch, content, began, chunked)));
   }
 
   /**
@@ -169,13 +182,23 @@ final class SnapshotUploader {
     private final CompletedLocalSnapshot snapshot;
     private final long epoch;
     private final StateContent content;
+    private final long began;
+    private final long chunked;
     private volatile ChunkAnswer answer;
 
-    Answer(Upload upload, CompletedLocalSnapshot snapshot, long epoch, StateContent content) {
+    Answer(
+        Upload upload,
+        CompletedLocalSnapshot snapshot,
+        long epoch,
+        StateContent content,
+        long began,
+        long chunked) {
       this.upload = upload;
       this.snapshot = snapshot;
       this.epoch = epoch;
       this.content = content;
+      this.began = began;
+      this.chunked = chunked;
     }
 
     @Override
@@ -196,6 +219,7 @@ final class SnapshotUploader {
     @Override
     public void onCompleted() {
       ChunkAnswer a = answer;
+      ChunkingTimes times = new ChunkingTimes(began, chunked, System.nanoTime());
       loop.execute(
           () -> {
             int[] send = missing(a, content.recipe().size());
@@ -206,7 +230,7 @@ final class SnapshotUploader {
                       "the coordinator's list of missing chunks is not a list of ascending"
                           + " positions"));
             } else {
-              upload.sendChunks(snapshot, epoch, content, send);
+              upload.sendChunks(snapshot, epoch, content, send, times);
             }
           });
     }
@@ -254,9 +278,13 @@ final class SnapshotUploader {
      * keeps the state locally once the upload succeeded (local recovery).
      */
     private void sendChunks(
-        CompletedLocalSnapshot snapshot, long epoch, StateContent state, int[] send) {
+        CompletedLocalSnapshot snapshot,
+        long epoch,
+        StateContent state,
+        int[] send,
+        ChunkingTimes times) {
       content = state;
-      send(new UploadParts(snapshot, epoch, chunkBytes, System::nanoTime, state, send));
+      send(new UploadParts(snapshot, epoch, chunkBytes, System::nanoTime, state, send, times));
     }
 
     /** On the loop: starts the UploadSnapshot call with these parts, unless it ended meanwhile. */

@@ -50,6 +50,7 @@ final class UploadParts implements Iterator<UploadPart> {
   private final int[] send; // of a content-addressed state: the positions of the chunks to send
   private final long epoch;
   private final LongSupplier nanoClock;
+  private final ChunkingTimes times;
 
   private Stage stage = Stage.HEADER;
   private int nextChunk;
@@ -74,13 +75,13 @@ final class UploadParts implements Iterator<UploadPart> {
    *     header's timeline counts back from when it is built
    */
   UploadParts(CompletedLocalSnapshot snapshot, long epoch, int chunkBytes, LongSupplier nanoClock) {
-    this(snapshot, epoch, chunkBytes, nanoClock, null, null);
+    this(snapshot, epoch, chunkBytes, nanoClock, null, null, ChunkingTimes.NONE);
   }
 
   /**
    * The upload of a content-addressed state: the header lists every chunk of {@code content}, and
    * only the chunks at the positions {@code send} (ascending) go up, the ones the coordinator
-   * lacks.
+   * lacks. {@code times}: when it was cut and its missing chunks known, for the timeline.
    */
   UploadParts(
       CompletedLocalSnapshot snapshot,
@@ -88,8 +89,10 @@ final class UploadParts implements Iterator<UploadPart> {
       int chunkBytes,
       LongSupplier nanoClock,
       StateContent content,
-      int[] send) {
+      int[] send,
+      ChunkingTimes times) {
     this.nanoClock = nanoClock;
+    this.times = times;
     this.snapshot = snapshot;
     this.state = content != null ? null : snapshot.state().bytes();
     this.chunkBytes = chunkBytes;
@@ -118,12 +121,17 @@ final class UploadParts implements Iterator<UploadPart> {
     switch (stage) {
       case HEADER -> {
         stage = stateChunks > 0 ? Stage.CHUNKS : afterChunks();
+        long now = nanoClock.getAsLong();
         LocalSnapshotMeta.Builder meta =
             content == null
-                ? meta(snapshot, epoch, nanoClock.getAsLong(), state.length, Crc32c.of(state))
-                    .toBuilder()
-                : meta(snapshot, epoch, nanoClock.getAsLong(), content.size(), content.crc32c())
-                    .toBuilder();
+                ? meta(snapshot, epoch, now, state.length, Crc32c.of(state)).toBuilder()
+                : meta(snapshot, epoch, now, content.size(), content.crc32c()).toBuilder();
+        if (meta.hasTimeline() && times.known()) {
+          meta.getTimelineBuilder()
+              .setChunkingBeganMicros(before(now, times.beganNanos()))
+              .setChunkedMicros(before(now, times.chunkedNanos()))
+              .setChunksFoundMicros(before(now, times.foundNanos()));
+        }
         for (ChunkRef c : content == null ? List.<ChunkRef>of() : content.recipe()) {
           meta.addContent(
               ContentChunk.newBuilder()

@@ -106,9 +106,46 @@ class UploadPartsTest {
     assertThat(t.getClosedList())
         .containsExactly(
             io.cutpoint.api.v1.ChannelClosed.newBuilder().setFrom("b").setMicros(2_500).build());
+    assertThat(t.hasChunkingBeganMicros()).as("not cut off the loop").isFalse();
+    assertThat(t.hasChunksFoundMicros()).isFalse();
     // a piece without a timeline (built by hand) sends none
     CompletedLocalSnapshot bare = new CompletedLocalSnapshot(cut, CapturedState.of(new byte[1]), 0);
     assertThat(new UploadParts(bare, 0, 1000).next().getHeader().getMeta().hasTimeline()).isFalse();
+  }
+
+  /** A content-addressed state's timeline adds when it was cut and its missing chunks known. */
+  @Test
+  void aContentAddressedHeaderAddsWhenTheStateWasCutAndItsChunksFound() {
+    LocalSnapshot cut =
+        new LocalSnapshot(
+            1, "w", new TreeMap<>(), new TreeMap<>(Map.of("b", 0L)), new TreeMap<>(), null);
+    byte[] state = new byte[100_000];
+    new java.util.Random(3).nextBytes(state);
+    CompletedLocalSnapshot s =
+        new CompletedLocalSnapshot(
+            cut,
+            CapturedState.of(state),
+            0,
+            new io.cutpoint.client.engine.LocalTimeline(
+                1_000_000, 1_200_000, Map.of("b", 3_000_000L), 3_000_000));
+    var content =
+        new io.cutpoint.client.chunks.ArrayContent(
+            state, io.cutpoint.client.chunks.ContentChunker.defaults());
+    UploadPart header =
+        new UploadParts(
+                s,
+                0,
+                1000,
+                () -> 9_000_000L,
+                content,
+                new int[] {0},
+                new ChunkingTimes(3_500_000, 5_000_000, 8_000_000))
+            .next();
+    io.cutpoint.api.v1.WorkerTimeline t = header.getHeader().getMeta().getTimeline();
+    assertThat(t.getCompletedMicros()).isEqualTo(6_000);
+    assertThat(t.getChunkingBeganMicros()).isEqualTo(5_500);
+    assertThat(t.getChunkedMicros()).isEqualTo(4_000);
+    assertThat(t.getChunksFoundMicros()).isEqualTo(1_000);
   }
 
   @Test

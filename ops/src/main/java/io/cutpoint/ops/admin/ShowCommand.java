@@ -218,18 +218,24 @@ public final class ShowCommand extends AdminCommand {
                 .put("captured_ms", w.captured())
                 .put("closed_ms", closed(w))
                 .put("completed_ms", w.completed())
+                .put("chunking_began_ms", w.chunks() == null ? null : w.chunks().began())
+                .put("chunked_ms", w.chunks() == null ? null : w.chunks().chunked())
+                .put("chunks_found_ms", w.chunks() == null ? null : w.chunks().found())
                 .put("header_received_ms", w.headerReceived())
                 .put("delivered_ms", w.delivered()));
       }
       Json.Obj path = Json.object();
       t.criticalPath().forEach(path::put);
+      Json.Obj toUpload = Json.object();
+      t.toUpload().forEach(toUpload::put);
       out.println(
           Json.object()
               .id("snapshot_id", id)
               .put("end_ms", t.endMillis())
               .put("workers", workers)
               .put("critical_path_worker", t.last().id())
-              .put("critical_path_ms", path));
+              .put("critical_path_ms", path)
+              .put("to_upload_ms", t.toUpload().isEmpty() ? null : toUpload));
       return;
     }
     out.println(SnapshotTraceView.render(id, m.getStatus(), t));

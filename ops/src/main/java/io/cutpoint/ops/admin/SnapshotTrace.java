@@ -30,6 +30,8 @@ public record SnapshotTrace(List<Worker> workers, double endMillis, double commi
    * One worker's steps (ms from the start; NaN where the worker sent no timeline).
    *
    * @param closed by sender, when that channel's marker closed its recording
+   * @param chunks between its local snapshot and its upload, when its state went up as content
+   *     chunks cut off the worker's loop; else null
    */
   public record Worker(
       String id,
@@ -37,8 +39,19 @@ public record SnapshotTrace(List<Worker> workers, double endMillis, double commi
       double captured,
       Map<String, Double> closed,
       double completed,
+      Chunking chunks,
       double headerReceived,
       double delivered) {}
+
+  /**
+   * When a worker's state was cut into content chunks and its missing chunks became known (ms from
+   * the start).
+   *
+   * @param began a chunking thread began cutting and hashing the state
+   * @param chunked the state was cut and hashed
+   * @param found the coordinator's answer to {@code FindChunks} arrived
+   */
+  public record Chunking(double began, double chunked, double found) {}
 
   /** The trace of {@code m}, if its pieces carry one (pieces stored before the trace have none). */
   public static Optional<SnapshotTrace> of(SnapshotManifest m) {
@@ -64,7 +77,14 @@ public record SnapshotTrace(List<Worker> workers, double endMillis, double commi
     double delivered = p.getDeliveredMicros() / 1000.0;
     if (!p.getMeta().hasTimeline() || p.getHeaderReceivedMicros() == 0) {
       return new Worker(
-          p.getWorkerId(), Double.NaN, Double.NaN, Map.of(), Double.NaN, Double.NaN, delivered);
+          p.getWorkerId(),
+          Double.NaN,
+          Double.NaN,
+          Map.of(),
+          Double.NaN,
+          null,
+          Double.NaN,
+          delivered);
     }
     WorkerTimeline t = p.getMeta().getTimeline();
     Map<String, Double> closed = new LinkedHashMap<>();
@@ -77,6 +97,12 @@ public record SnapshotTrace(List<Worker> workers, double endMillis, double commi
         anchor - t.getCapturedMicros() / 1000.0,
         closed,
         anchor - t.getCompletedMicros() / 1000.0,
+        t.hasChunksFoundMicros()
+            ? new Chunking(
+                anchor - t.getChunkingBeganMicros() / 1000.0,
+                anchor - t.getChunkedMicros() / 1000.0,
+                anchor - t.getChunksFoundMicros() / 1000.0)
+            : null,
         anchor,
         delivered);
   }
@@ -102,6 +128,27 @@ public record SnapshotTrace(List<Worker> workers, double endMillis, double commi
     at = step(path, "upload", at, w.delivered());
     path.put("verify and commit", Math.max(0, endMillis - at));
     return path;
+  }
+
+  /**
+   * The critical path's "to upload" step, cut where {@link #last()} reports its chunking: waiting
+   * for a chunking thread (and the upload queue), cutting and hashing, the {@code FindChunks} round
+   * trip, and on to the header. Empty when that worker reported none (a small state, chunks off, a
+   * worker from before these steps). The steps add up to "to upload".
+   */
+  public Map<String, Double> toUpload() {
+    Worker w = last();
+    if (w.chunks() == null) {
+      return Map.of();
+    }
+    Map<String, Double> path = criticalPath();
+    double at = path.get("start to capture") + path.get("state capture") + path.get("markers");
+    Map<String, Double> steps = new LinkedHashMap<>();
+    at = step(steps, "wait for chunking", at, w.chunks().began());
+    at = step(steps, "cut and hash", at, w.chunks().chunked());
+    at = step(steps, "find chunks", at, w.chunks().found());
+    step(steps, "to the header", at, w.headerReceived());
+    return steps;
   }
 
   private static double step(Map<String, Double> path, String name, double from, double to) {

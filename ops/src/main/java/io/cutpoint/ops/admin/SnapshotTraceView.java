@@ -40,6 +40,12 @@ final class SnapshotTraceView {
     StringJoiner steps = new StringJoiner(", ", " ", "\n");
     t.criticalPath().forEach((step, millis) -> steps.add(step + " " + ms(millis)));
     b.append(steps);
+    if (!t.toUpload().isEmpty()) {
+      StringJoiner toUpload =
+          new StringJoiner(", ", "To upload, its state as content chunks: ", "\n");
+      t.toUpload().forEach((step, millis) -> toUpload.add(step + " " + ms(millis)));
+      b.append(toUpload);
+    }
     return b.toString();
   }
 

@@ -115,6 +115,7 @@ final class IncrementalPhase {
     private final Samples upload = new Samples();
     private final Samples commit = new Samples();
     private final Map<String, Samples> criticalPath = new LinkedHashMap<>();
+    private final Map<String, Samples> toUpload = new LinkedHashMap<>();
     private int failed;
     private String failure;
 
@@ -138,6 +139,11 @@ final class IncrementalPhase {
       return criticalPath;
     }
 
+    /** The critical path's "to upload" step, cut as {@link SnapshotTrace#toUpload()} cuts it. */
+    Map<String, Samples> toUpload() {
+      return toUpload;
+    }
+
     int failed() {
       return failed;
     }
@@ -149,6 +155,10 @@ final class IncrementalPhase {
 
     private void step(String name, double millis) {
       criticalPath.computeIfAbsent(name, k -> new Samples()).add(millis);
+    }
+
+    private void toUploadStep(String name, double millis) {
+      toUpload.computeIfAbsent(name, k -> new Samples()).add(millis);
     }
 
     private void failed(String reason) {
@@ -573,6 +583,7 @@ final class IncrementalPhase {
             trace -> {
               m.step(LatencyPhase.TRIGGER_AND_REPLY, Math.max(0, client - trace.endMillis()));
               trace.criticalPath().forEach(m::step);
+              trace.toUpload().forEach(m::toUploadStep);
             });
     m.upload().add(t.manifest().getTimings().getUploadMicros() / 1000.0);
     m.commit().add(t.manifest().getTimings().getCommitMicros() / 1000.0);

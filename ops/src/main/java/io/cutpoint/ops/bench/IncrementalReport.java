@@ -7,6 +7,7 @@ import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The incremental-snapshot section of {@link BenchReport}: its table, its targets and its JSON
@@ -273,6 +274,15 @@ final class IncrementalReport {
       sep = " + ";
     }
     b.append('\n');
+    if (!m.toUpload().isEmpty()) {
+      b.append("    to upload ").append(BenchReport.ms(m.criticalPath().get("to upload").p50()));
+      sep = " = ";
+      for (var e : m.toUpload().entrySet()) {
+        b.append(sep).append(e.getKey()).append(' ').append(BenchReport.ms(e.getValue().p50()));
+        sep = " + ";
+      }
+      b.append('\n');
+    }
   }
 
   /** The first failure's reason, if any snapshot failed. */
@@ -364,12 +374,13 @@ final class IncrementalReport {
         .put("p99_ms", m.latency().p99())
         .put("upload_p50_ms", m.upload().p50())
         .put("commit_p50_ms", m.commit().p50())
-        .put("critical_path_p50_ms", criticalPath(m));
+        .put("critical_path_p50_ms", steps(m.criticalPath()))
+        .put("to_upload_p50_ms", m.toUpload().isEmpty() ? null : steps(m.toUpload()));
   }
 
-  private static Json.Obj criticalPath(IncrementalPhase.Measured m) {
+  private static Json.Obj steps(Map<String, Samples> steps) {
     Json.Obj o = Json.object();
-    m.criticalPath().forEach((step, samples) -> o.put(step.replace(' ', '_'), samples.p50()));
+    steps.forEach((step, samples) -> o.put(step.replace(' ', '_'), samples.p50()));
     return o;
   }
 

@@ -64,6 +64,43 @@ class TraceStepsTest {
   }
 
   @Test
+  void toUploadIsCutWhereTheWorkerReportsItsChunkingAndAddsUpToThatStep() {
+    WorkerTimeline chunked =
+        WorkerTimeline.newBuilder()
+            .setBeganMicros(6_000)
+            .setCapturedMicros(5_000)
+            .setCompletedMicros(4_000)
+            .setChunkingBeganMicros(3_500)
+            .setChunkedMicros(2_000)
+            .setChunksFoundMicros(500)
+            .build();
+    SnapshotTrace t = SnapshotTrace.of(manifest(piece("w", 7_000, 8_000, chunked))).orElseThrow();
+    assertThat(t.criticalPath().get("to upload")).isEqualTo(4.0);
+    assertThat(t.toUpload())
+        .containsExactly(
+            org.assertj.core.api.Assertions.entry("wait for chunking", 0.5),
+            org.assertj.core.api.Assertions.entry("cut and hash", 1.5),
+            org.assertj.core.api.Assertions.entry("find chunks", 1.5),
+            org.assertj.core.api.Assertions.entry("to the header", 0.5));
+    // a worker that cut nothing off its loop reports none
+    assertThat(
+            SnapshotTrace.of(
+                    manifest(
+                        piece(
+                            "w",
+                            7_000,
+                            8_000,
+                            chunked.toBuilder()
+                                .clearChunkingBeganMicros()
+                                .clearChunkedMicros()
+                                .clearChunksFoundMicros()
+                                .build())))
+                .orElseThrow()
+                .toUpload())
+        .isEmpty();
+  }
+
+  @Test
   void aWorkerWithoutATimelineFoldsItsStepsIntoItsUpload() {
     SnapshotTrace t = SnapshotTrace.of(manifest(piece("old", 0, 8_000, null))).orElseThrow();
     assertThat(t.workers().get(0).began()).isNaN();

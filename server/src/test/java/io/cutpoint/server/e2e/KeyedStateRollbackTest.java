@@ -156,6 +156,14 @@ class KeyedStateRollbackTest {
           .isPositive()
           .isLessThanOrEqualTo(10.0 * io.cutpoint.client.chunks.ContentChunker.defaults().maxSize())
           .isLessThan(0.4 * second.getTotalStateBytes());
+      assertThat(second.getPiecesList()).hasSize(2);
+      for (var piece : second.getPiecesList()) {
+        var t = piece.getMeta().getTimeline(); // microseconds before the header was sent
+        assertThat(t.hasChunksFoundMicros()).as("cut off the loop: the trace shows how").isTrue();
+        assertThat(t.getCompletedMicros()).isGreaterThanOrEqualTo(t.getChunkingBeganMicros());
+        assertThat(t.getChunkingBeganMicros()).isGreaterThanOrEqualTo(t.getChunkedMicros());
+        assertThat(t.getChunkedMicros()).isGreaterThanOrEqualTo(t.getChunksFoundMicros());
+      }
       Map<String, Map<String, byte[]>> atSecond = new TreeMap<>();
       for (int i = 0; i < 2; i++) {
         Table t = tables.get(i == 0 ? "a" : "b");
