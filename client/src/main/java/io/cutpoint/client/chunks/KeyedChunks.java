@@ -49,9 +49,23 @@ public final class KeyedChunks {
     return plan.content();
   }
 
-  /** A chunk of whole entries {@code [from, to)}, the format byte first if {@code format}. */
+  /**
+   * A chunk of whole entries, the format byte first if {@code format}; {@code decided}: it ended
+   * because of its last entry's key (so the same entries from the same start end it again).
+   */
   private record Run(
-      boolean format, String[] keys, byte[][] values, int length, byte[] sha256, int crc32c) {}
+      boolean format,
+      String[] keys,
+      byte[][] values,
+      int length,
+      byte[] sha256,
+      int crc32c,
+      boolean decided) {
+
+    Run withDecided(boolean d) {
+      return new Run(format, keys, values, length, sha256, crc32c, d);
+    }
+  }
 
   /** The chunks of one large entry: value ranges, the first one after the entry's prefix. */
   private record Big(byte[] value, int[] ends, List<ChunkRef> chunks) {}
@@ -79,27 +93,74 @@ public final class KeyedChunks {
       int runStart = 0;
       long acc = 1; // the format byte
       for (int i = 0; i < n; i++) {
+        if (i == runStart) {
+          Run same = unchanged(i);
+          if (same != null) { // the same entries from here: the same chunk, not read again
+            reuse(same, i);
+            runStart += same.keys().length;
+            i = runStart - 1;
+            acc = 0;
+            continue;
+          }
+        }
         long s = state.entryBytes(i);
         if (s > chunker.maxSize()) {
-          run(runStart, i);
+          run(runStart, i, false);
           big(i);
           runStart = i + 1;
           acc = 0;
           continue;
         }
         if (acc > (formatPending ? 1 : 0) && acc + s > chunker.maxSize()) {
-          run(runStart, i);
+          run(runStart, i, false);
           runStart = i;
           acc = 0;
         }
         acc += s;
         if (acc >= chunker.minSize() && endsChunk(i, s)) {
-          run(runStart, i + 1);
+          run(runStart, i + 1, true);
           runStart = i + 1;
           acc = 0;
         }
       }
-      run(runStart, n);
+      run(runStart, n, false);
+    }
+
+    /**
+     * The last capture's chunk that starts with entry {@code from}, if it ended by its own last
+     * entry's key and the entries from {@code from} are its very entries (equal keys, the same
+     * value arrays): cut from here, they end the chunk at the same entry again, whatever follows.
+     * Null otherwise, and for a chunk that ended because of the entry after it (too large to join
+     * it) or at the end of the state.
+     */
+    private Run unchanged(int from) {
+      boolean format = formatPending;
+      Run old = runs.get(format ? "" : state.keys[from]);
+      if (old == null || !old.decided() || old.format() != format) {
+        return null;
+      }
+      String[] keys = old.keys();
+      byte[][] values = old.values();
+      if (keys.length == 0 || from + keys.length > state.size()) {
+        return null;
+      }
+      for (int j = 0; j < keys.length; j++) {
+        if (values[j] != state.values[from + j] || !keys[j].equals(state.keys[from + j])) {
+          return null;
+        }
+      }
+      return old;
+    }
+
+    private void reuse(Run same, int from) {
+      boolean format = formatPending;
+      formatPending = false;
+      newRuns.put(format ? "" : state.keys[from], same);
+      add(
+          new Part(from, from + same.keys().length, format, -1, 0, 0),
+          same.length(),
+          same.sha256(),
+          same.crc32c());
     }
 
     /** Whether a chunk ends after entry {@code i} of {@code s} bytes. */
@@ -109,8 +170,11 @@ public final class KeyedChunks {
       return (h >>> 11) * 0x1.0p-53 < chance;
     }
 
-    /** Adds the chunk of entries {@code [from, to)} (and the format byte, if still due). */
-    private void run(int from, int to) {
+    /**
+     * Adds the chunk of entries {@code [from, to)} (and the format byte, if still due); {@code
+     * decided}: it ends because of its last entry's key, not of the entry after it or the end.
+     */
+    private void run(int from, int to, boolean decided) {
       if (from == to && !formatPending) {
         return;
       }
@@ -125,10 +189,12 @@ public final class KeyedChunks {
           && old.format() == format
           && java.util.Arrays.equals(old.keys(), keys)
           && sameArrays(old.values(), values)) {
-        now = old;
+        now = old.decided() == decided ? old : old.withDecided(decided);
       } else {
         byte[] bytes = encodeRun(format, from, to);
-        now = new Run(format, keys, values, bytes.length, Sha256.of(bytes), Crc32c.of(bytes));
+        now =
+            new Run(
+                format, keys, values, bytes.length, Sha256.of(bytes), Crc32c.of(bytes), decided);
         encoded.put(recipe.size(), bytes);
         hashed += bytes.length;
       }

@@ -93,6 +93,71 @@ class KeyedChunksTest {
     assertThat(third.recipe()).isEqualTo(second.recipe());
   }
 
+  /**
+   * A capture that keeps the last one's chunks cuts exactly as a cutter that never saw the state
+   * before: 80 rounds of random edits (values replaced, resized, grown past a chunk and shrunk
+   * back; entries added, also after the last one, and removed; keys handed over as equal but new
+   * strings), with small chunks so that edits meet every kind of boundary.
+   */
+  @Test
+  void aCaptureThatKeepsChunksCutsAsACutterThatNeverSawTheStateBefore() {
+    ContentChunker small = ContentChunker.of(1024, 4096, 16384);
+    Random random = new Random(8);
+    TreeMap<String, byte[]> map = entries(1_500, 8);
+    KeyedChunks warm = new KeyedChunks(small);
+    long hashed = 0;
+    long total = 0;
+    for (int round = 0; round < 80; round++) {
+      int edits = 1 + random.nextInt(round % 10 == 0 ? 40 : 4);
+      for (int e = 0; e < edits; e++) {
+        edit(map, random);
+      }
+      KeyedState state = KeyedState.of(map);
+      StateContent kept = warm.content(state);
+      StateContent cold = new KeyedChunks(small).content(KeyedState.of(map));
+      assertThat(kept.recipe()).as("round %d", round).isEqualTo(cold.recipe());
+      assertThat(kept.crc32c()).isEqualTo(cold.crc32c());
+      if (round % 8 == 0) {
+        assertThat(joined(kept)).isEqualTo(state.toBytes());
+      }
+      hashed += warm.bytesHashed();
+      total += kept.size();
+    }
+    assertThat(hashed).as("most chunks were kept, not read again").isLessThan(total / 4);
+  }
+
+  private static void edit(TreeMap<String, byte[]> map, Random random) {
+    String[] keys = map.keySet().toArray(new String[0]);
+    String key = keys[random.nextInt(keys.length)];
+    switch (random.nextInt(7)) {
+      case 0 -> map.put(key, bytes(random, 1 + random.nextInt(1500)));
+      case 1 -> map.put(key, bytes(random, 17_000 + random.nextInt(30_000))); // past a chunk
+      case 2 -> map.put(key + "+", bytes(random, 1 + random.nextInt(3000))); // a new entry
+      case 3 -> map.put("zz-" + random.nextInt(1000), bytes(random, 900)); // after the last
+      case 4 -> {
+        if (map.size() > 100) {
+          map.remove(key);
+        }
+      }
+      case 5 -> { // an equal key that is another string; the same value array
+        byte[] value = map.remove(key);
+        map.put(new String(key.toCharArray()), value);
+      }
+      default -> { // a large entry shrunk back, if there is one
+        map.entrySet().stream()
+            .filter(x -> x.getValue().length > 16384)
+            .findAny()
+            .ifPresent(x -> x.setValue(bytes(random, 800)));
+      }
+    }
+  }
+
+  private static byte[] bytes(Random random, int n) {
+    byte[] b = new byte[n];
+    random.nextBytes(b);
+    return b;
+  }
+
   @Test
   void addingAndRemovingEntriesMovesOnlyTheChunksAroundThem() {
     TreeMap<String, byte[]> map = entries(10_000, 3);
