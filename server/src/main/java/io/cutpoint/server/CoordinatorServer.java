@@ -62,8 +62,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: the coordinator loop ({@code cutpoint-coordinator}) owns membership, the snapshot
  * lifecycle, the rollback and the schedule, and runs the timers; the store executor ({@code
  * cutpoint-store}) performs their store writes in order; {@code cutpoint-maintenance} watches the
- * store and analyses snapshots; {@code cutpoint-transfer-N} serve downloads; gRPC's own threads run
- * the handlers, which post to the loop.
+ * store, applies retention after each commit and analyses snapshots; {@code cutpoint-transfer-N}
+ * serve downloads; gRPC's own threads run the handlers, which post to the loop.
  */
 public final class CoordinatorServer implements AutoCloseable {
 
@@ -222,8 +222,20 @@ public final class CoordinatorServer implements AutoCloseable {
         new SnapshotListener() {
           @Override
           public void completed(CompletedSnapshot snapshot) {
-            storeIo.execute(
-                "retention", s -> retain(s, config.retainCompleteSnapshots(), events, metrics));
+            // Off cutpoint-store: the next snapshot's FindChunks and parts do not wait behind it
+            // (the store's own locks order it with them, as they do an operator's delete).
+            maintenance.execute(
+                () -> {
+                  try {
+                    retain(store, config.retainCompleteSnapshots(), events, metrics);
+                  } catch (RuntimeException e) {
+                    if (Thread.currentThread().isInterrupted()) {
+                      log.debug("retention stopped: the coordinator is closing");
+                    } else {
+                      log.error("retention failed", e);
+                    }
+                  }
+                });
             analysis.snapshotCommitted(snapshot.id());
           }
 
@@ -428,7 +440,7 @@ public final class CoordinatorServer implements AutoCloseable {
     }
   }
 
-  /** Applies retention (on the store executor). */
+  /** Applies retention (on {@code cutpoint-maintenance}). */
   private static void retain(
       SnapshotStore store, int keep, EventHub events, CoordinatorMetrics metrics) {
     for (long id : store.applyRetention(keep)) {
