@@ -1,6 +1,5 @@
 package io.cutpoint.server.grpc;
 
-import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ChunkAnswer;
 import io.cutpoint.api.v1.ChunkQuery;
 import io.cutpoint.api.v1.SnapshotManifest;
@@ -9,20 +8,22 @@ import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.WorkerIds;
 import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.NotPendingException;
+import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
-import java.util.List;
 
 /**
  * Answers {@code FindChunks}: which content chunks of a worker's state the store lacks, so that the
  * upload that follows sends only those. The store keeps the ones it has for the snapshot until the
  * snapshot ends.
  *
- * <p>Threads: the query is checked on the transport thread (the caller's own session, the snapshot
- * pending and covering the worker); the store answers on {@code cutpoint-store}, behind the
- * snapshot's pending manifest, and the answer goes out from there.
+ * <p>Threads: the query is checked and answered on its handler thread ({@code cutpoint-grpc-N}),
+ * after checking the caller's own session and that the snapshot is pending and covers the worker,
+ * so that the queries of several workers read the store in parallel. A query that comes before the
+ * store holds the snapshot's pending manifest (the workers start before it is written) is answered
+ * on {@code cutpoint-store}, behind that manifest.
  */
 final class ChunkFinder {
 
@@ -42,40 +43,51 @@ final class ChunkFinder {
       out.onError(e);
       return;
     }
+    // Here, in parallel with the other workers' queries; one that came before the snapshot's
+    // pending manifest was written waits for it on cutpoint-store.
+    if (!answer(ctx.store(), query, out, true)) {
+      ctx.storeIo().writePiece(store -> answer(store, query, out, false));
+    }
+  }
+
+  /**
+   * Holds the chunks the store has for the snapshot and answers with the others; false, without an
+   * answer, if the store has no such pending snapshot yet and {@code early}.
+   */
+  private boolean answer(
+      SnapshotStore store, ChunkQuery query, StreamObserver<ChunkAnswer> out, boolean early) {
     long id = query.getSnapshotId();
-    List<ByteString> hashes = query.getSha256List();
-    ctx.storeIo()
-        .writePiece(
-            store -> {
-              Status failure;
-              try {
-                boolean[] held = store.holdChunks(id, hashes);
-                ChunkAnswer.Builder answer = ChunkAnswer.newBuilder();
-                for (int i = 0; i < held.length; i++) {
-                  if (!held[i]) {
-                    answer.addMissing(i);
-                  }
-                }
-                ctx.metrics().chunksFound(held.length, held.length - answer.getMissingCount());
-                reply(out, answer.build());
-                return;
-              } catch (NoSuchSnapshotException e) {
-                failure = Status.NOT_FOUND.withDescription("no pending snapshot " + id);
-              } catch (NotPendingException e) {
-                failure =
-                    Status.FAILED_PRECONDITION.withDescription(
-                        "snapshot " + id + " is no longer pending");
-              } catch (IllegalArgumentException e) {
-                failure = Status.INVALID_ARGUMENT.withDescription(e.getMessage());
-              } catch (StoreException e) {
-                failure = Status.UNAVAILABLE.withDescription(e.getMessage());
-              }
-              try {
-                out.onError(failure.asRuntimeException());
-              } catch (RuntimeException cancelled) {
-                // the caller went away
-              }
-            });
+    Status failure;
+    try {
+      boolean[] held = store.holdChunks(id, query.getSha256List());
+      ChunkAnswer.Builder answer = ChunkAnswer.newBuilder();
+      for (int i = 0; i < held.length; i++) {
+        if (!held[i]) {
+          answer.addMissing(i);
+        }
+      }
+      ctx.metrics().chunksFound(held.length, held.length - answer.getMissingCount());
+      reply(out, answer.build());
+      return true;
+    } catch (NoSuchSnapshotException e) {
+      if (early) {
+        return false;
+      }
+      failure = Status.NOT_FOUND.withDescription("no pending snapshot " + id);
+    } catch (NotPendingException e) {
+      failure =
+          Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is no longer pending");
+    } catch (IllegalArgumentException e) {
+      failure = Status.INVALID_ARGUMENT.withDescription(e.getMessage());
+    } catch (StoreException e) {
+      failure = Status.UNAVAILABLE.withDescription(e.getMessage());
+    }
+    try {
+      out.onError(failure.asRuntimeException());
+    } catch (RuntimeException cancelled) {
+      // the caller went away
+    }
+    return true;
   }
 
   private static void reply(StreamObserver<ChunkAnswer> out, ChunkAnswer answer) {

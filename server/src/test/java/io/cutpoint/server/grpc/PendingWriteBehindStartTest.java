@@ -4,8 +4,11 @@ import static io.cutpoint.server.testing.RawWorker.counter;
 import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.ChannelRecording;
+import io.cutpoint.api.v1.ChunkAnswer;
+import io.cutpoint.api.v1.ChunkQuery;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetSnapshotRequest;
@@ -39,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A snapshot's start commands go out before its pending manifest is written, and an upload that
  * arrives meanwhile hands its parts to the store executor behind it: no piece reaches the store
- * ahead of its snapshot, and the snapshot completes.
+ * ahead of its snapshot, and the snapshot completes. A chunk query that arrives meanwhile is
+ * answered behind it too.
  */
 class PendingWriteBehindStartTest {
 
@@ -98,9 +102,8 @@ class PendingWriteBehindStartTest {
     }
   }
 
-  @Test
-  void startCommandsGoOutBeforeThePendingWriteAndAnUploadsPartsAreWrittenBehindIt()
-      throws Exception {
+  /** The gated coordinator, with a and b joined. */
+  private CoordinatorGrpc.CoordinatorStub start() throws Exception {
     String name = InProcessServerBuilder.generateName();
     server =
         CoordinatorServer.start(
@@ -114,6 +117,13 @@ class PendingWriteBehindStartTest {
     b = new RawWorker(coordinator, "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);
     b.await(CoordinatorMessage::hasWelcome);
+    return coordinator;
+  }
+
+  @Test
+  void startCommandsGoOutBeforeThePendingWriteAndAnUploadsPartsAreWrittenBehindIt()
+      throws Exception {
+    var coordinator = start();
     AdminGrpc.AdminBlockingStub admin =
         AdminGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
 
@@ -158,5 +168,60 @@ class PendingWriteBehindStartTest {
     assertThat(writes).first().isEqualTo("createPending");
     assertThat(writes).last().isEqualTo("commit");
     assertThat(writes).contains("putCheckedStateChunk", "putWorkerMeta");
+  }
+
+  /**
+   * A FindChunks query is answered on its own thread once the store holds the snapshot; one that
+   * comes before, while the pending write is held, is answered behind it, not refused as NOT_FOUND.
+   */
+  @Test
+  void aChunkQueryBeforeThePendingWriteIsAnsweredBehindIt() throws Exception {
+    start();
+    var trigger =
+        AdminGrpc.newFutureStub(channel)
+            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance());
+    assertThat(pendingEntered.await(10, TimeUnit.SECONDS)).isTrue();
+    long id = a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
+    ChunkQuery query =
+        ChunkQuery.newBuilder()
+            .setSnapshotId(id)
+            .setWorkerId("a")
+            .addSha256(ByteString.copyFrom(new byte[32]))
+            .addSha256(ByteString.copyFrom(io.cutpoint.api.Sha256.of(new byte[] {1})))
+            .build();
+    CompletableFuture<ChunkAnswer> early = find(query);
+    Awaitility.await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !early.isDone()); // waiting behind the pending manifest
+
+    releasePending.countDown();
+    assertThat(early.get(20, TimeUnit.SECONDS).getMissingList()).containsExactly(0, 1);
+    assertThat(trigger.get(20, TimeUnit.SECONDS).getSnapshotId()).isEqualTo(id);
+    assertThat(find(query).get(20, TimeUnit.SECONDS).getMissingList())
+        .as("answered at once, now that the store holds the snapshot")
+        .containsExactly(0, 1);
+  }
+
+  private CompletableFuture<ChunkAnswer> find(ChunkQuery query) {
+    CompletableFuture<ChunkAnswer> answer = new CompletableFuture<>();
+    a.transfers()
+        .findChunks(
+            query,
+            new io.grpc.stub.StreamObserver<>() {
+              @Override
+              public void onNext(ChunkAnswer value) {
+                answer.complete(value);
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                answer.completeExceptionally(t);
+              }
+
+              @Override
+              public void onCompleted() {}
+            });
+    return answer;
   }
 }
