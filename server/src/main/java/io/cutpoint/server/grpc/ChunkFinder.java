@@ -52,7 +52,10 @@ final class ChunkFinder {
 
   /**
    * Holds the chunks the store has for the snapshot and answers with the others; false, without an
-   * answer, if the store has no such pending snapshot yet and {@code early}.
+   * answer, if {@code early} and the store does not hold the snapshot as pending. The loop listed
+   * it as pending, so the store has not finished opening it yet (or it ended meanwhile): only
+   * {@code cutpoint-store}, behind the pending manifest, can tell which. A worker takes NOT_FOUND
+   * and FAILED_PRECONDITION for "the snapshot ended" and drops it without a word.
    */
   private boolean answer(
       SnapshotStore store, ChunkQuery query, StreamObserver<ChunkAnswer> out, boolean early) {
@@ -75,6 +78,9 @@ final class ChunkFinder {
       }
       failure = Status.NOT_FOUND.withDescription("no pending snapshot " + id);
     } catch (NotPendingException e) {
+      if (early) {
+        return false; // e.g. the object store's manifest written, the snapshot not yet open there
+      }
       failure =
           Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is no longer pending");
     } catch (IllegalArgumentException e) {

@@ -18,6 +18,7 @@ import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.testing.InProcessCoordinator;
 import io.cutpoint.server.testing.RawWorker;
+import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.grpc.ManagedChannel;
@@ -50,6 +51,8 @@ class PendingWriteBehindStartTest {
   @TempDir Path dir;
   private final CountDownLatch pendingEntered = new CountDownLatch(1);
   private final CountDownLatch releasePending = new CountDownLatch(1);
+  private final java.util.concurrent.atomic.AtomicBoolean notYetOpen =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /** The store's writes, in the order they reach it. */
   private final List<String> writes = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -68,6 +71,12 @@ class PendingWriteBehindStartTest {
             (proxy, method, args) -> {
               if (method.getName().startsWith("put") || method.getName().equals("commit")) {
                 writes.add(method.getName());
+              }
+              if (method.getName().equals("holdChunks") && notYetOpen.getAndSet(false)) {
+                // as the object store answers between its manifest's write and the snapshot's
+                // opening: the manifest says PENDING, the pieces are not taken yet
+                throw new NotPendingException(
+                    (Long) args[0], SnapshotStatus.SNAPSHOT_STATUS_PENDING, "hold content chunks");
               }
               if (method.getName().equals("createPending")) {
                 pendingEntered.countDown();
@@ -201,6 +210,11 @@ class PendingWriteBehindStartTest {
     assertThat(find(query).get(20, TimeUnit.SECONDS).getMissingList())
         .as("answered at once, now that the store holds the snapshot")
         .containsExactly(0, 1);
+    notYetOpen.set(true);
+    assertThat(find(query).get(20, TimeUnit.SECONDS).getMissingList())
+        .as("a store that has the manifest but has not opened the snapshot yet: asked again behind")
+        .containsExactly(0, 1);
+    assertThat(notYetOpen).isFalse();
   }
 
   private CompletableFuture<ChunkAnswer> find(ChunkQuery query) {
