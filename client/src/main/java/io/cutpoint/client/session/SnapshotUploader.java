@@ -134,8 +134,8 @@ final class SnapshotUploader {
                               .withCause(e)));
               return;
             }
-            long chunked = System.nanoTime();
-            loop.execute(() -> findChunks(upload, snapshot, epoch, content, began, chunked));
+            CutState cut = new CutState(upload, snapshot, epoch, content, began, System.nanoTime());
+            loop.execute(() -> findChunks(cut));
           });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       upload.finish(null, Status.CANCELLED.withDescription("the worker's threads are stopping"));
@@ -144,33 +144,36 @@ final class SnapshotUploader {
   }
 
   /**
-   * On the loop: asks which chunks the coordinator lacks, then sends those. {@code began} and
-   * {@code chunked}: when the chunking thread began and ended cutting the state ({@link
-   * System#nanoTime()}).
+   * A state cut into chunks for {@code upload}: {@code began} and {@code chunked} are when the
+   * chunking thread began and ended cutting it ({@link System#nanoTime()}).
    */
-  private void findChunks(
+  private record CutState(
       Upload upload,
       CompletedLocalSnapshot snapshot,
       long epoch,
       StateContent content,
       long began,
-      long chunked) {
-    if (upload.finished) {
+      long chunked) {}
+
+  /** On the loop: asks which chunks the coordinator lacks, then sends those. */
+  private void findChunks(CutState cut) {
+    if (cut.upload().finished) {
       return; // cancelled while the state was cut
     }
-    List<ChunkRef> recipe = content.recipe();
+    List<ChunkRef> recipe = cut.content().recipe();
     ChunkQuery.Builder query =
         ChunkQuery.newBuilder()
-            .setSnapshotId(snapshot.cut().snapshotId())
-            .setWorkerId(snapshot.cut().workerId());
+            .setSnapshotId(cut.snapshot().cut().snapshotId())
+            .setWorkerId(cut.snapshot().cut().workerId());
     for (ChunkRef c : recipe) {
       query.addSha256(UnsafeByteOperations.unsafeWrap(c.sha256()));
     }
-    upload.context.run(
-        () ->
-            stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-                .findChunks(
-                    query.build(), new Answer(upload, snapshot, epoch, content, began, chunked)));
+    cut.upload()
+        .context
+        .run(
+            () ->
+                stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                    .findChunks(query.build(), new Answer(cut)));
   }
 
   /**
@@ -178,27 +181,11 @@ final class SnapshotUploader {
    * before content addressing (UNIMPLEMENTED) gets every byte, in numbered chunks.
    */
   private final class Answer implements StreamObserver<ChunkAnswer> {
-    private final Upload upload;
-    private final CompletedLocalSnapshot snapshot;
-    private final long epoch;
-    private final StateContent content;
-    private final long began;
-    private final long chunked;
+    private final CutState cut;
     private volatile ChunkAnswer answer;
 
-    Answer(
-        Upload upload,
-        CompletedLocalSnapshot snapshot,
-        long epoch,
-        StateContent content,
-        long began,
-        long chunked) {
-      this.upload = upload;
-      this.snapshot = snapshot;
-      this.epoch = epoch;
-      this.content = content;
-      this.began = began;
-      this.chunked = chunked;
+    Answer(CutState cut) {
+      this.cut = cut;
     }
 
     @Override
@@ -210,27 +197,29 @@ final class SnapshotUploader {
     public void onError(Throwable t) {
       Status status = Status.fromThrowable(t);
       if (status.getCode() == Status.Code.UNIMPLEMENTED) {
-        loop.execute(() -> upload.send(new UploadParts(snapshot, epoch, chunkBytes)));
+        loop.execute(
+            () -> cut.upload().send(new UploadParts(cut.snapshot(), cut.epoch(), chunkBytes)));
       } else {
-        loop.execute(() -> upload.finish(null, status));
+        loop.execute(() -> cut.upload().finish(null, status));
       }
     }
 
     @Override
     public void onCompleted() {
       ChunkAnswer a = answer;
-      ChunkingTimes times = new ChunkingTimes(began, chunked, System.nanoTime());
+      ChunkingTimes times = new ChunkingTimes(cut.began(), cut.chunked(), System.nanoTime());
       loop.execute(
           () -> {
-            int[] send = missing(a, content.recipe().size());
+            int[] send = missing(a, cut.content().recipe().size());
             if (send == null) {
-              upload.finish(
-                  null,
-                  Status.INTERNAL.withDescription(
-                      "the coordinator's list of missing chunks is not a list of ascending"
-                          + " positions"));
+              cut.upload()
+                  .finish(
+                      null,
+                      Status.INTERNAL.withDescription(
+                          "the coordinator's list of missing chunks is not a list of ascending"
+                              + " positions"));
             } else {
-              upload.sendChunks(snapshot, epoch, content, send, times);
+              cut.upload().sendChunks(cut.snapshot(), cut.epoch(), cut.content(), send, times);
             }
           });
     }
