@@ -15,7 +15,8 @@ import java.util.Optional;
  * Where a snapshot's time went, on one clock: the coordinator's, in milliseconds from the start
  * commands. The coordinator stamps when each piece's header arrived and when the whole piece was
  * delivered to its loop; each worker reports its own steps (capture began, captured, each channel
- * closed, complete) as times before it sent that header, so they are placed by the header's arrival
+ * closed, complete, and for a state cut into content chunks off its loop: cutting began, cut,
+ * chunks found) as times before it sent that header, so they are placed by the header's arrival
  * (the header's transit, a fraction of a millisecond on one network, counts as the worker's
  * upload). Pure: built from a manifest.
  *
