@@ -184,10 +184,13 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     } else {
       String reason = "upload failed: " + status.getCode() + ": " + status.getDescription();
       switch (status.getCode()) {
-        case NOT_FOUND, FAILED_PRECONDITION ->
-            // The snapshot is no longer pending (aborted, timed out): nothing to report.
-            log.info(
-                "worker {}: coordinator no longer takes snapshot {}: {}", workerId, id, status);
+        case NOT_FOUND, FAILED_PRECONDITION -> {
+          // The snapshot is no longer pending (aborted, timed out), as far as the call could tell.
+          // Reported all the same: the coordinator ignores it for a snapshot that ended, and one
+          // it still waits for then ends now, not at its timeout.
+          log.info("worker {}: coordinator no longer takes snapshot {}: {}", workerId, id, status);
+          reports.snapshotFailed(id, reason);
+        }
         default -> {
           if (closed) {
             log.info("worker {}: upload of snapshot {} ended by the close", workerId, id);

@@ -308,13 +308,24 @@ class SnapshotUploadTest {
     assertThat(failed.getSnapshotFailed().getReason()).contains("INTERNAL", "disk full");
   }
 
+  /**
+   * An upload refused as "no longer pending" is reported too: the coordinator ignores it for a
+   * snapshot that ended, and a snapshot it still waits for (a store that answered too early) then
+   * ends at once instead of at its timeout.
+   */
   @Test
-  void anUploadOfASnapshotNoLongerPendingIsNotReportedAsFailed() throws Exception {
+  void anUploadRefusedAsNoLongerPendingIsStillReported() throws Exception {
     fake.failUploads = Status.FAILED_PRECONDITION.withDescription("snapshot 41 was aborted");
     joined(SessionOptions.defaults());
     worker.listener().completed(Pieces.completed(41, Pieces.state(1000, 11)));
     await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
     assertThat(outcomes.get(0)).startsWith("failed 41").contains("FAILED_PRECONDITION");
-    assertThat(fake.received(BodyCase.SNAPSHOT_FAILED)).isEmpty();
+    WorkerMessage failed =
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED), l -> !l.isEmpty())
+            .get(0);
+    assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(41);
+    assertThat(failed.getSnapshotFailed().getReason()).contains("FAILED_PRECONDITION", "aborted");
   }
 }
