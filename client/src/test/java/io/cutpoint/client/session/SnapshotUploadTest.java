@@ -299,11 +299,7 @@ class SnapshotUploadTest {
     fake.failUploads = Status.INTERNAL.withDescription("disk full");
     joined(SessionOptions.defaults());
     worker.listener().completed(Pieces.completed(40, Pieces.state(1000, 10)));
-    WorkerMessage failed =
-        await()
-            .atMost(Duration.ofSeconds(5))
-            .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED), l -> !l.isEmpty())
-            .get(0);
+    WorkerMessage failed = firstSnapshotFailed();
     assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(40);
     assertThat(failed.getSnapshotFailed().getReason()).contains("INTERNAL", "disk full");
   }
@@ -320,12 +316,16 @@ class SnapshotUploadTest {
     worker.listener().completed(Pieces.completed(41, Pieces.state(1000, 11)));
     await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
     assertThat(outcomes.get(0)).startsWith("failed 41").contains("FAILED_PRECONDITION");
-    WorkerMessage failed =
-        await()
-            .atMost(Duration.ofSeconds(5))
-            .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED), l -> !l.isEmpty())
-            .get(0);
+    WorkerMessage failed = firstSnapshotFailed();
     assertThat(failed.getSnapshotFailed().getSnapshotId()).isEqualTo(41);
     assertThat(failed.getSnapshotFailed().getReason()).contains("FAILED_PRECONDITION", "aborted");
+  }
+
+  /** The first {@code snapshot_failed} the coordinator got, once it got one. */
+  private WorkerMessage firstSnapshotFailed() {
+    return await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> fake.received(BodyCase.SNAPSHOT_FAILED), l -> !l.isEmpty())
+        .get(0);
   }
 }

@@ -267,22 +267,21 @@ final class IncrementalReport {
     if (m.criticalPath().isEmpty()) {
       return;
     }
-    b.append("  ").append(what).append(": p50 ").append(BenchReport.ms(m.latency().p50()));
+    sum(b.append("  ").append(what).append(": p50 "), m.latency(), m.criticalPath());
+    if (!m.toUpload().isEmpty()) {
+      sum(b.append("    to upload "), m.criticalPath().get("to upload"), m.toUpload());
+    }
+  }
+
+  /** One line: {@code total} = each step's p50, joined by " + ". */
+  private static void sum(StringBuilder b, Samples total, Map<String, Samples> steps) {
+    b.append(BenchReport.ms(total.p50()));
     String sep = " = ";
-    for (var e : m.criticalPath().entrySet()) {
+    for (var e : steps.entrySet()) {
       b.append(sep).append(e.getKey()).append(' ').append(BenchReport.ms(e.getValue().p50()));
       sep = " + ";
     }
     b.append('\n');
-    if (!m.toUpload().isEmpty()) {
-      b.append("    to upload ").append(BenchReport.ms(m.criticalPath().get("to upload").p50()));
-      sep = " = ";
-      for (var e : m.toUpload().entrySet()) {
-        b.append(sep).append(e.getKey()).append(' ').append(BenchReport.ms(e.getValue().p50()));
-        sep = " + ";
-      }
-      b.append('\n');
-    }
   }
 
   /** The first failure's reason, if any snapshot failed. */
