@@ -118,6 +118,15 @@ public final class BenchCommand implements Callable<Integer> {
   Integer incrementalSamples;
 
   @Option(
+      names = "--warm-up-s",
+      paramLabel = "S",
+      description =
+          "Longest warm-up before the first measurement: unmeasured snapshots until the JIT has "
+              + "settled, at least 3 s (default 45; 0: none, the first rows then measure the JIT "
+              + "too).")
+  int warmUpSeconds = 45;
+
+  @Option(
       names = "--data-dir",
       paramLabel = "DIR",
       description = "Where the coordinators' temporary stores go (default: the system temp dir).")
@@ -170,6 +179,8 @@ public final class BenchCommand implements Callable<Integer> {
           err.flush();
         };
     Map<String, Double> phases = new LinkedHashMap<>();
+    WarmUpPhase.Result warmUp =
+        timed(phases, "warm-up", () -> WarmUpPhase.run(plan, progress, warmUpSeconds * 1000L));
     List<LatencyPhase.Row> latency =
         timed(phases, "latency", () -> LatencyPhase.run(plan, progress));
     // after the sweep: the raw paths are then as warm as the snapshots' were
@@ -191,6 +202,7 @@ public final class BenchCommand implements Callable<Integer> {
     BenchResults results =
         new BenchResults(
             (quick ? "quick" : "standard") + (noSync ? ", store not synced" : ""),
+            warmUp,
             limits,
             latency,
             overhead,
@@ -242,6 +254,9 @@ public final class BenchCommand implements Callable<Integer> {
           spec.commandLine(),
           "--incremental-kib takes one or two values of 4..262144 (a changed record is 4 KiB), got "
               + incrementalKib);
+    }
+    if (warmUpSeconds < 0 || warmUpSeconds > 600) {
+      throw new ParameterException(spec.commandLine(), "--warm-up-s must be 0..600");
     }
     if (incrementalSamples != null && incrementalSamples < 1) {
       throw new ParameterException(spec.commandLine(), "--incremental-samples must be at least 1");

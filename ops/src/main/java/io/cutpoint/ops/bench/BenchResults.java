@@ -10,6 +10,7 @@ import java.util.Optional;
  */
 record BenchResults(
     String mode,
+    WarmUpPhase.Result warmUp,
     LimitsPhase.Result limits,
     List<LatencyPhase.Row> latency,
     OverheadPhase.Result overhead,

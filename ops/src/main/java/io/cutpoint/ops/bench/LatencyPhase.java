@@ -49,13 +49,6 @@ final class LatencyPhase {
    */
   static final String TRIGGER_AND_REPLY = "trigger and reply";
 
-  /**
-   * Unmeasured snapshots of the first configuration before the sweep, for at least this long (and
-   * at least the plan's samples): the JIT compiles the snapshot path then, not during the first
-   * measured row.
-   */
-  static final long JIT_WARM_UP_NANOS = 3_000_000_000L;
-
   /** The cluster measured on the shared store too: a full mesh of this many workers. */
   static final int S3_WORKERS = 8;
 
@@ -71,11 +64,9 @@ final class LatencyPhase {
 
   static List<Row> run(BenchPlan plan, Consumer<String> progress) {
     List<Row> rows = new ArrayList<>();
-    boolean first = true;
     for (int n : plan.workers()) {
       for (Layout layout : List.of(Layout.ring(n), Layout.mesh(n))) {
-        rows.addAll(cluster(plan, progress, layout, true, first));
-        first = false;
+        rows.addAll(cluster(plan, progress, layout, true));
       }
     }
     if (plan.workers().contains(S3_WORKERS)) {
@@ -94,19 +85,18 @@ final class LatencyPhase {
       rows.add(at, s3);
     }
     for (int n : plan.idleRings()) {
-      rows.addAll(cluster(plan, progress, Layout.ring(n), false, first));
-      first = false;
+      rows.addAll(cluster(plan, progress, Layout.ring(n), false));
     }
     return rows;
   }
 
   /**
    * Every configuration of one layout; {@code full}: idle and traffic, with both states up to
-   * {@link BenchPlan#largeStateMaxWorkers()} workers; else 1 KiB idle. Large states are warmed up
-   * by one unmeasured snapshot in the first cluster only.
+   * {@link BenchPlan#largeStateMaxWorkers()} workers; else 1 KiB idle. The JIT was warmed up by
+   * {@link WarmUpPhase}; each 1 KiB row still begins with {@link #WARM_UP} unmeasured snapshots.
    */
   private static List<Row> cluster(
-      BenchPlan plan, Consumer<String> progress, Layout layout, boolean full, boolean first) {
+      BenchPlan plan, Consumer<String> progress, Layout layout, boolean full) {
     progress.accept(
         "snapshot latency: "
             + layout.ids().size()
@@ -125,9 +115,6 @@ final class LatencyPhase {
             }
             return idleRate[0];
           };
-      if (first) {
-        warmUp(c, plan.samples());
-      }
       List<Integer> states =
           full && layout.ids().size() <= plan.largeStateMaxWorkers()
               ? List.of(plan.smallStateBytes(), plan.largeStateBytes())
@@ -144,7 +131,7 @@ final class LatencyPhase {
                     state,
                     large ? plan.largeSamples() : plan.samples(),
                     traffic,
-                    large ? (first ? 1 : 0) : WARM_UP,
+                    large ? 0 : WARM_UP,
                     traffic ? null : idleCpuPerNano));
           } finally {
             if (t != null) {
@@ -155,21 +142,6 @@ final class LatencyPhase {
       }
     }
     return rows;
-  }
-
-  /**
-   * Unmeasured snapshots for {@link #JIT_WARM_UP_NANOS}, and at least {@code samples} of them: the
-   * JIT's first look at the snapshot path.
-   */
-  private static void warmUp(BenchCluster c, int samples) {
-    long end = System.nanoTime() + JIT_WARM_UP_NANOS;
-    for (int i = 0; i < samples || System.nanoTime() < end; i++) {
-      try {
-        c.coordinator().snapshot();
-      } catch (StatusRuntimeException e) { // refused, e.g. a session reconnecting on a busy machine
-        Pause.millis(10);
-      }
-    }
   }
 
   /**

@@ -43,6 +43,8 @@ class BenchCommandTest {
             "256,256",
             "--incremental-samples",
             "2",
+            "--warm-up-s",
+            "1",
             "--data-dir",
             dir.toString());
 
@@ -70,6 +72,11 @@ class BenchCommandTest {
           .contains("p", "snapshot_p50_ms", "snapshot_p99_ms", "throughput_ratio");
     }
     assertThat(dataflow.get(1).getAsJsonObject().get("p").getAsInt()).isEqualTo(3);
+    JsonObject warmUp = json.getAsJsonObject("warm_up");
+    assertThat(warmUp.get("snapshots").getAsInt()).as("the warm-up took snapshots").isPositive();
+    assertThat(warmUp.get("s").getAsDouble()).isBetween(1.0, 10.0);
+    assertThat(json.getAsJsonObject("phase_s").keySet()).startsWith("warm-up", "latency");
+    assertThat(r.out()).contains("warm-up: 1 s of");
     // 8 workers x ring and mesh x 2 state sizes x idle and traffic, and the mesh idle on S3
     assertThat(json.getAsJsonArray("latency")).hasSize(9);
     assertThat(r.out())
@@ -285,6 +292,9 @@ class BenchCommandTest {
     assertThat(kib.code()).isEqualTo(2);
     assertThat(kib.err()).contains("--incremental-kib takes one or two values of 4..262144");
 
+    Cli.Result warmUp = Cli.run("bench", "--warm-up-s", "-1");
+    assertThat(warmUp.code()).isEqualTo(2);
+    assertThat(warmUp.err()).contains("--warm-up-s must be 0..600");
     Cli.Result incSamples = Cli.run("bench", "--incremental-samples", "0");
     assertThat(incSamples.code()).isEqualTo(2);
     assertThat(incSamples.err()).contains("--incremental-samples must be at least 1");

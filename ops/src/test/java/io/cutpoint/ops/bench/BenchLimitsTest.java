@@ -99,6 +99,8 @@ class BenchLimitsTest {
             "--large-state-kib",
             "16",
             "--no-incremental",
+            "--warm-up-s",
+            "0",
             "--data-dir",
             dir.toString());
 
@@ -106,13 +108,19 @@ class BenchLimitsTest {
     assertThat(r.out()).doesNotContain("Incremental snapshots");
     assertThat(r.out())
         .contains(
-            "Limits of this machine", "p50/limit", "cpu/snap", "cpu ns/msg", "total wall time");
+            "Limits of this machine",
+            "p50/limit",
+            "cpu/snap",
+            "cpu ns/msg",
+            "total wall time",
+            "warm-up: none (--warm-up-s 0)");
     List<String> lines = r.out().lines().toList();
     JsonObject json = JsonParser.parseString(lines.get(lines.size() - 1)).getAsJsonObject();
 
     JsonObject phases = json.getAsJsonObject("phase_s");
     assertThat(phases.keySet())
-        .containsExactly("latency", "limits", "overhead", "dataplane", "recovery", "dataflow");
+        .containsExactly(
+            "warm-up", "latency", "limits", "overhead", "dataplane", "recovery", "dataflow");
     double phaseSum = 0;
     for (String phase : phases.keySet()) {
       phaseSum += phases.get(phase).getAsDouble();
