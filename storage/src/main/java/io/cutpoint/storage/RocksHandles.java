@@ -270,6 +270,11 @@ final class RocksHandles implements AutoCloseable {
     return List.of(stateChunks, channelStates, workerMeta);
   }
 
+  /** The families keyed by snapshot id: the manifests and the pieces. */
+  List<ColumnFamilyHandle> snapshotFamilies() {
+    return List.of(manifests, stateChunks, channelStates, workerMeta);
+  }
+
   @Override
   public void close() {
     // Order documented by RocksJava: column family handles, then the database, then options.

@@ -85,6 +85,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private final List<Long> abortedOnOpen;
   private final ReentrantReadWriteLock guard = new ReentrantReadWriteLock();
   private final Object manifestWrites = new Object();
+  private final TombstonePurge purge = new TombstonePurge();
   private final ConcurrentHashMap<Long, PieceLedger> pending = new ConcurrentHashMap<>();
   private boolean closed;
 
@@ -424,7 +425,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
                       batch -> content.dropUnreferenced(batch, p.contentInUse(), h -> inUse(h, p)));
                 }
               });
-          writer.compact(id);
+          writer.compact(id, id);
         });
   }
 
@@ -564,7 +565,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
             StoreParts.refuseDeletion(m.get(), metadata.rollback());
             deleteCommitted(snapshotId, rocks.durable, "delete snapshot " + snapshotId);
           }
-          writer.compact(snapshotId);
+          writer.compact(snapshotId, snapshotId);
           return true;
         });
   }
@@ -624,14 +625,18 @@ public final class RocksSnapshotStore implements SnapshotStore {
               throw rocks.fail("retention: sync the deletions", e);
             }
           }
+          List<Long> small = new ArrayList<>();
           for (long id : deleted) {
             // A forced compaction flushes the memtable (an SST write and its fsyncs) and runs after
-            // every commit: worth it for large pieces, not for a few KiB that RocksDB's own
-            // compactions drop with the range tombstone.
+            // every commit: worth it at once for large pieces; small ones are compacted together,
+            // once enough tombstones have gathered to slow the reads (TombstonePurge).
             if (bytes.getOrDefault(id, 0L) >= COMPACT_AFTER_RETENTION_BYTES) {
-              writer.compact(id);
+              writer.compact(id, id);
+            } else {
+              small.add(id);
             }
           }
+          purge.deleted(small).ifPresent(r -> writer.compact(r.first(), r.last()));
           return deleted;
         });
   }

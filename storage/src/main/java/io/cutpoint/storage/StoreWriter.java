@@ -49,14 +49,19 @@ final class StoreWriter {
     }
   }
 
-  /** Reclaims the space of a deleted snapshot's pieces. */
-  void compact(long id) {
+  /**
+   * Reclaims the space of deleted snapshots {@code first..last} and drops their tombstones: a
+   * compaction of that key range in the manifests and every piece family (it flushes their
+   * memtables first). Snapshots still stored in the range are rewritten, not lost.
+   */
+  void compact(long first, long last) {
     try {
-      for (ColumnFamilyHandle family : rocks.pieceFamilies()) {
-        rocks.db.compactRange(family, Keys.snapshot(id), Keys.snapshotEnd(id), rocks.compaction);
+      for (ColumnFamilyHandle family : rocks.snapshotFamilies()) {
+        rocks.db.compactRange(
+            family, Keys.snapshot(first), Keys.snapshotEnd(last), rocks.compaction);
       }
     } catch (RocksDBException e) {
-      throw rocks.fail("compact range of deleted snapshot " + id, e);
+      throw rocks.fail("compact the range of deleted snapshots " + first + ".." + last, e);
     }
   }
 
