@@ -31,9 +31,10 @@ import picocli.CommandLine.Spec;
           + "(content-defined chunks: the bytes uploaded and the latency when 0.1%%, 1%% or 10%% "
           + "of each state changed between snapshots, against full uploads).",
       "Prints tables (progress on stderr); with --json also one JSON object as the last line. "
-          + "The default run takes under 12 minutes, --quick under 210 s on a quiet machine "
-          + "(60 s of it the incremental snapshots); "
-          + "the last line of the tables gives the total wall time and each phase's."
+          + "The default run takes under 12 minutes, --quick about 2 minutes on a quiet machine "
+          + "(up to 45 s of it the warm-up, until the JIT has settled, and 30 to 60 s the "
+          + "incremental snapshots); the tables end with the total wall time, each phase's, and "
+          + "what the warm-up took."
     })
 public final class BenchCommand implements Callable<Integer> {
 

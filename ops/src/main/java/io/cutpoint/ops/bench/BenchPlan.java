@@ -87,7 +87,7 @@ record BenchPlan(
   }
 
   /**
-   * A short run (under 210 s on a quiet machine): fewer sizes, samples and shorter windows; P = 8
+   * A short run (about 2 minutes on a quiet machine, 45 s of it the warm-up): fewer sizes, samples and shorter windows; P = 8
    * of the dataflow is left to the full run (its snapshots took seconds each on a loaded machine).
    */
   static BenchPlan quick() {
