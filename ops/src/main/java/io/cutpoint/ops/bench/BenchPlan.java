@@ -87,8 +87,9 @@ record BenchPlan(
   }
 
   /**
-   * A short run (about 2 minutes on a quiet machine, 45 s of it the warm-up): fewer sizes, samples and shorter windows; P = 8
-   * of the dataflow is left to the full run (its snapshots took seconds each on a loaded machine).
+   * A short run (about 2 minutes on a quiet machine, 45 s of it the warm-up): fewer sizes, samples
+   * and shorter windows; P = 8 of the dataflow is left to the full run (its snapshots took seconds
+   * each on a loaded machine).
    */
   static BenchPlan quick() {
     return new BenchPlan(
