@@ -636,7 +636,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
               small.add(id);
             }
           }
-          purge.deleted(small).ifPresent(r -> writer.compact(r.first(), r.last()));
+          purge.deleted(small).forEach(r -> writer.compact(r.first(), r.last()));
           return deleted;
         });
   }
