@@ -192,7 +192,7 @@ final class LatencyPhase {
   }
 
   /** A snapshot, or null if the coordinator refused it. */
-  private static BenchCoordinator.Taken snapshotOrNull(BenchCluster c) {
+  static BenchCoordinator.Taken snapshotOrNull(BenchCluster c) {
     try {
       return c.coordinator().snapshot();
     } catch (StatusRuntimeException e) { // refused, e.g. a session reconnecting on a busy machine

@@ -1,6 +1,5 @@
 package io.cutpoint.ops.bench;
 
-import io.grpc.StatusRuntimeException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.function.Consumer;
@@ -72,7 +71,7 @@ final class WarmUpPhase {
       for (int round = 0; System.nanoTime() < max; round++) {
         long roundStart = System.nanoTime();
         long roundJit = timed ? jit.getTotalCompilationTime() : 0;
-        snapshots += round(c, plan, round % SETTINGS);
+        snapshots += round(c, plan, round % SETTINGS, Math.min(roundStart + ROUND_NANOS, max));
         wall[round % SETTINGS] = System.nanoTime() - roundStart;
         compiling[round % SETTINGS] =
             timed ? (jit.getTotalCompilationTime() - roundJit) * 1_000_000 : 0;
@@ -94,18 +93,19 @@ final class WarmUpPhase {
     return LongStream.of(compilingNanos).sum() < SETTLED_FRACTION * LongStream.of(wallNanos).sum();
   }
 
-  /** One round's snapshots: {@code kind} 0 idle, 1 under traffic, 2 with the large state. */
-  private static int round(BenchCluster c, BenchPlan plan, int kind) {
+  /**
+   * One round's snapshots, until {@code end} ({@link System#nanoTime()}): {@code kind} 0 idle, 1
+   * under traffic, 2 with the large state.
+   */
+  private static int round(BenchCluster c, BenchPlan plan, int kind, long end) {
     int state = kind == 2 ? plan.largeStateBytes() : plan.smallStateBytes();
     c.nodes().forEach(node -> ((BenchApp) node.app()).stateBytes(state));
     int taken = 0;
     try (Traffic t = kind == 1 ? Traffic.steady(LatencyPhase.routes(c), plan.steadyRate()) : null) {
-      long end = System.nanoTime() + ROUND_NANOS;
       while (System.nanoTime() < end) {
-        try {
-          c.coordinator().snapshot();
+        if (LatencyPhase.snapshotOrNull(c) != null) {
           taken++;
-        } catch (StatusRuntimeException e) { // refused, e.g. a session reconnecting
+        } else {
           Pause.millis(10);
         }
       }
