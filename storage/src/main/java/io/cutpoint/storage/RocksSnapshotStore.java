@@ -425,7 +425,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
                       batch -> content.dropUnreferenced(batch, p.contentInUse(), h -> inUse(h, p)));
                 }
               });
-          writer.compact(id, id);
+          writer.compactPieces(id);
         });
   }
 

@@ -1,6 +1,7 @@
 package io.cutpoint.storage;
 
 import io.cutpoint.api.v1.SnapshotManifest;
+import java.util.List;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -55,13 +56,22 @@ final class StoreWriter {
    * memtables first). Snapshots still stored in the range are rewritten, not lost.
    */
   void compact(long first, long last) {
+    compact(rocks.snapshotFamilies(), first, last);
+  }
+
+  /** Reclaims the space of an ended snapshot's pieces; its manifest stays, so it is left alone. */
+  void compactPieces(long id) {
+    compact(rocks.pieceFamilies(), id, id);
+  }
+
+  private void compact(List<ColumnFamilyHandle> families, long first, long last) {
     try {
-      for (ColumnFamilyHandle family : rocks.snapshotFamilies()) {
+      for (ColumnFamilyHandle family : families) {
         rocks.db.compactRange(
             family, Keys.snapshot(first), Keys.snapshotEnd(last), rocks.compaction);
       }
     } catch (RocksDBException e) {
-      throw rocks.fail("compact the range of deleted snapshots " + first + ".." + last, e);
+      throw rocks.fail("compact the range of snapshots " + first + ".." + last, e);
     }
   }
 
