@@ -209,6 +209,11 @@ final class BenchReport {
         ms(l.syncedCommit().p50()),
         ms(l.syncedCommit().p99()),
         l.syncedCommit().count());
+    lt.row(
+        "the same after " + LimitsPhase.IDLE_MILLIS + " ms idle (ms)",
+        ms(l.syncedCommitAfterIdle().p50()),
+        ms(l.syncedCommitAfterIdle().p99()),
+        l.syncedCommitAfterIdle().count());
     lt.row("loopback stream (MB/s)", mb(l.streamBytesPerSecond()), "", "");
     lt.row("RocksDB ingest (MB/s)", mb(l.ingestBytesPerSecond()), "", "");
     b.append(lt.render()).append('\n');
@@ -487,6 +492,8 @@ final class BenchReport {
             .put("unary_rtt_after_idle_ms_p99", l.unaryAfterIdle().p99())
             .put("synced_commit_ms_p50", l.syncedCommit().p50())
             .put("synced_commit_ms_p99", l.syncedCommit().p99())
+            .put("synced_commit_after_idle_ms_p50", l.syncedCommitAfterIdle().p50())
+            .put("synced_commit_after_idle_ms_p99", l.syncedCommitAfterIdle().p99())
             .put("stream_bytes_per_s", l.streamBytesPerSecond())
             .put("rocksdb_ingest_bytes_per_s", l.ingestBytesPerSecond()));
     List<Object> latency = new ArrayList<>();

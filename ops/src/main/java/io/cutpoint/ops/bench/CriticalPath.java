@@ -13,9 +13,10 @@ import java.util.Map;
  * The least time one snapshot of a layout can take on this machine, from the raw limits: the Admin
  * trigger and its answer (one unary round trip), the start command to the initiators (one hop), the
  * marker rounds (one hop per level, see {@link #markerDepth}), the uploads (one unary round trip,
- * all workers in parallel, plus the transfer, see {@link #transferMillis}) and the synced commit.
- * Nothing of Cutpoint's own work is in it, and no CPU contention: with many channels on few cores
- * the real floor is higher.
+ * all workers in parallel, plus the transfer, see {@link #transferMillis}) and the synced commit,
+ * as a periodic snapshot meets it: after the disk was quiet since the last one. Nothing of
+ * Cutpoint's own work is in it, and no CPU contention: with many channels on few cores the real
+ * floor is higher.
  */
 final class CriticalPath {
 
@@ -61,7 +62,7 @@ final class CriticalPath {
     return 2 * unary
         + (1 + markerDepth(layout)) * hop
         + transferMillis(layout.ids().size(), stateBytes, limits)
-        + limits.syncedCommit().p50();
+        + limits.syncedCommitAfterIdle().p50();
   }
 
   /**
