@@ -11,6 +11,7 @@ import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -21,9 +22,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Analyzes a stored snapshot: reads its manifest, every worker's declarations and every channel's
- * recording from the {@link SnapshotStore}, builds a {@link CutModel} and runs {@link CutAnalysis}.
- * The admin API's {@code Analyze} calls {@link #analyze(long)}.
+ * Analyzes a stored snapshot: reads its manifest, every worker's declarations and the recording of
+ * every channel that holds messages from the {@link SnapshotStore}, builds a {@link CutModel} and
+ * runs {@link CutAnalysis}. The admin API's {@code Analyze} calls {@link #analyze(long)}.
  *
  * <p>Only COMPLETE snapshots are analyzed: they are the cuts that passed verification, so they are
  * consistent and the stable properties found in them are real. Thread-safe (it keeps no state).
@@ -84,14 +85,31 @@ public final class SnapshotAnalyzer {
     }
 
     CutModel.Builder cut = CutModel.builder();
+    Map<ChannelId, Long> sent = new HashMap<>();
+    Map<ChannelId, Long> received = new HashMap<>();
     for (String worker : workers) {
       LocalSnapshotMeta meta = workerMeta(snapshotId, worker, pieceMeta);
-      meta.getSentList().forEach(c -> channels.add(ChannelId.of(worker, c.getPeer())));
-      meta.getReceivedList().forEach(c -> channels.add(ChannelId.of(c.getPeer(), worker)));
+      meta.getSentList().forEach(c -> sent.put(ChannelId.of(worker, c.getPeer()), c.getCount()));
+      meta.getReceivedList()
+          .forEach(c -> received.put(ChannelId.of(c.getPeer(), worker), c.getCount()));
       cut.worker(toWorker(worker, meta));
     }
-    for (Map.Entry<ChannelId, List<InTransitMessage>> e :
-        store.readChannels(snapshotId, channels).entrySet()) {
+    channels.addAll(sent.keySet());
+    channels.addAll(received.keySet());
+    // The cut was verified: each channel holds sent - received messages, so one whose counts are
+    // equal is empty and needs no read (in an idle cluster, none does).
+    List<ChannelId> toRead = new ArrayList<>();
+    for (ChannelId channel : channels) {
+      Long s = sent.get(channel);
+      if (s != null && s.equals(received.get(channel))) {
+        cut.channel(new CutModel.Channel(channel, 0, 0));
+      } else {
+        toRead.add(channel);
+      }
+    }
+    Map<ChannelId, List<InTransitMessage>> read =
+        toRead.isEmpty() ? Map.of() : store.readChannels(snapshotId, toRead);
+    for (Map.Entry<ChannelId, List<InTransitMessage>> e : read.entrySet()) {
       ChannelId channel = e.getKey();
       List<InTransitMessage> messages = e.getValue();
       long bytes = 0;

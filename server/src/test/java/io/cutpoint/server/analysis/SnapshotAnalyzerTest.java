@@ -210,6 +210,33 @@ class SnapshotAnalyzerTest {
   }
 
   @Test
+  void onlyTheChannelsThatHoldMessagesAreRead() {
+    long id = deadlockedTable().commit(store);
+
+    AnalyzeResponse r = analyzer.analyze(id);
+
+    assertThat(store.channelReads)
+        .as("d->e holds sent - received = 2 messages; the other four are empty by their counts")
+        .hasValue(1);
+    assertThat(r.getSummary().getPerChannelList()).hasSize(5);
+    assertThat(r.getSummary().getChannelBytes()).isEqualTo(16);
+  }
+
+  @Test
+  void anIdleCutIsAnalyzedWithoutReadingAChannel() {
+    long id =
+        new StoredCutWriter()
+            .worker("a", Activity.ACTIVITY_PASSIVE, 1)
+            .worker("b", Activity.ACTIVITY_PASSIVE, 1)
+            .channel("a", "b")
+            .channel("b", "a")
+            .commit(store);
+
+    assertThat(analyzer.analyze(id).getTermination().getTerminated()).isTrue();
+    assertThat(store.channelReads).hasValue(0);
+  }
+
+  @Test
   void analysingTwiceGivesTheSameAnswer() {
     long id = deadlockedTable().commit(store);
 

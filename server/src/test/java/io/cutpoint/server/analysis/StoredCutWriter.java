@@ -91,8 +91,12 @@ final class StoredCutWriter {
     long id = store.allocateSnapshotId();
     store.createPending(manifest(id, SnapshotStatus.SNAPSHOT_STATUS_PENDING, false));
     for (ChannelId c : channels) {
+      // a consistent cut: the receiver has all but what the channel holds
+      int inFlight = recordings.getOrDefault(c, List.of()).size();
       workers.get(c.from()).addSent(ChannelCounter.newBuilder().setPeer(c.to()).setCount(10));
-      workers.get(c.to()).addReceived(ChannelCounter.newBuilder().setPeer(c.from()).setCount(9));
+      workers
+          .get(c.to())
+          .addReceived(ChannelCounter.newBuilder().setPeer(c.from()).setCount(10 - inFlight));
     }
     if (!metaInManifestOnly) {
       workers.values().forEach(m -> store.putWorkerMeta(id, m.setSnapshotId(id).build()));
