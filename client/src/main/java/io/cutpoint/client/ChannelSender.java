@@ -1,6 +1,6 @@
 package io.cutpoint.client;
 
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.cutpoint.api.v1.Ack;
 import io.cutpoint.api.v1.ChannelGrpc;
 import io.cutpoint.api.v1.ChannelHeader;
@@ -284,14 +284,21 @@ final class ChannelSender {
     roomAgain();
   }
 
-  /** Appends a data message (the caller reserved room for it). Called under the engine lock. */
+  /**
+   * Appends a data message (the caller reserved room for it). Called under the engine lock. The
+   * frame wraps {@code payload} without copying it: it is the worker's own copy, made by {@link
+   * Worker#send}, and nothing writes to it afterwards.
+   */
   synchronized void appendData(long seq, byte[] payload) {
     reservedItems--;
     reservedBytes -= payload.length;
     Item item =
         Item.newBuilder()
             .setPosition(++lastPos)
-            .setData(DataMessage.newBuilder().setSeq(seq).setPayload(ByteString.copyFrom(payload)))
+            .setData(
+                DataMessage.newBuilder()
+                    .setSeq(seq)
+                    .setPayload(UnsafeByteOperations.unsafeWrap(payload)))
             .build();
     ring.add(item);
     dataItems++;

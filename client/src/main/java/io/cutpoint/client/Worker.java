@@ -216,13 +216,14 @@ public final class Worker implements WorkerControl, AutoCloseable {
       throw new IllegalStateException(
           "worker " + config.workerId + " is " + (closed ? "closed" : "not started"));
     }
+    // The worker's own copy: the frame wraps it (ChannelSender.appendData), so it is the only one.
     if (!loop.inLoop()) {
       return sender.claim(payload.clone()); // the event thread numbers it (claimsOf)
     }
     if (core.halted()) {
       return 0; // a handler of an epoch being rolled back
     }
-    return number(sender, sender.claimOnLoop(payload));
+    return number(sender, sender.claimOnLoop(payload.clone()));
   }
 
   /** On the event thread: numbers the application's claimed sends on {@code sender}. */
