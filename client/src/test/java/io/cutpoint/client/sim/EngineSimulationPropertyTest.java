@@ -104,7 +104,7 @@ class EngineSimulationPropertyTest {
       names = {"RING", "FULL_MESH", "DAG", "RANDOM_STRONGLY_CONNECTED"})
   void abortedSnapshotsLeaveNothingBehindAndTheOthersStillComplete(TopologyKind kind) {
     SimConfig config = SimConfig.defaults().withAbortPercent(40);
-    int aborted = 0, completedDespiteAbort = 0, complete = 0, snapshots = 0;
+    int aborted = 0, complete = 0, snapshots = 0;
     for (int i = 0; i < 300; i++) {
       SimResult r = EngineSimulation.run(kind, 5_000_000L + i, config, Fault.NONE);
       r.assertOk(); // non-aborted snapshots complete and verify; no engine records anything at
@@ -113,7 +113,7 @@ class EngineSimulationPropertyTest {
       complete += r.stats().completedCuts();
       snapshots += r.stats().snapshots();
     }
-    completedDespiteAbort = complete - (snapshots - aborted);
+    int completedDespiteAbort = complete - (snapshots - aborted);
     assertThat(aborted).isPositive();
     assertThat(complete).as("some aborted snapshots were cut short").isLessThan(snapshots);
     System.out.println(

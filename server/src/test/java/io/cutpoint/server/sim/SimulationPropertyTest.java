@@ -50,23 +50,14 @@ class SimulationPropertyTest {
 
   private static QuietLogs quiet;
   private static ExecutorService pool;
-  private static long processCpuStart;
 
   @BeforeAll
   static void quietAndThreads() {
     quiet = new QuietLogs();
-    processCpuStart = processCpuNanos();
     AtomicInteger n = new AtomicInteger();
     pool =
         Executors.newFixedThreadPool(
             THREADS, r -> new Thread(r, "simulation-" + n.incrementAndGet()));
-  }
-
-  /** The test JVM's CPU time: every thread's, the JIT compiler's and the collector's too. */
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
   }
 
   private static long cpuNanos() {
