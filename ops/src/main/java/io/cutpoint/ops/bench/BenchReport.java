@@ -347,6 +347,8 @@ final class BenchReport {
     b.append(rt.render())
         .append("peak heap ")
         .append(r.recovery().peakHeapBytes() >> 20)
+        .append(" MiB (rollbacks by download); with local copies, measured apart after them: ")
+        .append(r.recovery().localPeakHeapBytes() >> 20)
         .append(" MiB\n\n");
 
     b.append("Dataflow: P sources -> P keyed running sums, snapshots every 100 ms vs off\n");
@@ -465,6 +467,7 @@ final class BenchReport {
             .put("local_recovery_ratio", r.localRecoveryRatio())
             .put("peak_heap_mib_overhead", r.overhead().peakHeapBytes() >> 20)
             .put("peak_heap_mib_recovery", r.recovery().peakHeapBytes() >> 20)
+            .put("peak_heap_mib_local_recovery", r.recovery().localPeakHeapBytes() >> 20)
             .put("cpu_ms_per_snapshot_8_mesh", cpuPerSnapshot(8, "mesh"))
             .put("snapshot_p50_ms_2_ring", latency(2, "ring", false, Samples::p50))
             .put("snapshot_p50_ms_128_ring", latency(128, "ring", false, Samples::p50))

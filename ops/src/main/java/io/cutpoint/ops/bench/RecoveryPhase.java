@@ -51,63 +51,81 @@ final class RecoveryPhase {
     }
   }
 
-  /** Result of the phase: rows and the peak heap across them. */
-  record Result(List<Row> rows, long peakHeapBytes) {}
+  /**
+   * Result of the phase: rows, the peak heap across the rollbacks by download, and the peak heap
+   * across the local-copy clusters (measured after them, apart).
+   */
+  record Result(List<Row> rows, long peakHeapBytes, long localPeakHeapBytes) {}
 
   private RecoveryPhase() {}
 
   static Result run(BenchPlan plan, Consumer<String> progress) {
-    List<Row> rows = new ArrayList<>();
+    List<Row> remote = new ArrayList<>();
     HeapPeak.reset();
     for (int mib : plan.recoveryMib()) {
-      long total = (long) mib << 20;
-      int workers = plan.recoveryWorkers();
-      // The workers hold the state, the restore assembles a second copy before it replaces the
-      // first.
-      long needed = 3 * total + (256L << 20);
-      if (needed > HeapPeak.maxHeapBytes()) {
-        rows.add(
-            new Row(
-                total,
-                workers,
-                0,
-                0,
-                0,
-                "needs about "
-                    + (needed >> 20)
-                    + " MiB of heap, max is "
-                    + (HeapPeak.maxHeapBytes() >> 20)
-                    + " MiB (run with a larger -Xmx)"));
+      remote.add(byDownload(plan, (long) mib << 20, progress));
+    }
+    long peak = HeapPeak.peakBytes();
+    // Local copies on clusters of their own, after every download's: the peak above stays that of
+    // the rollbacks by download alone, and the local copies' peak is measured apart.
+    HeapPeak.reset();
+    List<Row> rows = new ArrayList<>();
+    for (Row r : remote) {
+      if (r.skipped() != null) {
+        rows.add(r);
         continue;
       }
-      progress.accept("recovery: " + mib + " MiB over " + workers + " workers");
-      int perWorker = (int) (total / workers);
-      // Small states: the median of three, as one run is at the mercy of the scheduler.
-      int repeats = total <= (128L << 20) ? 3 : 1;
-      Row remote;
-      try (BenchCluster c =
-          BenchCluster.start(Layout.ring(workers), plan, id -> new BenchApp(perWorker))) {
-        remote = remote(c, total, workers, repeats);
-      }
+      int mib = (int) (r.totalBytes() >> 20);
+      progress.accept("recovery: " + mib + " MiB over " + r.workers() + " workers, local copies");
+      int perWorker = (int) (r.totalBytes() / r.workers());
+      double local = localRollback(plan, r.workers(), perWorker, repeats(r.totalBytes()));
+      rows.add(
+          new Row(
+              r.totalBytes(),
+              r.workers(),
+              r.rollbackMillis(),
+              r.serverMillis(),
+              r.baselineMillis(),
+              null,
+              local));
       System.gc();
-      if (remote.skipped() == null) {
-        // a cluster of its own, once the first one's states are gone
-        progress.accept("recovery: " + mib + " MiB over " + workers + " workers, local copies");
-        double local = localRollback(plan, workers, perWorker, repeats);
-        remote =
-            new Row(
-                total,
-                workers,
-                remote.rollbackMillis(),
-                remote.serverMillis(),
-                remote.baselineMillis(),
-                null,
-                local);
-        System.gc();
-      }
-      rows.add(remote);
     }
-    return new Result(rows, HeapPeak.peakBytes());
+    return new Result(rows, peak, HeapPeak.peakBytes());
+  }
+
+  /** Small states: the median of three, as one run is at the mercy of the scheduler. */
+  private static int repeats(long total) {
+    return total <= (128L << 20) ? 3 : 1;
+  }
+
+  /** The rollback by download of {@code total} bytes over the workers, or why it was skipped. */
+  private static Row byDownload(BenchPlan plan, long total, Consumer<String> progress) {
+    int workers = plan.recoveryWorkers();
+    // The workers hold the state, the restore assembles a second copy before it replaces the
+    // first.
+    long needed = 3 * total + (256L << 20);
+    if (needed > HeapPeak.maxHeapBytes()) {
+      return new Row(
+          total,
+          workers,
+          0,
+          0,
+          0,
+          "needs about "
+              + (needed >> 20)
+              + " MiB of heap, max is "
+              + (HeapPeak.maxHeapBytes() >> 20)
+              + " MiB (run with a larger -Xmx)");
+    }
+    progress.accept("recovery: " + (total >> 20) + " MiB over " + workers + " workers");
+    int perWorker = (int) (total / workers);
+    Row row;
+    try (BenchCluster c =
+        BenchCluster.start(Layout.ring(workers), plan, id -> new BenchApp(perWorker))) {
+      row = remote(c, total, workers, repeats(total));
+    }
+    System.gc();
+    return row;
   }
 
   /** Rollbacks by download of one snapshot of {@code c}, next to read-and-ship of its bytes. */

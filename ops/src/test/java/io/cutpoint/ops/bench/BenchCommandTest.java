@@ -59,7 +59,9 @@ class BenchCommandTest {
             "snapshot_p99_ms_8_mesh",
             "snapshot_p50_ms_8_mesh_s3",
             "snapshot_p99_ms_8_mesh_s3",
-            "recovery_ratio")) {
+            "recovery_ratio",
+            "peak_heap_mib_recovery",
+            "peak_heap_mib_local_recovery")) {
       assertThat(json.get(key)).as(key).isNotNull();
       assertThat(json.get(key).isJsonPrimitive()).as(key + " is a number").isTrue();
       assertThat(json.get(key).getAsDouble()).as(key).isPositive();
