@@ -45,7 +45,8 @@ final class WarmUpPhase {
   private WarmUpPhase() {}
 
   /**
-   * Warms up for at most {@code maxMillis} (at least {@link #MIN_NANOS} or that); 0: not at all.
+   * Warms up in rounds for at most {@code maxMillis} (at least {@link #MIN_NANOS} or that), counted
+   * once its cluster has started; 0: not at all.
    */
   static Result run(BenchPlan plan, Consumer<String> progress, long maxMillis) {
     if (maxMillis == 0) {
@@ -59,8 +60,6 @@ final class WarmUpPhase {
     boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
     long start = System.nanoTime();
     long jit0 = timed ? jit.getTotalCompilationTime() : 0;
-    long max = start + maxMillis * 1_000_000;
-    long min = Math.min(start + MIN_NANOS, max);
     int snapshots = 0;
     boolean settled = false;
     long[] wall = new long[SETTINGS];
@@ -68,6 +67,10 @@ final class WarmUpPhase {
     try (BenchCluster c =
         BenchCluster.start(
             Layout.mesh(WORKERS), plan, id -> new BenchApp(plan.smallStateBytes()))) {
+      // the rounds get the whole budget: a cluster slow to start must not leave them none
+      long roundsStart = System.nanoTime();
+      long max = roundsStart + maxMillis * 1_000_000;
+      long min = Math.min(roundsStart + MIN_NANOS, max);
       for (int round = 0; System.nanoTime() < max; round++) {
         long roundStart = System.nanoTime();
         long roundJit = timed ? jit.getTotalCompilationTime() : 0;
