@@ -28,14 +28,14 @@ class SendCopiesPayloadTest {
     a =
         Worker.builder("a")
             .outgoing(List.of("b"))
-            .stateHandler(new Nothing())
+            .stateHandler(new NoState())
             .messageHandler((from, seq, payload) -> {})
             .build()
             .start();
     b =
         Worker.builder("b")
             .incoming(List.of("a"))
-            .stateHandler(new Nothing())
+            .stateHandler(new NoState())
             .messageHandler(
                 (from, seq, payload) -> delivered.add(new String(payload, StandardCharsets.UTF_8)))
             .build()
@@ -77,16 +77,5 @@ class SendCopiesPayloadTest {
         });
     await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == 1);
     assertThat(delivered).containsExactly("loop-one");
-  }
-
-  /** A worker whose state is empty. */
-  private static final class Nothing implements StateHandler {
-    @Override
-    public byte[] capture() {
-      return new byte[0];
-    }
-
-    @Override
-    public void restore(byte[] state) {}
   }
 }

@@ -41,6 +41,12 @@ final class RecoveryPhase {
       this(totalBytes, workers, rollbackMillis, serverMillis, baselineMillis, skipped, 0);
     }
 
+    /** The same row with a local-recovery rollback's time. */
+    Row withLocal(double localMillis) {
+      return new Row(
+          totalBytes, workers, rollbackMillis, serverMillis, baselineMillis, skipped, localMillis);
+    }
+
     double ratio() {
       return baselineMillis == 0 ? Double.NaN : rollbackMillis / baselineMillis;
     }
@@ -79,15 +85,7 @@ final class RecoveryPhase {
       progress.accept("recovery: " + mib + " MiB over " + r.workers() + " workers, local copies");
       int perWorker = (int) (r.totalBytes() / r.workers());
       double local = localRollback(plan, r.workers(), perWorker, repeats(r.totalBytes()));
-      rows.add(
-          new Row(
-              r.totalBytes(),
-              r.workers(),
-              r.rollbackMillis(),
-              r.serverMillis(),
-              r.baselineMillis(),
-              null,
-              local));
+      rows.add(r.withLocal(local));
       System.gc();
     }
     return new Result(rows, peak, HeapPeak.peakBytes());
