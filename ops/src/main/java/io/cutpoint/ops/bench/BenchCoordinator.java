@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.ops.local.LocalSharedStore;
+import io.cutpoint.ops.local.ScratchDirs;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.storage.RocksSnapshotStore;
@@ -23,9 +24,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * An embedded coordinator on a loopback port over a temporary RocksDB store, or over the shared
@@ -129,7 +128,7 @@ final class BenchCoordinator implements AutoCloseable {
           throw e;
         }
       } catch (IOException | RuntimeException e) {
-        deleteTree(dir);
+        ScratchDirs.delete(dir);
         throw e;
       }
     } catch (IOException e) {
@@ -223,14 +222,6 @@ final class BenchCoordinator implements AutoCloseable {
     if (shared != null) {
       shared.close();
     }
-    deleteTree(dataDir);
-  }
-
-  static void deleteTree(Path dir) {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      System.err.println("cutpoint bench: could not delete " + dir + ": " + e.getMessage());
-    }
+    ScratchDirs.delete(dataDir);
   }
 }

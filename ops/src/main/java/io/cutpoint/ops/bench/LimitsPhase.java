@@ -5,6 +5,7 @@ import io.cutpoint.api.v1.DataMessage;
 import io.cutpoint.api.v1.Frame;
 import io.cutpoint.api.v1.Item;
 import io.cutpoint.api.v1.Marker;
+import io.cutpoint.ops.local.ScratchDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -119,7 +120,7 @@ final class LimitsPhase {
     } catch (RocksDBException e) {
       throw new IllegalStateException("raw RocksDB measurement failed: " + e.getMessage(), e);
     } finally {
-      BenchCoordinator.deleteTree(dir);
+      ScratchDirs.delete(dir);
     }
     return new Result(hop, unary, afterIdle, commit, commitAfterIdle, stream, ingest);
   }

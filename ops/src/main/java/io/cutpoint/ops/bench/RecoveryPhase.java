@@ -5,6 +5,7 @@ import io.cutpoint.api.v1.DataMessage;
 import io.cutpoint.api.v1.Frame;
 import io.cutpoint.api.v1.Item;
 import io.cutpoint.api.v1.RollbackResponse;
+import io.cutpoint.ops.local.ScratchDirs;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -192,15 +193,7 @@ final class RecoveryPhase {
       }
       return local.p50();
     } finally {
-      deleteTree(dir);
-    }
-  }
-
-  private static void deleteTree(java.nio.file.Path dir) {
-    try (java.util.stream.Stream<java.nio.file.Path> all = java.nio.file.Files.walk(dir)) {
-      all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (java.io.IOException e) {
-      // a temporary directory; the OS cleans it eventually
+      ScratchDirs.delete(dir);
     }
   }
 

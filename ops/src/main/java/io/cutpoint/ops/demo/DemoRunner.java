@@ -12,6 +12,7 @@ import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.admin.GrpcErrors;
 import io.cutpoint.ops.format.Human;
 import io.cutpoint.ops.format.Json;
+import io.cutpoint.ops.local.ScratchDirs;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.grpc.Status;
@@ -23,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -32,7 +32,6 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 /**
  * Runs the bank demo: a coordinator (embedded, or the one at {@code --connect}), the bank workers,
@@ -527,19 +526,7 @@ public final class DemoRunner {
     }
     registry.close();
     if (tempDir != null) {
-      deleteTree(tempDir);
-    }
-  }
-
-  static void deleteTree(Path dir) {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      List<Path> all = new ArrayList<>(paths.toList());
-      all.sort(Comparator.reverseOrder());
-      for (Path p : all) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      System.err.println("cutpoint: could not delete " + dir + ": " + e.getMessage());
+      ScratchDirs.delete(tempDir);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.cutpoint.ops.http;
 
+import io.cutpoint.ops.local.ScratchDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -82,15 +83,7 @@ final class Browser implements AutoCloseable {
     try {
       driver.quit();
     } finally {
-      deleteTree(profile);
-    }
-  }
-
-  private static void deleteTree(Path dir) {
-    try (var walk = Files.walk(dir)) {
-      walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // Best effort: the profile is in the temporary directory.
+      ScratchDirs.delete(profile);
     }
   }
 }

@@ -11,6 +11,7 @@ import io.cutpoint.ops.CliFailure;
 import io.cutpoint.ops.ExitCodes;
 import io.cutpoint.ops.admin.GrpcErrors;
 import io.cutpoint.ops.format.Json;
+import io.cutpoint.ops.local.ScratchDirs;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
 import io.grpc.ManagedChannel;
@@ -22,11 +23,9 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 /**
  * The deadlock demo: dining philosophers over the worker SDK on an embedded coordinator. Every
@@ -160,7 +159,7 @@ public final class DeadlockDemo {
       }
       registry.close();
       if (dir != null) {
-        deleteTree(dir);
+        ScratchDirs.delete(dir);
       }
     }
   }
@@ -339,16 +338,6 @@ public final class DeadlockDemo {
       channel.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void deleteTree(Path dir) {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      System.err.println("cutpoint: could not delete " + dir + ": " + e.getMessage());
     }
   }
 
