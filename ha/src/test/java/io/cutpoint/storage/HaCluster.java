@@ -49,7 +49,7 @@ final class HaCluster implements AutoCloseable {
 
   HaCluster(Path dataDir) throws Exception {
     this.dataDir = dataDir;
-    zk = new TestingCluster(3);
+    zk = ZooKeeperForTests.cluster(3, -1);
     zk.start();
     s3 = new S3Server();
     s3.createBucket(BUCKET);

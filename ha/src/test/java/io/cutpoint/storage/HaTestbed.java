@@ -29,7 +29,7 @@ final class HaTestbed implements AutoCloseable {
   private final List<S3SnapshotStore> stores = new ArrayList<>();
 
   HaTestbed() throws Exception {
-    zkServer = new TestingServer(true);
+    zkServer = ZooKeeperForTests.server();
     zk =
         CuratorFrameworkFactory.newClient(
             zkServer.getConnectString(), new ExponentialBackoffRetry(100, 3));

@@ -81,7 +81,7 @@ class LeaderElectionTest {
     List<CuratorFramework> clients = new ArrayList<>();
     List<LeaderElection> elections = new ArrayList<>();
     List<Heard> heard = List.of(new Heard(), new Heard(), new Heard());
-    TestingCluster cluster = new TestingCluster(3);
+    TestingCluster cluster = ZooKeeperForTests.cluster(3, -1);
     S3Server s3 = new S3Server();
     try {
       cluster.start();
@@ -149,7 +149,7 @@ class LeaderElectionTest {
   @Test
   void aSuspendedConnectionRevokesAtOnceAndReconnectingLeadsUnderANewerTerm() throws Exception {
     Heard heard = new Heard();
-    try (TestingServer server = new TestingServer(true)) {
+    try (TestingServer server = ZooKeeperForTests.server()) {
       CuratorFramework zk = client(server.getConnectString());
       LeaderElection election = LeaderElection.start(zk, BASE, "only", heard);
       try {

@@ -2,8 +2,11 @@ package io.cutpoint.ops.local;
 
 import io.cutpoint.ha.S3SnapshotStore;
 import io.cutpoint.ha.Terms;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -26,6 +29,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * signatures checked) with one bucket, and a ZooKeeper server (curator-test's {@link
  * TestingServer}, in a temporary directory), with a client of each. {@link #close()} stops all of
  * it and deletes the directory.
+ *
+ * <p>ZooKeeper's embedded server writes its configuration file next to its data directory, and
+ * never deletes it; so the data directory is a subdirectory of the one this deletes.
  */
 public final class LocalSharedStore implements AutoCloseable {
   /** The bucket it creates. */
@@ -36,6 +42,7 @@ public final class LocalSharedStore implements AutoCloseable {
 
   public static final String SECRET_KEY = "cutpoint-local-secret";
 
+  private final Path zkDir;
   private final TestingServer zkServer;
   private final CuratorFramework zk;
   private final BlobStoreContext blobs;
@@ -43,11 +50,13 @@ public final class LocalSharedStore implements AutoCloseable {
   private final S3Client s3;
 
   private LocalSharedStore(
+      Path zkDir,
       TestingServer zkServer,
       CuratorFramework zk,
       BlobStoreContext blobs,
       S3Proxy proxy,
       S3Client s3) {
+    this.zkDir = zkDir;
     this.zkServer = zkServer;
     this.zk = zk;
     this.blobs = blobs;
@@ -57,13 +66,16 @@ public final class LocalSharedStore implements AutoCloseable {
 
   /** Starts both servers and creates {@link #BUCKET}. */
   public static LocalSharedStore start() {
+    Path zkDir = null;
     TestingServer zkServer = null;
     CuratorFramework zk = null;
     BlobStoreContext blobs = null;
     S3Proxy proxy = null;
     try {
       // ticking every 250 ms, the server grants sessions of 0.5 to 5 s (the demo's leaders: 3 s)
-      zkServer = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 250, -1), true);
+      zkDir = Files.createTempDirectory("cutpoint-zk");
+      File data = Files.createDirectory(zkDir.resolve("data")).toFile();
+      zkServer = new TestingServer(new InstanceSpec(data, -1, -1, -1, true, -1, 250, -1), true);
       zk =
           CuratorFrameworkFactory.newClient(
               zkServer.getConnectString(), new ExponentialBackoffRetry(100, 3));
@@ -86,13 +98,13 @@ public final class LocalSharedStore implements AutoCloseable {
       proxy.start();
       S3Client s3 = client(proxy.getPort());
       s3.createBucket(b -> b.bucket(BUCKET));
-      return new LocalSharedStore(zkServer, zk, blobs, proxy, s3);
+      return new LocalSharedStore(zkDir, zkServer, zk, blobs, proxy, s3);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      stop(zkServer, zk, blobs, proxy);
+      stop(zkDir, zkServer, zk, blobs, proxy);
       throw new IllegalStateException("interrupted while starting the local shared store", e);
     } catch (Exception e) {
-      stop(zkServer, zk, blobs, proxy);
+      stop(zkDir, zkServer, zk, blobs, proxy);
       throw new IllegalStateException("cannot start the local shared store: " + e, e);
     }
   }
@@ -148,11 +160,15 @@ public final class LocalSharedStore implements AutoCloseable {
   @Override
   public void close() {
     s3.close();
-    stop(zkServer, zk, blobs, proxy);
+    stop(zkDir, zkServer, zk, blobs, proxy);
   }
 
   private static void stop(
-      TestingServer zkServer, CuratorFramework zk, BlobStoreContext blobs, S3Proxy proxy) {
+      Path zkDir,
+      TestingServer zkServer,
+      CuratorFramework zk,
+      BlobStoreContext blobs,
+      S3Proxy proxy) {
     if (zk != null) {
       zk.close();
     }
@@ -172,6 +188,9 @@ public final class LocalSharedStore implements AutoCloseable {
       } catch (IOException e) {
         System.err.println("cutpoint: stopping the local ZooKeeper server failed: " + e);
       }
+    }
+    if (zkDir != null) {
+      ScratchDirs.delete(zkDir);
     }
   }
 }

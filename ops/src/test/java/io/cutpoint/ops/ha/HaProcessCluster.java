@@ -7,13 +7,13 @@ import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.ha.node.HaCoordinator;
 import io.cutpoint.ops.demo.SnapshotChecker;
 import io.cutpoint.storage.S3Server;
+import io.cutpoint.storage.ZooKeeperForTests;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
 /**
@@ -45,7 +45,7 @@ final class HaProcessCluster implements AutoCloseable {
   static final int TICK_MS = Integer.getInteger("cutpoint.ha.zk.tick-ms", -1);
 
   HaProcessCluster(Path dir) throws Exception {
-    zk = TICK_MS > 0 ? new TestingCluster(ensemble(3, TICK_MS)) : new TestingCluster(3);
+    zk = ZooKeeperForTests.cluster(3, TICK_MS);
     S3Server s3server = null;
     CoordinatorProcesses processes = null;
     CuratorFramework c = null;
@@ -70,14 +70,6 @@ final class HaProcessCluster implements AutoCloseable {
     nodes = processes;
     client = c;
     audit = new CatalogAudit(client, CoordinatorProcesses.CLUSTER);
-  }
-
-  private static List<InstanceSpec> ensemble(int servers, int tickMs) {
-    List<InstanceSpec> specs = new java.util.ArrayList<>();
-    for (int i = 1; i <= servers; i++) {
-      specs.add(new InstanceSpec(null, -1, -1, -1, true, i, tickMs, -1));
-    }
-    return specs;
   }
 
   /** Starts three coordinators and the bank, and waits for a first snapshot of every account. */

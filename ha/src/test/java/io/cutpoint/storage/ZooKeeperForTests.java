@@ -1,0 +1,84 @@
+package io.cutpoint.storage;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * curator-test's ZooKeeper servers with every file they write inside one temporary directory, which
+ * their {@code close()} deletes once they have stopped.
+ *
+ * <p>ZooKeeper's embedded server writes a {@code zookeeper.configuration*.properties} file next to
+ * its data directory and never deletes it. With curator-test's default data directories, that is
+ * the machine's /tmp itself: every test run left one file there per server started.
+ */
+public final class ZooKeeperForTests {
+
+  private ZooKeeperForTests() {}
+
+  /** One started server on an ephemeral port. */
+  public static TestingServer server() throws Exception {
+    Path root = Files.createTempDirectory("cutpoint-zk");
+    try {
+      return new TestingServer(spec(root, 1, -1, -1), true) {
+        @Override
+        public void close() throws IOException {
+          try {
+            super.close();
+          } finally {
+            deleteTree(root);
+          }
+        }
+      };
+    } catch (Exception | Error e) {
+      deleteTree(root);
+      throw e;
+    }
+  }
+
+  /**
+   * An ensemble of {@code servers}, not yet started, each ticking every {@code tickMs} ms
+   * (curator-test's default, 1 s, when -1).
+   */
+  public static TestingCluster cluster(int servers, int tickMs) throws IOException {
+    Path root = Files.createTempDirectory("cutpoint-zk");
+    List<InstanceSpec> specs = new ArrayList<>();
+    for (int i = 1; i <= servers; i++) {
+      specs.add(spec(root, i, i, tickMs));
+    }
+    return new TestingCluster(specs) {
+      @Override
+      public void close() throws IOException {
+        try {
+          super.close();
+        } finally {
+          deleteTree(root);
+        }
+      }
+    };
+  }
+
+  private static InstanceSpec spec(Path root, int n, int serverId, int tickMs) throws IOException {
+    File data = Files.createDirectories(root.resolve("server-" + n)).toFile();
+    return new InstanceSpec(data, -1, -1, -1, true, serverId, tickMs, -1);
+  }
+
+  private static void deleteTree(Path root) {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + root, e);
+    }
+  }
+}

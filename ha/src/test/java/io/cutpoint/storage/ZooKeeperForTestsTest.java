@@ -1,0 +1,44 @@
+package io.cutpoint.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cutpoint.ha.node.HaCoordinator;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+
+class ZooKeeperForTestsTest {
+
+  @Test
+  void aServerAndAnEnsembleLeaveNoFileInTheTemporaryDirectoryOnceClosed() throws Exception {
+    Set<Path> before = zooKeeperFiles();
+    try (TestingServer server = ZooKeeperForTests.server()) {
+      answers(server.getConnectString());
+    }
+    try (TestingCluster cluster = ZooKeeperForTests.cluster(3, -1)) {
+      cluster.start();
+      answers(cluster.getConnectString());
+    }
+    assertThat(zooKeeperFiles()).as("files ZooKeeper wrote into /tmp").isSubsetOf(before);
+  }
+
+  private static void answers(String connectString) throws Exception {
+    try (CuratorFramework zk = HaCoordinator.zookeeper(connectString)) {
+      assertThat(zk.checkExists().forPath("/")).isNotNull();
+    }
+  }
+
+  private static Set<Path> zooKeeperFiles() throws IOException {
+    try (Stream<Path> all = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      return all.filter(p -> p.getFileName().toString().startsWith("zookeeper.configuration"))
+          .collect(Collectors.toSet());
+    }
+  }
+}
