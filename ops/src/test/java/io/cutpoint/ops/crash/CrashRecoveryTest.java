@@ -85,6 +85,7 @@ class CrashRecoveryTest {
               "coordinator",
               CrashCoordinatorMain.class,
               List.of(tmp.resolve("coordinator.port").toString(), data.toString(), "400", "60000"),
+              tmp.resolve("coordinator.tmp"),
               ledger::accept));
       await().atMost(RECOVERY).until(ledger::coordinatorReady);
       int port = ledger.coordinatorPort(); // bound as port 0; restarts bind it again
@@ -104,6 +105,7 @@ class CrashRecoveryTest {
                     String.join(",", peers),
                     String.valueOf(BALANCE),
                     String.valueOf(seed++)),
+                tmp.resolve(w + ".tmp"),
                 ledger::accept));
       }
       await().atMost(RECOVERY).ignoreExceptions().until(() -> healthy(0));

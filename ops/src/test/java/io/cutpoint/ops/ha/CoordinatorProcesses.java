@@ -237,6 +237,7 @@ final class CoordinatorProcesses implements AutoCloseable {
                 "AWS_ACCESS_KEY_ID", S3Server.ACCESS_KEY,
                 "AWS_SECRET_ACCESS_KEY", S3Server.SECRET_KEY,
                 "CUTPOINT_LOG_LEVEL", "INFO"),
+            dir.resolve(node.name() + ".tmp"),
             (name, line) -> line(node, line));
     node.process = p;
     p.start();

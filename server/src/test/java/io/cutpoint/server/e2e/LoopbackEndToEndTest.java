@@ -122,6 +122,9 @@ class LoopbackEndToEndTest {
     child =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // killed with -9 below, the child runs no exit hook: what it extracts into its
+                // temporary directory (RocksDB's native library) must be in the test's
+                "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("child.tmp")),
                 "-cp",
                 System.getProperty("java.class.path"),
                 CoordinatorMain.class.getName(),
