@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -65,6 +67,14 @@ public final class ZooKeeperForTests {
         }
       }
     };
+  }
+
+  /** The configuration files that ZooKeeper's embedded servers left in {@code java.io.tmpdir}. */
+  public static Set<Path> filesLeftInTmp() throws IOException {
+    try (Stream<Path> all = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      return all.filter(p -> p.getFileName().toString().startsWith("zookeeper.configuration"))
+          .collect(Collectors.toSet());
+    }
   }
 
   private static InstanceSpec spec(Path root, int n, int serverId, int tickMs) throws IOException {

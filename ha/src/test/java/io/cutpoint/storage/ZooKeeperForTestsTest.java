@@ -3,12 +3,8 @@ package io.cutpoint.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cutpoint.ha.node.HaCoordinator;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -18,7 +14,7 @@ class ZooKeeperForTestsTest {
 
   @Test
   void aServerAndAnEnsembleLeaveNoFileInTheTemporaryDirectoryOnceClosed() throws Exception {
-    Set<Path> before = zooKeeperFiles();
+    Set<Path> before = ZooKeeperForTests.filesLeftInTmp();
     try (TestingServer server = ZooKeeperForTests.server()) {
       answers(server.getConnectString());
     }
@@ -26,19 +22,14 @@ class ZooKeeperForTestsTest {
       cluster.start();
       answers(cluster.getConnectString());
     }
-    assertThat(zooKeeperFiles()).as("files ZooKeeper wrote into /tmp").isSubsetOf(before);
+    assertThat(ZooKeeperForTests.filesLeftInTmp())
+        .as("files ZooKeeper wrote into /tmp")
+        .isSubsetOf(before);
   }
 
   private static void answers(String connectString) throws Exception {
     try (CuratorFramework zk = HaCoordinator.zookeeper(connectString)) {
       assertThat(zk.checkExists().forPath("/")).isNotNull();
-    }
-  }
-
-  private static Set<Path> zooKeeperFiles() throws IOException {
-    try (Stream<Path> all = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-      return all.filter(p -> p.getFileName().toString().startsWith("zookeeper.configuration"))
-          .collect(Collectors.toSet());
     }
   }
 }
