@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +16,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A main class of the test sources run in its own JVM with the test class path; its stdout lines
  * are queued so that a test can wait for a line instead of sleeping. Stderr goes to a file.
+ *
+ * <p>The child's {@code java.io.tmpdir} is a {@code tmp} directory next to that file, in the test's
+ * own temporary directory: a child killed with -9 runs no exit hook, so what it extracted there
+ * (RocksDB's native library, 17 MB a start) would otherwise stay in the machine's /tmp.
  */
 final class ChildJvm implements AutoCloseable {
   private static final String END = "\u0000end";
@@ -32,6 +37,7 @@ final class ChildJvm implements AutoCloseable {
   ChildJvm(Class<?> main, List<String> jvmArgs, Path stderr, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Djava.io.tmpdir=" + Files.createDirectories(stderr.resolveSibling("tmp")));
     command.addAll(jvmArgs);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
