@@ -210,10 +210,7 @@ final class WorkerCore implements EngineOutput {
       refuse(
           r,
           Refusal.Kind.EPOCH_NOT_ANNOUNCED,
-          "channel "
-              + from
-              + "->"
-              + workerId
+          channel(r)
               + ": a frame of epoch "
               + frameEpoch
               + ", but the coordinator announced epoch "
@@ -237,10 +234,7 @@ final class WorkerCore implements EngineOutput {
       refuse(
           r,
           Refusal.Kind.PARKING_FULL,
-          "channel "
-              + r.from()
-              + "->"
-              + workerId
+          channel(r)
               + ": "
               + r.parkedFrames()
               + " frames ("
@@ -273,10 +267,7 @@ final class WorkerCore implements EngineOutput {
     refuse(
         r,
         Refusal.Kind.PARKED_TOO_LONG,
-        "channel "
-            + r.from()
-            + "->"
-            + workerId
+        channel(r)
             + ": frames parked for longer than "
             + parking.maxAge().toMillis()
             + " ms while the"
@@ -313,10 +304,7 @@ final class WorkerCore implements EngineOutput {
         refuse(
             r,
             Refusal.Kind.DATA_LOSS,
-            "channel "
-                + r.from()
-                + "->"
-                + workerId
+            channel(r)
                 + ": position "
                 + position
                 + " where "
@@ -337,7 +325,6 @@ final class WorkerCore implements EngineOutput {
 
   /** Hands one item to the engine; a refusal when the item is refused (the engine is unchanged). */
   private Refusal apply(ChannelReceiver r, ChannelItem item) {
-    String channel = "channel " + r.from() + "->" + workerId;
     try {
       if (item instanceof ChannelItem.Data d) {
         engine.onData(r.from(), d.seq(), d.payload());
@@ -345,7 +332,7 @@ final class WorkerCore implements EngineOutput {
         if (m.sentCount() < 0) { // past 2^63: the engine would read it as "unknown"
           return new Refusal(
               Refusal.Kind.MALFORMED,
-              channel
+              channel(r)
                   + ": the marker at position "
                   + m.position()
                   + " carries sent count "
@@ -357,7 +344,7 @@ final class WorkerCore implements EngineOutput {
       } else {
         return new Refusal(
             Refusal.Kind.MALFORMED,
-            channel
+            channel(r)
                 + ": the item at position "
                 + item.position()
                 + " carries neither data nor a marker");
@@ -366,12 +353,21 @@ final class WorkerCore implements EngineOutput {
     } catch (ProtocolViolationException e) {
       return new Refusal(
           Refusal.Kind.DATA_LOSS,
-          channel + ": the item at position " + item.position() + " is refused: " + e.getMessage());
+          channel(r)
+              + ": the item at position "
+              + item.position()
+              + " is refused: "
+              + e.getMessage());
     } catch (RuntimeException e) {
       // The engine took the item; what failed came after it (an output of the engine).
-      log.error("{}: item at position {} failed", channel, item.position(), e);
+      log.error("{}: item at position {} failed", channel(r), item.position(), e);
       return null;
     }
+  }
+
+  /** "channel FROM->THIS", for error texts only: not built per item. */
+  private String channel(ChannelReceiver r) {
+    return "channel " + r.from() + "->" + workerId;
   }
 
   private void drainParked(ChannelReceiver r) {
