@@ -1,5 +1,6 @@
 package io.cutpoint.storage;
 
+import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,11 +35,7 @@ public final class ZooKeeperForTests {
       return new TestingServer(spec(root, 1, -1, -1), true) {
         @Override
         public void close() throws IOException {
-          try {
-            super.close();
-          } finally {
-            deleteTree(root);
-          }
+          closeThenDelete(super::close, root);
         }
       };
     } catch (Exception | Error e) {
@@ -60,11 +57,7 @@ public final class ZooKeeperForTests {
     return new TestingCluster(specs) {
       @Override
       public void close() throws IOException {
-        try {
-          super.close();
-        } finally {
-          deleteTree(root);
-        }
+        closeThenDelete(super::close, root);
       }
     };
   }
@@ -80,6 +73,14 @@ public final class ZooKeeperForTests {
   private static InstanceSpec spec(Path root, int n, int serverId, int tickMs) throws IOException {
     File data = Files.createDirectories(root.resolve("server-" + n)).toFile();
     return new InstanceSpec(data, -1, -1, -1, true, serverId, tickMs, -1);
+  }
+
+  private static void closeThenDelete(Closeable server, Path root) throws IOException {
+    try {
+      server.close();
+    } finally {
+      deleteTree(root);
+    }
   }
 
   private static void deleteTree(Path root) {
