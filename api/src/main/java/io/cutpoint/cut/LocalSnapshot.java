@@ -16,8 +16,9 @@ import java.util.TreeMap;
  * @param sent {@code sent_at_cut} by receiving peer, for every outgoing channel
  * @param received {@code received_at_cut} by sending peer, for every incoming channel
  * @param recordings recorded messages by sending peer, for every incoming channel, in order
- * @param firstMarkerFrom the peer whose marker made this worker record, or {@code null} when it
- *     recorded as an initiator
+ * @param firstMarkerFrom the peer whose marker made this worker record, its channel recorded empty;
+ *     {@code null} when it recorded as an initiator, or on an early copy of a marker that overtook
+ *     data (that channel's state is then the overtaken data)
  */
 public record LocalSnapshot(
     long snapshotId,

@@ -69,6 +69,33 @@ final class PendingLocalSnapshot {
     return true;
   }
 
+  /** What an early copy of a marker did to a recording. */
+  enum EarlyClose {
+    /** The recording was closed already, or had its boundary from another copy. */
+    IGNORED,
+    /** Messages are still due: the recording closes after its boundary. */
+    BOUNDED,
+    /** Nothing more was due: the recording is closed. */
+    CLOSED
+  }
+
+  /**
+   * An early copy of this snapshot's marker arrived from {@code peer}, whose sender had sent {@code
+   * boundary} data messages before it, when {@code received} had arrived.
+   */
+  EarlyClose closeAt(String peer, long boundary, long received, long nowNanos) {
+    RecordedChannel rec = recordings.get(peer);
+    if (rec == null || !rec.isOpen() || rec.boundary >= 0) {
+      return EarlyClose.IGNORED;
+    }
+    if (boundary == received) {
+      closeRecording(peer, nowNanos);
+      return EarlyClose.CLOSED;
+    }
+    rec.boundary = boundary;
+    return EarlyClose.BOUNDED;
+  }
+
   boolean allMarkersReceived() {
     return openRecordings == 0;
   }

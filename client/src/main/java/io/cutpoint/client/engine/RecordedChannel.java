@@ -7,7 +7,9 @@ import java.util.List;
 /**
  * The state of one incoming channel for one snapshot: the data messages that arrived on it after
  * this worker recorded its local state and before the snapshot's marker on it. Open until that
- * marker arrives (or the snapshot is dropped).
+ * marker arrives (or the snapshot is dropped). When an early copy of the marker overtook data, the
+ * recording knows its boundary, the sender's count at its snapshot, and closes once the data
+ * message with that sequence number has been recorded.
  */
 final class RecordedChannel {
 
@@ -15,6 +17,9 @@ final class RecordedChannel {
   final IncomingChannel channel;
   private final List<InTransitMessage> messages = new ArrayList<>();
   private boolean open = true;
+
+  /** The sequence number of the last message that belongs to this recording, or -1: unknown. */
+  long boundary = -1;
 
   RecordedChannel(PendingLocalSnapshot owner, IncomingChannel channel) {
     this.owner = owner;

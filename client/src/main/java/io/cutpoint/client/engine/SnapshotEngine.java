@@ -36,8 +36,10 @@ import java.util.TreeSet;
  * marker handed to {@link EngineOutput#sendMarker} on its channel before any data message sent
  * later. A data message whose sequence number is not the next one, or a marker whose sender count
  * disagrees with what arrived before it, throws {@link ProtocolViolationException} (an {@link
- * IllegalStateException}) and leaves the engine unchanged. A message or marker on a channel that
- * was not declared throws {@link IllegalArgumentException}.
+ * IllegalStateException}) and leaves the engine unchanged. A transport may also send an early copy
+ * of each marker ahead of the data queued before it ({@link #onEarlyMarker}), so that a snapshot
+ * reaches a busy receiver without waiting for that data. A message or marker on a channel that was
+ * not declared throws {@link IllegalArgumentException}.
  *
  * <p>The engine does no I/O. {@link #send} and {@link #onData} allocate nothing while no snapshot
  * records the channel concerned (one {@link InTransitMessage} per message while one does).
@@ -161,6 +163,7 @@ public final class SnapshotEngine {
   private void record(IncomingChannel in, long seq, byte[] payload) {
     InTransitMessage message = new InTransitMessage(seq, payload);
     List<PendingLocalSnapshot> overLimit = null;
+    List<PendingLocalSnapshot> reachedBoundary = null;
     for (RecordedChannel rec : in.open) {
       rec.add(message);
       if (rec.owner.addRecordedBytes(payload.length) > options.maxRecordedBytesPerSnapshot()) {
@@ -168,6 +171,20 @@ public final class SnapshotEngine {
           overLimit = new ArrayList<>(1);
         }
         overLimit.add(rec.owner);
+      } else if (rec.boundary == seq) {
+        if (reachedBoundary == null) {
+          reachedBoundary = new ArrayList<>(1);
+        }
+        reachedBoundary.add(rec.owner);
+      }
+    }
+    if (reachedBoundary != null) {
+      long now = options.nanoClock().getAsLong();
+      for (PendingLocalSnapshot p : reachedBoundary) {
+        p.closeRecording(in.peer, now);
+        if (p.allMarkersReceived()) {
+          complete(p);
+        }
       }
     }
     if (overLimit != null) {
@@ -236,6 +253,67 @@ public final class SnapshotEngine {
   }
 
   /**
+   * An early copy of a marker of {@code snapshotId} arrived from {@code from}: a copy that the
+   * transport may have sent ahead of data messages queued before it on the channel, but never
+   * behind one sent after it. The caller still hands the marker itself, in channel order, to {@link
+   * #onMarker}; whichever copy comes first counts, the other is ignored. {@code senderSentCount},
+   * the number of data messages sent on the channel before the marker, is the channel's boundary:
+   * when it is more than what arrived, this worker records as the channel's state every message up
+   * to the boundary that it has not delivered yet, and closes the channel after the last of them.
+   *
+   * <p>The first marker of a snapshot records this worker as {@link #onMarker} does. If data is
+   * still due on its channel, the piece names no first-marker channel ({@link
+   * io.cutpoint.cut.LocalSnapshot#firstMarkerFrom()} is null, as for an initiator), since that
+   * channel's state is not empty.
+   *
+   * <p>A copy whose count is below what arrived is late: the in-order marker, which travels ahead
+   * of every message sent after it, was handled already. It is ignored, like a duplicate.
+   *
+   * @throws IllegalArgumentException when {@code from} is not a declared incoming peer, or the
+   *     count is negative (an early marker without its boundary cannot be placed)
+   */
+  public void onEarlyMarker(String from, long snapshotId, long senderSentCount) {
+    IncomingChannel in = inByPeer.get(from);
+    if (in == null) {
+      throw undeclared("early marker of snapshot " + snapshotId + " from", from, "incoming");
+    }
+    if (senderSentCount < 0) {
+      throw new IllegalArgumentException(
+          workerId
+              + ": an early marker of snapshot "
+              + snapshotId
+              + " from "
+              + from
+              + " must carry its sender's count, got "
+              + senderSentCount);
+    }
+    if (senderSentCount < in.received) {
+      ignoredMarkers++; // the marker itself came first
+      return;
+    }
+    PendingLocalSnapshot p = pending.get(snapshotId);
+    if (p == null && recent.contains(snapshotId)) {
+      ignoredMarkers++;
+      return;
+    }
+    if (p == null) {
+      p = recordState(snapshotId, senderSentCount == in.received ? from : null);
+      if (p == null || senderSentCount == in.received) {
+        return;
+      }
+    }
+    switch (p.closeAt(from, senderSentCount, in.received, options.nanoClock().getAsLong())) {
+      case IGNORED -> ignoredMarkers++;
+      case BOUNDED -> {}
+      case CLOSED -> {
+        if (p.allMarkersReceived()) {
+          complete(p);
+        }
+      }
+    }
+  }
+
+  /**
    * Starts {@code snapshotId} here as an initiator: records the local state and the counters, sends
    * a marker on every outgoing channel (sorted by peer), starts recording every incoming channel. A
    * worker without incoming channels completes at once.
@@ -274,7 +352,11 @@ public final class SnapshotEngine {
     return pending.containsKey(snapshotId) || recent.contains(snapshotId);
   }
 
-  private void recordState(long snapshotId, String firstMarkerFrom) {
+  /**
+   * Records this worker for {@code snapshotId}; returns its pending snapshot, or null when the
+   * capture failed or it completed at once.
+   */
+  private PendingLocalSnapshot recordState(long snapshotId, String firstMarkerFrom) {
     long began = options.nanoClock().getAsLong();
     CapturedState state;
     try {
@@ -282,7 +364,7 @@ public final class SnapshotEngine {
     } catch (RuntimeException e) {
       recent.remember(snapshotId);
       output.failed(snapshotId, workerId + ": state capture failed: " + e);
-      return;
+      return null;
     }
     PendingLocalSnapshot p =
         new PendingLocalSnapshot(
@@ -297,9 +379,14 @@ public final class SnapshotEngine {
     for (OutgoingChannel out : outgoing) {
       output.sendMarker(out.peer, snapshotId, out.sent);
     }
-    if (p.allMarkersReceived() && pending.get(snapshotId) == p) {
-      complete(p);
+    if (pending.get(snapshotId) != p) {
+      return null;
     }
+    if (p.allMarkersReceived()) {
+      complete(p);
+      return null;
+    }
+    return p;
   }
 
   private void complete(PendingLocalSnapshot p) {

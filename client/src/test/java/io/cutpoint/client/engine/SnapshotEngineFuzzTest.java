@@ -19,12 +19,12 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The engine fed arbitrary event sequences: sends, data messages and markers (in and out of order,
- * on declared and undeclared channels), snapshot starts, aborts, failing state captures and
- * restores. It may only refuse with its documented exceptions, and a refusal changes nothing.
- * Whatever it reports must be sound: messages delivered per channel in sequence, markers carrying
- * the sent count at the cut, one outcome per snapshot, and every recorded channel state the
- * contiguous run of messages after the cut.
+ * The engine fed arbitrary event sequences: sends, data messages, markers and early copies of
+ * markers (in and out of order, on declared and undeclared channels), snapshot starts, aborts,
+ * failing state captures and restores. It may only refuse with its documented exceptions, and a
+ * refusal changes nothing. Whatever it reports must be sound: messages delivered per channel in
+ * sequence, markers carrying the sent count at the cut, one outcome per snapshot, and every
+ * recorded channel state the contiguous run of messages after the cut.
  *
  * <p>Runs its committed inputs in {@code mvn verify}; {@code -Pfuzz} fuzzes it (see README).
  */
@@ -61,7 +61,7 @@ class SnapshotEngineFuzzTest {
       String peer = data.pickValue(ANY);
       State before = State.of(engine, out);
       try {
-        switch (data.consumeInt(0, 7)) {
+        switch (data.consumeInt(0, 8)) {
           case 0 -> model.sent(peer, engine.send(peer, new byte[data.consumeInt(0, 8)]));
           case 1 ->
               engine.onData(
@@ -75,6 +75,13 @@ class SnapshotEngineFuzzTest {
                   peer,
                   data.consumeLong(1, 12),
                   data.consumeBoolean() ? receivedOrZero(engine, peer) : data.consumeLong(-1, 40));
+          case 7 ->
+              engine.onEarlyMarker(
+                  peer,
+                  data.consumeLong(1, 12),
+                  data.consumeBoolean()
+                      ? receivedOrZero(engine, peer) + data.consumeInt(0, 3)
+                      : data.consumeLong(-1, 40));
           case 3 -> engine.startSnapshot(data.consumeLong(1, 12));
           case 4 -> engine.tryStartSnapshot(data.consumeLong(1, 12));
           case 5 -> engine.abort(data.consumeLong(1, 12));

@@ -20,7 +20,9 @@ import java.util.TreeMap;
  * EngineSimulation}: items go straight from engine to engine over {@link SimNetwork}, with no
  * worker core, epochs or rollbacks around them (the worker-level schedules of {@code
  * io.cutpoint.server.sim.Simulation} run the real {@code WorkerCore}). A {@link Fault} other than
- * NONE bends what the engine emits into a deliberately wrong engine.
+ * NONE bends what the engine emits into a deliberately wrong engine. On {@link
+ * MarkerLane#EARLY_COPIES} every marker also travels as an early copy on the network's overtaking
+ * lane.
  */
 public final class EngineNode implements EngineOutput {
 
@@ -41,7 +43,9 @@ public final class EngineNode implements EngineOutput {
   private final SplittableRandom random;
   private final SimConfig config;
   private final Fault fault;
+  private final MarkerLane lane;
   private final Outcomes outcomes;
+  private long overtakingMarkers;
   private final SimNetwork.Receiver receiver = this::receive;
   private final Map<String, List<Long>> heldMarkers = new HashMap<>();
   private final Map<Long, FirstChannel> firstChannels = new HashMap<>();
@@ -54,6 +58,7 @@ public final class EngineNode implements EngineOutput {
       SplittableRandom random,
       SimConfig config,
       Fault fault,
+      MarkerLane lane,
       Outcomes outcomes,
       Map<String, EngineNode> peers) {
     this.id = id;
@@ -64,6 +69,7 @@ public final class EngineNode implements EngineOutput {
     this.random = random;
     this.config = config;
     this.fault = fault;
+    this.lane = lane;
     this.outcomes = outcomes;
     this.peers = peers;
     this.engine =
@@ -86,6 +92,11 @@ public final class EngineNode implements EngineOutput {
 
   public BankAccount account() {
     return account;
+  }
+
+  /** Early copies of markers that arrived here before data sent ahead of them. */
+  public long overtakingMarkers() {
+    return overtakingMarkers;
   }
 
   public boolean canSend() {
@@ -120,6 +131,15 @@ public final class EngineNode implements EngineOutput {
             .forEach(f -> f.messages.add(new InTransitMessage(d.seq(), d.payload())));
       }
       engine.onData(from, d.seq(), d.payload());
+    } else if (item instanceof SimNetwork.EarlyMarker m) {
+      if (m.sentCount() > engine.received(from)) {
+        overtakingMarkers++;
+      }
+      if (fault == Fault.EARLY_MARKER_IGNORES_BOUNDARY) {
+        engine.onMarker(from, m.snapshotId(), -1);
+      } else {
+        engine.onEarlyMarker(from, m.snapshotId(), m.sentCount());
+      }
     } else {
       SimNetwork.Marker m = (SimNetwork.Marker) item;
       boolean known = engine.isKnown(m.snapshotId());
@@ -150,6 +170,10 @@ public final class EngineNode implements EngineOutput {
 
   private void transmitMarker(String to, long snapshotId, long sentCount) {
     network.transmit(id, to, new SimNetwork.Marker(snapshotId, sentCount), peers.get(to).receiver);
+    if (lane == MarkerLane.EARLY_COPIES) {
+      network.transmitAhead(
+          id, to, new SimNetwork.EarlyMarker(snapshotId, sentCount), peers.get(to).receiver);
+    }
   }
 
   // ------------------------------------------------------------------ EngineOutput

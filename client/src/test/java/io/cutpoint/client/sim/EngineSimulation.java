@@ -36,6 +36,7 @@ public final class EngineSimulation {
   private final long seed;
   private final SimConfig config;
   private final Fault fault;
+  private final MarkerLane lane;
   private final SplittableRandom random;
   private final SimNetwork network;
   private final Map<String, EngineNode> workers = new LinkedHashMap<>();
@@ -53,12 +54,14 @@ public final class EngineSimulation {
       long seed,
       SimConfig config,
       Fault fault,
+      MarkerLane lane,
       boolean withTrace) {
     this.scenario = scenario;
     this.topology = topology;
     this.seed = seed;
     this.config = config;
     this.fault = fault;
+    this.lane = lane;
     this.random = new SplittableRandom(seed);
     this.network = new SimNetwork(topology.channels(), random, config.maxDelay());
     this.trace = withTrace ? new ArrayList<>() : null;
@@ -83,24 +86,38 @@ public final class EngineSimulation {
         };
     for (String id : topology.workers()) {
       workers.put(
-          id, new EngineNode(id, topology, network, random, config, fault, outcomes, workers));
+          id,
+          new EngineNode(id, topology, network, random, config, fault, lane, outcomes, workers));
     }
   }
 
-  /** A schedule on a topology of {@code kind}, built from the seed too. */
+  /** A schedule on a topology of {@code kind}, built from the seed too, on the fault's lane. */
   public static SimResult run(TopologyKind kind, long seed, SimConfig config, Fault fault) {
-    return forKind(kind, seed, config, fault, false).run();
+    return run(kind, seed, config, fault, fault.lane());
   }
 
-  /** A schedule on a given topology. */
+  /** A schedule on a topology of {@code kind}, built from the seed too. */
+  public static SimResult run(
+      TopologyKind kind, long seed, SimConfig config, Fault fault, MarkerLane lane) {
+    return forKind(kind, seed, config, fault, lane, false).run();
+  }
+
+  /** A schedule on a given topology, with markers in order. */
   public static SimResult run(Topology topology, long seed, SimConfig config, Fault fault) {
-    return new EngineSimulation(topology.name(), topology, seed, config, fault, false).run();
+    return new EngineSimulation(
+            topology.name(), topology, seed, config, fault, MarkerLane.IN_ORDER, false)
+        .run();
   }
 
   public static EngineSimulation forKind(
-      TopologyKind kind, long seed, SimConfig config, Fault fault, boolean withTrace) {
+      TopologyKind kind,
+      long seed,
+      SimConfig config,
+      Fault fault,
+      MarkerLane lane,
+      boolean withTrace) {
     Topology t = kind.build(new SplittableRandom(seed ^ 0x5DEECE66DL), config.maxWorkers());
-    return new EngineSimulation(kind.name(), t, seed, config, fault, withTrace);
+    return new EngineSimulation(kind.name(), t, seed, config, fault, lane, withTrace);
   }
 
   private void note(String line) {
@@ -186,17 +203,29 @@ public final class EngineSimulation {
             0,
             recorded,
             redundantStarts,
-            maxConcurrent);
+            maxConcurrent,
+            workers.values().stream().mapToLong(EngineNode::overtakingMarkers).sum());
     return new SimResult(
         scenario,
         seed,
-        fault == Fault.NONE ? "ENGINE" : fault.name(),
+        variantName(fault, lane),
         topology,
         stats,
         SimResult.WorkerStats.NONE,
         List.copyOf(problems),
         cutContents,
         trace == null ? List.of() : List.copyOf(trace));
+  }
+
+  /**
+   * The variant's name in a replay spec: the fault, or for the correct engine {@code ENGINE} with
+   * markers in order and {@code EARLY} with early copies.
+   */
+  static String variantName(Fault fault, MarkerLane lane) {
+    if (fault != Fault.NONE) {
+      return fault.name();
+    }
+    return lane == MarkerLane.EARLY_COPIES ? "EARLY" : "ENGINE";
   }
 
   private boolean has(ProblemKind kind) {

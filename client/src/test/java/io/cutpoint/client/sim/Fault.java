@@ -18,5 +18,15 @@ public enum Fault {
    */
   RECORDS_FIRST_MARKER_CHANNEL,
   /** Channel states are reported empty: in-flight messages are lost from the cut. */
-  DROPS_CHANNEL_STATE
+  DROPS_CHANNEL_STATE,
+  /**
+   * With early copies of markers: an early copy is taken for the marker itself, without its
+   * boundary, so the data it overtook is delivered but not recorded.
+   */
+  EARLY_MARKER_IGNORES_BOUNDARY;
+
+  /** The lane this fault runs on (the correct engine it is compared with runs on it too). */
+  public MarkerLane lane() {
+    return this == EARLY_MARKER_IGNORES_BOUNDARY ? MarkerLane.EARLY_COPIES : MarkerLane.IN_ORDER;
+  }
 }

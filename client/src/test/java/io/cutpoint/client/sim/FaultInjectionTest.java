@@ -28,7 +28,8 @@ class FaultInjectionTest {
         List.of(
             TopologyKind.RANDOM_STRONGLY_CONNECTED, TopologyKind.FULL_MESH, TopologyKind.RING)) {
       for (long seed = 0; seed < 100; seed++) {
-        SimResult correct = EngineSimulation.run(kind, seed, SimConfig.defaults(), Fault.NONE);
+        SimResult correct =
+            EngineSimulation.run(kind, seed, SimConfig.defaults(), Fault.NONE, fault.lane());
         correct.assertOk();
         SimResult wrong = EngineSimulation.run(kind, seed, SimConfig.defaults(), fault);
         runs++;

@@ -22,6 +22,9 @@ public final class SimNetwork {
 
   public record Marker(long snapshotId, long sentCount) implements Item {}
 
+  /** An early copy of a marker, on a lane that neither waits for nor holds back the channel. */
+  public record EarlyMarker(long snapshotId, long sentCount) implements Item {}
+
   private record Event(long time, long order, Runnable action) implements Comparable<Event> {
     @Override
     public int compareTo(Event o) {
@@ -102,6 +105,32 @@ public final class SimNetwork {
         });
   }
 
+  /**
+   * Puts {@code item} on the overtaking lane of {@code from -> to}: it arrives after 1..2 *
+   * maxDelay ticks, whatever is queued on the channel, and items put on the channel later may
+   * arrive before it. A rollback drops it like any other item of the old epoch.
+   */
+  public void transmitAhead(String from, String to, Item item, Receiver receiver) {
+    ChannelId id = ChannelId.of(from, to);
+    if (!channels.containsKey(id)) {
+      throw new IllegalArgumentException("no channel " + from + "->" + to);
+    }
+    long arrival = now + 1 + random.nextLong(2 * maxDelay);
+    long sentIn = epoch;
+    itemsSent++;
+    trace.accept(now + " put ahead " + id + " " + describe(item) + " arrives " + arrival);
+    at(
+        arrival,
+        () -> {
+          if (sentIn != epoch) {
+            trace.accept(now + " drop " + id + " " + describe(item) + " of epoch " + sentIn);
+            return;
+          }
+          trace.accept(now + " arrive " + id + " " + describe(item));
+          receiver.receive(from, item);
+        });
+  }
+
   /** A rollback: everything now in transit belongs to the old epoch and is dropped on arrival. */
   public void newEpoch() {
     epoch++;
@@ -136,6 +165,9 @@ public final class SimNetwork {
   private static String describe(Item item) {
     if (item instanceof Data d) {
       return "data#" + d.seq() + "(" + d.payload().length + "B)";
+    }
+    if (item instanceof EarlyMarker m) {
+      return "early-marker(S=" + m.snapshotId() + ",sent=" + m.sentCount() + ")";
     }
     Marker m = (Marker) item;
     return "marker(S=" + m.snapshotId() + ",sent=" + m.sentCount() + ")";

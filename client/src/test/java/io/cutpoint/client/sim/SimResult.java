@@ -68,6 +68,8 @@ public record SimResult(
    * @param recordedMessages messages recorded in flight over every completed piece
    * @param redundantStarts initiator start commands that found a marker got there first
    * @param maxConcurrent most snapshots in flight at one worker at once
+   * @param overtakingMarkers early copies of markers that arrived while data sent before them was
+   *     still on its way (engine-level schedules on {@link MarkerLane#EARLY_COPIES})
    */
   public record Stats(
       long events,
@@ -79,7 +81,8 @@ public record SimResult(
       int completedAfterRollback,
       long recordedMessages,
       long redundantStarts,
-      int maxConcurrent) {}
+      int maxConcurrent,
+      long overtakingMarkers) {}
 
   /**
    * Counts of a worker-level schedule: what its faults did.

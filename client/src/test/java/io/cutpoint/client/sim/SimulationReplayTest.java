@@ -6,8 +6,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Replays one engine-level schedule ({@link EngineSimulation}) with its event trace: {@code
- * -Dcutpoint.sim.replay=KIND:SEED:ENGINE} or {@code KIND:SEED:FAULT} (a {@link Fault}), the line a
- * failing schedule prints. Worker-level schedules replay in the server module (its {@code
+ * -Dcutpoint.sim.replay=KIND:SEED:ENGINE}, {@code KIND:SEED:EARLY} (the correct engine with early
+ * copies of markers) or {@code KIND:SEED:FAULT} (a {@link Fault}), the line a failing schedule
+ * prints. Worker-level schedules replay in the server module (its {@code
  * io.cutpoint.server.sim.SimulationReplayTest}), where the coordinator core runs. Without the
  * property it replays a fixed schedule twice and checks the two runs are identical event by event.
  */
@@ -33,7 +34,8 @@ class SimulationReplayTest {
 
   private static boolean isEngineLevel(String spec) {
     String[] parts = spec.split(":");
-    return parts.length > 2 && (parts[2].equals("ENGINE") || fault(parts[2]) != null);
+    return parts.length > 2
+        && (parts[2].equals("ENGINE") || parts[2].equals("EARLY") || fault(parts[2]) != null);
   }
 
   private static Fault fault(String name) {
@@ -49,7 +51,8 @@ class SimulationReplayTest {
     String[] parts = spec.split(":");
     TopologyKind kind = TopologyKind.valueOf(parts[0]);
     long seed = Long.parseLong(parts[1]);
-    Fault f = parts[2].equals("ENGINE") ? Fault.NONE : fault(parts[2]);
-    return EngineSimulation.forKind(kind, seed, SimConfig.defaults(), f, true).run();
+    Fault f = parts[2].equals("ENGINE") || parts[2].equals("EARLY") ? Fault.NONE : fault(parts[2]);
+    MarkerLane lane = parts[2].equals("EARLY") ? MarkerLane.EARLY_COPIES : f.lane();
+    return EngineSimulation.forKind(kind, seed, SimConfig.defaults(), f, lane, true).run();
   }
 }
