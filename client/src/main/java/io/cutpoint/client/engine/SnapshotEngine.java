@@ -154,13 +154,24 @@ public final class SnapshotEngine {
     }
     Objects.requireNonNull(payload, "payload");
     in.received = seq;
-    if (!in.open.isEmpty()) {
-      record(in, seq, payload);
+    List<PendingLocalSnapshot> reachedBoundary =
+        in.open.isEmpty() ? null : record(in, seq, payload);
+    if (reachedBoundary == null) {
+      output.deliver(from, seq, payload);
+      return;
     }
-    output.deliver(from, seq, payload);
+    try {
+      output.deliver(from, seq, payload);
+    } finally {
+      closeAtBoundary(in, reachedBoundary);
+    }
   }
 
-  private void record(IncomingChannel in, long seq, byte[] payload) {
+  /**
+   * Records message {@code seq} for every snapshot recording {@code in}; returns the snapshots
+   * whose recording of it ends with that message (its early marker's boundary), or null.
+   */
+  private List<PendingLocalSnapshot> record(IncomingChannel in, long seq, byte[] payload) {
     InTransitMessage message = new InTransitMessage(seq, payload);
     List<PendingLocalSnapshot> overLimit = null;
     List<PendingLocalSnapshot> reachedBoundary = null;
@@ -178,15 +189,6 @@ public final class SnapshotEngine {
         reachedBoundary.add(rec.owner);
       }
     }
-    if (reachedBoundary != null) {
-      long now = options.nanoClock().getAsLong();
-      for (PendingLocalSnapshot p : reachedBoundary) {
-        p.closeRecording(in.peer, now);
-        if (p.allMarkersReceived()) {
-          complete(p);
-        }
-      }
-    }
     if (overLimit != null) {
       for (PendingLocalSnapshot p : overLimit) {
         fail(
@@ -196,6 +198,19 @@ public final class SnapshotEngine {
                 + " bytes of in-flight messages on "
                 + workerId
                 + "'s incoming channels");
+      }
+    }
+    return reachedBoundary;
+  }
+
+  /** Once the message was delivered: closes the recordings that ended with it. */
+  private void closeAtBoundary(IncomingChannel in, List<PendingLocalSnapshot> reachedBoundary) {
+    long now = options.nanoClock().getAsLong();
+    for (PendingLocalSnapshot p : reachedBoundary) {
+      if (pending.get(p.snapshotId) == p
+          && p.closeRecording(in.peer, now)
+          && p.allMarkersReceived()) {
+        complete(p);
       }
     }
   }

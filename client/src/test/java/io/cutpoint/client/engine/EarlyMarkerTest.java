@@ -77,7 +77,7 @@ class EarlyMarkerTest {
   }
 
   @Test
-  void theLastOvertakenMessageIsRecordedAndTheSnapshotCompletedBeforeItIsDelivered() {
+  void theLastOvertakenMessageIsDeliveredBeforeThePieceCompletesAsAfterAMarker() {
     SnapshotEngine e = engine(List.of(), List.of("x"));
     e.onEarlyMarker("x", 5, 1);
     e.onData("x", 1, b("due"));
@@ -85,9 +85,32 @@ class EarlyMarkerTest {
         .hasSize(2)
         .satisfies(
             events -> {
-              assertThat(events.get(0)).isInstanceOf(Completed.class);
-              assertThat(events.get(1)).isInstanceOf(Delivered.class);
+              assertThat(events.get(0)).isInstanceOf(Delivered.class);
+              assertThat(events.get(1)).isInstanceOf(Completed.class);
             });
+  }
+
+  @Test
+  void aHandlerThatThrowsOnTheLastOvertakenMessageDoesNotLeaveThePieceOpen() {
+    RecordingOutput throwing =
+        new RecordingOutput()
+            .onDeliver(
+                d -> {
+                  throw new IllegalStateException("the application failed on " + d.seq());
+                });
+    SnapshotEngine e =
+        new SnapshotEngine(
+            "w",
+            List.of(),
+            List.of("x"),
+            id -> CapturedState.of(b("s")),
+            throwing,
+            EngineOptions.defaults());
+    e.onEarlyMarker("x", 5, 1);
+    assertThatThrownBy(() -> e.onData("x", 1, b("due")))
+        .hasMessageContaining("the application failed");
+    assertThat(throwing.completed()).hasSize(1);
+    assertThat(e.inFlight()).isEmpty();
   }
 
   @Test
