@@ -81,14 +81,23 @@ final class PendingLocalSnapshot {
 
   /**
    * An early copy of this snapshot's marker arrived from {@code peer}, whose sender had sent {@code
-   * boundary} data messages before it, when {@code received} had arrived.
+   * boundary} data messages before it, with {@code atHand}: the messages after the channel's count
+   * that arrived but were not handed over yet (checked contiguous by the engine). Records those up
+   * to the boundary; closes the recording when that is all, else it closes after the boundary.
    */
-  EarlyClose closeAt(String peer, long boundary, long received, long nowNanos) {
+  EarlyClose closeAt(String peer, long boundary, List<InTransitMessage> atHand, long nowNanos) {
     RecordedChannel rec = recordings.get(peer);
     if (rec == null || !rec.isOpen() || rec.boundary >= 0) {
       return EarlyClose.IGNORED;
     }
-    if (boundary == received) {
+    for (InTransitMessage m : atHand) {
+      if (m.seq() > boundary) {
+        break;
+      }
+      rec.add(m);
+      addRecordedBytes(m.payload().length);
+    }
+    if (rec.recordedThrough >= boundary) {
       closeRecording(peer, nowNanos);
       return EarlyClose.CLOSED;
     }
@@ -98,6 +107,10 @@ final class PendingLocalSnapshot {
 
   boolean allMarkersReceived() {
     return openRecordings == 0;
+  }
+
+  long recordedBytes() {
+    return recordedBytes;
   }
 
   /** Counts {@code bytes} more recorded payload; returns the new total. */

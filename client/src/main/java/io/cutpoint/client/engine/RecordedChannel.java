@@ -21,9 +21,13 @@ final class RecordedChannel {
   /** The sequence number of the last message that belongs to this recording, or -1: unknown. */
   long boundary = -1;
 
+  /** The highest sequence number recorded or, before any, the channel's count at the cut. */
+  long recordedThrough;
+
   RecordedChannel(PendingLocalSnapshot owner, IncomingChannel channel) {
     this.owner = owner;
     this.channel = channel;
+    this.recordedThrough = channel.received;
   }
 
   boolean isOpen() {
@@ -32,6 +36,7 @@ final class RecordedChannel {
 
   void add(InTransitMessage message) {
     messages.add(message);
+    recordedThrough = message.seq();
   }
 
   /** Stops recording; the channel no longer feeds this recording. */

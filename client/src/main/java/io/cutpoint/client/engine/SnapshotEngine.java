@@ -176,6 +176,9 @@ public final class SnapshotEngine {
     List<PendingLocalSnapshot> overLimit = null;
     List<PendingLocalSnapshot> reachedBoundary = null;
     for (RecordedChannel rec : in.open) {
+      if (seq <= rec.recordedThrough) {
+        continue; // recorded already, handed over by an early marker
+      }
       rec.add(message);
       if (rec.owner.addRecordedBytes(payload.length) > options.maxRecordedBytesPerSnapshot()) {
         if (overLimit == null) {
@@ -191,16 +194,18 @@ public final class SnapshotEngine {
     }
     if (overLimit != null) {
       for (PendingLocalSnapshot p : overLimit) {
-        fail(
-            p,
-            "recorded more than "
-                + options.maxRecordedBytesPerSnapshot()
-                + " bytes of in-flight messages on "
-                + workerId
-                + "'s incoming channels");
+        fail(p, overLimit());
       }
     }
     return reachedBoundary;
+  }
+
+  private String overLimit() {
+    return "recorded more than "
+        + options.maxRecordedBytesPerSnapshot()
+        + " bytes of in-flight messages on "
+        + workerId
+        + "'s incoming channels";
   }
 
   /** Once the message was delivered: closes the recordings that ended with it. */
@@ -270,13 +275,30 @@ public final class SnapshotEngine {
   /**
    * An early copy of a marker of {@code snapshotId} arrived from {@code from}: a copy that the
    * transport may have sent ahead of data messages queued before it on the channel, but never
-   * behind one sent after it. The caller still hands the marker itself, in channel order, to {@link
-   * #onMarker}; whichever copy comes first counts, the other is ignored. {@code senderSentCount},
-   * the number of data messages sent on the channel before the marker, is the channel's boundary:
-   * when it is more than what arrived, this worker records as the channel's state every message up
-   * to the boundary that it has not delivered yet, and closes the channel after the last of them.
+   * behind one sent after it. Same as {@link #onEarlyMarker(String, long, long, List)} with no
+   * message at hand.
+   */
+  public void onEarlyMarker(String from, long snapshotId, long senderSentCount) {
+    onEarlyMarker(from, snapshotId, senderSentCount, List.of());
+  }
+
+  /**
+   * An early copy of a marker of {@code snapshotId} arrived from {@code from}, or the marker itself
+   * was read ahead of data that arrived before it: in both cases the marker may be ahead of data
+   * messages sent before it on the channel, never behind one sent after it. The caller still hands
+   * the marker itself, in channel order, to {@link #onMarker}; whichever comes first counts, the
+   * other is ignored.
    *
-   * <p>The first marker of a snapshot records this worker as {@link #onMarker} does. If data is
+   * <p>{@code senderSentCount}, the number of data messages sent on the channel before the marker,
+   * is the channel's boundary. The messages up to it that this worker has not handed to the
+   * application yet are the channel's state. {@code atHand} are those of them that arrived already
+   * (read ahead, not yet passed to {@link #onData}): the messages numbered from {@link #received} +
+   * 1 on, in order, possibly beyond the boundary (those are not recorded). They are recorded now;
+   * the rest is recorded as it arrives, and the channel closes with the boundary's message. With
+   * every message up to the boundary at hand, the channel closes at once: a snapshot then does not
+   * wait for the application to work through its backlog.
+   *
+   * <p>The first marker of a snapshot records this worker as {@link #onMarker} does. If data was
    * still due on its channel, the piece names no first-marker channel ({@link
    * io.cutpoint.cut.LocalSnapshot#firstMarkerFrom()} is null, as for an initiator), since that
    * channel's state is not empty.
@@ -286,8 +308,11 @@ public final class SnapshotEngine {
    *
    * @throws IllegalArgumentException when {@code from} is not a declared incoming peer, or the
    *     count is negative (an early marker without its boundary cannot be placed)
+   * @throws ProtocolViolationException when {@code atHand} is not numbered from {@link #received} +
+   *     1 on without gaps (nothing changes)
    */
-  public void onEarlyMarker(String from, long snapshotId, long senderSentCount) {
+  public void onEarlyMarker(
+      String from, long snapshotId, long senderSentCount, List<InTransitMessage> atHand) {
     IncomingChannel in = inByPeer.get(from);
     if (in == null) {
       throw undeclared("early marker of snapshot " + snapshotId + " from", from, "incoming");
@@ -301,6 +326,24 @@ public final class SnapshotEngine {
               + from
               + " must carry its sender's count, got "
               + senderSentCount);
+    }
+    long expected = in.received + 1;
+    for (InTransitMessage m : atHand) {
+      if (m.seq() != expected++) {
+        throw new ProtocolViolationException(
+            workerId
+                + ": the messages at hand with an early marker of snapshot "
+                + snapshotId
+                + " on channel "
+                + from
+                + "->"
+                + workerId
+                + " hold "
+                + m.seq()
+                + " where "
+                + (expected - 1)
+                + " was expected");
+      }
     }
     if (senderSentCount < in.received) {
       ignoredMarkers++; // the marker itself came first
@@ -317,14 +360,14 @@ public final class SnapshotEngine {
         return;
       }
     }
-    switch (p.closeAt(from, senderSentCount, in.received, options.nanoClock().getAsLong())) {
-      case IGNORED -> ignoredMarkers++;
-      case BOUNDED -> {}
-      case CLOSED -> {
-        if (p.allMarkersReceived()) {
-          complete(p);
-        }
-      }
+    PendingLocalSnapshot.EarlyClose outcome =
+        p.closeAt(from, senderSentCount, atHand, options.nanoClock().getAsLong());
+    if (outcome == PendingLocalSnapshot.EarlyClose.IGNORED) {
+      ignoredMarkers++;
+    } else if (p.recordedBytes() > options.maxRecordedBytesPerSnapshot()) {
+      fail(p, overLimit());
+    } else if (outcome == PendingLocalSnapshot.EarlyClose.CLOSED && p.allMarkersReceived()) {
+      complete(p);
     }
   }
 

@@ -219,4 +219,101 @@ class EarlyMarkerTest {
     assertThat(e.ignoredMarkers()).isEqualTo(1);
     assertThat(out.of(Delivered.class)).hasSize(5);
   }
+
+  private static List<InTransitMessage> atHand(long from, long to) {
+    List<InTransitMessage> messages = new ArrayList<>();
+    for (long seq = from; seq <= to; seq++) {
+      messages.add(new InTransitMessage(seq, b("m" + seq)));
+    }
+    return messages;
+  }
+
+  @Test
+  void withEveryDueMessageAtHandThePieceCompletesBeforeTheBacklogIsDelivered() {
+    SnapshotEngine e = engine(List.of("q"), List.of("x"));
+    e.onData("x", 1, b("delivered"));
+    List<InTransitMessage> backlog = atHand(2, 5); // read ahead, not handed over yet
+    e.onEarlyMarker("x", 9, 4, backlog); // the marker sits between 4 and 5
+
+    LocalSnapshot piece = out.completed().get(0).cut();
+    assertThat(piece.received()).containsEntry("x", 1L);
+    assertThat(seqs(piece.recorded("x"))).containsExactly(2L, 3L, 4L);
+    assertThat(out.of(Delivered.class)).hasSize(1);
+
+    for (InTransitMessage m : backlog.subList(0, 3)) {
+      e.onData("x", m.seq(), m.payload());
+    }
+    e.onMarker("x", 9, 4); // the marker itself, in order
+    e.onData("x", 5, backlog.get(3).payload());
+    assertThat(out.of(Delivered.class))
+        .extracting(Delivered::seq)
+        .containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(out.completed()).hasSize(1);
+    assertThat(seqs(piece.recorded("x"))).as("nothing recorded twice").containsExactly(2L, 3L, 4L);
+    assertThat(e.inFlight()).isEmpty();
+  }
+
+  @Test
+  void withSomeDueMessagesAtHandTheRestIsRecordedAsItArrives() {
+    SnapshotEngine e = engine(List.of(), List.of("x"));
+    List<InTransitMessage> backlog = atHand(1, 2);
+    e.onEarlyMarker("x", 3, 4, backlog); // 3 and 4 have not arrived yet
+    assertThat(out.completed()).isEmpty();
+    e.onData("x", 1, backlog.get(0).payload());
+    e.onData("x", 2, backlog.get(1).payload());
+    e.onData("x", 3, b("m3"));
+    assertThat(out.completed()).isEmpty();
+    e.onData("x", 4, b("m4"));
+    assertThat(seqs(out.completed().get(0).cut().recorded("x"))).containsExactly(1L, 2L, 3L, 4L);
+  }
+
+  @Test
+  void aSnapshotThatRecordedTheChannelBeforeStillRecordsTheMessagesAtHandWhenTheyArrive() {
+    SnapshotEngine e = engine(List.of(), List.of("x", "y"));
+    e.onMarker("y", 1, 0); // snapshot 1 records x from here on
+    List<InTransitMessage> backlog = atHand(1, 2);
+    e.onEarlyMarker("x", 2, 2, backlog); // snapshot 2: first marker, both messages at hand
+    assertThat(out.completed()).isEmpty(); // 2 waits for y
+    e.onData("x", 1, backlog.get(0).payload());
+    e.onData("x", 2, backlog.get(1).payload());
+    e.onMarker("x", 1, 2);
+    e.onMarker("y", 2, 0);
+    List<CompletedLocalSnapshot> done = out.completed();
+    assertThat(done).extracting(d -> d.cut().snapshotId()).containsExactly(1L, 2L);
+    assertThat(seqs(done.get(0).cut().recorded("x"))).containsExactly(1L, 2L);
+    assertThat(seqs(done.get(1).cut().recorded("x"))).containsExactly(1L, 2L);
+    assertThat(done.get(1).cut().firstMarkerFrom()).isNull();
+  }
+
+  @Test
+  void messagesAtHandBeyondTheBoundaryAreNotRecorded() {
+    SnapshotEngine e = engine(List.of(), List.of("x"));
+    e.onEarlyMarker("x", 4, 1, atHand(1, 3));
+    assertThat(seqs(out.completed().get(0).cut().recorded("x"))).containsExactly(1L);
+  }
+
+  @Test
+  void messagesAtHandWithAGapAreAProtocolViolationThatChangesNothing() {
+    SnapshotEngine e = engine(List.of("q"), List.of("x"));
+    List<InTransitMessage> gap =
+        List.of(new InTransitMessage(1, b("1")), new InTransitMessage(3, b("3")));
+    assertThatThrownBy(() -> e.onEarlyMarker("x", 4, 3, gap))
+        .isInstanceOf(ProtocolViolationException.class)
+        .hasMessageContaining("3 where 2 was expected");
+    assertThat(captures).isEmpty();
+    assertThat(out.events()).isEmpty();
+    assertThat(e.inFlight()).isEmpty();
+  }
+
+  @Test
+  void theRecordingLimitCountsTheMessagesAtHand() {
+    SnapshotEngine e =
+        engine(
+            List.of(), List.of("x"), EngineOptions.defaults().withMaxRecordedBytesPerSnapshot(3));
+    e.onEarlyMarker("x", 8, 2, atHand(1, 2)); // "m1" and "m2": 4 bytes
+    assertThat(out.failures())
+        .singleElement()
+        .satisfies(f -> assertThat(f.snapshotId()).isEqualTo(8L));
+    assertThat(out.completed()).isEmpty();
+  }
 }

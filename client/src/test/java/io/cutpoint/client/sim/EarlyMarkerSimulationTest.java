@@ -12,7 +12,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The engine with early copies of markers ({@link MarkerLane#EARLY_COPIES}: every marker travels in
  * channel order and once more on a lane that overtakes data and lags it at random) over 10,500
- * seeded schedules, 1,500 per topology family with channels: every snapshot completes at every
+ * seeded schedules, 1,500 per topology family with channels, where a copy comes with a random part
+ * of the data in transit ahead of the marker, as read ahead: every snapshot completes at every
  * worker, every cut passes CutVerifier and conserves the bank's money. {@link FaultInjectionTest}
  * shows that an engine that takes the early copy for the marker itself, without its boundary, is
  * caught by both checks.
@@ -28,7 +29,7 @@ class EarlyMarkerSimulationTest {
   void cutsStayConsistentWhenMarkersOvertakeData(TopologyKind kind) {
     SimConfig config = SimConfig.defaults();
     List<SimResult> failures = new ArrayList<>();
-    long overtaking = 0, recorded = 0;
+    long overtaking = 0, recorded = 0, readAhead = 0;
     int snapshots = 0, complete = 0, withOvertaking = 0;
     for (int i = 0; i < SCHEDULES_PER_KIND; i++) {
       long seed = 31_000_000L + kind.ordinal() * 1_000_003L + i;
@@ -37,6 +38,7 @@ class EarlyMarkerSimulationTest {
         failures.add(r);
       }
       overtaking += r.stats().overtakingMarkers();
+      readAhead += r.stats().readAheadMessages();
       withOvertaking += r.stats().overtakingMarkers() > 0 ? 1 : 0;
       recorded += r.stats().recordedMessages();
       snapshots += r.stats().snapshots();
@@ -61,6 +63,7 @@ class EarlyMarkerSimulationTest {
     assertThat(withOvertaking)
         .as("schedules where an early copy overtook data")
         .isGreaterThan(SCHEDULES_PER_KIND / 4);
+    assertThat(readAhead).as("messages handed over read ahead with early copies").isPositive();
     OVERTAKING.add(overtaking);
     System.out.println(
         kind
@@ -70,7 +73,9 @@ class EarlyMarkerSimulationTest {
             + SCHEDULES_PER_KIND
             + " schedules had copies that overtook data ("
             + overtaking
-            + " copies), "
+            + " copies, "
+            + readAhead
+            + " messages read ahead), "
             + recorded
             + " messages recorded in flight");
   }

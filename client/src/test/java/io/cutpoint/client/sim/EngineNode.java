@@ -46,6 +46,7 @@ public final class EngineNode implements EngineOutput {
   private final MarkerLane lane;
   private final Outcomes outcomes;
   private long overtakingMarkers;
+  private long readAheadMessages;
   private final SimNetwork.Receiver receiver = this::receive;
   private final Map<String, List<Long>> heldMarkers = new HashMap<>();
   private final Map<Long, FirstChannel> firstChannels = new HashMap<>();
@@ -99,6 +100,11 @@ public final class EngineNode implements EngineOutput {
     return overtakingMarkers;
   }
 
+  /** Data messages handed to the engine with early copies, ahead of their delivery. */
+  public long readAheadMessages() {
+    return readAheadMessages;
+  }
+
   public boolean canSend() {
     return !outgoing.isEmpty();
   }
@@ -138,7 +144,7 @@ public final class EngineNode implements EngineOutput {
       if (fault == Fault.EARLY_MARKER_IGNORES_BOUNDARY) {
         engine.onMarker(from, m.snapshotId(), -1);
       } else {
-        engine.onEarlyMarker(from, m.snapshotId(), m.sentCount());
+        engine.onEarlyMarker(from, m.snapshotId(), m.sentCount(), readAhead(from, m.snapshotId()));
       }
     } else {
       SimNetwork.Marker m = (SimNetwork.Marker) item;
@@ -150,6 +156,22 @@ public final class EngineNode implements EngineOutput {
         firstChannels.put(m.snapshotId(), new FirstChannel(from, new ArrayList<>()));
       }
     }
+  }
+
+  /**
+   * What this worker has read ahead on {@code from}'s channel when an early copy of {@code
+   * snapshotId}'s marker comes: a random part of the data in transit ahead of the marker itself,
+   * oldest first (the messages stay in transit and are delivered in order later).
+   */
+  private List<InTransitMessage> readAhead(String from, long snapshotId) {
+    List<SimNetwork.Data> ahead = network.dataAheadOf(from, id, snapshotId);
+    int n = ahead.isEmpty() ? 0 : random.nextInt(ahead.size() + 1);
+    readAheadMessages += n;
+    List<InTransitMessage> atHand = new ArrayList<>(n);
+    for (SimNetwork.Data d : ahead.subList(0, n)) {
+      atHand.add(new InTransitMessage(d.seq(), d.payload()));
+    }
+    return atHand;
   }
 
   /** End of the run: markers a LATE_MARKERS worker still holds go out now. */

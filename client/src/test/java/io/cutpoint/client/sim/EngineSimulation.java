@@ -204,7 +204,8 @@ public final class EngineSimulation {
             recorded,
             redundantStarts,
             maxConcurrent,
-            workers.values().stream().mapToLong(EngineNode::overtakingMarkers).sum());
+            workers.values().stream().mapToLong(EngineNode::overtakingMarkers).sum(),
+            workers.values().stream().mapToLong(EngineNode::readAheadMessages).sum());
     return new SimResult(
         scenario,
         seed,

@@ -73,7 +73,7 @@ class EngineSimulationPropertyTest {
     TOTALS.put(
         kind,
         new SimResult.Stats(
-            events, items, snapshots, complete, 0, 0, 0, recorded, redundant, maxConcurrent, 0));
+            events, items, snapshots, complete, 0, 0, 0, recorded, redundant, maxConcurrent, 0, 0));
     // the schedules exercise what they claim to: overlap, several initiators, channel state
     if (kind != TopologyKind.LONE_WORKER) {
       assertThat(maxConcurrent).as("snapshots in flight at once").isGreaterThanOrEqualTo(2);

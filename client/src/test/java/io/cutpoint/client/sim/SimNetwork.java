@@ -2,7 +2,9 @@ package io.cutpoint.client.sim;
 
 import io.cutpoint.cut.ChannelId;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
@@ -129,6 +131,27 @@ public final class SimNetwork {
           trace.accept(now + " arrive " + id + " " + describe(item));
           receiver.receive(from, item);
         });
+  }
+
+  /**
+   * The data messages of the current epoch in transit on {@code from -> to} ahead of the marker of
+   * {@code snapshotId}, oldest first: what a receiver reading ahead may hold when that marker
+   * reaches it. Empty when that marker is not in transit any more.
+   */
+  public List<Data> dataAheadOf(String from, String to, long snapshotId) {
+    List<Data> ahead = new ArrayList<>();
+    for (InTransit t : channels.get(ChannelId.of(from, to)).inTransit) {
+      if (t.epoch != epoch) {
+        continue;
+      }
+      if (t.item instanceof Marker m && m.snapshotId() == snapshotId) {
+        return ahead;
+      }
+      if (t.item instanceof Data d) {
+        ahead.add(d);
+      }
+    }
+    return List.of();
   }
 
   /** A rollback: everything now in transit belongs to the old epoch and is dropped on arrival. */

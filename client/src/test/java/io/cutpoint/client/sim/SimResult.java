@@ -70,6 +70,8 @@ public record SimResult(
    * @param maxConcurrent most snapshots in flight at one worker at once
    * @param overtakingMarkers early copies of markers that arrived while data sent before them was
    *     still on its way (engine-level schedules on {@link MarkerLane#EARLY_COPIES})
+   * @param readAheadMessages data messages handed to the engine with early copies, read ahead of
+   *     their delivery
    */
   public record Stats(
       long events,
@@ -82,7 +84,8 @@ public record SimResult(
       long recordedMessages,
       long redundantStarts,
       int maxConcurrent,
-      long overtakingMarkers) {}
+      long overtakingMarkers,
+      long readAheadMessages) {}
 
   /**
    * Counts of a worker-level schedule: what its faults did.

@@ -288,6 +288,7 @@ public final class Simulation {
             cuts.recordedMessages(),
             0,
             maxPending,
+            0,
             0),
         workerStats(),
         List.copyOf(problems),
