@@ -6,9 +6,10 @@ import java.util.List;
 
 /**
  * The receiving end of one directed channel {@code from -> this worker}, as the worker core keeps
- * it: the live stream, the last position delivered in the current epoch, frames parked until the
- * worker may deliver them (all of them from the live stream), and the recorded messages a restore
- * queued for replay. Confined to the core's thread.
+ * it: the live stream, the last position delivered in the current epoch, frames read ahead of the
+ * application and waiting for their turn, frames parked until the worker may deliver them (all of
+ * them from the live stream), and the recorded messages a restore queued for replay. Confined to
+ * the core's thread.
  */
 final class ChannelReceiver {
 
@@ -18,6 +19,8 @@ final class ChannelReceiver {
   private final String from;
   private InboundLink stream;
   private long delivered;
+  private final ArrayDeque<InboundFrame> ready = new ArrayDeque<>();
+  private boolean deliveryPosted;
   private final ArrayDeque<Parked> parked = new ArrayDeque<>();
   private long parkedBytes;
   private List<InTransitMessage> replay = List.of();
@@ -75,6 +78,29 @@ final class ChannelReceiver {
     return false;
   }
 
+  /** Frames read ahead, to be delivered in order, oldest first (a live view). */
+  ArrayDeque<InboundFrame> ready() {
+    return ready;
+  }
+
+  /** Whether a turn to deliver the next ready frame is posted. */
+  boolean deliveryPosted() {
+    return deliveryPosted;
+  }
+
+  void deliveryPosted(boolean posted) {
+    this.deliveryPosted = posted;
+  }
+
+  /** Moves the ready frames in front of the parked ones (a halt: they may not be delivered yet). */
+  void parkReady(long nowNanos) {
+    while (!ready.isEmpty()) {
+      InboundFrame f = ready.pollLast();
+      parked.addFirst(new Parked(f, nowNanos));
+      parkedBytes += f.bytes();
+    }
+  }
+
   boolean hasParked() {
     return !parked.isEmpty();
   }
@@ -105,8 +131,10 @@ final class ChannelReceiver {
     return p;
   }
 
+  /** Drops the parked and the ready frames (their sender resends them on its next stream). */
   void dropParked() {
     parked.clear();
     parkedBytes = 0;
+    ready.clear();
   }
 }

@@ -18,13 +18,22 @@ final class WireEffects {
   private final String workerId;
   private final Map<String, ChannelSender> senders;
   private final ReadGate gate;
+  private final java.util.function.Consumer<String> deliverNext;
   private volatile LocalSnapshotListener listener;
 
-  /** Effects whose frame requests pass {@code gate}. */
-  WireEffects(String workerId, Map<String, ChannelSender> senders, ReadGate gate) {
+  /**
+   * Effects whose frame requests pass {@code gate}; {@code deliverNext} queues the core's turn to
+   * deliver the next frame read ahead on a channel behind the tasks waiting on the event thread.
+   */
+  WireEffects(
+      String workerId,
+      Map<String, ChannelSender> senders,
+      ReadGate gate,
+      java.util.function.Consumer<String> deliverNext) {
     this.workerId = workerId;
     this.senders = senders;
     this.gate = gate;
+    this.deliverNext = deliverNext;
   }
 
   void setListener(LocalSnapshotListener listener) {
@@ -44,6 +53,8 @@ final class WireEffects {
       ((InboundStream) a.link()).ack(a.epoch(), a.position());
     } else if (effect instanceof WorkerEffect.Request r) {
       gate.request((InboundStream) r.link(), r.frames());
+    } else if (effect instanceof WorkerEffect.DeliverNext d) {
+      deliverNext.accept(d.from());
     } else if (effect instanceof WorkerEffect.SendMarker m) {
       senders.get(m.to()).appendMarker(m.snapshotId(), m.sentCount());
     } else if (effect instanceof WorkerEffect.Refuse r) {

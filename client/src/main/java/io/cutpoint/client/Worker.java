@@ -111,11 +111,19 @@ public final class Worker implements WorkerControl, AutoCloseable {
             metrics,
             b.engineOptions,
             b.channelOptions.inboundFramesAhead(),
+            b.markersAhead,
             b.parkingLimits,
             b.epoch);
     this.gate =
         new ReadGate(loop::execute, () -> transport.timer(), b.channelOptions.sendTimeout());
-    this.effects = new WireEffects(b.workerId, Collections.unmodifiableMap(senders), gate);
+    this.effects =
+        new WireEffects(
+            b.workerId, Collections.unmodifiableMap(senders), gate, this::deliverNextLater);
+  }
+
+  /** Queues the core's turn to deliver the next frame read ahead on {@code from}'s channel. */
+  private void deliverNextLater(String from) {
+    loop.execute(() -> effects.apply(core.deliverNext(from)));
   }
 
   public static Builder builder(String workerId) {
@@ -561,6 +569,7 @@ public final class Worker implements WorkerControl, AutoCloseable {
     private PeerDirectory peers = PeerDirectory.of(Map.of());
     private ChannelOptions channelOptions = ChannelOptions.defaults();
     private ParkingLimits parkingLimits = ParkingLimits.defaults();
+    private boolean markersAhead = true;
     private EngineOptions engineOptions = EngineOptions.defaults();
     private io.micrometer.core.instrument.MeterRegistry registry;
     private boolean sharedEventLoop;
@@ -669,6 +678,19 @@ public final class Worker implements WorkerControl, AutoCloseable {
     /** Bounds on the frames held back per incoming channel (see {@link ParkingLimits}). */
     public Builder parkingLimits(ParkingLimits limits) {
       this.parkingLimits = java.util.Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * Whether a marker is taken as soon as the worker reads it (the default) or in its turn after
+     * the data before it. Read ahead, the frames the worker asked for wait in its own queue instead
+     * of gRPC's, and a marker found there records this worker and closes its channel at once, with
+     * the data queued before it as the channel's state (protocol.md, "Early markers"): under load,
+     * a snapshot does not wait for the handlers to work through their backlog. {@code false} keeps
+     * markers strictly in channel order, each frame handled as it is read.
+     */
+    public Builder markersAhead(boolean ahead) {
+      this.markersAhead = ahead;
       return this;
     }
 

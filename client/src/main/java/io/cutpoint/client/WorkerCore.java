@@ -43,6 +43,7 @@ final class WorkerCore implements EngineOutput {
   private final MessageHandler messageHandler;
   private final WorkerMetrics metrics;
   private final int framesAhead;
+  private final boolean markersAhead;
   private final SnapshotEngine engine;
   private final ParkingLimits parking;
   private final LongSupplier clock;
@@ -55,6 +56,9 @@ final class WorkerCore implements EngineOutput {
   private volatile boolean halted;
   private Broken broken = Broken.NONE;
 
+  /** Markers taken as they were read, with data queued before them (loop thread only). */
+  private long markersTakenAhead;
+
   /**
    * Deliberately broken variants of the core, for the seeded simulator only: they show that its
    * checks catch a core that gets epochs or replay wrong (as the simulator's engine faults show it
@@ -66,7 +70,12 @@ final class WorkerCore implements EngineOutput {
     /** Frames of older epochs are taken like frames of the current one (no epoch fencing). */
     NO_EPOCH_FENCING,
     /** On resume, frames parked in the new epoch are delivered before the recorded messages. */
-    REPLAY_AFTER_NEW_TRAFFIC
+    REPLAY_AFTER_NEW_TRAFFIC,
+    /**
+     * A marker read ahead is taken as if nothing were queued before it: the data queued before it
+     * is delivered after the cut but not recorded.
+     */
+    MARKER_AHEAD_DROPS_DATA_AT_HAND
   }
 
   WorkerCore(
@@ -78,6 +87,7 @@ final class WorkerCore implements EngineOutput {
       WorkerMetrics metrics,
       EngineOptions engineOptions,
       int framesAhead,
+      boolean markersAhead,
       ParkingLimits parking,
       long epoch) {
     this.workerId = workerId;
@@ -89,6 +99,7 @@ final class WorkerCore implements EngineOutput {
     this.messageHandler = messageHandler;
     this.metrics = metrics;
     this.framesAhead = framesAhead;
+    this.markersAhead = markersAhead;
     this.parking = parking;
     this.clock = engineOptions.nanoClock();
     this.epoch = epoch;
@@ -140,6 +151,11 @@ final class WorkerCore implements EngineOutput {
 
   SnapshotEngine engine() {
     return engine;
+  }
+
+  /** Markers taken as they were read, ahead of data queued before them (for tests). */
+  long markersTakenAhead() {
+    return markersTakenAhead;
   }
 
   /** The receiving end of {@code from}'s channel (for tests and introspection), or null. */
@@ -218,8 +234,100 @@ final class WorkerCore implements EngineOutput {
               + " at most; a future epoch is accepted once it is announced");
     } else if (frameEpoch > epoch || halted || r.hasParked()) {
       park(r, frame);
-    } else {
+    } else if (!markersAhead) {
       deliver(r, frame);
+    } else {
+      readAhead(r, frame);
+    }
+    return drain();
+  }
+
+  /**
+   * Queues {@code frame} behind the frames read ahead of the application, takes each marker in it
+   * at once with the data queued before it ({@link SnapshotEngine#onEarlyMarker}), and asks for a
+   * turn to deliver the oldest frame. A snapshot then records this worker, and closes this channel,
+   * when its marker is read, not when the application has worked through the frames before it.
+   */
+  private void readAhead(ChannelReceiver r, InboundFrame frame) {
+    r.ready().add(frame);
+    List<ChannelItem> items = frame.items();
+    for (int i = 0, n = items.size(); i < n; i++) {
+      if (items.get(i) instanceof ChannelItem.Mark m
+          && m.position() > r.delivered()
+          && m.sentCount() >= 0) {
+        markerAhead(r, m);
+      }
+    }
+    if (!r.deliveryPosted()) {
+      r.deliveryPosted(true);
+      emit(new WorkerEffect.DeliverNext(r.from()));
+    }
+  }
+
+  /**
+   * A marker read ahead: the data before it in the ready frames, not delivered yet, is at hand. A
+   * gap or a malformed item leaves the marker to its turn in order, which refuses the stream.
+   */
+  private void markerAhead(ChannelReceiver r, ChannelItem.Mark marker) {
+    List<InTransitMessage> atHand = new ArrayList<>();
+    long next = r.delivered() + 1;
+    for (InboundFrame f : r.ready()) {
+      for (ChannelItem item : f.items()) {
+        long position = item.position();
+        if (position < next) {
+          continue; // a duplicate after a resend
+        }
+        if (position == marker.position()) {
+          earlyMarker(r, marker, atHand);
+          return;
+        }
+        if (position != next || item instanceof ChannelItem.Malformed) {
+          return;
+        }
+        if (item instanceof ChannelItem.Data d) {
+          atHand.add(new InTransitMessage(d.seq(), d.payload()));
+        }
+        next++;
+      }
+    }
+  }
+
+  private void earlyMarker(
+      ChannelReceiver r, ChannelItem.Mark marker, List<InTransitMessage> atHand) {
+    try {
+      long ignored = engine.ignoredMarkers();
+      if (broken == Broken.MARKER_AHEAD_DROPS_DATA_AT_HAND) {
+        engine.onMarker(r.from(), marker.snapshotId(), -1);
+        return;
+      }
+      engine.onEarlyMarker(r.from(), marker.snapshotId(), marker.sentCount(), atHand);
+      if (engine.ignoredMarkers() == ignored && !atHand.isEmpty()) {
+        markersTakenAhead++;
+      }
+    } catch (ProtocolViolationException | IllegalArgumentException e) {
+      // not taken: the marker's turn in order refuses what is wrong with the channel
+      log.debug("{}: marker read ahead not taken: {}", channel(r), e.getMessage());
+    }
+  }
+
+  /**
+   * The turn {@link WorkerEffect.DeliverNext} asked for: delivers the oldest frame read ahead on
+   * {@code from}'s channel, and asks for another turn while frames wait.
+   */
+  List<WorkerEffect> deliverNext(String from) {
+    ChannelReceiver r = receivers.get(from);
+    r.deliveryPosted(false);
+    if (halted) {
+      r.parkReady(clock.getAsLong()); // marked halted meanwhile: what is read waits for the resume
+      return drain();
+    }
+    InboundFrame frame = r.ready().poll();
+    if (frame != null) {
+      deliver(r, frame);
+    }
+    if (!r.ready().isEmpty() && !r.deliveryPosted()) {
+      r.deliveryPosted(true);
+      emit(new WorkerEffect.DeliverNext(from));
     }
     return drain();
   }
@@ -438,6 +546,10 @@ final class WorkerCore implements EngineOutput {
     }
     markHalted(newEpoch);
     engine.abortAll();
+    long now = clock.getAsLong();
+    for (ChannelReceiver r : receivers.values()) {
+      r.parkReady(now);
+    }
     if (newEpoch == epoch) {
       return drain();
     }

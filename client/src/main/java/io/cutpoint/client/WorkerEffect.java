@@ -13,6 +13,12 @@ sealed interface WorkerEffect {
    */
   record Ack(InboundLink link, long epoch, long position) implements WorkerEffect {}
 
+  /**
+   * Call {@code WorkerCore.deliverNext(from)} on the core's thread once what is queued there ran,
+   * so that frames arriving meanwhile are read ahead of the application.
+   */
+  record DeliverNext(String from) implements WorkerEffect {}
+
   /** Let {@code frames} more frames come on {@code link} (inbound flow control). */
   record Request(InboundLink link, int frames) implements WorkerEffect {}
 

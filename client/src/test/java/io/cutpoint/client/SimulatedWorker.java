@@ -69,7 +69,8 @@ public final class SimulatedWorker {
   public enum BrokenCore {
     NONE,
     NO_EPOCH_FENCING,
-    REPLAY_AFTER_NEW_TRAFFIC
+    REPLAY_AFTER_NEW_TRAFFIC,
+    MARKER_AHEAD_DROPS_DATA_AT_HAND
   }
 
   /**
@@ -79,9 +80,15 @@ public final class SimulatedWorker {
    * @param framesAhead frames a new stream may send before the core asks for more
    * @param resendBeforeAckPercent chance that a reconnecting sender resends before the first ack
    * @param broken the core's variant; {@link BrokenCore#NONE} in every correct schedule
+   * @param markersAhead the core reads frames ahead and takes markers as they are read; its turns
+   *     to deliver the frames read ahead come after a random delay, while more frames arrive
    */
   public record Options(
-      int maxItemsPerFrame, int framesAhead, int resendBeforeAckPercent, BrokenCore broken) {}
+      int maxItemsPerFrame,
+      int framesAhead,
+      int resendBeforeAckPercent,
+      BrokenCore broken,
+      boolean markersAhead) {}
 
   private static final ParkingLimits PARKING = new ParkingLimits(64, 64L << 20, Duration.ofDays(1));
 
@@ -125,6 +132,7 @@ public final class SimulatedWorker {
             new WorkerMetrics(null),
             EngineOptions.defaults().withNanoClock(net::now),
             options.framesAhead(),
+            options.markersAhead(),
             PARKING,
             epoch);
     core.breakForTest(WorkerCore.Broken.valueOf(options.broken().name()));
@@ -311,13 +319,21 @@ public final class SimulatedWorker {
       if (core.receiver(from).hasParked()) {
         out.add("channel " + from + "->" + id + ": frames parked");
       }
+      if (!core.receiver(from).ready().isEmpty()) {
+        out.add("channel " + from + "->" + id + ": frames read ahead, not delivered");
+      }
     }
     return out;
   }
 
-  /** Frames written, frames written again, streams reopened, duplicate items, old-epoch frames. */
+  /**
+   * Frames written, frames written again, streams reopened, duplicate items, old-epoch frames,
+   * markers taken ahead.
+   */
   public long[] counts() {
-    return new long[] {framesSent, framesResent, reconnects, duplicateItems, oldEpochFrames};
+    return new long[] {
+      framesSent, framesResent, reconnects, duplicateItems, oldEpochFrames, core.markersTakenAhead()
+    };
   }
 
   // ---- the transport -----------------------------------------------------------------------
@@ -451,6 +467,14 @@ public final class SimulatedWorker {
   private void apply(WorkerEffect effect) {
     if (effect instanceof WorkerEffect.SendData d) {
       outs.get(d.to()).append(new ChannelItem.Data(0, d.seq(), d.payload()));
+    } else if (effect instanceof WorkerEffect.DeliverNext d) {
+      net.at(
+          net.now() + net.delay(),
+          () -> {
+            if (!dead) {
+              event(() -> apply(core.deliverNext(d.from())));
+            }
+          });
     } else if (effect instanceof WorkerEffect.SendMarker m) {
       outs.get(m.to()).append(new ChannelItem.Mark(0, m.snapshotId(), m.sentCount()));
     } else if (effect instanceof WorkerEffect.Ack a) {

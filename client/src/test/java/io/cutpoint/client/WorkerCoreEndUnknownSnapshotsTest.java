@@ -26,6 +26,7 @@ class WorkerCoreEndUnknownSnapshotsTest {
           new WorkerMetrics(null),
           EngineOptions.defaults().withNanoClock(() -> 0),
           8,
+          false,
           new ParkingLimits(64, 1 << 20, Duration.ofSeconds(30)),
           1);
 

@@ -37,19 +37,23 @@ class WorkerCoreFuzzTest {
 
   @FuzzTest(maxDuration = "5m")
   void arbitraryFramesNeverJamAChannelNorReachTheApplicationOutOfOrder(FuzzedDataProvider data) {
-    new Run().drive(data);
+    new Run(data.consumeBoolean()).drive(data);
   }
 
-  /** One worker "b" with channels a->b, c->b and b->c, and what its application saw. */
+  /**
+   * One worker "b" with channels a->b, c->b and b->c, and what its application saw; with markers
+   * ahead, the turns it asks for to deliver frames read ahead run when the fuzzer says.
+   */
   private static final class Run {
     long now;
+    final java.util.ArrayDeque<String> turns = new java.util.ArrayDeque<>();
     final Map<String, Long> lastSeq = new HashMap<>();
     final Map<String, RecordingAckObserver> live = new HashMap<>();
     final List<RecordingAckObserver> all = new ArrayList<>();
     final WorkerCore core;
     final WireEffects effects;
 
-    Run() {
+    Run(boolean markersAhead) {
       SortedSet<String> incoming = new TreeSet<>(PEERS);
       SortedSet<String> outgoing = new TreeSet<>(List.of("c"));
       for (String peer : incoming) {
@@ -63,7 +67,10 @@ class WorkerCoreFuzzTest {
       // No send here overdraws a channel: the gate never holds a request back.
       effects =
           new WireEffects(
-              "b", senders, new ReadGate(Runnable::run, () -> null, java.time.Duration.ZERO));
+              "b",
+              senders,
+              new ReadGate(Runnable::run, () -> null, java.time.Duration.ZERO),
+              turns::add);
       core =
           new WorkerCore(
               "b",
@@ -88,6 +95,7 @@ class WorkerCoreFuzzTest {
               metrics,
               EngineOptions.defaults().withNanoClock(() -> now),
               8,
+              markersAhead,
               LIMITS,
               0);
     }
@@ -95,7 +103,12 @@ class WorkerCoreFuzzTest {
     void drive(FuzzedDataProvider data) {
       for (int step = 0; step < 64 && data.remainingBytes() > 0; step++) {
         String peer = data.pickValue(PEERS);
-        switch (data.consumeInt(0, 7)) {
+        switch (data.consumeInt(0, 8)) {
+          case 8 -> {
+            for (int n = data.consumeInt(1, 3); n > 0 && !turns.isEmpty(); n--) {
+              effects.apply(core.deliverNext(turns.poll()));
+            }
+          }
           case 0 -> attach(peer);
           case 1 -> {
             RecordingAckObserver s = live.get(peer);
@@ -188,10 +201,17 @@ class WorkerCoreFuzzTest {
     }
 
     /** A new stream of the real sender: told where to resume, its next message is delivered. */
+    private void runTurns() {
+      while (!turns.isEmpty()) {
+        effects.apply(core.deliverNext(turns.poll()));
+      }
+    }
+
     private void theRealSenderIsHeard() {
       if (core.halted()) {
         effects.apply(core.resume(core.epoch()));
       }
+      runTurns();
       for (String peer : PEERS) {
         ChannelReceiver r = core.receiver(peer);
         RecordingAckObserver s = attach(peer);
@@ -210,6 +230,7 @@ class WorkerCoreFuzzTest {
                                 .setPosition(resumeAt + 1)
                                 .setData(DataMessage.newBuilder().setSeq(seq)))
                         .build())));
+        runTurns();
         assertThat(s.end).as("the real sender's stream of %s->b", peer).isNull();
         assertThat(lastSeq.get(peer)).as("the real sender's message on %s->b", peer).isEqualTo(seq);
         assertThat(s.lastAckedPosition()).isEqualTo(resumeAt + 1);

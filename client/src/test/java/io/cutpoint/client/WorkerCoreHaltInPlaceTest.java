@@ -29,6 +29,7 @@ class WorkerCoreHaltInPlaceTest {
           new WorkerMetrics(null),
           EngineOptions.defaults().withNanoClock(() -> 0),
           8,
+          false,
           new ParkingLimits(64, 1 << 20, Duration.ofSeconds(30)),
           EPOCH);
   private final InboundLink link = new InboundLink() {};

@@ -106,6 +106,9 @@ public record SimResult(
    * @param coordinatorRestarts times the coordinator was killed and started again over its store
    * @param restartsInRollback restarts while the store held a rollback in progress (the new
    *     coordinator resumes it)
+   * @param markersTakenAhead markers a core took as it read them, with data queued before them
+   * @param handRollbacks rollbacks an operator asked for after a coordinator was killed before it
+   *     rolled back for a fresh worker (recovery.md)
    */
   public record WorkerStats(
       long frames,
@@ -121,10 +124,12 @@ public record SimResult(
       long replayed,
       long replayRaces,
       long coordinatorRestarts,
-      long restartsInRollback) {
+      long restartsInRollback,
+      long markersTakenAhead,
+      long handRollbacks) {
 
     public static final WorkerStats NONE =
-        new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        new WorkerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     public WorkerStats plus(WorkerStats o) {
       return new WorkerStats(
@@ -141,7 +146,9 @@ public record SimResult(
           replayed + o.replayed,
           replayRaces + o.replayRaces,
           coordinatorRestarts + o.coordinatorRestarts,
-          restartsInRollback + o.restartsInRollback);
+          restartsInRollback + o.restartsInRollback,
+          markersTakenAhead + o.markersTakenAhead,
+          handRollbacks + o.handRollbacks);
     }
   }
 

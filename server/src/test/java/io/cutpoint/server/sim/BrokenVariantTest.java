@@ -13,11 +13,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The checks are not vacuous: each deliberately broken {@link Variant} (a worker core without epoch
- * fencing, a worker core that replays after new traffic, a snapshot lifecycle that commits before
- * the last piece arrived) is caught. Every seed runs with the correct cores first; wherever that
- * run met the situation the variant gets wrong (an old-epoch frame reached a core; new frames were
- * parked where a replay was due at a resume; a cut of more than one worker was committed), the
- * broken run must fail, and the report names the seed to replay.
+ * fencing, a worker core that replays after new traffic, a worker core that takes a marker read
+ * ahead without the data queued before it, a snapshot lifecycle that commits before the last piece
+ * arrived) is caught. Every seed runs with the correct cores first; wherever that run met the
+ * situation the variant gets wrong (an old-epoch frame reached a core; new frames were parked where
+ * a replay was due at a resume; a core took a marker ahead of queued data; a cut of more than one
+ * worker was committed), the broken run must fail, and the report names the seed to replay.
  */
 class BrokenVariantTest {
 
@@ -30,6 +31,8 @@ class BrokenVariantTest {
     return switch (variant) {
       case NO_EPOCH_FENCING -> r -> r.workers().oldEpochFrames() > 0;
       case REPLAY_AFTER_NEW_TRAFFIC -> r -> r.workers().replayRaces() > 0;
+      case MARKER_AHEAD_DROPS_DATA_AT_HAND ->
+          r -> r.workers().markersTakenAhead() > 0 && r.stats().completedCuts() > 0;
       case EARLY_COMMIT -> r -> r.cuts().values().stream().anyMatch(c -> c.lines().count() > 1);
       case NONE -> r -> false;
     };
@@ -79,14 +82,24 @@ class BrokenVariantTest {
             + exposed
             + " met its situation, "
             + missed.size()
-            + " of them missed; first failure:\n"
+            + " of them missed "
+            + missed
+            + "; first failure:\n"
             + (caught.isEmpty() ? "none" : caught.get(0).describe()));
     // Without fencing, an old frame that a halted core parked is harmless when its stream breaks
     // before the resume (the parked frame goes with it), and so is one whose snapshot a coordinator
     // restart ended: some schedules meet only that (about one in seven).
+    // A marker taken ahead without its data is harmless when its snapshot never commits (a
+    // coordinator restart or a rollback ends it) while another snapshot of the schedule commits:
+    // RING:54, for one, commits the same cuts as the correct cores.
     assertThat(missed)
         .as(variant + " let through where its situation arose")
-        .hasSizeLessThanOrEqualTo(variant == Variant.NO_EPOCH_FENCING ? exposed / 5 : 0);
+        .hasSizeLessThanOrEqualTo(
+            switch (variant) {
+              case NO_EPOCH_FENCING -> exposed / 5;
+              case MARKER_AHEAD_DROPS_DATA_AT_HAND -> exposed / 20;
+              default -> 0;
+            });
     assertThat(exposed).as("schedules where " + variant + " matters").isGreaterThan(runs / 10);
     SimResult first = caught.get(0);
     assertThat(first.describe())

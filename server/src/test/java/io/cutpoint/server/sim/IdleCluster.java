@@ -112,7 +112,7 @@ final class IdleCluster {
               FIRST_EPOCH,
               net,
               reports,
-              new SimulatedWorker.Options(4, 8, 0, SimulatedWorker.BrokenCore.NONE));
+              new SimulatedWorker.Options(4, 8, 0, SimulatedWorker.BrokenCore.NONE, true));
       app.attach(worker);
       WorkerProcess p =
           new WorkerProcess(id, worker, app, outgoing.get(id), incoming.get(id), host);

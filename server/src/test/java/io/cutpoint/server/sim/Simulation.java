@@ -111,6 +111,7 @@ public final class Simulation {
   private long restarts;
   private long restartsInRollback;
   private long freshDataLoss;
+  private long handRollbacks;
   private int started;
   private int maxPending;
 
@@ -140,8 +141,11 @@ public final class Simulation {
             switch (variant) {
               case NO_EPOCH_FENCING -> SimulatedWorker.BrokenCore.NO_EPOCH_FENCING;
               case REPLAY_AFTER_NEW_TRAFFIC -> SimulatedWorker.BrokenCore.REPLAY_AFTER_NEW_TRAFFIC;
+              case MARKER_AHEAD_DROPS_DATA_AT_HAND ->
+                  SimulatedWorker.BrokenCore.MARKER_AHEAD_DROPS_DATA_AT_HAND;
               case NONE, EARLY_COMMIT -> SimulatedWorker.BrokenCore.NONE;
-            });
+            },
+            (seed & 1) == 0); // markers read ahead in every other schedule
     store.beginRollback(FIRST_EPOCH, 0); // a cluster past its first epoch: fresh workers lag
     store.finishRollback(FIRST_EPOCH);
     this.coordinator = newCoordinator();
@@ -339,6 +343,36 @@ public final class Simulation {
   }
 
   /**
+   * The operator's rollback after a fresh worker's rollback was lost with a coordinator: to the
+   * newest complete snapshot of every worker, unless the worker was restored meanwhile or a
+   * rollback runs (which restores it).
+   */
+  private void handRollback() {
+    boolean stillFresh =
+        current.values().stream().anyMatch(p -> freshNotRestored.contains(p.worker()));
+    if (!stillFresh || store.rollbackInProgress().isPresent()) {
+      return;
+    }
+    store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).stream()
+        .filter(m -> m.getTopology().getWorkersCount() == topology.workers().size())
+        .mapToLong(SnapshotManifest::getSnapshotId)
+        .max()
+        .ifPresent(
+            target -> {
+              handRollbacks++;
+              var unused =
+                  coordinator
+                      .rollbackTo(target)
+                      .whenComplete(
+                          (r, e) ->
+                              note(
+                                  "rollback by hand to S="
+                                      + target
+                                      + (e == null ? " started" : " refused: " + e)));
+            });
+  }
+
+  /**
    * Loses {@code w}'s process; the coordinator notices, and a fresh process joins later. Only once
    * a complete snapshot covers every worker: a worker restarted fresh with no snapshot to roll back
    * to joins its peers' epoch with its channel positions starting over, which nothing mends.
@@ -395,6 +429,12 @@ public final class Simulation {
       }
     }
     coordinator = newCoordinator();
+    if (current.values().stream().anyMatch(p -> freshNotRestored.contains(p.worker()))) {
+      // A fresh worker whose rollback the killed coordinator may not have persisted re-joins as
+      // not fresh (recovery.md, "A coordinator killed right after welcoming a fresh worker"):
+      // the operator rolls back by hand, as that section says, once the workers are back.
+      network.at(network.now() + 4 * config.maxDelay() + delay(), this::handRollback);
+    }
     if (random.nextInt(2) == 0) {
       // while the workers join again, an operator asks for a rollback to any snapshot the store
       // keeps, often one that the checks refuse (the restart ended it): some join meanwhile
@@ -506,7 +546,7 @@ public final class Simulation {
   }
 
   private SimResult.WorkerStats workerStats() {
-    long[] sum = new long[5];
+    long[] sum = new long[6];
     long replayed = 0;
     long races = 0;
     for (WorkerProcess p : all) {
@@ -531,7 +571,9 @@ public final class Simulation {
         replayed,
         races,
         restarts,
-        restartsInRollback);
+        restartsInRollback,
+        sum[5],
+        handRollbacks);
   }
 
   /** Recordings a welcome ended: of a killed coordinator's snapshots, or of unheard-of ends. */

@@ -132,6 +132,9 @@ class SimulationPropertyTest {
       assertThat(totals.notAnnounced()).as("frames of an epoch not announced yet").isPositive();
       assertThat(totals.replayed()).as("recorded messages replayed").isPositive();
       assertThat(totals.replayRaces()).as("new traffic parked ahead of a replay").isPositive();
+      assertThat(totals.markersTakenAhead())
+          .as("markers taken as they were read, ahead of data queued before them")
+          .isPositive();
     }
   }
 
