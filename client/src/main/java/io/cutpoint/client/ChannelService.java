@@ -24,9 +24,10 @@ import java.util.SortedSet;
  * The worker's {@code Channel} service. Its server's streams run on the worker's own Netty event
  * loop, which is the worker's event loop: it checks the header, then runs every frame's core step
  * ({@link WorkerCore}) where it is read, with no hand-off (queued behind the worker's other tasks
- * only when some are running or waiting, see {@link EventLoop#run}). Inbound flow control is
- * manual: the loop asks for a frame each time it processed one, so a busy worker stops reading and
- * its senders fill up and wait.
+ * only when some are running or waiting, see {@link EventLoop#run}); with markers read ahead, that
+ * step queues the frame and takes its markers, and the frame's delivery gets a turn of its own.
+ * Inbound flow control is manual: the loop asks for a frame each time it processed one, so a busy
+ * worker stops reading and its senders fill up and wait.
  *
  * <p>The header is refused (INVALID_ARGUMENT) when an id in it is not a worker id, by what is wrong
  * and never by echoing it, and when the channel is not declared. Under mutual TLS it is refused

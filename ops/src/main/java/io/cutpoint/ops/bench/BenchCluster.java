@@ -40,17 +40,20 @@ final class BenchCluster implements AutoCloseable {
   private final BenchCoordinator coordinator;
   private final boolean contentChunks;
   private final java.nio.file.Path localRecovery; // null: none
+  private final boolean markersAhead;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
 
   private BenchCluster(
       Layout layout,
       BenchCoordinator coordinator,
       boolean contentChunks,
-      java.nio.file.Path localRecovery) {
+      java.nio.file.Path localRecovery,
+      boolean markersAhead) {
     this.layout = layout;
     this.coordinator = coordinator;
     this.contentChunks = contentChunks;
     this.localRecovery = localRecovery;
+    this.markersAhead = markersAhead;
   }
 
   static BenchCluster start(Layout layout, BenchPlan plan, Function<String, CountingApp> apps) {
@@ -86,7 +89,12 @@ final class BenchCluster implements AutoCloseable {
       boolean contentChunks,
       java.nio.file.Path localRecovery) {
     BenchCluster c =
-        new BenchCluster(layout, BenchCoordinator.start(plan, store), contentChunks, localRecovery);
+        new BenchCluster(
+            layout,
+            BenchCoordinator.start(plan, store),
+            contentChunks,
+            localRecovery,
+            plan.markersAhead());
     try {
       for (String id : layout.ids()) {
         c.nodes.put(id, c.startNode(id, apps.apply(id)));
@@ -120,7 +128,8 @@ final class BenchCluster implements AutoCloseable {
             .outgoing(layout.outgoing().get(id))
             .incoming(layout.incoming(id))
             .stateHandler(app)
-            .messageHandler(app);
+            .messageHandler(app)
+            .markersAhead(markersAhead);
     if (localRecovery != null) {
       builder.localRecovery(localRecovery);
     }

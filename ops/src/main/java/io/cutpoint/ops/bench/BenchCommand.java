@@ -141,6 +141,13 @@ public final class BenchCommand implements Callable<Integer> {
   boolean noSync;
 
   @Option(
+      names = "--markers-in-order",
+      description =
+          "Workers take each marker in its turn behind the data sent before it, instead of as "
+              + "soon as they read it (the default; see protocol.md, \"Early markers\").")
+  boolean markersInOrder;
+
+  @Option(
       names = "--verbose",
       description = "Show the coordinator's and workers' logs (default: errors only).")
   boolean verbose;
@@ -158,7 +165,8 @@ public final class BenchCommand implements Callable<Integer> {
                 dataflow,
                 largeStateKib,
                 dataDir)
-            .withSyncStore(!noSync);
+            .withSyncStore(!noSync)
+            .withMarkersAhead(!markersInOrder);
     BenchPlan plan =
         base.withIncremental(
             Boolean.FALSE.equals(incremental)
@@ -202,7 +210,9 @@ public final class BenchCommand implements Callable<Integer> {
     progress.accept("done");
     BenchResults results =
         new BenchResults(
-            (quick ? "quick" : "standard") + (noSync ? ", store not synced" : ""),
+            (quick ? "quick" : "standard")
+                + (noSync ? ", store not synced" : "")
+                + (markersInOrder ? ", markers in order" : ""),
             warmUp,
             limits,
             latency,

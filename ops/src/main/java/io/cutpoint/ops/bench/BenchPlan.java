@@ -25,6 +25,8 @@ import java.util.List;
  * @param dataflow P values of the dataflow workload
  * @param dataDir parent of the coordinators' temporary stores (null: the system temp dir)
  * @param syncStore whether the coordinators' stores fsync their commits (the production setting)
+ * @param markersAhead whether the workers take markers as they read them (the default) or in order
+ *     behind the data before them
  * @param baselineMillis the shortest window over which each latency cluster's idle CPU rate is
  *     measured (it lasts as long as the cluster's first idle snapshots took, up to 4 times this)
  * @param limitSamples samples of each raw latency limit (marker hop, unary call; half as many
@@ -52,6 +54,7 @@ record BenchPlan(
     List<Integer> dataflow,
     Path dataDir,
     boolean syncStore,
+    boolean markersAhead,
     long baselineMillis,
     int limitSamples,
     int limitIngestMib,
@@ -78,6 +81,7 @@ record BenchPlan(
         4,
         List.of(2, 4, 8),
         null,
+        true,
         true,
         1_000,
         400,
@@ -110,6 +114,7 @@ record BenchPlan(
         4,
         List.of(2, 4),
         null,
+        true,
         true,
         500,
         200,
@@ -150,6 +155,7 @@ record BenchPlan(
         newDataflow != null ? newDataflow : dataflow,
         newDataDir != null ? newDataDir : dataDir,
         syncStore,
+        markersAhead,
         baselineMillis,
         limitSamples,
         limitIngestMib,
@@ -178,6 +184,36 @@ record BenchPlan(
         dataflow,
         dataDir,
         sync,
+        markersAhead,
+        baselineMillis,
+        limitSamples,
+        limitIngestMib,
+        largeStateMaxWorkers,
+        incremental);
+  }
+
+  /** The same plan with markers taken as they are read ({@code true}) or in order. */
+  BenchPlan withMarkersAhead(boolean ahead) {
+    return new BenchPlan(
+        workers,
+        idleRings,
+        samples,
+        largeSamples,
+        smallStateBytes,
+        largeStateBytes,
+        steadyRate,
+        windowMillis,
+        windows,
+        intervalMillis,
+        overheadWorkers,
+        payloads,
+        dataplaneRounds,
+        recoveryMib,
+        recoveryWorkers,
+        dataflow,
+        dataDir,
+        syncStore,
+        ahead,
         baselineMillis,
         limitSamples,
         limitIngestMib,
@@ -206,6 +242,7 @@ record BenchPlan(
         dataflow,
         dataDir,
         syncStore,
+        markersAhead,
         baselineMillis,
         limitSamples,
         limitIngestMib,

@@ -59,6 +59,7 @@ final class DataPlanePhase {
                 .incoming("a")
                 .stateHandler(bApp)
                 .messageHandler(bApp)
+                .markersAhead(plan.markersAhead())
                 .build()
                 .start();
         Worker a =
