@@ -70,11 +70,10 @@ public record ChannelOptions(
    * <p>The unacknowledged bound is also what a marker taken in order ({@code
    * Worker.Builder.markersAhead(false)}) waits behind when the receiver is the bottleneck: under
    * saturating traffic a snapshot then takes about {@code maxUnackedMessages} divided by the
-   * channel's rate per hop; a marker read ahead (the default) is taken as it is read. 2,048 messages
-   * is eight full
-   * frames, as many as a receiver asks for ahead, which keeps one loopback channel at its full rate
-   * (half the bound cost a third of the 16 B rate here); 32,768 put 8 to 10 MiB in flight per
-   * snapshot of a saturated 4-worker mesh and made its p50 ten times longer.
+   * channel's rate per hop; a marker read ahead (the default) is taken as it is read. 2,048
+   * messages is eight full frames, as many as a receiver asks for ahead, which keeps one loopback
+   * channel at its full rate (half the bound cost a third of the 16 B rate here); 32,768 put 8 to
+   * 10 MiB in flight per snapshot of a saturated 4-worker mesh and made its p50 ten times longer.
    */
   public static ChannelOptions defaults() {
     return new ChannelOptions(
