@@ -83,6 +83,36 @@ final class ChannelReceiver {
     return ready;
   }
 
+  /**
+   * The data messages in the ready frames ahead of position {@code markerPosition}, after what was
+   * delivered, in order: what a marker read ahead at that position finds at hand. Null when the
+   * positions before it have a gap or an item that is neither data nor a marker (its turn in order
+   * refuses the stream).
+   */
+  List<InTransitMessage> dataReadAheadOf(long markerPosition) {
+    List<InTransitMessage> atHand = new java.util.ArrayList<>();
+    long next = delivered + 1;
+    for (InboundFrame f : ready) {
+      for (ChannelItem item : f.items()) {
+        long position = item.position();
+        if (position < next) {
+          continue; // a duplicate after a resend
+        }
+        if (position == markerPosition) {
+          return atHand;
+        }
+        if (position != next || item instanceof ChannelItem.Malformed) {
+          return null;
+        }
+        if (item instanceof ChannelItem.Data d) {
+          atHand.add(new InTransitMessage(d.seq(), d.payload()));
+        }
+        next++;
+      }
+    }
+    return null;
+  }
+
   /** Whether a turn to deliver the next ready frame is posted. */
   boolean deliveryPosted() {
     return deliveryPosted;

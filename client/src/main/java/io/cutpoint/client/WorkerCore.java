@@ -269,26 +269,9 @@ final class WorkerCore implements EngineOutput {
    * gap or a malformed item leaves the marker to its turn in order, which refuses the stream.
    */
   private void markerAhead(ChannelReceiver r, ChannelItem.Mark marker) {
-    List<InTransitMessage> atHand = new ArrayList<>();
-    long next = r.delivered() + 1;
-    for (InboundFrame f : r.ready()) {
-      for (ChannelItem item : f.items()) {
-        long position = item.position();
-        if (position < next) {
-          continue; // a duplicate after a resend
-        }
-        if (position == marker.position()) {
-          earlyMarker(r, marker, atHand);
-          return;
-        }
-        if (position != next || item instanceof ChannelItem.Malformed) {
-          return;
-        }
-        if (item instanceof ChannelItem.Data d) {
-          atHand.add(new InTransitMessage(d.seq(), d.payload()));
-        }
-        next++;
-      }
+    List<InTransitMessage> atHand = r.dataReadAheadOf(marker.position());
+    if (atHand != null) {
+      earlyMarker(r, marker, atHand);
     }
   }
 
