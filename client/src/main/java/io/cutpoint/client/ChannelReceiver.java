@@ -86,8 +86,8 @@ final class ChannelReceiver {
   /**
    * The data messages in the ready frames ahead of position {@code markerPosition}, after what was
    * delivered, in order: what a marker read ahead at that position finds at hand. Null when the
-   * positions before it have a gap or an item that is neither data nor a marker (its turn in order
-   * refuses the stream).
+   * positions before it have a gap, an item that is neither data nor a marker, or a data item
+   * numbered below 1 (their turn in order refuses the stream).
    */
   List<InTransitMessage> dataReadAheadOf(long markerPosition) {
     List<InTransitMessage> atHand = new java.util.ArrayList<>();
@@ -105,6 +105,9 @@ final class ChannelReceiver {
           return null;
         }
         if (item instanceof ChannelItem.Data d) {
+          if (d.seq() < 1) {
+            return null; // no sequence number a sender gives: its turn refuses it
+          }
           atHand.add(new InTransitMessage(d.seq(), d.payload()));
         }
         next++;

@@ -32,7 +32,7 @@ class ChannelReceiverReadAheadTest {
   }
 
   @Test
-  void aGapOrAnItemThatIsNeitherLeavesTheMarkerToItsTurn() {
+  void aGapAnItemThatIsNeitherOrABadNumberLeavesTheMarkerToItsTurn() {
     ChannelReceiver gap = new ChannelReceiver("a");
     gap.ready().add(frame(data(1, 1), data(3, 2), new ChannelItem.Mark(4, 9, 2)));
     assertThat(gap.dataReadAheadOf(4)).isNull();
@@ -40,6 +40,10 @@ class ChannelReceiverReadAheadTest {
     ChannelReceiver malformed = new ChannelReceiver("a");
     malformed.ready().add(frame(new ChannelItem.Malformed(1), new ChannelItem.Mark(2, 9, 0)));
     assertThat(malformed.dataReadAheadOf(2)).isNull();
+
+    ChannelReceiver unnumbered = new ChannelReceiver("a");
+    unnumbered.ready().add(frame(data(1, -6), new ChannelItem.Mark(2, 9, 1)));
+    assertThat(unnumbered.dataReadAheadOf(2)).isNull();
 
     ChannelReceiver absent = new ChannelReceiver("a");
     absent.ready().add(frame(data(1, 1)));
