@@ -125,15 +125,6 @@ final class ChannelReceiver {
     this.deliveryPosted = posted;
   }
 
-  /** Moves the ready frames in front of the parked ones (a halt: they may not be delivered yet). */
-  void parkReady(long nowNanos) {
-    while (!ready.isEmpty()) {
-      InboundFrame f = ready.pollLast();
-      parked.addFirst(new Parked(f, nowNanos));
-      parkedBytes += f.bytes();
-    }
-  }
-
   boolean hasParked() {
     return !parked.isEmpty();
   }

@@ -301,8 +301,7 @@ final class WorkerCore implements EngineOutput {
     ChannelReceiver r = receivers.get(from);
     r.deliveryPosted(false);
     if (halted) {
-      r.parkReady(clock.getAsLong()); // marked halted meanwhile: what is read waits for the resume
-      return drain();
+      return drain(); // what is read waits for the resume, which delivers it
     }
     InboundFrame frame = r.ready().poll();
     if (frame != null) {
@@ -529,12 +528,11 @@ final class WorkerCore implements EngineOutput {
     }
     markHalted(newEpoch);
     engine.abortAll();
-    long now = clock.getAsLong();
-    for (ChannelReceiver r : receivers.values()) {
-      r.parkReady(now);
-    }
     if (newEpoch == epoch) {
-      return drain();
+      return drain(); // frames read ahead wait for the resume, as parked ones do
+    }
+    for (ChannelReceiver r : receivers.values()) {
+      dropReady(r); // of the epoch that ends
     }
     epoch = newEpoch;
     emit(new WorkerEffect.EnterEpoch(newEpoch));
@@ -600,8 +598,27 @@ final class WorkerCore implements EngineOutput {
         engine.onData(r.from(), m.seq(), m.payload().clone());
       }
     }
-    receivers.values().forEach(this::drainParked);
+    for (ChannelReceiver r : receivers.values()) {
+      deliverReady(r);
+      drainParked(r);
+    }
     return drain();
+  }
+
+  /** Drops the frames read ahead and asks for as many in their place. */
+  private void dropReady(ChannelReceiver r) {
+    for (int n = r.ready().size(); n > 0; n--) {
+      r.ready().poll();
+      emit(new WorkerEffect.Request(r.stream(), 1));
+    }
+  }
+
+  /** Delivers the frames read ahead before a halt, ahead of what was parked since. */
+  private void deliverReady(ChannelReceiver r) {
+    InboundFrame frame;
+    while ((frame = r.ready().poll()) != null) {
+      deliver(r, frame);
+    }
   }
 
   private void renumber() {
