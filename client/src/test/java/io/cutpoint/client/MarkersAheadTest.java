@@ -27,7 +27,9 @@ class MarkersAheadTest {
 
   private static final int MESSAGES = 3_000;
 
-  /** What one run saw: b's piece, and how many messages b's handler had taken when it completed. */
+  /**
+   * What one run saw: both pieces, and how many messages b's handler had taken when b's completed.
+   */
   private record Run(LocalSnapshot a, LocalSnapshot b, long deliveredAtCompletion) {}
 
   private static Run run(boolean markersAhead) {
@@ -40,7 +42,7 @@ class MarkersAheadTest {
                 .stateHandler(new NoState())
                 .messageHandler(
                     (from, seq, payload) -> {
-                      busy(20_000); // a handler that takes about 20 us a message
+                      busy(50_000); // a handler that takes about 50 us a message
                       delivered.incrementAndGet();
                     })
                 .markersAhead(markersAhead)
