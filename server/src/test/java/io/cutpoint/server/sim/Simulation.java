@@ -330,16 +330,24 @@ public final class Simulation {
       note("operator rollback: no snapshot to ask for");
       return;
     }
-    long target = stored.get(random.nextInt(stored.size())).getSnapshotId();
+    askRollback("operator rollback", stored.get(random.nextInt(stored.size())).getSnapshotId());
+  }
+
+  private void askRollback(String who, long target) {
     var unused =
         coordinator
             .rollbackTo(target)
             .whenComplete(
                 (r, e) ->
-                    note(
-                        "operator rollback to S="
-                            + target
-                            + (e == null ? " started" : " refused: " + e)));
+                    note(who + " to S=" + target + (e == null ? " started" : " refused: " + e)));
+  }
+
+  /** The newest complete snapshot that holds every worker, if any. */
+  private java.util.OptionalLong newestOfEveryWorker() {
+    return store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).stream()
+        .filter(m -> m.getTopology().getWorkersCount() == topology.workers().size())
+        .mapToLong(SnapshotManifest::getSnapshotId)
+        .max();
   }
 
   /**
@@ -353,22 +361,11 @@ public final class Simulation {
     if (!stillFresh || store.rollbackInProgress().isPresent()) {
       return;
     }
-    store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).stream()
-        .filter(m -> m.getTopology().getWorkersCount() == topology.workers().size())
-        .mapToLong(SnapshotManifest::getSnapshotId)
-        .max()
+    newestOfEveryWorker()
         .ifPresent(
             target -> {
               handRollbacks++;
-              var unused =
-                  coordinator
-                      .rollbackTo(target)
-                      .whenComplete(
-                          (r, e) ->
-                              note(
-                                  "rollback by hand to S="
-                                      + target
-                                      + (e == null ? " started" : " refused: " + e)));
+              askRollback("rollback by hand", target);
             });
   }
 
@@ -379,9 +376,7 @@ public final class Simulation {
    */
   private void crash(String w) {
     WorkerProcess p = current.get(w);
-    boolean covered =
-        store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)).stream()
-            .anyMatch(m -> m.getTopology().getWorkersCount() == topology.workers().size());
+    boolean covered = newestOfEveryWorker().isPresent();
     if (p == null || !covered) {
       note("crash of " + w + " skipped: " + (p == null ? "it is down" : "no cut of every worker"));
       return;
