@@ -70,11 +70,25 @@ public final class DiningTable implements AutoCloseable {
   public static DiningTable start(
       List<Philosopher> philosophers, String coordinator, Duration joinTimeout)
       throws InterruptedException, TimeoutException {
+    return start(philosophers, coordinator, joinTimeout, true);
+  }
+
+  /**
+   * As {@link #start(List, String, Duration)}, the workers taking markers as they read them ({@code
+   * markersAhead}, the default) or in their turn behind the data before them.
+   */
+  public static DiningTable start(
+      List<Philosopher> philosophers,
+      String coordinator,
+      Duration joinTimeout,
+      boolean markersAhead)
+      throws InterruptedException, TimeoutException {
     DiningTable t = new DiningTable();
     try {
       int n = philosophers.size();
       for (int i = 0; i < n; i++) {
-        t.nodes.add(PhilosopherNode.start(philosophers.get(i), i, n, coordinator, t.timers));
+        t.nodes.add(
+            PhilosopherNode.start(philosophers.get(i), i, n, coordinator, t.timers, markersAhead));
       }
       CompletableFuture<?>[] joins =
           t.nodes.stream().map(PhilosopherNode::joined).toArray(CompletableFuture[]::new);

@@ -34,14 +34,16 @@ public final class PhilosopherNode implements AutoCloseable {
 
   /**
    * Starts the worker of philosopher {@code index} of {@code n} on a free loopback port and joins
-   * {@code coordinator} ({@code host:port}); timers run on {@code timers}.
+   * {@code coordinator} ({@code host:port}); timers run on {@code timers}; {@code markersAhead} as
+   * {@link Worker.Builder#markersAhead}.
    */
   public static PhilosopherNode start(
       Philosopher philosopher,
       int index,
       int n,
       String coordinator,
-      ScheduledExecutorService timers) {
+      ScheduledExecutorService timers,
+      boolean markersAhead) {
     List<String> neighbours = Philosopher.neighbours(index, n);
     Worker worker =
         Worker.builder(philosopher.id())
@@ -50,6 +52,7 @@ public final class PhilosopherNode implements AutoCloseable {
             .incoming(neighbours)
             .stateHandler(philosopher)
             .messageHandler(philosopher)
+            .markersAhead(markersAhead)
             .build();
     philosopher.wire(
         worker::send,

@@ -160,9 +160,12 @@ class DeadlockServiceTest {
     assertThat(analysed[0]).isPositive();
   }
 
-  @Test
-  void aForkKeptInTransitMeansNotTerminatedAndTheChannelIsListed() throws Exception {
-    // p0 eats once; p1 and p2 have nothing to eat. p0 holds fork 0 and must ask p1 for fork 1.
+  /**
+   * p0 eats once; p1 and p2 have nothing to eat. p0 holds fork 0 and asks p1 for fork 1, and
+   * initiates a snapshot while p1's and p2's event threads are paused, so that p0's request and its
+   * marker both wait for p1. Returns the snapshot, committed once p1 took the request.
+   */
+  private long p0SnapshotsWhileP1HasNotSeenItsRequest() throws Exception {
     Philosopher.Timing timing = new Philosopher.Timing(0, 0, 0, true);
     table =
         DiningTable.start(
@@ -171,8 +174,8 @@ class DeadlockServiceTest {
                 new Philosopher(1, 3, 0, 0.0, timing, 2),
                 new Philosopher(2, 3, 0, 0.0, timing, 3)),
             target,
-            Duration.ofSeconds(30));
-    // p1's and p2's event threads are paused, so that p1 meets p0's request before any marker.
+            Duration.ofSeconds(30),
+            false); // markers in order: see the test
     CountDownLatch releaseP1 = new CountDownLatch(1);
     CountDownLatch releaseP2 = new CountDownLatch(1);
     table.node(1).worker().execute(() -> awaitQuietly(releaseP1));
@@ -186,8 +189,6 @@ class DeadlockServiceTest {
       // p0 initiates: it records "waiting for p1 (fork-1)" before p1 has even seen the request.
       id = table.node(0).session().requestSnapshot().get(20, TimeUnit.SECONDS);
       table.node(0).status().get(10, TimeUnit.SECONDS); // runs after p0's local snapshot was taken
-      // p1 takes the request (it precedes p0's marker on p0->p1, and p2 sends no marker yet), hands
-      // fork 1 over, then records on p0's marker: the fork travels inside the cut.
       releaseP1.countDown();
       await()
           .atMost(Duration.ofSeconds(20))
@@ -205,6 +206,19 @@ class DeadlockServiceTest {
                         .getManifest()
                         .getStatus()
                     == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    return id;
+  }
+
+  /**
+   * With markers in order, p1 takes p0's request before p0's marker (it precedes it on p0->p1, and
+   * p2 sends no marker yet), hands fork 1 over, then records on p0's marker: the fork travels
+   * inside the cut, and answers p0's wait. (Read ahead, p1 may take the marker first, the request
+   * at hand, depending on whether both frames are read before the request's turn: the request is
+   * then what travels inside the cut, as consistent a cut, and this schedule is not fixed.)
+   */
+  @Test
+  void aForkKeptInTransitMeansNotTerminatedAndTheChannelIsListed() throws Exception {
+    long id = p0SnapshotsWhileP1HasNotSeenItsRequest();
     AnalyzeResponse r = admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(id).build());
 
     assertThat(r.getTermination().getTerminated()).isFalse();
