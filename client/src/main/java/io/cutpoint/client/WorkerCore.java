@@ -56,9 +56,6 @@ final class WorkerCore implements EngineOutput {
   private volatile boolean halted;
   private Broken broken = Broken.NONE;
 
-  /** Markers taken as they were read, with data queued before them (loop thread only). */
-  private long markersTakenAhead;
-
   /**
    * Deliberately broken variants of the core, for the seeded simulator only: they show that its
    * checks catch a core that gets epochs or replay wrong (as the simulator's engine faults show it
@@ -151,11 +148,6 @@ final class WorkerCore implements EngineOutput {
 
   SnapshotEngine engine() {
     return engine;
-  }
-
-  /** Markers taken as they were read, ahead of data queued before them (for tests). */
-  long markersTakenAhead() {
-    return markersTakenAhead;
   }
 
   /** The receiving end of {@code from}'s channel (for tests and introspection), or null. */
@@ -285,7 +277,7 @@ final class WorkerCore implements EngineOutput {
       }
       engine.onEarlyMarker(r.from(), marker.snapshotId(), marker.sentCount(), atHand);
       if (engine.ignoredMarkers() == ignored && !atHand.isEmpty()) {
-        markersTakenAhead++;
+        metrics.markerAhead();
       }
     } catch (ProtocolViolationException | IllegalArgumentException e) {
       // not taken: the marker's turn in order refuses what is wrong with the channel

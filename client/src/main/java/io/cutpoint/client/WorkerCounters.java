@@ -7,6 +7,8 @@ package io.cutpoint.client;
  * @param messagesReceived data messages delivered to the application (replayed ones included)
  * @param markersSent markers put on outgoing channels
  * @param markersReceived markers taken from incoming channels
+ * @param markersAhead markers taken as they were read, with data queued before them (that data is
+ *     the channel's state; see {@code Worker.Builder.markersAhead})
  * @param framesSent frames written to channel streams (resends included)
  * @param framesResent frames written again after a reconnect
  * @param reconnects channel streams opened again after a failure
@@ -18,6 +20,7 @@ public record WorkerCounters(
     long messagesReceived,
     long markersSent,
     long markersReceived,
+    long markersAhead,
     long framesSent,
     long framesResent,
     long reconnects,

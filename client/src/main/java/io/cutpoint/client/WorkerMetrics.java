@@ -17,6 +17,7 @@ final class WorkerMetrics {
   private final LongAdder framesSent = new LongAdder();
   private final LongAdder framesResent = new LongAdder();
   private final LongAdder reconnects = new LongAdder();
+  private final LongAdder markersAhead = new LongAdder();
   private final LongAdder snapshotsCompleted = new LongAdder();
   private final LongAdder snapshotsFailed = new LongAdder();
 
@@ -24,6 +25,7 @@ final class WorkerMetrics {
   private final Counter mMessagesReceived;
   private final Counter mMarkersSent;
   private final Counter mMarkersReceived;
+  private final Counter mMarkersAhead;
   private final Counter mFramesSent;
   private final Counter mFramesResent;
   private final Counter mReconnects;
@@ -43,6 +45,11 @@ final class WorkerMetrics {
     mMarkersReceived =
         counter(
             registry, "cutpoint.worker.markers.received", "Markers taken from incoming channels");
+    mMarkersAhead =
+        counter(
+            registry,
+            "cutpoint.worker.markers.ahead",
+            "Markers taken as they were read, with data queued before them");
     mFramesSent =
         counter(registry, "cutpoint.worker.frames.sent", "Frames written to channel streams");
     mFramesResent =
@@ -98,6 +105,10 @@ final class WorkerMetrics {
     add(markersReceived, mMarkersReceived, 1);
   }
 
+  void markerAhead() {
+    add(markersAhead, mMarkersAhead, 1);
+  }
+
   void frameSent(boolean resend) {
     add(framesSent, mFramesSent, 1);
     if (resend) {
@@ -123,6 +134,7 @@ final class WorkerMetrics {
         messagesReceived.sum(),
         markersSent.sum(),
         markersReceived.sum(),
+        markersAhead.sum(),
         framesSent.sum(),
         framesResent.sum(),
         reconnects.sum(),

@@ -28,9 +28,11 @@ class MarkersAheadTest {
   private static final int MESSAGES = 3_000;
 
   /**
-   * What one run saw: both pieces, and how many messages b's handler had taken when b's completed.
+   * What one run saw: both pieces, how many messages b's handler had taken when b's completed, and
+   * b's counter of markers taken ahead.
    */
-  private record Run(LocalSnapshot a, LocalSnapshot b, long deliveredAtCompletion) {}
+  private record Run(
+      LocalSnapshot a, LocalSnapshot b, long deliveredAtCompletion, long markersAhead) {}
 
   private static Run run(boolean markersAhead) {
     AtomicLong delivered = new AtomicLong();
@@ -66,7 +68,11 @@ class MarkersAheadTest {
       a.startSnapshot(1);
       await().atMost(Duration.ofSeconds(30)).until(() -> pieces.size() == 2);
       await().atMost(Duration.ofSeconds(30)).until(() -> delivered.get() == MESSAGES);
-      return new Run(pieces.get("a").cut(), pieces.get("b").cut(), deliveredAtCompletion.get());
+      return new Run(
+          pieces.get("a").cut(),
+          pieces.get("b").cut(),
+          deliveredAtCompletion.get(),
+          b.counters().markersAhead());
     }
   }
 
@@ -120,6 +126,7 @@ class MarkersAheadTest {
         .as("the data queued before the marker is the channel's state")
         .hasSize((int) (sent - r.b().received().get("a")));
     assertThat(r.b().firstMarkerFrom()).isNull();
+    assertThat(r.markersAhead()).as("b's counter of markers taken ahead").isEqualTo(1);
     assertThat(r.deliveredAtCompletion())
         .as("b's piece completed before its handler had taken every message sent before it")
         .isLessThan(sent);
@@ -132,6 +139,7 @@ class MarkersAheadTest {
     assertThat(r.b().received().get("a")).isEqualTo(MESSAGES);
     assertThat(r.b().recorded("a")).isEmpty();
     assertThat(r.b().firstMarkerFrom()).isEqualTo("a");
+    assertThat(r.markersAhead()).isZero();
     assertThat(r.deliveredAtCompletion()).isEqualTo(MESSAGES);
   }
 }

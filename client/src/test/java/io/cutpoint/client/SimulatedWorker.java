@@ -94,6 +94,7 @@ public final class SimulatedWorker {
 
   private final String id;
   private final WorkerCore core;
+  private final WorkerMetrics metrics = new WorkerMetrics(null);
   private final Map<String, Out> outs = new TreeMap<>();
   private final List<SimLink> inbound = new ArrayList<>();
   private final Network net;
@@ -129,7 +130,7 @@ public final class SimulatedWorker {
             incoming,
             state,
             messages,
-            new WorkerMetrics(null),
+            metrics,
             EngineOptions.defaults().withNanoClock(net::now),
             options.framesAhead(),
             options.markersAhead(),
@@ -332,7 +333,12 @@ public final class SimulatedWorker {
    */
   public long[] counts() {
     return new long[] {
-      framesSent, framesResent, reconnects, duplicateItems, oldEpochFrames, core.markersTakenAhead()
+      framesSent,
+      framesResent,
+      reconnects,
+      duplicateItems,
+      oldEpochFrames,
+      metrics.snapshot().markersAhead()
     };
   }
 
