@@ -2,6 +2,7 @@ package io.cutpoint.client;
 
 import io.cutpoint.cut.InTransitMessage;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -90,7 +91,7 @@ final class ChannelReceiver {
    * numbered below 1 (their turn in order refuses the stream).
    */
   List<InTransitMessage> dataReadAheadOf(long markerPosition) {
-    List<InTransitMessage> atHand = new java.util.ArrayList<>();
+    List<InTransitMessage> atHand = new ArrayList<>();
     long next = delivered + 1;
     for (InboundFrame f : ready) {
       for (ChannelItem item : f.items()) {
@@ -156,7 +157,7 @@ final class ChannelReceiver {
   }
 
   /** Drops the parked and the ready frames (their sender resends them on its next stream). */
-  void dropParked() {
+  void dropFrames() {
     parked.clear();
     parkedBytes = 0;
     ready.clear();

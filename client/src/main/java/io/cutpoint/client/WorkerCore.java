@@ -182,7 +182,7 @@ final class WorkerCore implements EngineOutput {
               new Refusal(
                   Refusal.Kind.REPLACED,
                   "replaced by a newer stream of channel " + from + "->" + workerId)));
-      r.dropParked(); // the new stream resends them from the position it is told
+      r.dropFrames(); // the new stream resends them from the position it is told
     }
     r.setStream(link);
     emit(new WorkerEffect.Ack(link, epoch, r.delivered()));
@@ -195,7 +195,7 @@ final class WorkerCore implements EngineOutput {
     ChannelReceiver r = receivers.get(from);
     if (r.stream() == link) {
       r.setStream(null);
-      r.dropParked();
+      r.dropFrames();
       emit(new WorkerEffect.Close(link));
     }
     return drain();
@@ -367,7 +367,7 @@ final class WorkerCore implements EngineOutput {
     } else {
       log.debug("{}: {}", kind, description);
     }
-    r.dropParked();
+    r.dropFrames();
     if (r.stream() != null) {
       emit(new WorkerEffect.Refuse(r.stream(), new Refusal(kind, description)));
       r.setStream(null);

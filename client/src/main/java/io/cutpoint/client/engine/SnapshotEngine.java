@@ -156,14 +156,12 @@ public final class SnapshotEngine {
     in.received = seq;
     List<PendingLocalSnapshot> reachedBoundary =
         in.open.isEmpty() ? null : record(in, seq, payload);
-    if (reachedBoundary == null) {
-      output.deliver(from, seq, payload);
-      return;
-    }
     try {
       output.deliver(from, seq, payload);
     } finally {
-      closeAtBoundary(in, reachedBoundary);
+      if (reachedBoundary != null) {
+        closeAtBoundary(in, reachedBoundary);
+      }
     }
   }
 
