@@ -33,18 +33,20 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
   @Override
   public StreamObserver<WorkerMessage> session(
       StreamObserver<CoordinatorMessage> responseObserver) {
-    return new SessionStream(ctx, responseObserver);
+    return new SessionStream(ctx, claims, responseObserver);
   }
 
   @Override
   public StreamObserver<UploadPart> uploadSnapshot(StreamObserver<UploadResult> responseObserver) {
     if (responseObserver instanceof ServerCallStreamObserver<UploadResult> call) {
       call.disableAutoRequest(); // the receiver reads as fast as the store writes
-      UploadReceiver receiver = new UploadReceiver(ctx, claims, responseObserver, call);
+      UploadReceiver receiver =
+          new UploadReceiver(ctx, claims, UploadReceiver.Owner.ofCall(ctx), responseObserver, call);
       call.request(1);
       return receiver;
     }
-    return new UploadReceiver(ctx, claims, responseObserver, null);
+    return new UploadReceiver(
+        ctx, claims, UploadReceiver.Owner.ofCall(ctx), responseObserver, null);
   }
 
   @Override

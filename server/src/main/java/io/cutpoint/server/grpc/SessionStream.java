@@ -28,17 +28,31 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
 
   private final CoordinatorContext ctx;
   private final StreamObserver<CoordinatorMessage> out;
+  private final SessionPieces pieces;
   private LiveSession session;
   private boolean done;
 
-  SessionStream(CoordinatorContext ctx, StreamObserver<CoordinatorMessage> out) {
+  /** The session once joined, for pieces taken on the transport thread; set on the loop. */
+  private volatile LiveSession live;
+
+  SessionStream(
+      CoordinatorContext ctx, UploadClaims claims, StreamObserver<CoordinatorMessage> out) {
     this.ctx = ctx;
     this.out = out;
+    this.pieces = new SessionPieces(ctx, claims);
   }
 
-  /** A transport thread: posts {@code message} to the loop. */
+  /**
+   * A transport thread: posts {@code message} to the loop. A piece of a joined session is taken
+   * here instead, as an upload call's parts are: its checks and CRCs stay off the loop.
+   */
   @Override
   public void onNext(WorkerMessage message) {
+    LiveSession s = live;
+    if (s != null && message.getBodyCase() == WorkerMessage.BodyCase.PIECE) {
+      pieces.receive(s, message.getPiece());
+      return;
+    }
     Optional<String> notCertified =
         message.getBodyCase() == WorkerMessage.BodyCase.JOIN
             ? io.cutpoint.server.security.WorkerIdentity.notCertifiedAs(
@@ -82,6 +96,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
                   message.getRestored().getEpoch(),
                   message.getRestored().getSnapshotId(),
                   message.getRestored().getFromLocalCopy());
+      case PIECE -> pieces.receive(session, message.getPiece()); // sent before the join was seen
       case JOIN ->
           end(Status.INVALID_ARGUMENT.withDescription("join may only be sent once per session"));
       case BODY_NOT_SET -> end(Status.INVALID_ARGUMENT.withDescription("empty worker message"));
@@ -119,6 +134,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     Membership.Accepted accepted = (Membership.Accepted) joined.outcome();
     LiveSession live = joined.session();
     session = live;
+    this.live = live;
     // The welcome waits (on the loop) until the lifecycle knows the lowest id it may start next,
     // only at the start of a coordinator; what is sent to the session meanwhile is held behind it.
     var unused =
@@ -133,7 +149,8 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
                           .setHalted(ctx.rollback().holdsWorkers())
                           .setSessionSecret(live.secret())
                           .addAllPendingSnapshotIds(ctx.lifecycle().pendingIds())
-                          .setNextSnapshotId(next);
+                          .setNextSnapshotId(next)
+                          .setMaxPieceBytes(SessionPieces.MAX_PIECE_BYTES);
                   accepted
                       .peerAddresses()
                       .forEach(

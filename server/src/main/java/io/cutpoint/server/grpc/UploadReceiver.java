@@ -58,6 +58,23 @@ import org.slf4j.LoggerFactory;
  */
 final class UploadReceiver implements StreamObserver<UploadPart> {
 
+  /** Whose piece an upload may carry: checks the header's worker id, on the receiving thread. */
+  @FunctionalInterface
+  interface Owner {
+    /**
+     * @throws StatusRuntimeException PERMISSION_DENIED when the caller may not upload that piece
+     */
+    void check(String workerId);
+
+    /**
+     * An {@code UploadSnapshot} call's: the call carries its worker's live session ({@link
+     * OwnSession}).
+     */
+    static Owner ofCall(CoordinatorContext ctx) {
+      return worker -> OwnSession.require(ctx, worker, "upload");
+    }
+  }
+
   private static final Logger log = LoggerFactory.getLogger(UploadReceiver.class);
 
   /** Largest state chunk accepted. */
@@ -77,6 +94,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
 
   private final CoordinatorContext ctx;
   private final UploadClaims claims;
+  private final Owner owner;
   private final StreamObserver<UploadResult> out;
 
   /** The call's inbound flow control, or null when gRPC requests every message by itself. */
@@ -118,10 +136,12 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   UploadReceiver(
       CoordinatorContext ctx,
       UploadClaims claims,
+      Owner owner,
       StreamObserver<UploadResult> out,
       ServerCallStreamObserver<UploadResult> call) {
     this.ctx = ctx;
     this.claims = claims;
+    this.owner = owner;
     this.out = out;
     this.call = call;
   }
@@ -176,7 +196,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
             p -> {
               throw invalid(p);
             });
-    OwnSession.require(ctx, m.getWorkerId(), "upload");
+    owner.check(m.getWorkerId());
     long id = m.getSnapshotId();
     String worker = m.getWorkerId();
     // the view is published before the start commands go out: a worker that heard of the snapshot

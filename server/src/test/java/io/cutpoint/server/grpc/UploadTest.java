@@ -15,7 +15,6 @@ import io.cutpoint.api.v1.GetChannelStateRequest;
 import io.cutpoint.api.v1.GetChannelStateResponse;
 import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
-import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.UploadHeader;
@@ -69,26 +68,12 @@ class UploadTest {
     pair.close();
   }
 
-  /** a initiated with 3 sent to b; b had received 1 and recorded 2 and 3 on a -> b. */
   private List<UploadPart> pieceOfA(byte[] state) {
-    return RawWorker.upload(
-        meta(id, "a").addSent(counter("b", 3)).addReceived(counter("b", 0)),
-        state,
-        4,
-        List.of(ChannelRecording.newBuilder().setFrom("b").setFirstMarker(false).build()));
+    return pair.pieceOfA(state);
   }
 
   private List<UploadPart> pieceOfB(byte[] state, long... recordedSeqs) {
-    ChannelRecording.Builder rec = ChannelRecording.newBuilder().setFrom("a");
-    for (long s : recordedSeqs) {
-      rec.addMessages(
-          RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
-    }
-    return RawWorker.upload(
-        meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 1)),
-        state,
-        4,
-        List.of(rec.build()));
+    return pair.pieceOfB(state, recordedSeqs);
   }
 
   private SnapshotManifest manifest() {

@@ -1,7 +1,11 @@
 package io.cutpoint.server.testing;
 
+import com.google.protobuf.ByteString;
+import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.CoordinatorMessage;
+import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.server.CoordinatorConfig;
 import io.grpc.Status;
@@ -33,6 +37,39 @@ public final class RawPair implements AutoCloseable {
             .admin()
             .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
             .getSnapshotId();
+  }
+
+  /**
+   * a's piece of the snapshot, in chunks of 4 bytes: a initiated with 3 sent to b, had received
+   * none, and recorded nothing on b -> a.
+   */
+  public List<UploadPart> pieceOfA(byte[] state) {
+    return RawWorker.upload(
+        RawWorker.meta(snapshotId, "a")
+            .addSent(RawWorker.counter("b", 3))
+            .addReceived(RawWorker.counter("b", 0)),
+        state,
+        4,
+        List.of(ChannelRecording.newBuilder().setFrom("b").setFirstMarker(false).build()));
+  }
+
+  /**
+   * b's piece of the snapshot, in chunks of 4 bytes: b had received 1 message from a and recorded
+   * {@code recordedSeqs} (payloads "m" + seq) on a -> b; a consistent cut records 2 and 3.
+   */
+  public List<UploadPart> pieceOfB(byte[] state, long... recordedSeqs) {
+    ChannelRecording.Builder rec = ChannelRecording.newBuilder().setFrom("a");
+    for (long s : recordedSeqs) {
+      rec.addMessages(
+          RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
+    }
+    return RawWorker.upload(
+        RawWorker.meta(snapshotId, "b")
+            .addSent(RawWorker.counter("a", 0))
+            .addReceived(RawWorker.counter("a", 1)),
+        state,
+        4,
+        List.of(rec.build()));
   }
 
   /** How an upload ended: OK when it was answered, else the status it failed with. */
