@@ -134,6 +134,7 @@ final class CommandHandler {
           hooks.state(SessionState.JOINED);
         }
         case SNAPSHOT_GRANTED -> granted(m.getSnapshotGranted());
+        case PIECE_ANSWER -> uploads.answered(m.getPieceAnswer());
         case WELCOME -> log.warn("worker {}: a second welcome, ignored", workerId);
         case BODY_NOT_SET ->
             log.warn("worker {}: an empty or unknown coordinator message, " + "ignored", workerId);

@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.Heartbeat;
 import io.cutpoint.api.v1.Join;
 import io.cutpoint.api.v1.LocalSnapshotFailed;
+import io.cutpoint.api.v1.PieceUpload;
 import io.cutpoint.api.v1.SnapshotRequest;
 import io.cutpoint.api.v1.WorkerMessage;
 import io.cutpoint.client.Backoff;
@@ -87,9 +88,11 @@ import org.slf4j.LoggerFactory;
  *       one chunk size of payload; {@code first_marker} set on the channel whose marker made the
  *       worker record), and a trailer. Parts are produced only when the call is ready (gRPC flow
  *       control), so a large state never blocks the loop and is never copied whole (the parts wrap
- *       the captured bytes). A local failure reported by the worker, a full queue, or an upload
- *       that fails for another reason than NOT_FOUND or FAILED_PRECONDITION (snapshot no longer
- *       pending) is sent as {@code snapshot_failed}.
+ *       the captured bytes). A piece that fits in the welcome's {@code max_piece_bytes} goes whole
+ *       on the session stream instead, as {@code piece} (the same parts, one message, no call), and
+ *       its {@code piece_answer} ends the upload. A local failure reported by the worker, a full
+ *       queue, or an upload that fails for another reason than NOT_FOUND or FAILED_PRECONDITION
+ *       (snapshot no longer pending) is sent as {@code snapshot_failed}.
  *   <li><b>Reconnect.</b> When the stream ends (coordinator restart, network failure, missed join
  *       timeout, or a join refused with ALREADY_EXISTS because the old session is not yet noticed
  *       as dead), pending {@link #requestSnapshot()} futures fail, the state goes to CONNECTING,
@@ -149,6 +152,7 @@ public final class CoordinatorSession implements AutoCloseable {
   private volatile boolean stopped;
   // The loop's (the timer tasks are also cancelled by close()):
   private long generation;
+  private int maxPieceBytes; // of the welcomed stream: the largest piece sent on it
   private final ArrayDeque<Runnable> held = new ArrayDeque<>();
   private volatile ScheduledFuture<?> heartbeat;
   private volatile ScheduledFuture<?> joinTimeout;
@@ -203,7 +207,8 @@ public final class CoordinatorSession implements AutoCloseable {
                 options.contentChunks(),
                 options.transferTimeout(),
                 localCopy,
-                shared.chunking()),
+                shared.chunking(),
+                new PiecesOnStream()),
             worker::epoch,
             new UploadReports(),
             loop,
@@ -475,6 +480,7 @@ public final class CoordinatorSession implements AutoCloseable {
   private void welcomed(SessionAttempt s, CoordinatorMessage message) {
     s.markWelcomed();
     secret.set(message.getWelcome().getSessionSecret());
+    maxPieceBytes = message.getWelcome().getMaxPieceBytes();
     cancel(joinTimeout);
     rejoin.welcomed();
     worker.markJoined();
@@ -672,6 +678,23 @@ public final class CoordinatorSession implements AutoCloseable {
     @Override
     public void restoreEnded() {
       releaseHeld();
+    }
+  }
+
+  /** The welcomed stream, as a way up for whole small pieces; on the loop. */
+  private final class PiecesOnStream implements SnapshotUploader.Pieces {
+    @Override
+    public int maxPieceBytes() {
+      SessionAttempt s = stream;
+      return s != null && s.welcomed() ? maxPieceBytes : 0;
+    }
+
+    @Override
+    public boolean send(PieceUpload piece) {
+      SessionAttempt s = stream;
+      return s != null
+          && s.welcomed()
+          && s.send(WorkerMessage.newBuilder().setPiece(piece).build());
     }
   }
 

@@ -5,6 +5,8 @@ import com.google.protobuf.UnsafeByteOperations;
 import io.cutpoint.api.v1.ChunkAnswer;
 import io.cutpoint.api.v1.ChunkQuery;
 import io.cutpoint.api.v1.CoordinatorGrpc;
+import io.cutpoint.api.v1.PieceAnswer;
+import io.cutpoint.api.v1.PieceUpload;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.WorkerLoop;
@@ -22,6 +24,7 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,8 +36,36 @@ import java.util.function.BiConsumer;
  * gRPC's {@code onReady} (on a transport thread) hands the next round back to the loop. So at most
  * one part, plus what the transport buffers below its ready threshold, is in flight, whatever the
  * state size; the loop runs the worker between two rounds.
+ *
+ * <p>A piece whose parts fit in what the session's coordinator takes on the session stream ({@link
+ * Pieces#maxPieceBytes()}) goes there whole instead, as one {@code piece} message: no call to open,
+ * no metadata, no second stream. Its answer comes back on the stream ({@link Upload#answered}); if
+ * the stream ends first, the upload fails with UNAVAILABLE, as a call cut off would.
  */
 final class SnapshotUploader {
+
+  /** The session stream, as a way up for whole small pieces. Used on the loop. */
+  interface Pieces {
+    /** Takes no piece: every piece goes up with its own call. */
+    Pieces NONE =
+        new Pieces() {
+          @Override
+          public int maxPieceBytes() {
+            return 0;
+          }
+
+          @Override
+          public boolean send(PieceUpload piece) {
+            return false;
+          }
+        };
+
+    /** The largest {@code PieceUpload} the current session takes, in bytes; 0: none. */
+    int maxPieceBytes();
+
+    /** Sends {@code piece} on the current session; false if it could not. */
+    boolean send(PieceUpload piece);
+  }
 
   private final CoordinatorGrpc.CoordinatorStub stub;
   private final WorkerLoop loop;
@@ -46,6 +77,7 @@ final class SnapshotUploader {
   private final java.util.concurrent.Executor chunking;
   private final LocalCopy localCopy;
   private final Duration timeout;
+  private final Pieces pieces;
 
   /**
    * A state of at most this many bytes is cut on the loop and sent whole, without asking which of
@@ -57,12 +89,13 @@ final class SnapshotUploader {
 
   SnapshotUploader(
       Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
-    this(channel, loop, chunkBytes, contentChunks, timeout, null, Runnable::run);
+    this(channel, loop, chunkBytes, contentChunks, timeout, null, Runnable::run, Pieces.NONE);
   }
 
   /**
    * @param localCopy where an uploaded content-addressed state is kept (local recovery), or null
    * @param chunking where states are cut and hashed, off the loop
+   * @param pieces the session stream, for pieces small enough to go whole on it
    */
   SnapshotUploader(
       Channel channel,
@@ -71,8 +104,10 @@ final class SnapshotUploader {
       boolean contentChunks,
       Duration timeout,
       LocalCopy localCopy,
-      java.util.concurrent.Executor chunking) {
+      java.util.concurrent.Executor chunking,
+      Pieces pieces) {
     this.localCopy = localCopy;
+    this.pieces = pieces;
     // Callbacks run where the transport delivers them; each hands its work to the loop once.
     this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
     this.loop = loop;
@@ -96,13 +131,13 @@ final class SnapshotUploader {
    */
   Upload start(CompletedLocalSnapshot snapshot, long epoch, BiConsumer<UploadResult, Status> done) {
     Upload upload = new Upload(done);
+    upload.snapshotId = snapshot.cut().snapshotId();
     CapturedState captured = snapshot.state();
     if (chunker == null || (!captured.isKeyed() && captured.state().length == 0)) {
       upload.send(new UploadParts(snapshot, epoch, chunkBytes));
       return upload;
     }
     // Cut and hash the state, ask which chunks the coordinator lacks, then send those.
-    upload.snapshotId = snapshot.cut().snapshotId();
     if (!captured.isKeyed() && captured.state().length <= SMALL_STATE) {
       // cut here, and send it whole: cheaper than the hand-offs and the question
       StateContent content = arrayChunks.content(captured.state());
@@ -242,9 +277,12 @@ final class SnapshotUploader {
     return send;
   }
 
-  /** One UploadSnapshot call. Its request side is used on the loop only. */
+  /**
+   * One upload: an UploadSnapshot call, or a whole piece on the session stream. Its request side is
+   * used on the loop only.
+   */
   final class Upload implements ClientResponseObserver<UploadPart, UploadResult> {
-    private UploadParts parts; // loop only; null until the chunks to send are known
+    private Iterator<UploadPart> parts; // loop only; null until the chunks to send are known
     private final BiConsumer<UploadResult, Status> done;
     private final Context.CancellableContext context = Context.current().withCancellation();
     private ClientCallStreamObserver<UploadPart> requests;
@@ -254,6 +292,7 @@ final class SnapshotUploader {
     private boolean halfClosed;
     private boolean finished;
     private Status failure;
+    private volatile boolean onSession; // sent whole on the session stream, answered there
 
     private long snapshotId;
     private StateContent content; // of a content-addressed upload, kept locally once it succeeded
@@ -276,10 +315,28 @@ final class SnapshotUploader {
       send(new UploadParts(snapshot, epoch, chunkBytes, System::nanoTime, state, send, times));
     }
 
-    /** On the loop: starts the UploadSnapshot call with these parts, unless it ended meanwhile. */
-    private void send(UploadParts p) {
+    /**
+     * On the loop: sends these parts whole on the session stream if they fit, else starts the
+     * UploadSnapshot call with them; nothing if the upload ended meanwhile.
+     */
+    private void send(Iterator<UploadPart> p) {
       if (finished) {
         return;
+      }
+      int limit = pieces.maxPieceBytes();
+      if (limit > 0) {
+        PieceUpload.Builder piece = PieceUpload.newBuilder();
+        long size = 0;
+        while (p.hasNext() && size <= limit) {
+          UploadPart part = p.next();
+          piece.addParts(part);
+          size += com.google.protobuf.CodedOutputStream.computeMessageSize(1, part);
+        }
+        if (size <= limit) {
+          sendOnSession(piece.build());
+          return;
+        }
+        p = com.google.common.collect.Iterators.concat(piece.getPartsList().iterator(), p);
       }
       parts = p;
       context.run(
@@ -288,9 +345,54 @@ final class SnapshotUploader {
       pump();
     }
 
-    /** Ends the call, from any thread; {@code done} then gets CANCELLED. */
+    private void sendOnSession(PieceUpload piece) {
+      onSession = true;
+      if (pieces.send(piece)) {
+        partsSent.addAndGet(piece.getPartsCount());
+      } else {
+        finish(null, Status.UNAVAILABLE.withDescription("the session ended before the piece went"));
+      }
+    }
+
+    /**
+     * On the loop: the coordinator's answer to a piece sent on the session stream; false if it is
+     * not this upload's.
+     */
+    boolean answered(PieceAnswer answer) {
+      if (!onSession || finished || answer.getSnapshotId() != snapshotId) {
+        return false;
+      }
+      if (answer.getCode() == Status.Code.OK.value()) {
+        finish(
+            UploadResult.newBuilder().setStoredStateBytes(answer.getStoredStateBytes()).build(),
+            null);
+      } else {
+        finish(
+            null, Status.fromCodeValue(answer.getCode()).withDescription(answer.getDescription()));
+      }
+      return true;
+    }
+
+    /** On the loop: the session stream ended; a piece sent on it will not be answered. */
+    void sessionEnded() {
+      if (onSession) {
+        finish(
+            null,
+            Status.UNAVAILABLE.withDescription(
+                "the session ended before the coordinator answered the piece"));
+      }
+    }
+
+    /** Ends the upload, from any thread; {@code done} then gets CANCELLED. */
     void cancel() {
       context.cancel(null);
+      if (onSession) {
+        try {
+          loop.execute(() -> finish(null, Status.CANCELLED.withDescription("upload cancelled")));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          // the loop is gone, and the upload with it
+        }
+      }
     }
 
     /** True while parts are left and the call is not ready for them (for tests). */

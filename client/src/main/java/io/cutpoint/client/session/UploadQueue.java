@@ -1,5 +1,6 @@
 package io.cutpoint.client.session;
 
+import io.cutpoint.api.v1.PieceAnswer;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.WorkerControl;
 import io.cutpoint.client.WorkerLoop;
@@ -80,9 +81,27 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     }
   }
 
-  /** The session's stream ended: uploads completed from now on wait for the next welcome. */
+  /**
+   * The session's stream ended: uploads completed from now on wait for the next welcome, and a
+   * piece sent on that stream fails unanswered. On the loop.
+   */
   void left() {
     joined = false;
+    SnapshotUploader.Upload u = current;
+    if (u != null) {
+      u.sessionEnded();
+    }
+  }
+
+  /** The coordinator's answer to a piece sent on the session stream. On the loop. */
+  void answered(PieceAnswer answer) {
+    SnapshotUploader.Upload u = current;
+    if (u == null || !u.answered(answer)) {
+      log.debug(
+          "worker {}: an answer to a piece of snapshot {} that is not in flight, ignored",
+          workerId,
+          answer.getSnapshotId());
+    }
   }
 
   /** The upload running now, if any (for tests). */
