@@ -14,6 +14,7 @@ import io.cutpoint.api.v1.Heartbeat;
 import io.cutpoint.api.v1.Join;
 import io.cutpoint.api.v1.LocalSnapshotFailed;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
+import io.cutpoint.api.v1.PieceUpload;
 import io.cutpoint.api.v1.RecordedMessage;
 import io.cutpoint.api.v1.Restored;
 import io.cutpoint.api.v1.SnapshotRequest;
@@ -42,9 +43,10 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * Arbitrary worker input against a real coordinator (in-process transport): session messages in any
- * order, and uploads of any parts. Whatever arrives, the answer is a status of its own (never
- * INTERNAL or UNKNOWN, which an exception escaping a handler becomes), and the coordinator keeps
- * serving. Runs over the committed inputs in {@code mvn verify}; fuzzes with {@code JAZZER_FUZZ=1}.
+ * order (pieces of any parts among them), and uploads of any parts. Whatever arrives, the answer is
+ * a status of its own (never INTERNAL or UNKNOWN, which an exception escaping a handler becomes),
+ * and the coordinator keeps serving. Runs over the committed inputs in {@code mvn verify}; fuzzes
+ * with {@code JAZZER_FUZZ=1}.
  */
 class WorkerServiceFuzzTest {
 
@@ -94,9 +96,10 @@ class WorkerServiceFuzzTest {
     return data.consumeBoolean() ? IDS[data.consumeInt(0, IDS.length - 1)] : data.consumeString(40);
   }
 
-  private static WorkerMessage message(FuzzedDataProvider data) {
+  /** A session message of any kind; a piece's header names {@code self} or anyone. */
+  private static WorkerMessage message(FuzzedDataProvider data, String self) {
     WorkerMessage.Builder m = WorkerMessage.newBuilder();
-    switch (data.consumeInt(0, 6)) {
+    switch (data.consumeInt(0, 7)) {
       case 0 -> {
         Join.Builder j =
             Join.newBuilder()
@@ -124,6 +127,22 @@ class WorkerServiceFuzzTest {
       case 5 ->
           m.setRestored(
               Restored.newBuilder().setEpoch(data.consumeLong()).setSnapshotId(data.consumeLong()));
+      case 6 -> {
+        PieceUpload.Builder piece = PieceUpload.newBuilder();
+        for (int i = data.consumeInt(0, 6); i > 0; i--) {
+          UploadPart p = part(data);
+          if (p.hasHeader() && data.consumeBoolean()) {
+            p =
+                p.toBuilder()
+                    .setHeader(
+                        p.getHeader().toBuilder()
+                            .setMeta(p.getHeader().getMeta().toBuilder().setWorkerId(self)))
+                    .build();
+          }
+          piece.addParts(p);
+        }
+        m.setPiece(piece);
+      }
       default -> {}
     }
     return m.build();
@@ -137,7 +156,7 @@ class WorkerServiceFuzzTest {
       w.join(Join.newBuilder().setWorkerId(workerId).setChannelAddress("localhost:7000").build());
       for (int i = data.consumeInt(0, 8); i > 0 && !w.ended.isDone(); i--) {
         try {
-          w.send(message(data));
+          w.send(message(data, workerId));
         } catch (RuntimeException closed) {
           break; // the coordinator ended the stream meanwhile
         }
@@ -147,6 +166,14 @@ class WorkerServiceFuzzTest {
     }
     Status end = w.endStatus();
     assertThat(end.getCode()).as("%s", end).isNotIn(HANDLER_CRASH);
+    for (CoordinatorMessage m : w.history()) {
+      if (m.hasPieceAnswer()) {
+        Status answer =
+            Status.fromCodeValue(m.getPieceAnswer().getCode())
+                .withDescription(m.getPieceAnswer().getDescription());
+        assertThat(answer.getCode()).as("%s", answer).isNotIn(HANDLER_CRASH);
+      }
+    }
     assertThat(
             coordinator
                 .admin()
