@@ -187,8 +187,16 @@ class BenchCommandTest {
     assertThat(json.getAsJsonObject("phase_s").keySet()).contains("incremental");
     JsonObject inc = json.getAsJsonObject("incremental");
     JsonArray rows = inc.getAsJsonArray("rows");
-    // 8-worker mesh and 2-worker ring x 3 fractions x 2 patterns
-    assertThat(rows).hasSize(12);
+    // the 8-worker mesh: 3 fractions x 2 patterns; the quick run's 2-worker ring: its target's row
+    assertThat(rows).hasSize(7);
+    assertThat(rows.asList())
+        .filteredOn(e -> e.getAsJsonObject().get("layout").getAsString().equals("ring"))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(num(e.getAsJsonObject(), "changed_fraction")).isEqualTo(0.001);
+              assertThat(e.getAsJsonObject().get("pattern").getAsString()).isEqualTo("one run");
+            });
     for (JsonElement e : rows) {
       JsonObject row = e.getAsJsonObject();
       assertThat(row.keySet())
