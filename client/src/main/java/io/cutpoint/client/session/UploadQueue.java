@@ -192,7 +192,8 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     CompletedLocalSnapshot snapshot = w.snapshot();
     long id = snapshot.cut().snapshotId();
     if (result != null) {
-      log.info(
+      // one line per worker and snapshot: DEBUG; the coordinator logs each outcome once at INFO
+      log.debug(
           "worker {}: uploaded snapshot {} ({} state bytes, {} in-flight messages) in {} ms",
           workerId,
           id,
