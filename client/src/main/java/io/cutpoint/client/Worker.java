@@ -241,13 +241,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
   /** Numbers and buffers {@code payloads} in order; the last one's sequence number. */
   private long number(ChannelSender sender, List<byte[]> payloads) {
-    long seq = 0;
-    for (byte[] payload : payloads) {
-      WorkerCore.Sent sent = core.send(sender.to(), payload);
-      effects.apply(sent.effects());
-      seq = sent.seq();
-    }
-    return seq;
+    WorkerCore.Sent sent = core.send(sender.to(), payloads);
+    effects.apply(sent.effects());
+    return sent.seq();
   }
 
   /**

@@ -156,7 +156,8 @@ final class WorkerCore implements EngineOutput {
   }
 
   /**
-   * A message numbered {@code seq}, and the effects so far ({@link WorkerEffect.SendData} last).
+   * The number of the last message sent ({@code 0} for none), and the effects so far (their {@link
+   * WorkerEffect.SendData} last, in order).
    */
   record Sent(long seq, List<WorkerEffect> effects) {}
 
@@ -165,9 +166,21 @@ final class WorkerCore implements EngineOutput {
    * from a handler, the effects include those of the event the handler runs in, in order.
    */
   Sent send(String to, byte[] payload) {
-    long seq = engine.send(to, payload);
-    emit(new WorkerEffect.SendData(to, seq, payload));
-    metrics.messageSent();
+    return send(to, List.of(payload));
+  }
+
+  /**
+   * The application sends {@code payloads} to {@code to}, in order (the caller reserved room for
+   * them): one call and one list of effects for the batch an event turn numbers.
+   */
+  Sent send(String to, List<byte[]> payloads) {
+    long seq = 0;
+    for (int i = 0, n = payloads.size(); i < n; i++) {
+      byte[] payload = payloads.get(i);
+      seq = engine.send(to, payload);
+      emit(new WorkerEffect.SendData(to, seq, payload));
+    }
+    metrics.messagesSent(payloads.size());
     return new Sent(seq, drain());
   }
 

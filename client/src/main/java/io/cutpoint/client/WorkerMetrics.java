@@ -89,8 +89,10 @@ final class WorkerMetrics {
     }
   }
 
-  void messageSent() {
-    add(messagesSent, mMessagesSent, 1);
+  void messagesSent(int n) {
+    if (n > 0) {
+      add(messagesSent, mMessagesSent, n);
+    }
   }
 
   void messageReceived() {
