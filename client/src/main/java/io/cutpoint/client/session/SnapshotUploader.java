@@ -127,7 +127,7 @@ final class SnapshotUploader {
   /**
    * Starts uploading {@code snapshot} recorded in {@code epoch}; on the loop. {@code done} gets, on
    * the loop and once, the coordinator's answer or the status the call failed with (the other
-   * argument null).
+   * argument null); never before this method returns, so the caller holds the upload first.
    */
   Upload start(CompletedLocalSnapshot snapshot, long epoch, BiConsumer<UploadResult, Status> done) {
     Upload upload = new Upload(done);
@@ -173,7 +173,7 @@ final class SnapshotUploader {
             loop.execute(() -> findChunks(cut));
           });
     } catch (java.util.concurrent.RejectedExecutionException e) {
-      upload.finish(null, Status.CANCELLED.withDescription("the worker's threads are stopping"));
+      upload.finishLater(Status.CANCELLED.withDescription("the worker's threads are stopping"));
     }
     return upload;
   }
@@ -350,7 +350,19 @@ final class SnapshotUploader {
       if (pieces.send(piece)) {
         partsSent.addAndGet(piece.getPartsCount());
       } else {
-        finish(null, Status.UNAVAILABLE.withDescription("the session ended before the piece went"));
+        finishLater(Status.UNAVAILABLE.withDescription("the session ended before the piece went"));
+      }
+    }
+
+    /**
+     * Fails the upload on a later turn of the loop: this may run inside {@link #start}, whose
+     * caller must hold the upload before {@code done} hears of its end.
+     */
+    private void finishLater(Status status) {
+      try {
+        loop.execute(() -> finish(null, status));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        finish(null, status); // the loop is gone: nobody starts another upload
       }
     }
 

@@ -171,4 +171,74 @@ class SessionPieceUploadTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 2);
     assertThat(outcomes.get(1)).isEqualTo("uploaded 13 100");
   }
+
+  /**
+   * A piece whose session can no longer send (the stream broke before the worker heard of it) fails
+   * at once; the queue must not stay stuck on it, and the next snapshot's piece goes up.
+   */
+  @Test
+  void aPieceThatCouldNotBeSentDoesNotHoldUpTheNextOne() throws Exception {
+    List<Long> sent = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicBoolean streamBroken =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    SnapshotUploader.Pieces pieces =
+        new SnapshotUploader.Pieces() {
+          @Override
+          public int maxPieceBytes() {
+            return LIMIT;
+          }
+
+          @Override
+          public boolean send(PieceUpload piece) {
+            if (streamBroken.getAndSet(false)) {
+              return false;
+            }
+            sent.add(piece.getParts(0).getHeader().getMeta().getSnapshotId());
+            return true;
+          }
+        };
+    SessionThreads.OwnLoop loop = SessionThreads.ownLoop("piece-test-loop");
+    try {
+      UploadQueue queue =
+          new UploadQueue(
+              "w",
+              new SnapshotUploader(
+                  coordinator.channel,
+                  loop,
+                  1 << 20,
+                  true,
+                  Duration.ofMinutes(1),
+                  null,
+                  Runnable::run,
+                  pieces),
+              () -> 0,
+              new UploadQueue.Reports() {
+                @Override
+                public boolean snapshotFailed(long snapshotId, String reason) {
+                  return true;
+                }
+
+                @Override
+                public void uploaded(long snapshotId, long storedBytes) {
+                  outcomes.add("uploaded " + snapshotId);
+                }
+
+                @Override
+                public void uploadFailed(long snapshotId, String reason) {
+                  outcomes.add("failed " + snapshotId + " " + reason);
+                }
+              },
+              loop,
+              4);
+      loop.execute(queue::joined);
+      queue.completed(Pieces.completed(20, Pieces.state(100, 8)));
+      await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
+      assertThat(outcomes.get(0)).startsWith("failed 20").contains("UNAVAILABLE");
+
+      queue.completed(Pieces.completed(21, Pieces.state(100, 9)));
+      await().atMost(Duration.ofSeconds(5)).until(() -> sent.contains(21L));
+    } finally {
+      SessionThreads.executor(loop.executor(), Duration.ofSeconds(5), "test loop");
+    }
+  }
 }
