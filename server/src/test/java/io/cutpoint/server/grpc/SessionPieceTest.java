@@ -4,7 +4,6 @@ import static io.cutpoint.server.testing.RawWorker.counter;
 import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetSnapshotRequest;
@@ -19,7 +18,6 @@ import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
 import io.grpc.Status;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -130,15 +128,7 @@ class SessionPieceTest {
 
   @Test
   void aPieceThatFailsTheUploadsChecksIsRefusedAndTheWorkerMayTryAgain() throws Exception {
-    List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
-    UploadPart chunk = parts.get(1);
-    byte[] data = chunk.getStateChunk().getData().toByteArray();
-    data[2] ^= 0x10; // the CRC stays the one of the bytes sent
-    parts.set(
-        1,
-        chunk.toBuilder()
-            .setStateChunk(chunk.getStateChunk().toBuilder().setData(ByteString.copyFrom(data)))
-            .build());
+    List<UploadPart> parts = RawWorker.withFlippedBit(pieceOfA("0123456789".getBytes()), 1, 2);
     PieceAnswer corrupt = sendPiece(pair.a, parts);
     assertThat(corrupt.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT.value());
     assertThat(corrupt.getDescription()).contains("chunk 0 fails its CRC32C");

@@ -6,7 +6,6 @@ import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ChannelRef;
 import io.cutpoint.api.v1.DownloadPart;
@@ -171,15 +170,7 @@ class UploadTest {
 
   @Test
   void aChunkWithOneCorruptedByteIsRefusedWithInvalidArgument() throws Exception {
-    List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
-    UploadPart chunk = parts.get(1);
-    byte[] data = chunk.getStateChunk().getData().toByteArray();
-    data[2] ^= 0x10; // the CRC stays the one of the bytes sent
-    parts.set(
-        1,
-        chunk.toBuilder()
-            .setStateChunk(chunk.getStateChunk().toBuilder().setData(ByteString.copyFrom(data)))
-            .build());
+    List<UploadPart> parts = RawWorker.withFlippedBit(pieceOfA("0123456789".getBytes()), 1, 2);
     Status s = statusOf(RawWorker.send(coordinator.async(), parts));
     assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(s.getDescription()).contains("chunk 0 fails its CRC32C");

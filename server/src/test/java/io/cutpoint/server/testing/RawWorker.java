@@ -211,6 +211,23 @@ public final class RawWorker implements AutoCloseable {
         .build();
   }
 
+  /**
+   * {@code parts} with one bit of byte {@code at} of the state chunk at {@code part} flipped; the
+   * chunk keeps the CRC32C of the bytes before, as a fault on the way would leave it.
+   */
+  public static List<UploadPart> withFlippedBit(List<UploadPart> parts, int part, int at) {
+    List<UploadPart> out = new java.util.ArrayList<>(parts);
+    UploadPart chunk = out.get(part);
+    byte[] data = chunk.getStateChunk().getData().toByteArray();
+    data[at] ^= 0x10;
+    out.set(
+        part,
+        chunk.toBuilder()
+            .setStateChunk(chunk.getStateChunk().toBuilder().setData(ByteString.copyFrom(data)))
+            .build());
+    return out;
+  }
+
   public static LocalSnapshotMeta.Builder meta(long snapshot, String worker) {
     return LocalSnapshotMeta.newBuilder().setSnapshotId(snapshot).setWorkerId(worker);
   }
