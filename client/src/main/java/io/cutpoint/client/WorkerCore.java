@@ -263,6 +263,11 @@ final class WorkerCore implements EngineOutput {
         markerAhead(r, m);
       }
     }
+    postDelivery(r);
+  }
+
+  /** Asks for a turn to deliver {@code r}'s next frame read ahead, unless one is asked for. */
+  private void postDelivery(ChannelReceiver r) {
     if (!r.deliveryPosted()) {
       r.deliveryPosted(true);
       emit(new WorkerEffect.DeliverNext(r.from()));
@@ -312,9 +317,8 @@ final class WorkerCore implements EngineOutput {
     if (frame != null) {
       deliver(r, frame);
     }
-    if (!r.ready().isEmpty() && !r.deliveryPosted()) {
-      r.deliveryPosted(true);
-      emit(new WorkerEffect.DeliverNext(from));
+    if (!r.ready().isEmpty()) {
+      postDelivery(r);
     }
     return drain();
   }
@@ -641,8 +645,8 @@ final class WorkerCore implements EngineOutput {
     if (effects.isEmpty()) {
       return List.of();
     }
-    // one exact copy (a single object for the one effect of a send) instead of a fresh list
-    // that grows an array of ten for it: this runs once per message sent and received
+    // one exact copy (a single object for a lone effect) instead of a fresh list that grows an
+    // array of ten: this runs once per core call, that is per frame received and per batch sent
     List<WorkerEffect> out = List.copyOf(effects);
     effects.clear();
     return out;

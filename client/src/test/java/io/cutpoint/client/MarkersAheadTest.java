@@ -44,7 +44,10 @@ class MarkersAheadTest {
                 .stateHandler(new NoState())
                 .messageHandler(
                     (from, seq, payload) -> {
-                      busy(50_000); // a handler that takes about 50 us a message
+                      // the first message holds b for 200 ms, so a has filled its window of
+                      // unacknowledged messages before b reads on, however slowly a's thread runs;
+                      // then about 50 us a message
+                      busy(delivered.get() == 0 ? 200_000_000 : 50_000);
                       delivered.incrementAndGet();
                     })
                 .markersAhead(markersAhead)
