@@ -33,8 +33,11 @@ import org.rocksdb.WriteBatch;
  * reference names is a leftover of a snapshot that did not commit: the batch that ends such a
  * snapshot deletes it, and so does opening the store, for those a crash left.
  *
- * <p>Every change to either family, and every decision that a chunk is (or is not) in use, happens
- * under {@link #lock}: a chunk that a pending snapshot holds or uploaded is never deleted under it.
+ * <p>Every change to the references, every deletion, and every decision that a chunk is (or is not)
+ * in use, happens under {@link #lock}: a chunk that a pending snapshot holds or uploaded is never
+ * deleted under it. What is slow happens outside it, checked under it afterwards: the lookup of a
+ * query's thousands of chunks ({@link #withRefs}) and the write of an uploaded body ({@link
+ * #putBody}). Each checks {@link #releases}, so that a deletion decided meanwhile is seen.
  */
 final class ContentChunks {
   private static final org.slf4j.Logger log =
@@ -55,6 +58,19 @@ final class ContentChunks {
   final Object lock = new Object();
 
   private final RocksHandles rocks;
+
+  /**
+   * How many times a deletion was decided ({@link #release}, {@link #dropUnreferenced}); read and
+   * changed under {@link #lock}. Unchanged between two moments, no body or reference was deleted in
+   * between.
+   */
+  private long releases;
+
+  /**
+   * Runs between what {@link #withRefs} and {@link #putBody} do outside {@link #lock} and their
+   * check under it: nothing here, a deletion in the tests that show the check is needed.
+   */
+  volatile Runnable meanwhile = () -> {};
 
   ContentChunks(RocksHandles rocks) {
     this.rocks = rocks;
@@ -78,7 +94,10 @@ final class ContentChunks {
     return HexFormat.of().formatHex(hash.substring(0, Math.min(8, hash.size())).toByteArray());
   }
 
-  /** The chunk's reference entry, or null if no committed snapshot uses it. Hold {@link #lock}. */
+  /**
+   * The chunk's reference entry, or null if no committed snapshot uses it. Hold {@link #lock} to
+   * decide on it.
+   */
   Ref ref(ByteString hash) {
     byte[] key = hash.toByteArray();
     try {
@@ -91,7 +110,7 @@ final class ContentChunks {
   /**
    * The reference entries of {@code hashes}, in order (null where no committed snapshot uses the
    * chunk), read in one {@code multiGet}: a commit or a query of thousands of chunks pays one call
-   * into RocksDB, not one each. Hold {@link #lock}.
+   * into RocksDB, not one each. Hold {@link #lock} to decide on them.
    */
   Ref[] refs(List<ByteString> hashes) {
     if (hashes.isEmpty()) {
@@ -114,6 +133,28 @@ final class ContentChunks {
     }
   }
 
+  /**
+   * Calls {@code decide} under {@link #lock} with the reference entries of {@code hashes}. They are
+   * read before the lock is taken, so that a query of thousands of chunks does not stall the
+   * uploads and the other workers' queries, and read again under it only if a deletion was decided
+   * meanwhile: {@code decide} sees entries no deletion has overtaken.
+   */
+  <T> T withRefs(List<ByteString> hashes, java.util.function.Function<Ref[], T> decide) {
+    long seen = releases();
+    Ref[] early = refs(hashes);
+    meanwhile.run();
+    synchronized (lock) {
+      return decide.apply(releases == seen ? early : refs(hashes));
+    }
+  }
+
+  /** {@link #releases}, read under the lock. */
+  long releases() {
+    synchronized (lock) {
+      return releases;
+    }
+  }
+
   private static Ref decode(ByteString hash, byte[] key, byte[] value) {
     if (value == null) {
       return null;
@@ -124,8 +165,29 @@ final class ContentChunks {
     return new Ref(b.getLong(), new Stored(b.getInt(), b.getInt()));
   }
 
-  /** Writes a chunk's bytes, whose CRC32C the caller checked (not synced). Hold {@link #lock}. */
-  void putBody(ByteString hash, byte[] data, int crc32c) {
+  /**
+   * Writes a chunk's bytes, whose CRC32C the caller checked (not synced), unless a committed
+   * snapshot uses the chunk already: a second copy in a newer table file would shadow the first,
+   * and damage to that file would then fail every snapshot that shares the chunk. Then calls {@code
+   * record} under {@link #lock}, with the body stored. The write happens outside the lock; if a
+   * deletion was decided meanwhile, the body is written again under it where no reference keeps it,
+   * since that deletion may have removed it.
+   */
+  void putBody(ByteString hash, byte[] data, int crc32c, Runnable record) {
+    long seen = releases();
+    if (ref(hash) == null) {
+      writeBody(hash, data, crc32c);
+    }
+    meanwhile.run();
+    synchronized (lock) {
+      if (releases != seen && ref(hash) == null) {
+        writeBody(hash, data, crc32c);
+      }
+      record.run();
+    }
+  }
+
+  private void writeBody(ByteString hash, byte[] data, int crc32c) {
     byte[] key = hash.toByteArray();
     try {
       rocks.db.put(rocks.contentChunks, rocks.pieces, key, ValueFrames.wrap(key, data, crc32c));
@@ -169,6 +231,7 @@ final class ContentChunks {
    */
   int release(WriteBatch batch, Collection<ByteString> hashes, Predicate<ByteString> inUse)
       throws RocksDBException {
+    releases++;
     int deleted = 0;
     List<ByteString> all = List.copyOf(hashes);
     Ref[] refs = refs(all);
@@ -197,6 +260,7 @@ final class ContentChunks {
    */
   int dropUnreferenced(WriteBatch batch, Collection<ByteString> hashes, Predicate<ByteString> inUse)
       throws RocksDBException {
+    releases++;
     int deleted = 0;
     List<ByteString> all = List.copyOf(hashes);
     Ref[] refs = refs(all);

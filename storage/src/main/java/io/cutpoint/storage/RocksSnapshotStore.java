@@ -240,6 +240,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
         p -> p.chunk(workerId, index, data.length, crc32c));
   }
 
+  /**
+   * Runs {@code step} where the store's content chunks check, under their lock, what they did
+   * outside it (see {@link ContentChunks#meanwhile}); for tests.
+   */
+  void meanwhileOutsideContentLock(Runnable step) {
+    content.meanwhile = step;
+  }
+
   @Override
   public boolean[] holdChunks(long snapshotId, List<ByteString> sha256s) {
     String operation = "hold content chunks for snapshot " + snapshotId;
@@ -252,22 +260,22 @@ public final class RocksSnapshotStore implements SnapshotStore {
             whilePending(
                 snapshotId,
                 operation,
-                p -> {
-                  boolean[] held = new boolean[sha256s.size()];
-                  synchronized (content.lock) { // no deletion decides on these meanwhile
-                    ContentChunks.Ref[] refs = content.refs(sha256s);
-                    for (int i = 0; i < held.length; i++) {
-                      ByteString hash = sha256s.get(i);
-                      if (p.usesContent(hash)) {
-                        held[i] = true;
-                      } else if (refs[i] != null) {
-                        p.hold(hash, refs[i].stored());
-                        held[i] = true;
-                      }
-                    }
-                  }
-                  return held;
-                }));
+                p ->
+                    content.withRefs( // under its lock: no deletion decides on these meanwhile
+                        sha256s,
+                        refs -> {
+                          boolean[] held = new boolean[sha256s.size()];
+                          for (int i = 0; i < held.length; i++) {
+                            ByteString hash = sha256s.get(i);
+                            if (p.usesContent(hash)) {
+                              held[i] = true;
+                            } else if (refs[i] != null) {
+                              p.hold(hash, refs[i].stored());
+                              held[i] = true;
+                            }
+                          }
+                          return held;
+                        })));
   }
 
   @Override
@@ -282,15 +290,11 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 snapshotId,
                 operation,
                 p -> {
-                  synchronized (content.lock) {
-                    // A chunk a committed snapshot uses is not written again: a second copy in a
-                    // newer table file would shadow the first, and damage to that file would then
-                    // fail every snapshot that shares the chunk.
-                    if (content.ref(sha256) == null) {
-                      content.putBody(sha256, data, crc32c);
-                    }
-                    p.contentChunk(sha256, new ContentChunks.Stored(data.length, crc32c));
-                  }
+                  content.putBody(
+                      sha256,
+                      data,
+                      crc32c,
+                      () -> p.contentChunk(sha256, new ContentChunks.Stored(data.length, crc32c)));
                   return null;
                 }));
   }
