@@ -67,6 +67,12 @@ final class BenchReport {
         .orElse(Double.NaN);
   }
 
+  private double jitPerSnapshot(int n, String layout) {
+    return r.latency(n, layout, false, smallState)
+        .map(LatencyPhase.Row::jitMillisPerSnapshot)
+        .orElse(Double.NaN);
+  }
+
   /** Every target: the run's, then the incremental section's if it ran. */
   List<Target> targets() {
     List<Target> all = new ArrayList<>(runTargets());
@@ -220,7 +226,8 @@ final class BenchReport {
 
     b.append(
         "Snapshot latency, trigger to committed (ms; phases are p50; limit: the critical path at this "
-            + "machine's limits; cpu: process CPU per snapshot minus idle, idle rows only; store: "
+            + "machine's limits; cpu: process CPU per snapshot minus idle, idle rows only, and the "
+            + "part of it the JIT's compiler threads used; store: "
             + "the coordinator's, s3 = S3Proxy and ZooKeeper in this JVM, no limit)\n");
     Table t =
         new Table(
@@ -240,7 +247,8 @@ final class BenchReport {
             ">failed",
             ">limit",
             ">p50/limit",
-            ">cpu/snap");
+            ">cpu/snap",
+            ">of it jit");
     for (LatencyPhase.Row row : r.latency()) {
       double limit = r.limitMillis(row);
       t.row(
@@ -260,7 +268,8 @@ final class BenchReport {
           row.failed(),
           ms(limit),
           times(row.total().p50() / limit),
-          ms(row.cpuMillisPerSnapshot()));
+          ms(row.cpuMillisPerSnapshot()),
+          ms(row.jitMillisPerSnapshot()));
     }
     b.append(t.render()).append('\n');
     b.append(criticalPaths(r));
@@ -469,6 +478,7 @@ final class BenchReport {
             .put("peak_heap_mib_recovery", r.recovery().peakHeapBytes() >> 20)
             .put("peak_heap_mib_local_recovery", r.recovery().localPeakHeapBytes() >> 20)
             .put("cpu_ms_per_snapshot_8_mesh", cpuPerSnapshot(8, "mesh"))
+            .put("jit_cpu_ms_per_snapshot_8_mesh", jitPerSnapshot(8, "mesh"))
             .put("snapshot_p50_ms_2_ring", latency(2, "ring", false, Samples::p50))
             .put("snapshot_p50_ms_128_ring", latency(128, "ring", false, Samples::p50))
             .put("overhead_ratio_min", r.overhead().run().ratios().min())
@@ -520,6 +530,7 @@ final class BenchReport {
               .put("limit_ms", r.limitMillis(row))
               .put("p50_over_limit", row.total().p50() / r.limitMillis(row))
               .put("cpu_ms_per_snapshot", row.cpuMillisPerSnapshot())
+              .put("jit_cpu_ms_per_snapshot", row.jitMillisPerSnapshot())
               .put("critical_path_p50_ms", criticalPathJson(row)));
     }
     o.put("latency", latency);

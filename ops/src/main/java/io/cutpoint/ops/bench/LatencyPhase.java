@@ -38,6 +38,7 @@ final class LatencyPhase {
       Samples commit,
       int failed,
       double cpuMillisPerSnapshot,
+      double jitMillisPerSnapshot,
       String store,
       Map<String, Samples> criticalPath) {}
 
@@ -223,6 +224,7 @@ final class LatencyPhase {
     }
     long t0 = System.nanoTime();
     long cpu0 = ProcessCpu.nanos();
+    long jit0 = ProcessCpu.jitNanos();
     long deadline = t0 + BUDGET_NANOS;
     for (int i = 0; i < samples && (i == 0 || System.nanoTime() < deadline); i++) {
       BenchCoordinator.Taken t = snapshotOrNull(c);
@@ -248,12 +250,15 @@ final class LatencyPhase {
       Pause.millis(2);
     }
     long cpu = ProcessCpu.nanos() - cpu0;
+    long jit = ProcessCpu.jitNanos() - jit0;
     long wall = System.nanoTime() - t0;
     int taken = total.count() + failed;
     double cpuPerSnapshot =
         idleCpuPerNano == null || cpu0 < 0 || taken == 0
             ? Double.NaN
             : (cpu - idleCpuPerNano.applyAsDouble(wall) * wall) / taken / 1e6;
+    double jitPerSnapshot =
+        Double.isNaN(cpuPerSnapshot) || jit0 < 0 ? Double.NaN : (double) jit / taken / 1e6;
     return new Row(
         c.layout().ids().size(),
         c.layout().name(),
@@ -266,6 +271,7 @@ final class LatencyPhase {
         commit,
         failed,
         cpuPerSnapshot,
+        jitPerSnapshot,
         c.coordinator().storeName(),
         path);
   }

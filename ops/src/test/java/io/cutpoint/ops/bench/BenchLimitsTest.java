@@ -114,6 +114,7 @@ class BenchLimitsTest {
             "Limits of this machine",
             "p50/limit",
             "cpu/snap",
+            "of it jit",
             "cpu ns/msg",
             "synced RocksDB batch commit (ms)",
             "total wall time",
@@ -163,6 +164,8 @@ class BenchLimitsTest {
     // CPU per snapshot is process CPU minus the idle baseline: in a 3-sample run on a shared
     // machine the difference can fall below zero, so only its presence is checked here
     assertThat(Double.isFinite(json.get("cpu_ms_per_snapshot_8_mesh").getAsDouble())).isTrue();
+    // the JIT's part is its compiler threads' own time, never below zero
+    assertThat(json.get("jit_cpu_ms_per_snapshot_8_mesh").getAsDouble()).isNotNegative();
     for (String idle : List.of("8_ring", "2_ring")) {
       assertThat(json.get("cpu_ms_per_snapshot_" + idle)).as(idle).isNotNull();
     }
@@ -189,6 +192,9 @@ class BenchLimitsTest {
           .isCloseTo(multiple, within(0.01 * multiple + 0.002));
       assertThat(row.get("cpu_ms_per_snapshot").isJsonNull())
           .as("CPU is measured on idle rows only")
+          .isEqualTo(row.get("traffic").getAsBoolean());
+      assertThat(row.get("jit_cpu_ms_per_snapshot").isJsonNull())
+          .as("and so is the JIT's part of it")
           .isEqualTo(row.get("traffic").getAsBoolean());
     }
     JsonObject last = json.getAsJsonArray("latency").get(9).getAsJsonObject();
