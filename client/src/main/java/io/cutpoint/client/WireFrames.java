@@ -64,31 +64,32 @@ final class WireFrames {
       if (bytes == null && !partial && offset == 0 && length == value.length) {
         bytes = value;
       } else {
-        partial = true;
-        bytes = null;
+        partial();
       }
     }
 
     @Override
     public void write(byte value) {
-      partial = true;
-      bytes = null;
+      partial();
     }
 
     @Override
     public void write(byte[] value, int offset, int length) {
-      partial = true;
-      bytes = null;
+      partial();
     }
 
     @Override
     public void write(ByteBuffer value) {
-      partial = true;
-      bytes = null;
+      partial();
     }
 
     @Override
     public void writeLazy(ByteBuffer value) {
+      partial();
+    }
+
+    /** The payload comes in pieces or in a buffer: no array of its own to take. */
+    private void partial() {
       partial = true;
       bytes = null;
     }
