@@ -22,6 +22,8 @@ final class ChannelReceiver {
   private long delivered;
   private final ArrayDeque<InboundFrame> ready = new ArrayDeque<>();
   private boolean deliveryPosted;
+  private long unacked;
+  private boolean ackPosted;
   private final ArrayDeque<Parked> parked = new ArrayDeque<>();
   private long parkedBytes;
   private List<InTransitMessage> replay = List.of();
@@ -53,10 +55,29 @@ final class ChannelReceiver {
     this.delivered = position;
   }
 
-  /** A new epoch: positions start again, nothing is queued for replay. */
+  /** A new epoch: positions start again, nothing is queued for replay, no ack is owed. */
   void startEpoch() {
     delivered = 0;
     replay = List.of();
+    unacked = 0;
+  }
+
+  /** Positions delivered since the last ack (0: none is owed). */
+  long unacked() {
+    return unacked;
+  }
+
+  void unacked(long positions) {
+    this.unacked = positions;
+  }
+
+  /** Whether a turn to send the owed ack later is posted. */
+  boolean ackPosted() {
+    return ackPosted;
+  }
+
+  void ackPosted(boolean posted) {
+    this.ackPosted = posted;
   }
 
   /** The recorded messages a restore queued, handed out once. */

@@ -542,9 +542,22 @@ final class ChannelSender {
         sentPos++;
       }
       highestWritten = Math.max(highestWritten, sentPos);
-      c.onNext(frame.build());
+      c.onNext(frame.setAckNow(wantsAckNow()).build());
       hooks.metrics().frameSent(resend);
     }
+  }
+
+  /**
+   * Whether the frame being written asks to be acknowledged at once: a send waits for room, or what
+   * the channel holds unacknowledged reached half its bound. Otherwise the receiver acknowledges it
+   * a little later, together with the frames that follow, which spares an idle or lightly used
+   * channel one ack per frame; the half of the bound still free covers that delay.
+   */
+  private boolean wantsAckNow() {
+    return waiters > 0
+        || overdrawn
+        || 2L * (dataItems + reservedItems) >= options.maxUnackedMessages()
+        || 2L * (dataBytes + reservedBytes) >= options.maxUnackedBytes();
   }
 
   private void wake() {

@@ -77,6 +77,22 @@ final class EventLoop {
   }
 
   /**
+   * Queues {@code task} {@code delayNanos} from now, timed by the Netty loop itself (no other
+   * thread wakes it); dropped if the loop stops first.
+   */
+  void schedule(Runnable task, long delayNanos) {
+    io.grpc.netty.shaded.io.netty.channel.EventLoop n = netty;
+    if (n == null || stopping) {
+      return;
+    }
+    try {
+      n.schedule(() -> execute(task), delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // the Netty loop has ended: nothing of this worker runs any more
+    }
+  }
+
+  /**
    * Runs {@code task} at once when called on the loop's thread with nothing of this worker running
    * or waiting (a gRPC callback of one of its channels), otherwise queues it.
    */

@@ -4,11 +4,18 @@ import java.util.List;
 
 /**
  * One frame of an inbound channel, free of the wire format: the sender's epoch, its items in order,
- * and its size on the wire (what parking counts).
+ * its size on the wire (what parking counts), and whether its sender asked for an ack at once
+ * ({@code Frame.ack_now}; otherwise the core may acknowledge it later, with the frames that
+ * follow).
  */
-record InboundFrame(long epoch, List<ChannelItem> items, int bytes) {
+record InboundFrame(long epoch, List<ChannelItem> items, int bytes, boolean ackNow) {
 
   InboundFrame {
     items = List.copyOf(items);
+  }
+
+  /** A frame that asks for an ack at once. */
+  InboundFrame(long epoch, List<ChannelItem> items, int bytes) {
+    this(epoch, items, bytes, true);
   }
 }

@@ -19,21 +19,31 @@ final class WireEffects {
   private final Map<String, ChannelSender> senders;
   private final ReadGate gate;
   private final java.util.function.Consumer<String> deliverNext;
+  private final AckLater ackLater;
   private volatile LocalSnapshotListener listener;
+
+  /** Queues the core's turn to send a channel's owed ack, after a delay. */
+  @FunctionalInterface
+  interface AckLater {
+    void schedule(String from, long delayNanos);
+  }
 
   /**
    * Effects whose frame requests pass {@code gate}; {@code deliverNext} queues the core's turn to
-   * deliver the next frame read ahead on a channel behind the tasks waiting on the event thread.
+   * deliver the next frame read ahead on a channel behind the tasks waiting on the event thread,
+   * {@code ackLater} its turn to acknowledge a channel's frames later.
    */
   WireEffects(
       String workerId,
       Map<String, ChannelSender> senders,
       ReadGate gate,
-      java.util.function.Consumer<String> deliverNext) {
+      java.util.function.Consumer<String> deliverNext,
+      AckLater ackLater) {
     this.workerId = workerId;
     this.senders = senders;
     this.gate = gate;
     this.deliverNext = deliverNext;
+    this.ackLater = ackLater;
   }
 
   void setListener(LocalSnapshotListener listener) {
@@ -55,6 +65,8 @@ final class WireEffects {
       gate.request((InboundStream) r.link(), r.frames());
     } else if (effect instanceof WorkerEffect.DeliverNext d) {
       deliverNext.accept(d.from());
+    } else if (effect instanceof WorkerEffect.AckLater a) {
+      ackLater.schedule(a.from(), a.delayNanos());
     } else if (effect instanceof WorkerEffect.SendMarker m) {
       senders.get(m.to()).appendMarker(m.snapshotId(), m.sentCount());
     } else if (effect instanceof WorkerEffect.Refuse r) {

@@ -20,7 +20,7 @@ final class WireFrames {
     for (int i = 0, n = frame.getItemsCount(); i < n; i++) {
       items.add(toDomain(frame.getItems(i)));
     }
-    return new InboundFrame(frame.getEpoch(), items, frame.getSerializedSize());
+    return new InboundFrame(frame.getEpoch(), items, frame.getSerializedSize(), frame.getAckNow());
   }
 
   static ChannelItem toDomain(Item item) {

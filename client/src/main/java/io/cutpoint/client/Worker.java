@@ -118,7 +118,16 @@ public final class Worker implements WorkerControl, AutoCloseable {
         new ReadGate(loop::execute, () -> transport.timer(), b.channelOptions.sendTimeout());
     this.effects =
         new WireEffects(
-            b.workerId, Collections.unmodifiableMap(senders), gate, this::deliverNextLater);
+            b.workerId,
+            Collections.unmodifiableMap(senders),
+            gate,
+            this::deliverNextLater,
+            this::ackLater);
+  }
+
+  /** Queues the core's turn to send {@code from}'s channel the ack it owes, after a delay. */
+  private void ackLater(String from, long delayNanos) {
+    loop.schedule(() -> effects.apply(core.ackDue(from)), delayNanos);
   }
 
   /** Queues the core's turn to deliver the next frame read ahead on {@code from}'s channel. */
@@ -283,7 +292,10 @@ public final class Worker implements WorkerControl, AutoCloseable {
     return sender(peer).highWaterMessages();
   }
 
-  /** True when every message and marker sent was acknowledged by its receiver. */
+  /**
+   * True when every message and marker sent was acknowledged by its receiver. Receivers acknowledge
+   * a lightly used channel's frames up to 50 ms after they arrive, so this trails them.
+   */
   public boolean allAcknowledged() {
     return senders.values().stream().allMatch(ChannelSender::allAcknowledged);
   }

@@ -36,6 +36,21 @@ final class WorkerCore implements EngineOutput {
   /** Refusals on one channel are logged at WARN at most this often, the others at DEBUG. */
   private static final long REFUSAL_LOG_INTERVAL_NANOS = 1_000_000_000L;
 
+  /**
+   * How long frames that did not ask for an ack at once ({@link InboundFrame#ackNow}) wait for it:
+   * one ack then covers every frame of the channel delivered meanwhile. Nothing waits for these
+   * acks but the trimming of the sender's buffer, and a sender asks for them at once when it needs
+   * the room.
+   */
+  static final long ACK_DELAY_NANOS = 50_000_000L;
+
+  /**
+   * Positions delivered without an ack after which the next frame is acknowledged at once anyway:
+   * what an idle channel's sender holds (its markers) and resends after a reconnect stays small
+   * when snapshots come faster than {@link #ACK_DELAY_NANOS}.
+   */
+  static final int ACK_EVERY_POSITIONS = 32;
+
   private final String workerId;
   private final SortedSet<String> incoming;
   private final Map<String, ChannelReceiver> receivers = new TreeMap<>();
@@ -198,8 +213,29 @@ final class WorkerCore implements EngineOutput {
       r.dropFrames(); // the new stream resends them from the position it is told
     }
     r.setStream(link);
-    emit(new WorkerEffect.Ack(link, epoch, r.delivered()));
+    ack(r); // tells the new stream where to resume
     emit(new WorkerEffect.Request(link, framesAhead));
+    return drain();
+  }
+
+  /** Acknowledges, on {@code r}'s live stream, every position delivered so far. */
+  private void ack(ChannelReceiver r) {
+    r.unacked(0);
+    if (r.stream() != null) {
+      emit(new WorkerEffect.Ack(r.stream(), epoch, r.delivered()));
+    }
+  }
+
+  /**
+   * The turn {@link WorkerEffect.AckLater} asked for: acknowledges what {@code from}'s channel
+   * delivered since its last ack, if anything, on its live stream.
+   */
+  List<WorkerEffect> ackDue(String from) {
+    ChannelReceiver r = receivers.get(from);
+    r.ackPosted(false);
+    if (r.unacked() > 0) {
+      ack(r);
+    }
     return drain();
   }
 
@@ -394,6 +430,7 @@ final class WorkerCore implements EngineOutput {
   /** Delivers the items of {@code frame}, which came on the live stream. */
   private void deliver(ChannelReceiver r, InboundFrame frame) {
     InboundLink link = r.stream();
+    long deliveredBefore = r.delivered();
     for (ChannelItem item : frame.items()) {
       long position = item.position();
       if (position <= r.delivered()) {
@@ -418,7 +455,13 @@ final class WorkerCore implements EngineOutput {
       }
       r.delivered(position);
     }
-    emit(new WorkerEffect.Ack(link, epoch, r.delivered()));
+    r.unacked(r.unacked() + r.delivered() - deliveredBefore);
+    if (frame.ackNow() || r.unacked() >= ACK_EVERY_POSITIONS) {
+      ack(r);
+    } else if (r.unacked() > 0 && !r.ackPosted()) {
+      r.ackPosted(true);
+      emit(new WorkerEffect.AckLater(r.from(), ACK_DELAY_NANOS));
+    }
     emit(new WorkerEffect.Request(link, 1));
   }
 

@@ -14,6 +14,12 @@ sealed interface WorkerEffect {
   record Ack(InboundLink link, long epoch, long position) implements WorkerEffect {}
 
   /**
+   * Call {@code WorkerCore.ackDue(from)} on the core's thread {@code delayNanos} from now: frames
+   * that did not ask for an ack at once are acknowledged then, together.
+   */
+  record AckLater(String from, long delayNanos) implements WorkerEffect {}
+
+  /**
    * Call {@code WorkerCore.deliverNext(from)} on the core's thread once what is queued there ran,
    * so that frames arriving meanwhile are read ahead of the application.
    */

@@ -481,6 +481,14 @@ public final class SimulatedWorker {
               event(() -> apply(core.deliverNext(d.from())));
             }
           });
+    } else if (effect instanceof WorkerEffect.AckLater a) {
+      net.at(
+          net.now() + net.delay(),
+          () -> {
+            if (!dead) {
+              event(() -> apply(core.ackDue(a.from())));
+            }
+          });
     } else if (effect instanceof WorkerEffect.SendMarker m) {
       outs.get(m.to()).append(new ChannelItem.Mark(0, m.snapshotId(), m.sentCount()));
     } else if (effect instanceof WorkerEffect.Ack a) {
@@ -616,7 +624,8 @@ public final class SimulatedWorker {
           framesResent++;
         }
         framesSent++;
-        link.forward(new InboundFrame(epoch, items, bytes));
+        // a sender asks for an ack at once when it runs short of room; here, at random
+        link.forward(new InboundFrame(epoch, items, bytes, net.nextInt(2) == 0));
         sentPos += n;
         highestWritten = Math.max(highestWritten, sentPos);
       }

@@ -47,6 +47,7 @@ class WorkerCoreFuzzTest {
   private static final class Run {
     long now;
     final java.util.ArrayDeque<String> turns = new java.util.ArrayDeque<>();
+    final java.util.ArrayDeque<String> ackTurns = new java.util.ArrayDeque<>();
     final Map<String, Long> lastSeq = new HashMap<>();
     final Map<String, RecordingAckObserver> live = new HashMap<>();
     final List<RecordingAckObserver> all = new ArrayList<>();
@@ -70,7 +71,8 @@ class WorkerCoreFuzzTest {
               "b",
               senders,
               new ReadGate(Runnable::run, () -> null, java.time.Duration.ZERO),
-              turns::add);
+              turns::add,
+              (from, delay) -> ackTurns.add(from));
       core =
           new WorkerCore(
               "b",
@@ -107,6 +109,9 @@ class WorkerCoreFuzzTest {
           case 8 -> {
             for (int n = data.consumeInt(1, 3); n > 0 && !turns.isEmpty(); n--) {
               effects.apply(core.deliverNext(turns.poll()));
+            }
+            if (!ackTurns.isEmpty() && data.consumeBoolean()) {
+              effects.apply(core.ackDue(ackTurns.poll()));
             }
           }
           case 0 -> attach(peer);
@@ -159,7 +164,7 @@ class WorkerCoreFuzzTest {
             case 2 -> Math.max(0, core.epoch() - 1);
             default -> data.consumeLong();
           };
-      Frame.Builder frame = Frame.newBuilder().setEpoch(epoch);
+      Frame.Builder frame = Frame.newBuilder().setEpoch(epoch).setAckNow(data.consumeBoolean());
       int items = data.consumeInt(0, 4);
       for (int i = 0; i < items; i++) {
         long position = data.consumeBoolean() ? r.delivered() + 1 + i : data.consumeLong(0, 12);
@@ -204,6 +209,9 @@ class WorkerCoreFuzzTest {
     private void runTurns() {
       while (!turns.isEmpty()) {
         effects.apply(core.deliverNext(turns.poll()));
+      }
+      while (!ackTurns.isEmpty()) {
+        effects.apply(core.ackDue(ackTurns.poll()));
       }
     }
 

@@ -580,7 +580,16 @@ public final class Simulation {
     return n;
   }
 
-  /** Streams a fresh worker refused for DATA_LOSS before its rollback (counted, not a problem). */
+  /** Whether worker {@code id} is now a fresh incarnation that no rollback restored yet. */
+  private boolean freshSender(String id) {
+    WorkerProcess p = current.get(id);
+    return p != null && freshNotRestored.contains(p.worker());
+  }
+
+  /**
+   * Streams refused for DATA_LOSS by a fresh worker, or from one, before its rollback (counted, not
+   * a problem).
+   */
   long freshDataLoss() {
     return freshDataLoss;
   }
@@ -665,6 +674,11 @@ public final class Simulation {
         notAnnounced++;
       } else if (kind.equals("DATA_LOSS") && freshNotRestored.contains(worker)) {
         freshDataLoss++; // its peers' positions are its old incarnation's: the rollback mends it
+      } else if (kind.equals("DATA_LOSS") && freshSender(from)) {
+        // the same, seen from the peer: the fresh worker numbers anew the positions its old
+        // incarnation used in this epoch, and the peer dropped them as duplicates (it learns only
+        // from the peer's next ack, which may come after its next frame)
+        freshDataLoss++;
       } else if (kind.equals("DATA_LOSS") || kind.equals("MALFORMED")) {
         Simulation.this.problem(
             ProblemKind.REFUSED, null, worker.id() + " refused " + kind + ": " + description);
