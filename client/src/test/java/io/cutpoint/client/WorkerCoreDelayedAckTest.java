@@ -2,10 +2,7 @@ package io.cutpoint.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cutpoint.client.engine.EngineOptions;
-import java.time.Duration;
 import java.util.List;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,19 +15,7 @@ class WorkerCoreDelayedAckTest {
 
   private static final long EPOCH = 1;
 
-  private final WorkerCore core =
-      new WorkerCore(
-          "b",
-          new TreeSet<>(List.of("a")),
-          new TreeSet<>(List.of("a")),
-          new NoState(),
-          (from, seq, payload) -> {},
-          new WorkerMetrics(null),
-          EngineOptions.defaults().withNanoClock(() -> 0),
-          8,
-          false,
-          new ParkingLimits(64, 1 << 20, Duration.ofSeconds(30)),
-          EPOCH);
+  private final WorkerCore core = TwoWayCore.of((from, seq, payload) -> {}, EPOCH);
   private final InboundLink link = new InboundLink() {};
 
   private static InboundFrame data(long position, boolean ackNow) {

@@ -2,11 +2,8 @@ package io.cutpoint.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cutpoint.client.engine.EngineOptions;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,19 +13,7 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerCoreEndUnknownSnapshotsTest {
 
-  private final WorkerCore core =
-      new WorkerCore(
-          "b",
-          new TreeSet<>(List.of("a")),
-          new TreeSet<>(List.of("a")),
-          new NoState(),
-          (from, seq, payload) -> {},
-          new WorkerMetrics(null),
-          EngineOptions.defaults().withNanoClock(() -> 0),
-          8,
-          false,
-          new ParkingLimits(64, 1 << 20, Duration.ofSeconds(30)),
-          1);
+  private final WorkerCore core = TwoWayCore.of((from, seq, payload) -> {}, 1);
 
   @Test
   void recordingsBelowTheNextIdThatAreNotPendingEndTheOthersGoOn() {

@@ -2,11 +2,8 @@ package io.cutpoint.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cutpoint.client.engine.EngineOptions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,19 +16,7 @@ class WorkerCoreHaltInPlaceTest {
   private static final long EPOCH = 3;
 
   private final List<Long> delivered = new ArrayList<>();
-  private final WorkerCore core =
-      new WorkerCore(
-          "b",
-          new TreeSet<>(List.of("a")),
-          new TreeSet<>(List.of("a")),
-          new NoState(),
-          (from, seq, payload) -> delivered.add(seq),
-          new WorkerMetrics(null),
-          EngineOptions.defaults().withNanoClock(() -> 0),
-          8,
-          false,
-          new ParkingLimits(64, 1 << 20, Duration.ofSeconds(30)),
-          EPOCH);
+  private final WorkerCore core = TwoWayCore.of((from, seq, payload) -> delivered.add(seq), EPOCH);
   private final InboundLink link = new InboundLink() {};
 
   private static InboundFrame data(long position, long seq) {
