@@ -13,9 +13,4 @@ record InboundFrame(long epoch, List<ChannelItem> items, int bytes, boolean ackN
   InboundFrame {
     items = List.copyOf(items);
   }
-
-  /** A frame that asks for an ack at once. */
-  InboundFrame(long epoch, List<ChannelItem> items, int bytes) {
-    this(epoch, items, bytes, true);
-  }
 }

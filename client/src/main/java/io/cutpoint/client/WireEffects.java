@@ -19,26 +19,20 @@ final class WireEffects {
   private final Map<String, ChannelSender> senders;
   private final ReadGate gate;
   private final java.util.function.Consumer<String> deliverNext;
-  private final AckLater ackLater;
+  private final java.util.function.ObjLongConsumer<String> ackLater;
   private volatile LocalSnapshotListener listener;
-
-  /** Queues the core's turn to send a channel's owed ack, after a delay. */
-  @FunctionalInterface
-  interface AckLater {
-    void schedule(String from, long delayNanos);
-  }
 
   /**
    * Effects whose frame requests pass {@code gate}; {@code deliverNext} queues the core's turn to
    * deliver the next frame read ahead on a channel behind the tasks waiting on the event thread,
-   * {@code ackLater} its turn to acknowledge a channel's frames later.
+   * {@code ackLater} its turn to acknowledge a channel's frames after a delay in nanoseconds.
    */
   WireEffects(
       String workerId,
       Map<String, ChannelSender> senders,
       ReadGate gate,
       java.util.function.Consumer<String> deliverNext,
-      AckLater ackLater) {
+      java.util.function.ObjLongConsumer<String> ackLater) {
     this.workerId = workerId;
     this.senders = senders;
     this.gate = gate;
@@ -66,7 +60,7 @@ final class WireEffects {
     } else if (effect instanceof WorkerEffect.DeliverNext d) {
       deliverNext.accept(d.from());
     } else if (effect instanceof WorkerEffect.AckLater a) {
-      ackLater.schedule(a.from(), a.delayNanos());
+      ackLater.accept(a.from(), a.delayNanos());
     } else if (effect instanceof WorkerEffect.SendMarker m) {
       senders.get(m.to()).appendMarker(m.snapshotId(), m.sentCount());
     } else if (effect instanceof WorkerEffect.Refuse r) {

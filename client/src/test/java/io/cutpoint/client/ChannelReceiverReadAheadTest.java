@@ -14,7 +14,7 @@ class ChannelReceiverReadAheadTest {
   }
 
   private static InboundFrame frame(ChannelItem... items) {
-    return new InboundFrame(1, List.of(items), 10);
+    return new InboundFrame(1, List.of(items), 10, true);
   }
 
   private static List<Long> seqs(List<InTransitMessage> messages) {

@@ -20,7 +20,8 @@ class WorkerCoreHaltInPlaceTest {
   private final InboundLink link = new InboundLink() {};
 
   private static InboundFrame data(long position, long seq) {
-    return new InboundFrame(EPOCH, List.of(new ChannelItem.Data(position, seq, new byte[1])), 9);
+    return new InboundFrame(
+        EPOCH, List.of(new ChannelItem.Data(position, seq, new byte[1])), 9, true);
   }
 
   private List<WorkerEffect> halt(long epoch) {
