@@ -1,7 +1,9 @@
 package io.cutpoint.ops.bench;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Measures application throughput of a cluster under traffic with snapshots off (A) and on (B):
@@ -14,13 +16,15 @@ final class Alternating {
 
   /**
    * Messages per second over all windows of each side, the per-pair ratios, the snapshots of the
-   * "on" windows, and CPU nanoseconds per message of each side.
+   * "on" windows (with each step of their critical paths, as {@link BenchCoordinator.Taken#steps}),
+   * and CPU nanoseconds per message of each side.
    */
   record Result(
       double offRate,
       double onRate,
       Samples ratios,
       Samples latency,
+      Map<String, Samples> criticalPath,
       long completed,
       long failed,
       long inFlightBytes,
@@ -126,16 +130,18 @@ final class Alternating {
 
   static Result run(BenchCluster cluster, BenchPlan plan) {
     Samples latency = new Samples();
+    Map<String, Samples> path = new LinkedHashMap<>(); // windows run one after the other
     long[] snapshots = new long[3]; // completed, failed, in-flight bytes
     Pairs p =
         interleave(
             plan.windows(),
-            (on, warmUp) -> window(cluster, plan, on, latency, warmUp ? null : snapshots));
+            (on, warmUp) -> window(cluster, plan, on, latency, path, warmUp ? null : snapshots));
     return new Result(
         Pairs.rate(p.a()),
         Pairs.rate(p.b()),
         p.ratios(),
         latency,
+        path,
         snapshots[0],
         snapshots[1],
         snapshots[2],
@@ -152,6 +158,7 @@ final class Alternating {
       BenchPlan plan,
       boolean snapshotsOn,
       Samples latency,
+      Map<String, Samples> path,
       long[] snapshots) {
     if (!snapshotsOn) {
       return measure(cluster, plan.windowMillis());
@@ -160,7 +167,8 @@ final class Alternating {
         new Snapshotter(
             cluster.coordinator(),
             plan.intervalMillis(),
-            snapshots == null ? new Samples() : latency);
+            snapshots == null ? new Samples() : latency,
+            snapshots == null ? new LinkedHashMap<>() : path);
     Window w;
     try (s) {
       s.record(true);

@@ -6,6 +6,7 @@ import io.cutpoint.api.v1.RollbackResponse;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
+import io.cutpoint.ops.admin.SnapshotTrace;
 import io.cutpoint.ops.local.LocalSharedStore;
 import io.cutpoint.ops.local.ScratchDirs;
 import io.cutpoint.server.CoordinatorConfig;
@@ -37,6 +38,21 @@ final class BenchCoordinator implements AutoCloseable {
   record Taken(SnapshotManifest manifest, double clientMillis) {
     boolean complete() {
       return manifest.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
+    }
+
+    /**
+     * Hands {@code step} each step of this snapshot's critical path, in order, in milliseconds:
+     * {@link LatencyPhase#TRIGGER_AND_REPLY} (the client's time outside the coordinator's trace),
+     * then the trace's own steps; returns the trace, empty (and no step) if the manifest has none.
+     */
+    java.util.Optional<SnapshotTrace> steps(java.util.function.ObjDoubleConsumer<String> step) {
+      java.util.Optional<SnapshotTrace> trace = SnapshotTrace.of(manifest);
+      trace.ifPresent(
+          t -> {
+            step.accept(LatencyPhase.TRIGGER_AND_REPLY, Math.max(0, clientMillis - t.endMillis()));
+            t.criticalPath().forEach(step::accept);
+          });
+      return trace;
     }
   }
 

@@ -5,6 +5,7 @@ import io.cutpoint.ops.format.Table;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /** Renders {@link BenchResults} as tables and as one JSON object, with the targets checked. */
@@ -394,6 +395,7 @@ final class BenchReport {
           mib(a.inFlightBytesPerSnapshot()));
     }
     b.append(ft.render()).append('\n');
+    b.append(dataflowPaths(r));
 
     if (r.incremental() != null) {
       b.append(new IncrementalReport(r.incremental()).tables());
@@ -531,7 +533,7 @@ final class BenchReport {
               .put("p50_over_limit", row.total().p50() / r.limitMillis(row))
               .put("cpu_ms_per_snapshot", row.cpuMillisPerSnapshot())
               .put("jit_cpu_ms_per_snapshot", row.jitMillisPerSnapshot())
-              .put("critical_path_p50_ms", criticalPathJson(row)));
+              .put("critical_path_p50_ms", criticalPathJson(row.criticalPath())));
     }
     o.put("latency", latency);
     Alternating.Result ov = r.overhead().run();
@@ -607,7 +609,8 @@ final class BenchReport {
               .put("pair_ratios", a.ratios().values())
               .put("noise", a.noise())
               .put("cpu_ns_per_msg_off", a.offCpuNanosPerMessage())
-              .put("cpu_ns_per_msg_on", a.onCpuNanosPerMessage()));
+              .put("cpu_ns_per_msg_on", a.onCpuNanosPerMessage())
+              .put("critical_path_p50_ms", criticalPathJson(a.criticalPath())));
     }
     o.put("dataflow", dataflow);
     o.put(
@@ -657,28 +660,45 @@ final class BenchReport {
             "Where the p50 goes (1 KiB; p50 of each step of the critical path through the"
                 + " last piece delivered, ms)\n");
       }
-      b.append("  ").append(row.workers()).append(' ').append(row.layout());
-      b.append(row.traffic() ? ", traffic" : ", idle").append(": p50 ");
-      b.append(ms(row.total().p50())).append(" =");
-      StringBuilder steps = new StringBuilder();
-      double sum = 0;
-      for (var e : row.criticalPath().entrySet()) {
-        double p50 = e.getValue().p50();
-        sum += p50;
-        steps
-            .append(steps.length() == 0 ? " " : " + ")
-            .append(e.getKey())
-            .append(' ')
-            .append(ms(p50));
-      }
-      b.append(steps).append(" (steps sum to ").append(ms(sum)).append(")\n");
+      String what = row.workers() + " " + row.layout() + (row.traffic() ? ", traffic" : ", idle");
+      b.append(pathLine(what, row.total().p50(), row.criticalPath()));
     }
     return b.length() == 0 ? "" : b.append('\n').toString();
   }
 
-  private static Json.Obj criticalPathJson(LatencyPhase.Row row) {
+  /** The same for each P of the dataflow, under its saturating load. */
+  private static String dataflowPaths(BenchResults r) {
+    StringBuilder b = new StringBuilder();
+    for (DataflowPhase.Row row : r.dataflow()) {
+      Alternating.Result a = row.run();
+      if (!a.criticalPath().isEmpty()) {
+        b.append(pathLine("P = " + row.p(), a.latency().p50(), a.criticalPath()));
+      }
+    }
+    return b.length() == 0
+        ? ""
+        : "Where the dataflow's p50 goes (p50 of each step of the critical path, ms)\n" + b + '\n';
+  }
+
+  /** " what: p50 T = step p50 + step p50 ... (steps sum to S)", and a line end. */
+  private static String pathLine(String what, double p50, Map<String, Samples> path) {
+    StringBuilder steps = new StringBuilder();
+    double sum = 0;
+    for (var e : path.entrySet()) {
+      double stepP50 = e.getValue().p50();
+      sum += stepP50;
+      steps
+          .append(steps.length() == 0 ? " " : " + ")
+          .append(e.getKey())
+          .append(' ')
+          .append(ms(stepP50));
+    }
+    return "  " + what + ": p50 " + ms(p50) + " =" + steps + " (steps sum to " + ms(sum) + ")\n";
+  }
+
+  private static Json.Obj criticalPathJson(Map<String, Samples> path) {
     Json.Obj o = Json.object();
-    row.criticalPath().forEach((step, samples) -> o.put(step.replace(' ', '_'), samples.p50()));
+    path.forEach((step, samples) -> o.put(step.replace(' ', '_'), samples.p50()));
     return o;
   }
 

@@ -602,13 +602,7 @@ final class IncrementalPhase {
     }
     double client = t.clientMillis();
     m.latency().add(client);
-    SnapshotTrace.of(t.manifest())
-        .ifPresent(
-            trace -> {
-              m.step(LatencyPhase.TRIGGER_AND_REPLY, Math.max(0, client - trace.endMillis()));
-              trace.criticalPath().forEach(m::step);
-              trace.toUpload().forEach(m::toUploadStep);
-            });
+    t.steps(m::step).ifPresent(trace -> trace.toUpload().forEach(m::toUploadStep));
     m.upload().add(t.manifest().getTimings().getUploadMicros() / 1000.0);
     m.commit().add(t.manifest().getTimings().getCommitMicros() / 1000.0);
     BenchCoordinator.StateBytes after = c.coordinator().stateBytes();

@@ -1,7 +1,6 @@
 package io.cutpoint.ops.bench;
 
 import io.cutpoint.api.v1.PhaseTimings;
-import io.cutpoint.ops.admin.SnapshotTrace;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -234,16 +233,7 @@ final class LatencyPhase {
       }
       PhaseTimings p = t.manifest().getTimings();
       total.add(t.clientMillis());
-      double client = t.clientMillis();
-      SnapshotTrace.of(t.manifest())
-          .ifPresent(
-              trace -> {
-                path.computeIfAbsent(TRIGGER_AND_REPLY, k -> new Samples())
-                    .add(Math.max(0, client - trace.endMillis()));
-                trace
-                    .criticalPath()
-                    .forEach((step, ms) -> path.computeIfAbsent(step, k -> new Samples()).add(ms));
-              });
+      t.steps((step, ms) -> path.computeIfAbsent(step, k -> new Samples()).add(ms));
       markers.add(p.getMarkerPropagationMicros() / 1000.0);
       upload.add(p.getUploadMicros() / 1000.0);
       commit.add(p.getCommitMicros() / 1000.0);

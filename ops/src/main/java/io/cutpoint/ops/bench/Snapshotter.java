@@ -1,17 +1,20 @@
 package io.cutpoint.ops.bench;
 
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Triggers a snapshot every {@code interval} (waiting for each; a late one starts the next at once)
- * and records trigger-to-committed latencies of the complete ones.
+ * and records trigger-to-committed latencies of the complete ones, and the steps of their critical
+ * paths. Read what it recorded after {@link #close}.
  */
 final class Snapshotter implements AutoCloseable {
 
   private final BenchCoordinator coordinator;
   private final long intervalNanos;
   private final Samples samples;
+  private final Map<String, Samples> path;
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong inFlightBytes = new AtomicLong();
@@ -19,10 +22,16 @@ final class Snapshotter implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean recording;
 
-  Snapshotter(BenchCoordinator coordinator, long intervalMillis, Samples samples) {
+  /** {@code path}: each step's samples, by step (filled on this one's thread only). */
+  Snapshotter(
+      BenchCoordinator coordinator,
+      long intervalMillis,
+      Samples samples,
+      Map<String, Samples> path) {
     this.coordinator = coordinator;
     this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
     this.samples = samples;
+    this.path = path;
     this.thread = new Thread(this::loop, "cutpoint-bench-snapshotter");
     thread.setDaemon(true);
     thread.start();
@@ -39,6 +48,7 @@ final class Snapshotter implements AutoCloseable {
           if (t.complete()) {
             completed.incrementAndGet();
             samples.add(t.clientMillis());
+            t.steps((step, ms) -> path.computeIfAbsent(step, k -> new Samples()).add(ms));
             inFlightBytes.addAndGet(t.manifest().getTotalChannelBytes());
           } else {
             failed.incrementAndGet();

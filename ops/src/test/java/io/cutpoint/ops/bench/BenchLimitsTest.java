@@ -244,7 +244,21 @@ class BenchLimitsTest {
     for (JsonElement e : json.getAsJsonArray("dataflow")) {
       assertSpread(e.getAsJsonObject(), "throughput_ratio", 6);
       assertThat(e.getAsJsonObject().get("cpu_ns_per_msg_on").getAsDouble()).isPositive();
+      // where the dataflow's p50 goes, under its load: the same steps as the idle rows
+      JsonObject path = e.getAsJsonObject().getAsJsonObject("critical_path_p50_ms");
+      assertThat(path.keySet())
+          .as("the steps of %s", e)
+          .containsExactly(
+              "trigger_and_reply",
+              "start_to_capture",
+              "state_capture",
+              "markers",
+              "to_upload",
+              "upload",
+              "verify_and_commit");
+      assertThat(path.get("verify_and_commit").getAsDouble()).isPositive();
     }
+    assertThat(r.out()).contains("Where the dataflow's p50 goes", "  P = 2: p50 ");
   }
 
   /**
