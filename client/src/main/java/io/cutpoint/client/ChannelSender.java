@@ -137,7 +137,8 @@ final class ChannelSender {
    * rolled back). Throws {@link SendTimeoutException}.
    */
   private void reserve(int length, boolean eventThread) {
-    long deadline = System.nanoTime() + options.sendTimeout().toNanos();
+    long deadline = 0; // read from the clock only once a send has to wait
+    boolean timed = false;
     while (true) {
       if (closed) {
         throw new IllegalStateException("worker " + from + " is closed");
@@ -150,8 +151,15 @@ final class ChannelSender {
         highWaterMessages = Math.max(highWaterMessages, dataItems + reservedItems);
         return;
       }
+      if (eventThread) {
+        throw timedOut();
+      }
+      if (!timed) {
+        deadline = System.nanoTime() + options.sendTimeout().toNanos();
+        timed = true;
+      }
       long left = deadline - System.nanoTime();
-      if (left <= 0 || eventThread) {
+      if (left <= 0) {
         throw timedOut();
       }
       waiters++;
@@ -290,6 +298,22 @@ final class ChannelSender {
    * Worker#send}, and nothing writes to it afterwards.
    */
   synchronized void appendData(long seq, byte[] payload) {
+    append(seq, payload);
+  }
+
+  /**
+   * Appends the data messages of {@code sends}, in order, all to this channel, under one hold of
+   * the monitor: the loop numbers an application thread's sends in batches, and taking the monitor
+   * once per message made that thread's next {@code send} wait for it each time.
+   */
+  synchronized void appendData(java.util.List<WorkerEffect.SendData> sends) {
+    for (int i = 0, n = sends.size(); i < n; i++) {
+      WorkerEffect.SendData d = sends.get(i);
+      append(d.seq(), d.payload());
+    }
+  }
+
+  private void append(long seq, byte[] payload) {
     reservedItems--;
     reservedBytes -= payload.length;
     Item item =
@@ -569,6 +593,15 @@ final class ChannelSender {
   // ---- introspection and shutdown -----------------------------------------------------------
 
   /** Data messages held (buffered unacknowledged plus reserved). */
+  /** The items held unacknowledged, oldest first (for tests). */
+  synchronized java.util.List<Item> bufferedItems() {
+    java.util.List<Item> out = new java.util.ArrayList<>(ring.size());
+    for (int i = 0; i < ring.size(); i++) {
+      out.add(ring.get(i));
+    }
+    return out;
+  }
+
   synchronized int bufferedMessages() {
     return dataItems + reservedItems;
   }

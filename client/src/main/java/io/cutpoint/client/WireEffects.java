@@ -45,15 +45,44 @@ final class WireEffects {
   }
 
   void apply(List<WorkerEffect> effects) {
-    for (int i = 0, n = effects.size(); i < n; i++) {
-      apply(effects.get(i));
+    for (int i = 0, n = effects.size(); i < n; ) {
+      WorkerEffect effect = effects.get(i);
+      if (effect instanceof WorkerEffect.SendData d) {
+        i = appendRun(effects, i, d.to());
+      } else {
+        apply(effect);
+        i++;
+      }
     }
   }
 
+  /**
+   * Appends the data messages of {@code effects} from {@code from} on, as long as they go to {@code
+   * to}, in one call to that channel; returns the index after them.
+   */
+  private int appendRun(List<WorkerEffect> effects, int from, String to) {
+    int end = from + 1;
+    while (end < effects.size()
+        && effects.get(end) instanceof WorkerEffect.SendData d
+        && d.to().equals(to)) {
+      end++;
+    }
+    ChannelSender sender = senders.get(to);
+    if (end == from + 1) {
+      WorkerEffect.SendData d = (WorkerEffect.SendData) effects.get(from);
+      sender.appendData(d.seq(), d.payload());
+    } else {
+      List<WorkerEffect.SendData> run = new java.util.ArrayList<>(end - from);
+      for (int j = from; j < end; j++) {
+        run.add((WorkerEffect.SendData) effects.get(j));
+      }
+      sender.appendData(run);
+    }
+    return end;
+  }
+
   private void apply(WorkerEffect effect) {
-    if (effect instanceof WorkerEffect.SendData d) {
-      senders.get(d.to()).appendData(d.seq(), d.payload());
-    } else if (effect instanceof WorkerEffect.Ack a) {
+    if (effect instanceof WorkerEffect.Ack a) {
       ((InboundStream) a.link()).ack(a.epoch(), a.position());
     } else if (effect instanceof WorkerEffect.Request r) {
       gate.request((InboundStream) r.link(), r.frames());

@@ -10,7 +10,6 @@ import io.cutpoint.api.v1.Frame;
 import io.cutpoint.api.v1.Item;
 import io.cutpoint.api.v1.Marker;
 import io.cutpoint.client.engine.EngineOptions;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The receiving side of a worker's channels fed arbitrary frames, streams, halts, resumes,
@@ -257,48 +255,6 @@ class WorkerCoreFuzzTest {
                   Status.Code.DEADLINE_EXCEEDED);
         }
       }
-    }
-  }
-
-  /** Hooks of a sender that never connects: markers it is handed stay buffered. */
-  private static final class OfflineHooks implements ChannelSender.Hooks {
-    private final WorkerMetrics metrics;
-
-    OfflineHooks(WorkerMetrics metrics) {
-      this.metrics = metrics;
-    }
-
-    @Override
-    public boolean inLoop() {
-      return true;
-    }
-
-    @Override
-    public void flushWhenIdle(ChannelSender sender) {}
-
-    @Override
-    public ScheduledExecutorService timer() {
-      throw new UnsupportedOperationException("an offline sender schedules nothing");
-    }
-
-    @Override
-    public ManagedChannel newChannel(String address) {
-      throw new UnsupportedOperationException("an offline sender connects nowhere");
-    }
-
-    @Override
-    public WorkerMetrics metrics() {
-      return metrics;
-    }
-
-    @Override
-    public void claimed(ChannelSender sender) {
-      throw new UnsupportedOperationException("no application thread sends here");
-    }
-
-    @Override
-    public void overdrawn(ChannelSender sender, boolean over) {
-      throw new UnsupportedOperationException("no handler sends here");
     }
   }
 }
