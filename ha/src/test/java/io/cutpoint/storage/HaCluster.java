@@ -65,6 +65,8 @@ final class HaCluster implements AutoCloseable {
             .minPauseBetweenSnapshots(Duration.ZERO)
             .heartbeatInterval(Duration.ofMillis(200))
             .heartbeatTimeout(Duration.ofSeconds(2))
+            // the tests read snapshots they saw commit earlier, while new ones commit every 200 ms
+            .retainCompleteSnapshots(100_000)
             .build();
     org.apache.curator.framework.CuratorFramework client =
         HaCoordinator.zookeeper(zk.getConnectString());

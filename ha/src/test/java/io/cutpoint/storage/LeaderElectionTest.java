@@ -113,9 +113,11 @@ class LeaderElectionTest {
       await()
           .atMost(WAIT)
           .until(
-              () ->
-                  leaderOf(heard) >= 0
-                      && heard.get(leaderOf(heard)).leading.number() > firstTerm.number());
+              () -> {
+                int l = leaderOf(heard); // read once: the leader may change between two reads
+                LeaderTerm t = l < 0 ? null : heard.get(l).leading;
+                return t != null && t.number() > firstTerm.number();
+              });
       int second = leaderOf(heard);
       LeaderTerm secondTerm = heard.get(second).leading;
       assertThat(secondTerm.number()).isEqualTo(firstTerm.number() + 1);

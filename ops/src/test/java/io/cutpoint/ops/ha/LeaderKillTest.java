@@ -114,7 +114,7 @@ class LeaderKillTest {
             ms);
         cluster.nodes.restart(leader);
         cluster.assertStillComplete(before);
-        assertThat(cluster.audit.committedAfterReplaced(terms.get(terms.size() - 2)))
+        assertThat(cluster.audit.committedAfterReplaced(term))
             .as(
                 "snapshots committed by the killed leader after its successor took term %d",
                 term.number())
