@@ -592,7 +592,6 @@ final class ChannelSender {
 
   // ---- introspection and shutdown -----------------------------------------------------------
 
-  /** Data messages held (buffered unacknowledged plus reserved). */
   /** The items held unacknowledged, oldest first (for tests). */
   synchronized java.util.List<Item> bufferedItems() {
     java.util.List<Item> out = new java.util.ArrayList<>(ring.size());
@@ -602,6 +601,7 @@ final class ChannelSender {
     return out;
   }
 
+  /** Data messages held (buffered unacknowledged plus reserved). */
   synchronized int bufferedMessages() {
     return dataItems + reservedItems;
   }
