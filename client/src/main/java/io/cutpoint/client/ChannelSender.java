@@ -293,22 +293,16 @@ final class ChannelSender {
   }
 
   /**
-   * Appends a data message (the caller reserved room for it). Called under the engine lock. The
-   * frame wraps {@code payload} without copying it: it is the worker's own copy, made by {@link
-   * Worker#send}, and nothing writes to it afterwards.
+   * Appends the data messages of {@code sends} (each a {@link WorkerEffect.SendData} to this
+   * channel, the caller reserved room for them), in order, under one hold of the monitor: the loop
+   * numbers an application thread's sends in batches, and taking the monitor once per message made
+   * that thread's next {@code send} wait for it each time. A frame wraps each payload without
+   * copying it: it is the worker's own copy, made by {@link Worker#send}, and nothing writes to it
+   * afterwards.
    */
-  synchronized void appendData(long seq, byte[] payload) {
-    append(seq, payload);
-  }
-
-  /**
-   * Appends the data messages of {@code sends}, in order, all to this channel, under one hold of
-   * the monitor: the loop numbers an application thread's sends in batches, and taking the monitor
-   * once per message made that thread's next {@code send} wait for it each time.
-   */
-  synchronized void appendData(java.util.List<WorkerEffect.SendData> sends) {
+  synchronized void appendData(java.util.List<WorkerEffect> sends) {
     for (int i = 0, n = sends.size(); i < n; i++) {
-      WorkerEffect.SendData d = sends.get(i);
+      WorkerEffect.SendData d = (WorkerEffect.SendData) sends.get(i);
       append(d.seq(), d.payload());
     }
   }

@@ -67,17 +67,7 @@ final class WireEffects {
         && d.to().equals(to)) {
       end++;
     }
-    ChannelSender sender = senders.get(to);
-    if (end == from + 1) {
-      WorkerEffect.SendData d = (WorkerEffect.SendData) effects.get(from);
-      sender.appendData(d.seq(), d.payload());
-    } else {
-      List<WorkerEffect.SendData> run = new java.util.ArrayList<>(end - from);
-      for (int j = from; j < end; j++) {
-        run.add((WorkerEffect.SendData) effects.get(j));
-      }
-      sender.appendData(run);
-    }
+    senders.get(to).appendData(effects.subList(from, end));
     return end;
   }
 

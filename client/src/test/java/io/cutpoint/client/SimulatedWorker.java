@@ -470,25 +470,24 @@ public final class SimulatedWorker {
     }
   }
 
+  /** A turn of the core that the transport runs later: after a seeded delay, if still alive. */
+  private void later(java.util.function.Supplier<List<WorkerEffect>> turn) {
+    net.at(
+        net.now() + net.delay(),
+        () -> {
+          if (!dead) {
+            event(() -> apply(turn.get()));
+          }
+        });
+  }
+
   private void apply(WorkerEffect effect) {
     if (effect instanceof WorkerEffect.SendData d) {
       outs.get(d.to()).append(new ChannelItem.Data(0, d.seq(), d.payload()));
     } else if (effect instanceof WorkerEffect.DeliverNext d) {
-      net.at(
-          net.now() + net.delay(),
-          () -> {
-            if (!dead) {
-              event(() -> apply(core.deliverNext(d.from())));
-            }
-          });
+      later(() -> core.deliverNext(d.from()));
     } else if (effect instanceof WorkerEffect.AckLater a) {
-      net.at(
-          net.now() + net.delay(),
-          () -> {
-            if (!dead) {
-              event(() -> apply(core.ackDue(a.from())));
-            }
-          });
+      later(() -> core.ackDue(a.from()));
     } else if (effect instanceof WorkerEffect.SendMarker m) {
       outs.get(m.to()).append(new ChannelItem.Mark(0, m.snapshotId(), m.sentCount()));
     } else if (effect instanceof WorkerEffect.Ack a) {
