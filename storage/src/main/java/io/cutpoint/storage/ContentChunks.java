@@ -23,15 +23,18 @@ import org.rocksdb.WriteBatch;
  *
  * <pre>
  *   content_chunks: SHA-256 (32 bytes) -> the chunk's bytes (framed; the frame's CRC covers the hash)
- *   content_refs:   SHA-256 (32 bytes) -> how many committed snapshots use it (8 bytes), its length
- *                                         (4 bytes) and CRC32C (4 bytes), framed
+ *   content_refs:   SHA-256 (32 bytes) -> its reference count (8 bytes), its length (4 bytes) and
+ *                                         CRC32C (4 bytes), framed
  * </pre>
  *
- * <p>A chunk's body is written as it arrives; its reference count only by a commit, in the commit's
- * synced batch, and lowered in the batch that deletes a snapshot, which deletes the body too once
- * no snapshot uses it. So a committed snapshot never references a missing chunk, and a body that no
- * reference names is a leftover of a snapshot that did not commit: the batch that ends such a
- * snapshot deletes it, and so does opening the store, for those a crash left.
+ * <p>The count is that of {@link ChunkRuns}: how many runs of consecutive COMPLETE snapshots use
+ * the chunk, positive exactly while one does ({@link StoreFormat} 2; format 1 counted the
+ * snapshots). A chunk's body is written as it arrives; its count changes only in the synced batch
+ * of a commit, where the chunk enters or leaves the state, and in the batch that deletes a
+ * snapshot, which deletes the body too once no snapshot uses it. So a committed snapshot never
+ * references a missing chunk, and a body that no reference names is a leftover of a snapshot that
+ * did not commit: the batch that ends such a snapshot deletes it, and so does opening the store,
+ * for those a crash left.
  *
  * <p>Every change to the references, every deletion, and every decision that a chunk is (or is not)
  * in use, happens under {@link #lock}: a chunk that a pending snapshot holds or uploaded is never
@@ -211,38 +214,44 @@ final class ContentChunks {
   }
 
   /**
-   * Adds, in {@code batch}, one reference to each chunk. Hold {@link #lock} until it is written.
-   */
-  void reference(WriteBatch batch, Map<ByteString, Stored> chunks) throws RocksDBException {
-    List<ByteString> hashes = new ArrayList<>(chunks.keySet());
-    Ref[] now = refs(hashes);
-    for (int i = 0; i < now.length; i++) {
-      ByteString hash = hashes.get(i);
-      putRef(batch, hash, now[i] == null ? 1 : now[i].count() + 1, chunks.get(hash));
-    }
-  }
-
-  /**
-   * Drops, in {@code batch}, one reference from each chunk; a chunk left with none is deleted,
-   * unless {@code inUse} (a pending snapshot holds or uploaded it): then only its entry goes. Hold
-   * {@link #lock} until the batch is written.
+   * Changes, in {@code batch}, each chunk's reference count by its {@code delta} ({@link
+   * ChunkRuns}). A chunk without an entry gets one if {@code added} has its length and CRC32C and
+   * its change is not negative (at least 1: a chunk the snapshot uploaded, listed with 0, has its
+   * entry again if damage lost it). A chunk whose count reaches 0 loses its entry, and its body too
+   * unless {@code inUse} (a pending snapshot holds or uploaded it). Hold {@link #lock} until the
+   * batch is written.
    *
    * @return the number of chunk bodies deleted
    */
-  int release(WriteBatch batch, Collection<ByteString> hashes, Predicate<ByteString> inUse)
+  int count(
+      WriteBatch batch,
+      Map<ByteString, Integer> delta,
+      Map<ByteString, Stored> added,
+      Predicate<ByteString> inUse)
       throws RocksDBException {
-    releases++;
+    if (delta.values().stream().anyMatch(d -> d < 0)) {
+      releases++;
+    }
     int deleted = 0;
-    List<ByteString> all = List.copyOf(hashes);
-    Ref[] refs = refs(all);
-    for (int i = 0; i < refs.length; i++) {
-      ByteString hash = all.get(i);
-      Ref now = refs[i];
-      if (now == null) {
+    List<ByteString> hashes = new ArrayList<>(delta.keySet());
+    Ref[] now = refs(hashes);
+    for (int i = 0; i < now.length; i++) {
+      ByteString hash = hashes.get(i);
+      int d = delta.get(hash);
+      Ref ref = now[i];
+      if (ref == null) {
+        Stored stored = added.get(hash);
+        if (d >= 0 && stored != null) {
+          putRef(batch, hash, Math.max(d, 1), stored);
+        }
         continue; // never committed: nothing to release
       }
-      if (now.count() > 1) {
-        putRef(batch, hash, now.count() - 1, now.stored());
+      if (d == 0) {
+        continue;
+      }
+      long count = ref.count() + d;
+      if (count > 0) {
+        putRef(batch, hash, count, ref.stored());
         continue;
       }
       batch.delete(rocks.contentRefs, hash.toByteArray());
@@ -252,6 +261,37 @@ final class ContentChunks {
       }
     }
     return deleted;
+  }
+
+  /**
+   * Sets, in {@code batch}, the count of every chunk that has an entry to {@code counts}, where it
+   * is positive: the migration of a store that counted snapshots ({@link StoreFormat}). An entry
+   * whose count would be 0 stays as it is: no known snapshot uses the chunk, yet one did when it
+   * was last counted, so it is kept rather than deleted; so does an entry that cannot be read.
+   *
+   * @return the number of entries rewritten
+   */
+  int recount(WriteBatch batch, ChunkRuns.Counts counts) throws RocksDBException {
+    int rewritten = 0;
+    try (ReadOptions read = new ReadOptions().setFillCache(false);
+        RocksIterator it = rocks.db.newIterator(rocks.contentRefs, read)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        ByteString hash = ByteString.copyFrom(it.key());
+        long count = counts.of(hash);
+        Ref old;
+        try {
+          old = decode(hash, it.key(), it.value());
+        } catch (CorruptionException e) {
+          continue; // left as it is: a commit or a read that needs it reports it
+        }
+        if (count > 0 && count != old.count()) {
+          putRef(batch, hash, count, old.stored());
+          rewritten++;
+        }
+      }
+      it.status();
+    }
+    return rewritten;
   }
 
   /**

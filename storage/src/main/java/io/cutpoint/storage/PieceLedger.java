@@ -70,6 +70,11 @@ final class PieceLedger {
     return uploaded.containsKey(hash) || held.containsKey(hash);
   }
 
+  /** The content chunks whose bodies were stored for this snapshot. */
+  synchronized java.util.Set<ByteString> uploadedContent() {
+    return new java.util.HashSet<>(uploaded.keySet());
+  }
+
   /** Every content chunk this snapshot uploaded or holds. */
   synchronized java.util.Set<ByteString> contentInUse() {
     java.util.Set<ByteString> all = new java.util.HashSet<>(uploaded.keySet());

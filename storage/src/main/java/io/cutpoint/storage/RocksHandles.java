@@ -39,6 +39,15 @@ final class RocksHandles implements AutoCloseable {
   static final String METADATA = "metadata";
   static final String CONTENT_CHUNKS = "content_chunks";
   static final String CONTENT_REFS = "content_refs";
+
+  /**
+   * The store's format version ({@link StoreFormat}). Kept in order by RocksDB's reverse bytewise
+   * comparator, whose name RocksDB records: a build that opens every family with the default
+   * comparator, as those before the family existed do, fails to open the store instead of reading
+   * counts it does not understand.
+   */
+  static final String FORMAT = "format";
+
   static final List<String> FAMILIES =
       List.of(
           MANIFESTS,
@@ -47,7 +56,8 @@ final class RocksHandles implements AutoCloseable {
           WORKER_META,
           METADATA,
           CONTENT_CHUNKS,
-          CONTENT_REFS);
+          CONTENT_REFS,
+          FORMAT);
 
   final Path dir;
   final RocksDB db;
@@ -63,6 +73,9 @@ final class RocksHandles implements AutoCloseable {
   /** How many committed snapshots reference each content chunk, with its length and CRC32C. */
   final ColumnFamilyHandle contentRefs;
 
+  /** The format version: one key ({@link StoreFormat}). */
+  final ColumnFamilyHandle format;
+
   /** Unused by the layout; holds only the short-lived key of {@link #probeWrite()}. */
   final ColumnFamilyHandle defaultFamily;
 
@@ -76,6 +89,7 @@ final class RocksHandles implements AutoCloseable {
   private final List<ColumnFamilyHandle> allHandles;
   private final DBOptions dbOptions;
   private final ColumnFamilyOptions cfOptions;
+  private final ColumnFamilyOptions formatOptions;
   private final org.rocksdb.BloomFilter bloom;
   private volatile String ioError;
 
@@ -92,6 +106,7 @@ final class RocksHandles implements AutoCloseable {
       List<ColumnFamilyHandle> allHandles,
       DBOptions dbOptions,
       ColumnFamilyOptions cfOptions,
+      ColumnFamilyOptions formatOptions,
       org.rocksdb.BloomFilter bloom,
       boolean sync,
       List<TableQuarantine.SetAside> setAside) {
@@ -101,6 +116,7 @@ final class RocksHandles implements AutoCloseable {
     this.allHandles = allHandles;
     this.dbOptions = dbOptions;
     this.cfOptions = cfOptions;
+    this.formatOptions = formatOptions;
     this.bloom = bloom;
     this.manifests = find(MANIFESTS);
     this.stateChunks = find(STATE_CHUNKS);
@@ -109,6 +125,7 @@ final class RocksHandles implements AutoCloseable {
     this.metadata = find(METADATA);
     this.contentChunks = find(CONTENT_CHUNKS);
     this.contentRefs = find(CONTENT_REFS);
+    this.format = find(FORMAT);
     this.defaultFamily = find("default");
     this.durable = new WriteOptions().setSync(sync);
     this.pieces = new WriteOptions().setSync(false);
@@ -155,6 +172,10 @@ final class RocksHandles implements AutoCloseable {
                     .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey)
                     .setFilterPolicy(bloom))
             .setDisableAutoCompactions(true);
+    ColumnFamilyOptions formatOptions =
+        new ColumnFamilyOptions()
+            .setComparator(org.rocksdb.BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR)
+            .setDisableAutoCompactions(true);
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db = null;
     try {
@@ -162,15 +183,19 @@ final class RocksHandles implements AutoCloseable {
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       Set<String> names = new HashSet<>();
       for (byte[] name : existing) {
-        descriptors.add(new ColumnFamilyDescriptor(name, cfOptions));
-        names.add(new String(name, StandardCharsets.UTF_8));
+        String family = new String(name, StandardCharsets.UTF_8);
+        descriptors.add(
+            new ColumnFamilyDescriptor(name, family.equals(FORMAT) ? formatOptions : cfOptions));
+        names.add(family);
       }
       db = RocksDB.open(dbOptions, path, descriptors, handles);
       for (String family : FAMILIES) {
         if (!names.contains(family)) {
           handles.add(
               db.createColumnFamily(
-                  new ColumnFamilyDescriptor(family.getBytes(StandardCharsets.UTF_8), cfOptions)));
+                  new ColumnFamilyDescriptor(
+                      family.getBytes(StandardCharsets.UTF_8),
+                      family.equals(FORMAT) ? formatOptions : cfOptions)));
         }
       }
       Map<String, ColumnFamilyHandle> byName = new HashMap<>();
@@ -183,13 +208,15 @@ final class RocksHandles implements AutoCloseable {
       for (ColumnFamilyHandle handle : handles) {
         db.setOptions(handle, compacting);
       }
-      return new RocksHandles(dir, db, handles, dbOptions, cfOptions, bloom, sync, setAside);
+      return new RocksHandles(
+          dir, db, handles, dbOptions, cfOptions, formatOptions, bloom, sync, setAside);
     } catch (RocksDBException | RuntimeException e) {
       handles.forEach(ColumnFamilyHandle::close);
       if (db != null) {
         db.close();
       }
       cfOptions.close();
+      formatOptions.close();
       bloom.close();
       dbOptions.close();
       if (!(e instanceof RocksDBException rocksError)) {
@@ -294,6 +321,7 @@ final class RocksHandles implements AutoCloseable {
     pieces.close();
     durable.close();
     cfOptions.close();
+    formatOptions.close();
     bloom.close();
     dbOptions.close();
   }

@@ -77,6 +77,10 @@ public final class RocksSnapshotStore implements SnapshotStore {
   private StoreWriter writer;
   private ClusterMetadata metadata;
   private ContentChunks content;
+
+  /** The COMPLETE snapshots and their chunks, for the reference counts; under content.lock. */
+  private CommittedContent committed;
+
   private int collectedOnOpen;
 
   /** Set while the database could not be reopened after an I/O error; rocks is then closed. */
@@ -97,6 +101,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
 
   /** Uses freshly opened handles: recovery, then the metadata (which needs the highest id). */
   private Recovery.Result attach(RocksHandles opened, String reason) {
+    int format = StoreFormat.check(opened);
     StoreReader newReader = new StoreReader(opened);
     Recovery.Result recovered = Recovery.run(opened, options.clock(), newReader, damage, reason);
     TableQuarantine.markDamaged(opened, newReader, damage);
@@ -108,6 +113,10 @@ public final class RocksSnapshotStore implements SnapshotStore {
     this.writer = new StoreWriter(opened);
     this.metadata = newMetadata;
     this.content = new ContentChunks(opened);
+    this.committed = new CommittedContent(newReader, content, damage);
+    if (format < StoreFormat.CURRENT) {
+      StoreFormat.upgrade(opened, content, committed.countAll());
+    }
     this.collectedOnOpen = content.collectGarbage();
     return recovered;
   }
@@ -386,12 +395,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 "commit",
                 p -> {
                   SnapshotManifest filled = p.completed(complete);
+                  Map<ByteString, ContentChunks.Stored> chunks = p.referenced();
                   synchronized (content.lock) {
                     writer.putManifest(
                         filled,
                         rocks.durable,
                         "commit snapshot " + id,
-                        batch -> content.reference(batch, p.referenced()));
+                        batch -> committed.commit(batch, id, chunks, p.uploadedContent()));
+                    committed.committed(id, chunks.keySet());
                   }
                 }));
   }
@@ -575,15 +586,15 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   /**
-   * Deletes a snapshot that is not pending in one batch: its manifest, its pieces, and one
-   * reference from each content chunk it uses (a chunk no snapshot uses any more goes too). Hold
-   * {@code manifestWrites}.
+   * Deletes a snapshot that is not pending in one batch: its manifest, its pieces, and, if it is
+   * COMPLETE, its part of the content chunks' references (a chunk no snapshot uses any more goes
+   * too). Hold {@code manifestWrites}.
    */
   private void deleteCommitted(long id, WriteOptions write, String operation) {
-    java.util.Set<ByteString> used = reader.contentOf(id);
     synchronized (content.lock) {
       writer.deleteSnapshot(
-          id, null, write, operation, batch -> content.release(batch, used, h -> inUse(h, null)));
+          id, null, write, operation, batch -> committed.delete(batch, id, h -> inUse(h, null)));
+      committed.deleted(id);
     }
   }
 

@@ -246,30 +246,36 @@ final class StoreReader {
   }
 
   /**
-   * The content chunks the pieces of snapshot {@code id} use, each once. A meta that cannot be read
-   * is skipped with a warning: the references of its chunks are then never released.
+   * The content chunks the pieces of committed snapshot {@code id} use, each once; null when that
+   * is not known for certain: a meta cannot be read, or fewer are stored than the {@code metas} its
+   * manifest lists (in a table file set aside). {@link ChunkRuns} counts an unknown set on the safe
+   * side.
    */
-  java.util.Set<com.google.protobuf.ByteString> contentOf(long id) {
-    java.util.Set<com.google.protobuf.ByteString> out = new java.util.LinkedHashSet<>();
-    scan(
-        rocks.workerMeta,
-        Keys.snapshot(id),
-        "read the content chunks of snapshot " + id,
-        (key, value, n) -> {
-          try {
-            byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
-            LocalSnapshotMeta meta = LocalSnapshotMeta.parseFrom(payload);
-            if (isContentAddressed(id, meta)) {
-              out.addAll(ContentChunks.of(meta).keySet());
-            }
-          } catch (CorruptionException | InvalidProtocolBufferException e) {
-            log.warn(
-                "{}: unreadable, its content chunks keep a reference each: {}",
-                describe(id, "meta", key),
-                e.getMessage());
-          }
-        });
-    return out;
+  java.util.Set<com.google.protobuf.ByteString> contentIfKnown(long id, int metas) {
+    java.util.Set<com.google.protobuf.ByteString> out = new java.util.HashSet<>();
+    boolean[] unreadable = {false};
+    int found;
+    try {
+      found =
+          scan(
+              rocks.workerMeta,
+              Keys.snapshot(id),
+              "read the content chunks of snapshot " + id,
+              (key, value, n) -> {
+                try {
+                  byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
+                  LocalSnapshotMeta meta = LocalSnapshotMeta.parseFrom(payload);
+                  if (isContentAddressed(id, meta)) {
+                    out.addAll(ContentChunks.of(meta).keySet());
+                  }
+                } catch (CorruptionException | InvalidProtocolBufferException e) {
+                  unreadable[0] = true;
+                }
+              });
+    } catch (CorruptionException e) {
+      return null;
+    }
+    return unreadable[0] || found < metas ? null : out;
   }
 
   /** The messages of one channel; for a COMPLETE snapshot a gap between batches is corruption. */

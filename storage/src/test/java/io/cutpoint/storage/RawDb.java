@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.rocksdb.BuiltinComparator;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -19,6 +21,11 @@ import org.rocksdb.RocksIterator;
  */
 final class RawDb implements AutoCloseable {
   private final DBOptions options = new DBOptions();
+
+  /** The format family's: it sorts in reverse ({@link RocksHandles#FORMAT}). */
+  private final ColumnFamilyOptions formatOptions =
+      new ColumnFamilyOptions().setComparator(BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR);
+
   private final List<ColumnFamilyHandle> handles = new ArrayList<>();
   private final List<String> names = new ArrayList<>();
   private final RocksDB db;
@@ -27,8 +34,12 @@ final class RawDb implements AutoCloseable {
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     try (Options listOptions = new Options()) {
       for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
-        descriptors.add(new ColumnFamilyDescriptor(name));
-        names.add(new String(name, StandardCharsets.UTF_8));
+        String family = new String(name, StandardCharsets.UTF_8);
+        descriptors.add(
+            family.equals(RocksHandles.FORMAT)
+                ? new ColumnFamilyDescriptor(name, formatOptions)
+                : new ColumnFamilyDescriptor(name));
+        names.add(family);
       }
     }
     db = RocksDB.open(options, dir.toString(), descriptors, handles);
@@ -74,6 +85,14 @@ final class RawDb implements AutoCloseable {
     db.put(handle(family), to, db.get(handle(family), from));
   }
 
+  byte[] get(String family, byte[] key) throws RocksDBException {
+    return db.get(handle(family), key);
+  }
+
+  void put(String family, byte[] key, byte[] value) throws RocksDBException {
+    db.put(handle(family), key, value);
+  }
+
   void delete(String family, byte[] key) throws RocksDBException {
     db.delete(handle(family), key);
   }
@@ -109,5 +128,6 @@ final class RawDb implements AutoCloseable {
     handles.forEach(ColumnFamilyHandle::close);
     db.close();
     options.close();
+    formatOptions.close();
   }
 }

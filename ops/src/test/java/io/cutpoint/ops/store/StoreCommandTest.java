@@ -152,18 +152,29 @@ class StoreCommandTest {
 
   private static void withRawDb(Path dir, RawAction action) throws Exception {
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    try (Options listOptions = new Options()) {
-      for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
-        descriptors.add(new ColumnFamilyDescriptor(name));
+    // the store's format family sorts in reverse: a database opened with the default comparator
+    // for it is refused
+    try (org.rocksdb.ColumnFamilyOptions format =
+        new org.rocksdb.ColumnFamilyOptions()
+            .setComparator(org.rocksdb.BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR)) {
+      try (Options listOptions = new Options()) {
+        for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
+          boolean isFormat =
+              new String(name, java.nio.charset.StandardCharsets.UTF_8).equals("format");
+          descriptors.add(
+              isFormat
+                  ? new ColumnFamilyDescriptor(name, format)
+                  : new ColumnFamilyDescriptor(name));
+        }
       }
-    }
-    List<ColumnFamilyHandle> handles = new ArrayList<>();
-    try (DBOptions options = new DBOptions();
-        RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles)) {
-      try {
-        action.apply(db, handles);
-      } finally {
-        handles.forEach(ColumnFamilyHandle::close);
+      List<ColumnFamilyHandle> handles = new ArrayList<>();
+      try (DBOptions options = new DBOptions();
+          RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles)) {
+        try {
+          action.apply(db, handles);
+        } finally {
+          handles.forEach(ColumnFamilyHandle::close);
+        }
       }
     }
   }

@@ -196,9 +196,16 @@ class DamagedSstRollbackTest {
                 new org.rocksdb.BlockBasedTableConfig()
                     .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey)
                     .setFilterPolicy(bloom));
+    // the store's format family sorts in reverse: a database opened with the default comparator
+    // for it is refused
+    org.rocksdb.ColumnFamilyOptions format =
+        new org.rocksdb.ColumnFamilyOptions()
+            .setComparator(org.rocksdb.BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR);
     try (Options listOptions = new Options()) {
       for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
-        descriptors.add(new ColumnFamilyDescriptor(name, tables));
+        boolean isFormat =
+            new String(name, java.nio.charset.StandardCharsets.UTF_8).equals("format");
+        descriptors.add(new ColumnFamilyDescriptor(name, isFormat ? format : tables));
       }
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();
@@ -211,6 +218,7 @@ class DamagedSstRollbackTest {
       }
     } finally {
       tables.close();
+      format.close();
       bloom.close();
     }
   }
