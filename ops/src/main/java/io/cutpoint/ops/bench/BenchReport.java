@@ -426,6 +426,7 @@ final class BenchReport {
         .forEach((name, s) -> phases.add(String.format(Locale.ROOT, "%s %.0f s", name, s)));
     b.append(String.join(", ", phases)).append(")\n");
     b.append(warmUpLine(r.warmUp()));
+    b.append(HugePages.ofThisJvm().line()).append('\n');
     return b.toString();
   }
 
@@ -454,6 +455,10 @@ final class BenchReport {
         jit);
   }
 
+  private static Json.Obj hugePages(HugePages h) {
+    return Json.object().put("system", h.system()).put("jvm", h.jvm()).put("used", h.used());
+  }
+
   String json() {
     Json.Obj o =
         Json.object()
@@ -461,6 +466,7 @@ final class BenchReport {
             .put("cores", Runtime.getRuntime().availableProcessors())
             .put("max_heap_mib", HeapPeak.maxHeapBytes() >> 20)
             .put("java", System.getProperty("java.version"))
+            .put("transparent_huge_pages", hugePages(HugePages.ofThisJvm()))
             .put(
                 "warm_up",
                 Json.object()

@@ -118,7 +118,8 @@ class BenchLimitsTest {
             "cpu ns/msg",
             "synced RocksDB batch commit (ms)",
             "total wall time",
-            "warm-up: none (--warm-up-s 0)");
+            "warm-up: none (--warm-up-s 0)",
+            "transparent huge pages: ");
     List<String> lines = r.out().lines().toList();
     JsonObject json = JsonParser.parseString(lines.get(lines.size() - 1)).getAsJsonObject();
 
@@ -132,6 +133,10 @@ class BenchLimitsTest {
     }
     assertThat(phaseSum).isLessThanOrEqualTo(json.get("elapsed_s").getAsDouble() + 0.01);
     assertThat(json.get("incremental").isJsonNull()).as("--no-incremental").isTrue();
+    JsonObject hugePages = json.getAsJsonObject("transparent_huge_pages");
+    assertThat(hugePages.get("system").getAsString())
+        .isEqualTo(HugePages.systemMode(Path.of("/sys/kernel/mm/transparent_hugepage/enabled")));
+    assertThat(hugePages.get("used").getAsBoolean()).isEqualTo(HugePages.ofThisJvm().used());
 
     JsonObject limits = json.getAsJsonObject("limits");
     for (String key :
