@@ -5,12 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.rocksdb.BuiltinComparator;
-import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.DBOptions;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -20,33 +15,16 @@ import org.rocksdb.RocksIterator;
  * would: flip a byte of a stored value, drop a key.
  */
 final class RawDb implements AutoCloseable {
-  private final DBOptions options = new DBOptions();
-
-  /** The format family's: it sorts in reverse ({@link RocksHandles#FORMAT}). */
-  private final ColumnFamilyOptions formatOptions =
-      new ColumnFamilyOptions().setComparator(BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR);
-
-  private final List<ColumnFamilyHandle> handles = new ArrayList<>();
-  private final List<String> names = new ArrayList<>();
+  private final RawStore raw;
   private final RocksDB db;
 
   RawDb(Path dir) throws RocksDBException {
-    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    try (Options listOptions = new Options()) {
-      for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
-        String family = new String(name, StandardCharsets.UTF_8);
-        descriptors.add(
-            family.equals(RocksHandles.FORMAT)
-                ? new ColumnFamilyDescriptor(name, formatOptions)
-                : new ColumnFamilyDescriptor(name));
-        names.add(family);
-      }
-    }
-    db = RocksDB.open(options, dir.toString(), descriptors, handles);
+    raw = RawStore.openWithDefaultTables(dir);
+    db = raw.db();
   }
 
   List<String> families() {
-    return names;
+    return raw.families();
   }
 
   /** Keys of {@code snapshotId} in {@code family}, in order. */
@@ -100,7 +78,7 @@ final class RawDb implements AutoCloseable {
   /** Writes every memtable out to SST files, so that the damage a test does is on disk. */
   void flushAll() throws RocksDBException {
     try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
-      db.flush(flush, handles);
+      db.flush(flush, raw.handles());
     }
   }
 
@@ -120,14 +98,11 @@ final class RawDb implements AutoCloseable {
   }
 
   private ColumnFamilyHandle handle(String family) {
-    return handles.get(names.indexOf(family));
+    return raw.handle(family);
   }
 
   @Override
   public void close() {
-    handles.forEach(ColumnFamilyHandle::close);
-    db.close();
-    options.close();
-    formatOptions.close();
+    raw.close();
   }
 }

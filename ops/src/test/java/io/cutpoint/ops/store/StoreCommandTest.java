@@ -9,6 +9,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.Topology;
 import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.ops.Cli;
+import io.cutpoint.storage.RawStore;
 import io.cutpoint.storage.RocksSnapshotStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,12 +18,9 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LiveFileMetaData;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
 /** {@code cutpoint store check|repair}: output and exit codes on intact and damaged stores. */
@@ -151,31 +149,8 @@ class StoreCommandTest {
   }
 
   private static void withRawDb(Path dir, RawAction action) throws Exception {
-    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    // the store's format family sorts in reverse: a database opened with the default comparator
-    // for it is refused
-    try (org.rocksdb.ColumnFamilyOptions format =
-        new org.rocksdb.ColumnFamilyOptions()
-            .setComparator(org.rocksdb.BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR)) {
-      try (Options listOptions = new Options()) {
-        for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
-          boolean isFormat =
-              new String(name, java.nio.charset.StandardCharsets.UTF_8).equals("format");
-          descriptors.add(
-              isFormat
-                  ? new ColumnFamilyDescriptor(name, format)
-                  : new ColumnFamilyDescriptor(name));
-        }
-      }
-      List<ColumnFamilyHandle> handles = new ArrayList<>();
-      try (DBOptions options = new DBOptions();
-          RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles)) {
-        try {
-          action.apply(db, handles);
-        } finally {
-          handles.forEach(ColumnFamilyHandle::close);
-        }
-      }
+    try (RawStore raw = RawStore.openWithDefaultTables(dir)) {
+      action.apply(raw.db(), raw.handles());
     }
   }
 }

@@ -10,6 +10,7 @@ import io.cutpoint.api.v1.ListSnapshotsRequest;
 import io.cutpoint.api.v1.RollbackRequest;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.storage.RawStore;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.charset.StandardCharsets;
@@ -22,9 +23,7 @@ import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LiveFileMetaData;
 import org.rocksdb.Options;
@@ -186,40 +185,8 @@ class DamagedSstRollbackTest {
   }
 
   private static void withRawDb(Path dir, RawAction action) throws Exception {
-    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    // flushed as the store writes its files (index entries with the first key of their block, a
-    // Bloom filter)
-    org.rocksdb.BloomFilter bloom = new org.rocksdb.BloomFilter(10);
-    org.rocksdb.ColumnFamilyOptions tables =
-        new org.rocksdb.ColumnFamilyOptions()
-            .setTableFormatConfig(
-                new org.rocksdb.BlockBasedTableConfig()
-                    .setIndexType(org.rocksdb.IndexType.kBinarySearchWithFirstKey)
-                    .setFilterPolicy(bloom));
-    // the store's format family sorts in reverse: a database opened with the default comparator
-    // for it is refused
-    org.rocksdb.ColumnFamilyOptions format =
-        new org.rocksdb.ColumnFamilyOptions()
-            .setComparator(org.rocksdb.BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR);
-    try (Options listOptions = new Options()) {
-      for (byte[] name : RocksDB.listColumnFamilies(listOptions, dir.toString())) {
-        boolean isFormat =
-            new String(name, java.nio.charset.StandardCharsets.UTF_8).equals("format");
-        descriptors.add(new ColumnFamilyDescriptor(name, isFormat ? format : tables));
-      }
-    }
-    List<ColumnFamilyHandle> handles = new ArrayList<>();
-    try (DBOptions options = new DBOptions();
-        RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles)) {
-      try {
-        action.apply(db, handles);
-      } finally {
-        handles.forEach(ColumnFamilyHandle::close);
-      }
-    } finally {
-      tables.close();
-      format.close();
-      bloom.close();
+    try (RawStore raw = RawStore.open(dir)) {
+      action.apply(raw.db(), raw.handles());
     }
   }
 }
