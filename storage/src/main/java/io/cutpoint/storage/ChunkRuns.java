@@ -65,12 +65,8 @@ final class ChunkRuns {
         delta.put(c, d);
       }
     }
-    Set<ByteString> smaller = p.size() <= q.size() ? p : q;
-    Set<ByteString> larger = smaller == p ? q : p;
-    for (ByteString c : smaller) {
-      if (!n.contains(c) && larger.contains(c)) {
-        delta.put(c, 1); // n splits a run of p and q
-      }
+    for (ByteString c : bothBut(p, q, n)) {
+      delta.put(c, 1); // n splits a run of p and q
     }
     return delta;
   }
@@ -91,12 +87,8 @@ final class ChunkRuns {
         delta.put(c, d);
       }
     }
-    Set<ByteString> smaller = p.size() <= q.size() ? p : q;
-    Set<ByteString> larger = smaller == p ? q : p;
-    for (ByteString c : smaller) {
-      if (!s.contains(c) && larger.contains(c)) {
-        delta.put(c, -1); // two runs join
-      }
+    for (ByteString c : bothBut(p, q, s)) {
+      delta.put(c, -1); // two runs join
     }
     return delta;
   }
@@ -130,6 +122,20 @@ final class ChunkRuns {
       previous = s;
     }
     return new Counts(runs, unknown);
+  }
+
+  /** The chunks that {@code p} and {@code q} use and {@code but} does not. */
+  private static List<ByteString> bothBut(
+      Set<ByteString> p, Set<ByteString> q, Set<ByteString> but) {
+    Set<ByteString> smaller = p.size() <= q.size() ? p : q;
+    Set<ByteString> larger = smaller == p ? q : p;
+    List<ByteString> out = new java.util.ArrayList<>();
+    for (ByteString c : smaller) {
+      if (!but.contains(c) && larger.contains(c)) {
+        out.add(c);
+      }
+    }
+    return out;
   }
 
   private static int both(Set<ByteString> p, Set<ByteString> q, ByteString c) {
