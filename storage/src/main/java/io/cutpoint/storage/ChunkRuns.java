@@ -47,23 +47,16 @@ final class ChunkRuns {
       // The unknown neighbour's worst case: it used every chunk of the known one that this one
       // does not use (a run split) and none of this one's (a run begun).
       Set<ByteString> known = p == null ? q : p;
-      for (ByteString c : n) {
-        if (!known.contains(c)) {
-          delta.put(c, 1);
-        }
+      for (ByteString c : alone(n, known, Set.of())) {
+        delta.put(c, 1);
       }
-      for (ByteString c : known) {
-        if (!n.contains(c)) {
-          delta.put(c, 1);
-        }
+      for (ByteString c : alone(known, n, Set.of())) {
+        delta.put(c, 1);
       }
       return delta;
     }
-    for (ByteString c : n) {
-      int d = 1 - (p.contains(c) ? 1 : 0) - (q.contains(c) ? 1 : 0) + both(p, q, c);
-      if (d != 0) {
-        delta.put(c, d);
-      }
+    for (ByteString c : alone(n, p, q)) {
+      delta.put(c, 1); // a run begins
     }
     for (ByteString c : bothBut(p, q, n)) {
       delta.put(c, 1); // n splits a run of p and q
@@ -81,11 +74,8 @@ final class ChunkRuns {
     if (s == null || p == null || q == null) {
       return delta;
     }
-    for (ByteString c : s) {
-      int d = -1 + (p.contains(c) ? 1 : 0) + (q.contains(c) ? 1 : 0) - both(p, q, c);
-      if (d != 0) {
-        delta.put(c, d);
-      }
+    for (ByteString c : alone(s, p, q)) {
+      delta.put(c, -1); // a run ends
     }
     for (ByteString c : bothBut(p, q, s)) {
       delta.put(c, -1); // two runs join
@@ -138,7 +128,14 @@ final class ChunkRuns {
     return out;
   }
 
-  private static int both(Set<ByteString> p, Set<ByteString> q, ByteString c) {
-    return p.contains(c) && q.contains(c) ? 1 : 0;
+  /** The chunks of {@code x} that neither {@code p} nor {@code q} uses: runs of one snapshot. */
+  private static List<ByteString> alone(Set<ByteString> x, Set<ByteString> p, Set<ByteString> q) {
+    List<ByteString> out = new java.util.ArrayList<>();
+    for (ByteString c : x) {
+      if (!p.contains(c) && !q.contains(c)) {
+        out.add(c);
+      }
+    }
+    return out;
   }
 }

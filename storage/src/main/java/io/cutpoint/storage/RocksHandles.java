@@ -70,7 +70,7 @@ final class RocksHandles implements AutoCloseable {
   /** Content-addressed state chunks, by SHA-256; shared by snapshots ({@link ContentChunks}). */
   final ColumnFamilyHandle contentChunks;
 
-  /** How many committed snapshots reference each content chunk, with its length and CRC32C. */
+  /** Each content chunk's reference count ({@link ChunkRuns}), with its length and CRC32C. */
   final ColumnFamilyHandle contentRefs;
 
   /** The format version: one key ({@link StoreFormat}). */
@@ -176,6 +176,11 @@ final class RocksHandles implements AutoCloseable {
         new ColumnFamilyOptions()
             .setComparator(org.rocksdb.BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR)
             .setDisableAutoCompactions(true);
+    java.util.function.Function<String, ColumnFamilyDescriptor> descriptor =
+        family ->
+            new ColumnFamilyDescriptor(
+                family.getBytes(StandardCharsets.UTF_8),
+                family.equals(FORMAT) ? formatOptions : cfOptions);
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db = null;
     try {
@@ -184,18 +189,13 @@ final class RocksHandles implements AutoCloseable {
       Set<String> names = new HashSet<>();
       for (byte[] name : existing) {
         String family = new String(name, StandardCharsets.UTF_8);
-        descriptors.add(
-            new ColumnFamilyDescriptor(name, family.equals(FORMAT) ? formatOptions : cfOptions));
+        descriptors.add(descriptor.apply(family));
         names.add(family);
       }
       db = RocksDB.open(dbOptions, path, descriptors, handles);
       for (String family : FAMILIES) {
         if (!names.contains(family)) {
-          handles.add(
-              db.createColumnFamily(
-                  new ColumnFamilyDescriptor(
-                      family.getBytes(StandardCharsets.UTF_8),
-                      family.equals(FORMAT) ? formatOptions : cfOptions)));
+          handles.add(db.createColumnFamily(descriptor.apply(family)));
         }
       }
       Map<String, ColumnFamilyHandle> byName = new HashMap<>();

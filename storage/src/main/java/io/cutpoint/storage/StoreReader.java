@@ -269,6 +269,10 @@ final class StoreReader {
                     out.addAll(ContentChunks.of(meta).keySet());
                   }
                 } catch (CorruptionException | InvalidProtocolBufferException e) {
+                  log.warn(
+                      "{}: unreadable, the chunks next to it keep their references: {}",
+                      describe(id, "meta", key),
+                      e.getMessage());
                   unreadable[0] = true;
                 }
               });
