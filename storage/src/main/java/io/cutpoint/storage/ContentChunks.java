@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
@@ -200,14 +201,22 @@ final class ContentChunks {
   }
 
   /**
-   * A chunk's bytes, checked against its frame and against the CRC32C {@code crc32c} they are
-   * listed with, in one pass; null if it is not stored.
+   * Reads a chunk's stored value into {@code into}, from its start, and checks it against its frame
+   * and against the CRC32C {@code crc32c} it is listed with, in one pass: no array is allocated for
+   * it. Returns the length of its bytes, which start at {@link ValueFrames#HEADER} (as large an
+   * {@code into} as the chunk's listed length needs: a value that does not fit is not read, and its
+   * length, which is not the listed one, is returned unchecked), or -1 if it is not stored.
    */
-  byte[] body(ByteString hash, int crc32c, java.util.function.Supplier<String> piece) {
+  int read(ByteString hash, int crc32c, byte[] into, java.util.function.Supplier<String> piece) {
     byte[] key = hash.toByteArray();
     try {
-      byte[] value = rocks.db.get(rocks.contentChunks, key);
-      return value == null ? null : ValueFrames.unwrap(key, value, crc32c, piece);
+      int size = rocks.db.get(rocks.contentChunks, key, 0, key.length, into, 0, into.length);
+      if (size == RocksDB.NOT_FOUND) {
+        return -1;
+      }
+      return size > into.length
+          ? size - ValueFrames.HEADER
+          : ValueFrames.check(key, into, size, crc32c, piece);
     } catch (RocksDBException e) {
       throw rocks.fail("read content chunk " + shortHex(hash), e);
     }

@@ -121,6 +121,19 @@ final class StoreReader {
    * after the last chunk.
    */
   int readState(long id, String workerId, Consumer<byte[]> sink) {
+    return scanState(id, workerId, java.util.Objects.requireNonNull(sink));
+  }
+
+  /**
+   * As {@link #readState}, checking every chunk without passing it on: a content chunk is checked
+   * where RocksDB puts it, and no array is allocated for it.
+   */
+  int checkState(long id, String workerId) {
+    return scanState(id, workerId, null);
+  }
+
+  /** {@link #readState}; with a null {@code sink}, {@link #checkState}. */
+  private int scanState(long id, String workerId, Consumer<byte[]> sink) {
     Optional<SnapshotManifest> manifest = manifest(id);
     boolean complete =
         manifest.map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
@@ -147,7 +160,9 @@ final class StoreReader {
               byte[] data = ValueFrames.unwrap(key, value, () -> who + ", state chunk " + index);
               crc.update(data);
               bytes[0] += data.length;
-              sink.accept(data);
+              if (sink != null) {
+                sink.accept(data);
+              }
             });
     if (complete) {
       int expected =
@@ -185,23 +200,29 @@ final class StoreReader {
    */
   private int readContent(String who, LocalSnapshotMeta meta, Consumer<byte[]> sink) {
     ContentChunks chunks = new ContentChunks(rocks);
+    // one array for every chunk's stored value, read and checked in place
+    int largest = meta.getContentList().stream().mapToInt(ContentChunk::getLength).max().orElse(0);
+    byte[] value = new byte[ValueFrames.HEADER + largest];
     long bytes = 0;
     int whole = 0;
     for (int i = 0; i < meta.getContentCount(); i++) {
       ContentChunk c = meta.getContent(i);
       String piece = who + ", " + ContentChunks.describe(i, c.getSha256());
       // the frame's check and the listed CRC32C's in one pass over the bytes
-      byte[] data = chunks.body(c.getSha256(), c.getCrc32C(), () -> piece);
-      if (data == null) {
+      int length = chunks.read(c.getSha256(), c.getCrc32C(), value, () -> piece);
+      if (length < 0) {
         throw new CorruptionException(piece + ": missing");
       }
-      if (data.length != c.getLength()) {
+      if (length != c.getLength()) {
         throw new CorruptionException(
-            String.format("%s: %d bytes stored, %d listed", piece, data.length, c.getLength()));
+            String.format("%s: %d bytes stored, %d listed", piece, length, c.getLength()));
       }
-      whole = Crc32cCombine.combine(whole, c.getCrc32C(), data.length);
-      bytes += data.length;
-      sink.accept(data);
+      whole = Crc32cCombine.combine(whole, c.getCrc32C(), length);
+      bytes += length;
+      if (sink != null) {
+        sink.accept(
+            java.util.Arrays.copyOfRange(value, ValueFrames.HEADER, ValueFrames.HEADER + length));
+      }
     }
     if (bytes != meta.getStateBytes() || whole != meta.getStateCrc32C()) {
       throw new CorruptionException(

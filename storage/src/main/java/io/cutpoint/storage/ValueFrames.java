@@ -46,41 +46,50 @@ final class ValueFrames {
    * @throws CorruptionException if the value is truncated, of an unknown format, or fails its CRC
    */
   static byte[] unwrap(byte[] key, byte[] value, Supplier<String> piece) {
-    if (value.length < HEADER) {
-      throw new CorruptionException(
-          piece.get() + ": stored value is truncated (" + value.length + " bytes)");
-    }
-    if (value[0] != FORMAT) {
-      throw new CorruptionException(
-          piece.get() + ": unknown value format " + (value[0] & 0xFF) + " (corrupt header?)");
-    }
-    int stored = ByteBuffer.wrap(value, 1, 4).getInt();
-    int actual = crc(key, value, HEADER, value.length - HEADER);
-    if (stored != actual) {
-      throw new CorruptionException(
-          String.format(
-              "%s: CRC32C mismatch (stored %08x, computed %08x over %d bytes)",
-              piece.get(), stored, actual, value.length - HEADER));
-    }
+    checkFrame(key, value, value.length, piece);
     return Arrays.copyOfRange(value, HEADER, value.length);
   }
 
   /**
-   * As {@link #unwrap}, and also checks that the payload's own CRC32C is {@code payloadCrc}: the
-   * frame's checksum must be the one derived from it ({@link #wrap(byte[], byte[], int)}), so the
-   * payload is read once for both checks.
+   * Checks, in place, the value held in the first {@code length} bytes of {@code value}, and that
+   * its payload's own CRC32C is {@code payloadCrc}: the frame's checksum must be the one derived
+   * from it ({@link #wrap(byte[], byte[], int)}), so the payload is read once for both checks.
+   * Returns the payload's length; the payload starts at {@link #HEADER}.
+   *
+   * @throws CorruptionException as {@link #unwrap}, or if the payload's CRC32C is not {@code
+   *     payloadCrc}
    */
-  static byte[] unwrap(byte[] key, byte[] value, int payloadCrc, Supplier<String> piece) {
-    byte[] payload = unwrap(key, value, piece);
+  static int check(byte[] key, byte[] value, int length, int payloadCrc, Supplier<String> piece) {
+    checkFrame(key, value, length, piece);
+    int payloadLength = length - HEADER;
     int stored = ByteBuffer.wrap(value, 1, 4).getInt();
-    int expected = Crc32cCombine.combine(crc(key, value, 0, 0), payloadCrc, payload.length);
+    int expected = Crc32cCombine.combine(crc(key, value, 0, 0), payloadCrc, payloadLength);
     if (stored != expected) {
       throw new CorruptionException(
           String.format(
               "%s: its bytes do not have the CRC32C %08x listed for them",
               piece.get(), payloadCrc));
     }
-    return payload;
+    return payloadLength;
+  }
+
+  private static void checkFrame(byte[] key, byte[] value, int length, Supplier<String> piece) {
+    if (length < HEADER) {
+      throw new CorruptionException(
+          piece.get() + ": stored value is truncated (" + length + " bytes)");
+    }
+    if (value[0] != FORMAT) {
+      throw new CorruptionException(
+          piece.get() + ": unknown value format " + (value[0] & 0xFF) + " (corrupt header?)");
+    }
+    int stored = ByteBuffer.wrap(value, 1, 4).getInt();
+    int actual = crc(key, value, HEADER, length - HEADER);
+    if (stored != actual) {
+      throw new CorruptionException(
+          String.format(
+              "%s: CRC32C mismatch (stored %08x, computed %08x over %d bytes)",
+              piece.get(), stored, actual, length - HEADER));
+    }
   }
 
   private static int crc(byte[] key, byte[] payload, int offset, int length) {

@@ -75,7 +75,7 @@ final class Verification {
                     new CorruptionException(
                         "snapshot " + id + ", worker " + worker + ", metadata: missing"));
     if (held == null || !held.is(meta)) {
-      reader.readState(id, worker, chunk -> {});
+      reader.checkState(id, worker);
     }
     StoreParts.checkInFlight(id, piece, reader.countIncoming(id, worker));
   }

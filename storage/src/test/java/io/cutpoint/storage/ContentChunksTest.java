@@ -1,11 +1,14 @@
 package io.cutpoint.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -96,6 +99,57 @@ class ContentChunksTest extends ContentChunksContract {
       assertReadsBack(store, second);
     }
     assertThat(stored()).isEqualTo(hashesOf(second));
+  }
+
+  /**
+   * A chunk is read into one array and checked there; a stored value that is well framed but is not
+   * the listed chunk (longer than that array, shorter, or another chunk's bytes) still fails the
+   * download and the check before a rollback, and the original value passes both again.
+   */
+  @Test
+  void aChunkStoredWithOtherBytesThanListedFailsTheReadAndTheCheck() throws Exception {
+    SnapshotFixture f = shared(1, 0);
+    try (SnapshotStore store = open()) {
+      f.storeContent(store);
+    }
+    byte[] three = f.contentMeta("a").getContent(3).getSha256().toByteArray();
+    byte[] four = f.contentMeta("a").getContent(4).getSha256().toByteArray();
+    byte[] original;
+    byte[] other;
+    try (RawDb raw = new RawDb(tmp.resolve("db"))) {
+      original = raw.get(RocksHandles.CONTENT_CHUNKS, three);
+      other = ValueFrames.unwrap(four, raw.get(RocksHandles.CONTENT_CHUNKS, four), () -> "4");
+    }
+    byte[] payload = ValueFrames.unwrap(three, original, () -> "3");
+    Map<String, byte[]> stored =
+        Map.of(
+            "longer",
+            Arrays.copyOf(payload, payload.length + 100),
+            "shorter",
+            Arrays.copyOf(payload, payload.length / 2),
+            "another chunk's bytes",
+            other);
+    for (Map.Entry<String, byte[]> e : stored.entrySet()) {
+      try (RawDb raw = new RawDb(tmp.resolve("db"))) {
+        raw.put(RocksHandles.CONTENT_CHUNKS, three, ValueFrames.wrap(three, e.getValue()));
+      }
+      try (SnapshotStore store = open()) {
+        assertThatThrownBy(() -> f.readState(store, "a"))
+            .as(e.getKey())
+            .isInstanceOf(CorruptionException.class)
+            .hasMessageContaining("snapshot 1, worker a, content chunk 3");
+        assertThatThrownBy(() -> store.verifyIntegrity(1))
+            .as(e.getKey())
+            .isInstanceOf(CorruptionException.class)
+            .hasMessageContaining("content chunk 3");
+      }
+    }
+    try (RawDb raw = new RawDb(tmp.resolve("db"))) {
+      raw.put(RocksHandles.CONTENT_CHUNKS, three, original);
+    }
+    try (SnapshotStore store = open()) {
+      assertReadsBack(store, f);
+    }
   }
 
   /** Deletes committed snapshot {@code id} the next time the chunks check under their lock. */
