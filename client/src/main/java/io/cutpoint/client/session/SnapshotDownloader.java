@@ -5,10 +5,13 @@ import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.DownloadRequest;
 import io.cutpoint.client.WorkerLoop;
+import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.Context;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * checked there, and only then is one more asked for, so at most {@link #PARTS_AHEAD} parts are in
  * flight besides the piece being assembled. The call runs in its own cancellable context: it is
  * cancelled as soon as a check fails, and {@link #cancel()} (from {@code close()}, any thread) ends
- * it.
+ * it. A state chunk is parsed in place, over an array that is reused ({@link DownloadParts}) once
+ * the loop has copied the chunk into the state or dropped it.
  */
 final class SnapshotDownloader {
 
@@ -31,7 +35,9 @@ final class SnapshotDownloader {
     void failed(String reason);
   }
 
-  private final CoordinatorGrpc.CoordinatorStub stub;
+  private final Channel channel;
+  private final MethodDescriptor<DownloadRequest, DownloadPart> method;
+  private final DownloadParts parts = new DownloadParts();
   private final WorkerLoop loop;
 
   /**
@@ -52,7 +58,10 @@ final class SnapshotDownloader {
    * @param localCopy the worker's local copy of its newest piece (local recovery), or null
    */
   SnapshotDownloader(Channel channel, WorkerLoop loop, Duration timeout, LocalCopy localCopy) {
-    this.stub = CoordinatorGrpc.newStub(channel).withExecutor(MoreExecutors.directExecutor());
+    this.channel = channel;
+    MethodDescriptor<DownloadRequest, DownloadPart> generated =
+        CoordinatorGrpc.getDownloadSnapshotMethod();
+    this.method = generated.toBuilder(generated.getRequestMarshaller(), parts).build();
     this.loop = loop;
     this.timeout = timeout;
     this.localCopy = localCopy;
@@ -95,10 +104,19 @@ final class SnapshotDownloader {
               }
             };
     Download download = new Download(assembler, ctx, checked);
+    CallOptions options =
+        CallOptions.DEFAULT
+            .withExecutor(MoreExecutors.directExecutor())
+            .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
     ctx.run(
         () ->
-            stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-                .downloadSnapshot(request, download));
+            ClientCalls.asyncServerStreamingCall(
+                channel.newCall(method, options), request, download));
+  }
+
+  /** The parts of this downloader's downloads (for tests: what was parsed in place and held). */
+  DownloadParts parts() {
+    return parts;
   }
 
   /** Cancels the download in progress, if any. */
@@ -135,15 +153,17 @@ final class SnapshotDownloader {
     }
 
     private void accept(DownloadPart part) {
-      if (ended) {
-        return;
-      }
       try {
+        if (ended) {
+          return;
+        }
         assembler.accept(part);
         call.request(1);
       } catch (CorruptPieceException e) {
         end();
         outcome.failed(e.getMessage());
+      } finally {
+        parts.release(part); // its bytes are in the state now, or not wanted: reuse its array
       }
     }
 
