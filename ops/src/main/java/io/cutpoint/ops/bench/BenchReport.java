@@ -339,6 +339,9 @@ final class BenchReport {
             ">server ms",
             ">read+ship ms",
             ">ratio",
+            ">cpu ms rollback",
+            ">read+ship",
+            ">cpu ratio",
             ">local ms",
             ">local/rollback",
             "note");
@@ -350,6 +353,9 @@ final class BenchReport {
           ms(row.serverMillis()),
           ms(row.baselineMillis()),
           row.skipped() == null ? num(row.ratio()) : "",
+          row.rollbackCpuMillis() == 0 ? "-" : ms(row.rollbackCpuMillis()),
+          row.baselineCpuMillis() == 0 ? "-" : ms(row.baselineCpuMillis()),
+          row.skipped() == null ? num(row.cpuRatio()) : "",
           row.localMillis() == 0 ? "-" : ms(row.localMillis()),
           row.localMillis() == 0 ? "-" : num(row.localRatio()),
           row.skipped() == null ? "" : row.skipped());
@@ -589,6 +595,9 @@ final class BenchReport {
               .put("server_ms", row.serverMillis())
               .put("read_and_ship_ms", row.baselineMillis())
               .put("ratio", row.skipped() == null ? row.ratio() : Double.NaN)
+              .put("rollback_cpu_ms", row.rollbackCpuMillis())
+              .put("read_and_ship_cpu_ms", row.baselineCpuMillis())
+              .put("cpu_ratio", row.skipped() == null ? row.cpuRatio() : Double.NaN)
               .put("local_rollback_ms", row.localMillis())
               .put("local_ratio", row.localRatio())
               .put("skipped", row.skipped()));

@@ -18,12 +18,16 @@ import java.util.function.Consumer;
 /**
  * Item 4: time from a rollback request to every worker resumed, next to the time to read the same
  * state bytes from the store (one thread per worker, as the rollback's downloads run) and ship them
- * over loopback gRPC in 1 MiB frames (median of three runs up to 128 MiB, one above); item 5's peak
- * heap is measured around it.
+ * over loopback gRPC in 1 MiB frames (median of three runs up to 128 MiB, one above), each also as
+ * the process's CPU time, steadier than wall time on a shared machine; item 5's peak heap is
+ * measured around it.
  */
 final class RecoveryPhase {
 
-  /** One total state size; {@code skipped} says why it was not measured (else null). */
+  /**
+   * One total state size; {@code skipped} says why it was not measured (else null). The CPU times
+   * are the whole process's (p50, ms), during the rollbacks and during read-and-ship.
+   */
   record Row(
       long totalBytes,
       int workers,
@@ -31,7 +35,9 @@ final class RecoveryPhase {
       double serverMillis,
       double baselineMillis,
       String skipped,
-      double localMillis) {
+      double localMillis,
+      double rollbackCpuMillis,
+      double baselineCpuMillis) {
     Row(
         long totalBytes,
         int workers,
@@ -39,17 +45,46 @@ final class RecoveryPhase {
         double serverMillis,
         double baselineMillis,
         String skipped) {
-      this(totalBytes, workers, rollbackMillis, serverMillis, baselineMillis, skipped, 0);
+      this(totalBytes, workers, rollbackMillis, serverMillis, baselineMillis, skipped, 0, 0, 0);
     }
 
     /** The same row with a local-recovery rollback's time. */
     Row withLocal(double localMillis) {
       return new Row(
-          totalBytes, workers, rollbackMillis, serverMillis, baselineMillis, skipped, localMillis);
+          totalBytes,
+          workers,
+          rollbackMillis,
+          serverMillis,
+          baselineMillis,
+          skipped,
+          localMillis,
+          rollbackCpuMillis,
+          baselineCpuMillis);
+    }
+
+    /** The same row with the CPU times. */
+    Row withCpu(double rollbackCpuMillis, double baselineCpuMillis) {
+      return new Row(
+          totalBytes,
+          workers,
+          rollbackMillis,
+          serverMillis,
+          baselineMillis,
+          skipped,
+          localMillis,
+          rollbackCpuMillis,
+          baselineCpuMillis);
     }
 
     double ratio() {
       return baselineMillis == 0 ? Double.NaN : rollbackMillis / baselineMillis;
+    }
+
+    /** CPU of a rollback over that of read-and-ship (NaN when not measured). */
+    double cpuRatio() {
+      return baselineCpuMillis <= 0 || rollbackCpuMillis <= 0
+          ? Double.NaN
+          : rollbackCpuMillis / baselineCpuMillis;
     }
 
     /** A local-recovery rollback over a remote one (NaN when not measured). */
@@ -138,18 +173,25 @@ final class RecoveryPhase {
     Samples baseline = new Samples();
     Samples rollback = new Samples();
     Samples server = new Samples();
+    Samples baselineCpu = new Samples();
+    Samples rollbackCpu = new Samples();
     String failure = null;
     for (int i = 0; i < repeats && failure == null; i++) {
+      long cpu = ProcessCpu.nanos();
       baseline.add(readAndShip(c, id));
+      baselineCpu.add((ProcessCpu.nanos() - cpu) / 1e6);
+      cpu = ProcessCpu.nanos();
       long start = System.nanoTime();
       RollbackResponse r = c.coordinator().rollback(id);
       rollback.add((System.nanoTime() - start) / 1e6);
+      rollbackCpu.add((ProcessCpu.nanos() - cpu) / 1e6);
       server.add(r.getDurationMicros() / 1000.0);
       if (!r.getCompleted()) {
         failure = "rollback did not complete";
       }
     }
-    return new Row(total, workers, rollback.p50(), server.p50(), baseline.p50(), failure);
+    return new Row(total, workers, rollback.p50(), server.p50(), baseline.p50(), failure)
+        .withCpu(rollbackCpu.p50(), baselineCpu.p50());
   }
 
   /**

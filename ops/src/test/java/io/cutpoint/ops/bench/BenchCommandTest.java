@@ -165,6 +165,11 @@ class BenchCommandTest {
         continue;
       }
       assertRatio(num(row, "ratio"), num(row, "rollback_ms"), num(row, "read_and_ship_ms"));
+      assertThat(row.keySet()).contains("rollback_cpu_ms", "read_and_ship_cpu_ms", "cpu_ratio");
+      if (num(row, "rollback_cpu_ms") > 0 && num(row, "read_and_ship_cpu_ms") > 0) {
+        assertRatio(
+            num(row, "cpu_ratio"), num(row, "rollback_cpu_ms"), num(row, "read_and_ship_cpu_ms"));
+      }
       maxRecovery = Math.max(maxRecovery, num(row, "ratio"));
     }
     assertThat(num(json, "recovery_ratio"))
