@@ -62,20 +62,6 @@ final class RecoveryPhase {
           baselineCpuMillis);
     }
 
-    /** The same row with the CPU times. */
-    Row withCpu(double rollbackCpuMillis, double baselineCpuMillis) {
-      return new Row(
-          totalBytes,
-          workers,
-          rollbackMillis,
-          serverMillis,
-          baselineMillis,
-          skipped,
-          localMillis,
-          rollbackCpuMillis,
-          baselineCpuMillis);
-    }
-
     double ratio() {
       return baselineMillis == 0 ? Double.NaN : rollbackMillis / baselineMillis;
     }
@@ -190,8 +176,16 @@ final class RecoveryPhase {
         failure = "rollback did not complete";
       }
     }
-    return new Row(total, workers, rollback.p50(), server.p50(), baseline.p50(), failure)
-        .withCpu(rollbackCpu.p50(), baselineCpu.p50());
+    return new Row(
+        total,
+        workers,
+        rollback.p50(),
+        server.p50(),
+        baseline.p50(),
+        failure,
+        0,
+        rollbackCpu.p50(),
+        baselineCpu.p50());
   }
 
   /**
