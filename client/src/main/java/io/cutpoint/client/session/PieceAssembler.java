@@ -1,6 +1,7 @@
 package io.cutpoint.client.session;
 
 import io.cutpoint.api.Crc32c;
+import io.cutpoint.api.Crc32cCombine;
 import io.cutpoint.api.v1.ChannelCounter;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ContentChunk;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.zip.CRC32C;
 
 /**
  * Reassembles one worker's piece of a snapshot from its download parts, checking everything it can
@@ -36,7 +36,7 @@ final class PieceAssembler {
   private byte[] state;
   private int filled;
   private int chunks;
-  private final CRC32C crc = new CRC32C();
+  private int wholeCrc; // of the state bytes so far, from each chunk's own
   private final SortedMap<String, List<InTransitMessage>> recordings = new TreeMap<>();
   private String firstMarkerFrom;
   private String lastChannel;
@@ -169,7 +169,7 @@ final class PieceAssembler {
               + ", expected "
               + Crc32c.hex(c.getCrc32C()));
     }
-    crc.update(state, filled, size);
+    wholeCrc = Crc32cCombine.combine(wholeCrc, actual, size); // no second pass over the bytes
     filled += size;
     chunks++;
   }
@@ -216,11 +216,10 @@ final class PieceAssembler {
     if (filled != state.length) {
       throw corrupt("received " + filled + " state bytes, the header declares " + state.length);
     }
-    int whole = Crc32c.value(crc);
-    if (whole != meta.getStateCrc32C()) {
+    if (wholeCrc != meta.getStateCrc32C()) {
       throw corrupt(
           "the state has CRC32C "
-              + Crc32c.hex(whole)
+              + Crc32c.hex(wholeCrc)
               + ", the header declares "
               + Crc32c.hex(meta.getStateCrc32C()));
     }
