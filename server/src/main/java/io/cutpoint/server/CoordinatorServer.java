@@ -325,7 +325,7 @@ public final class CoordinatorServer implements AutoCloseable {
           serverBuilder
               .addService(
                   ServerInterceptors.intercept(
-                      new CoordinatorService(ctx),
+                      new CoordinatorService(ctx).definition(),
                       new WorkerIdentity(
                           config.workerToken(), config.tls() != null && config.tls().mutual())))
               .addService(admin)

@@ -490,6 +490,17 @@ public final class RocksSnapshotStore implements SnapshotStore {
   }
 
   @Override
+  public int readState(
+      long snapshotId,
+      String workerId,
+      java.util.function.IntFunction<byte[]> arrays,
+      StateChunks sink) {
+    return guarded(
+        "read state",
+        () -> marking(snapshotId, () -> reader.readState(snapshotId, workerId, arrays, sink)));
+  }
+
+  @Override
   public List<InTransitMessage> readChannel(long snapshotId, ChannelId channel) {
     return guarded(
         "read channel",

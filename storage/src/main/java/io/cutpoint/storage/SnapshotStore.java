@@ -142,6 +142,32 @@ public interface SnapshotStore extends AutoCloseable {
    */
   int readState(long snapshotId, String workerId, Consumer<byte[]> sink);
 
+  /** Receives a state's chunks, in order. */
+  @FunctionalInterface
+  interface StateChunks {
+    /**
+     * A chunk: the first {@code length} bytes of {@code data}, whose CRC32C is {@code crc32c}.
+     * {@code data} is the receiver's from then on.
+     */
+    void accept(byte[] data, int length, int crc32c);
+  }
+
+  /**
+   * As {@link #readState(long, String, Consumer)}, for a receiver that reuses its arrays: each
+   * chunk's bytes are put into an array {@code arrays} gives (asked for at least their length), and
+   * passed on with their CRC32C. A store that cannot read into given arrays passes its own.
+   */
+  default int readState(
+      long snapshotId,
+      String workerId,
+      java.util.function.IntFunction<byte[]> arrays,
+      StateChunks sink) {
+    return readState(
+        snapshotId,
+        workerId,
+        data -> sink.accept(data, data.length, io.cutpoint.api.Crc32c.of(data)));
+  }
+
   /** The recorded messages of a channel, in order; checked against their CRC32C. */
   List<InTransitMessage> readChannel(long snapshotId, ChannelId channel);
 

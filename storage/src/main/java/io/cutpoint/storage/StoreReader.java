@@ -121,7 +121,21 @@ final class StoreReader {
    * after the last chunk.
    */
   int readState(long id, String workerId, Consumer<byte[]> sink) {
-    return scanState(id, workerId, java.util.Objects.requireNonNull(sink));
+    java.util.Objects.requireNonNull(sink);
+    return scanState(id, workerId, byte[]::new, (data, length, crc) -> sink.accept(data));
+  }
+
+  /**
+   * As {@link #readState(long, String, Consumer)}, each chunk's bytes put into an array from {@code
+   * arrays}, with the CRC32C they were checked against ({@link SnapshotStore#readState(long,
+   * String, java.util.function.IntFunction, SnapshotStore.StateChunks)}).
+   */
+  int readState(
+      long id,
+      String workerId,
+      java.util.function.IntFunction<byte[]> arrays,
+      SnapshotStore.StateChunks sink) {
+    return scanState(id, workerId, arrays, java.util.Objects.requireNonNull(sink));
   }
 
   /**
@@ -129,18 +143,22 @@ final class StoreReader {
    * where RocksDB puts it, and no array is allocated for it.
    */
   int checkState(long id, String workerId) {
-    return scanState(id, workerId, null);
+    return scanState(id, workerId, null, null);
   }
 
   /** {@link #readState}; with a null {@code sink}, {@link #checkState}. */
-  private int scanState(long id, String workerId, Consumer<byte[]> sink) {
+  private int scanState(
+      long id,
+      String workerId,
+      java.util.function.IntFunction<byte[]> arrays,
+      SnapshotStore.StateChunks sink) {
     Optional<SnapshotManifest> manifest = manifest(id);
     boolean complete =
         manifest.map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).orElse(false);
     Optional<LocalSnapshotMeta> meta = workerMeta(id, workerId);
     String who = "snapshot " + id + ", worker " + workerId;
     if (meta.isPresent() && isContentAddressed(id, meta.get())) {
-      return readContent(who, meta.get(), sink);
+      return readContent(who, meta.get(), arrays, sink);
     }
     if (!complete) {
       meta = Optional.empty();
@@ -161,7 +179,7 @@ final class StoreReader {
               crc.update(data);
               bytes[0] += data.length;
               if (sink != null) {
-                sink.accept(data);
+                sink.accept(data, data.length, io.cutpoint.api.Crc32c.of(data));
               }
             });
     if (complete) {
@@ -198,7 +216,11 @@ final class StoreReader {
    * length and its CRC32C before it is passed on; then the whole state's size and CRC32C. A chunk
    * that is missing or fails a check fails the read (and every other snapshot that uses it).
    */
-  private int readContent(String who, LocalSnapshotMeta meta, Consumer<byte[]> sink) {
+  private int readContent(
+      String who,
+      LocalSnapshotMeta meta,
+      java.util.function.IntFunction<byte[]> arrays,
+      SnapshotStore.StateChunks sink) {
     ContentChunks chunks = new ContentChunks(rocks);
     // one array for every chunk's stored value, read and checked in place
     int largest = meta.getContentList().stream().mapToInt(ContentChunk::getLength).max().orElse(0);
@@ -220,8 +242,9 @@ final class StoreReader {
       whole = Crc32cCombine.combine(whole, c.getCrc32C(), length);
       bytes += length;
       if (sink != null) {
-        sink.accept(
-            java.util.Arrays.copyOfRange(value, ValueFrames.HEADER, ValueFrames.HEADER + length));
+        byte[] data = arrays.apply(length);
+        System.arraycopy(value, ValueFrames.HEADER, data, 0, length);
+        sink.accept(data, length, c.getCrc32C());
       }
     }
     if (bytes != meta.getStateBytes() || whole != meta.getStateCrc32C()) {

@@ -17,10 +17,19 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
   private final CoordinatorContext ctx;
   private final UploadClaims claims = new UploadClaims();
   private final ChunkFinder chunks;
+  private final ChunkArrays arrays = new ChunkArrays();
 
   public CoordinatorService(CoordinatorContext ctx) {
     this.ctx = ctx;
     this.chunks = new ChunkFinder(ctx);
+  }
+
+  /**
+   * What to serve: the generated definition, with the parts of a download written over reused
+   * arrays ({@link ChunkArrays}).
+   */
+  public io.grpc.ServerServiceDefinition definition() {
+    return arrays.lendingTo(bindService());
   }
 
   @Override
@@ -52,7 +61,7 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
   @Override
   public void downloadSnapshot(
       DownloadRequest request, StreamObserver<DownloadPart> responseObserver) {
-    DownloadSender sender = new DownloadSender(ctx, responseObserver);
+    DownloadSender sender = new DownloadSender(ctx, arrays, responseObserver);
     try {
       // in the call's context: the caller's identity travels with it
       ctx.transfers().execute(io.grpc.Context.current().wrap(() -> sender.send(request)));

@@ -2,7 +2,6 @@ package io.cutpoint.server.grpc;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
-import io.cutpoint.api.Crc32c;
 import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.DownloadRequest;
@@ -32,6 +31,9 @@ import java.util.List;
  * a large state is never buffered whole; a download not finished within the coordinator's download
  * timeout (a receiver that stopped reading) ends with DEADLINE_EXCEEDED and frees its thread.
  *
+ * <p>Each state chunk is read into an array of {@link ChunkArrays}, which gRPC hands back once it
+ * has written the part.
+ *
  * <p>Runs on a {@code cutpoint-transfer} thread of its own. The I/O edge keeps one monitor here,
  * {@code ready}, which guards no state: the transfer thread waits on it until the transport is
  * ready (gRPC flow control) and the transport's callbacks notify it.
@@ -42,12 +44,14 @@ final class DownloadSender {
   private static final long BYTES_PER_PART = 1 << 20;
 
   private final CoordinatorContext ctx;
+  private final ChunkArrays arrays;
   private final ServerCallStreamObserver<DownloadPart> out;
   private final Object ready = new Object();
   private long deadlineNanos;
 
-  DownloadSender(CoordinatorContext ctx, StreamObserver<DownloadPart> out) {
+  DownloadSender(CoordinatorContext ctx, ChunkArrays arrays, StreamObserver<DownloadPart> out) {
     this.ctx = ctx;
+    this.arrays = arrays;
     this.out = (ServerCallStreamObserver<DownloadPart>) out;
     this.out.setOnReadyHandler(
         () -> {
@@ -89,16 +93,23 @@ final class DownloadSender {
                   .readState(
                       id,
                       worker,
-                      data -> {
-                        put(
+                      arrays::take,
+                      (data, length, crc) -> {
+                        DownloadPart part =
                             DownloadPart.newBuilder()
                                 .setStateChunk(
                                     StateChunk.newBuilder()
                                         .setIndex(index[0]++)
-                                        // the store's own array, read for this call: no copy
-                                        .setData(UnsafeByteOperations.unsafeWrap(data))
-                                        .setCrc32C(Crc32c.of(data)))
-                                .build());
+                                        // the lent array itself: no copy until gRPC writes it
+                                        .setData(UnsafeByteOperations.unsafeWrap(data, 0, length))
+                                        .setCrc32C(crc))
+                                .build();
+                        arrays.sending(data);
+                        try {
+                          put(part);
+                        } finally {
+                          arrays.sent();
+                        }
                       });
       long messages = 0;
       for (String from : incoming(manifest, worker)) {
