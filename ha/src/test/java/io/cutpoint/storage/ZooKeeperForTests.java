@@ -50,9 +50,18 @@ public final class ZooKeeperForTests {
    */
   public static TestingCluster cluster(int servers, int tickMs) throws IOException {
     Path root = Files.createTempDirectory("cutpoint-zk");
+    // Each server's three ports, distinct across the ensemble: curator-test picks a free port for
+    // each on its own, and two picks can return the same one (an ensemble whose servers 2 and 3 had
+    // the same client port failed to start).
+    java.util.LinkedHashSet<Integer> ports = new java.util.LinkedHashSet<>();
+    while (ports.size() < 3 * servers) {
+      ports.add(InstanceSpec.getRandomPort());
+    }
+    java.util.Iterator<Integer> free = ports.iterator();
     List<InstanceSpec> specs = new ArrayList<>();
     for (int i = 1; i <= servers; i++) {
-      specs.add(spec(root, i, i, tickMs));
+      File data = Files.createDirectories(root.resolve("server-" + i)).toFile();
+      specs.add(new InstanceSpec(data, free.next(), free.next(), free.next(), true, i, tickMs, -1));
     }
     return new TestingCluster(specs) {
       @Override

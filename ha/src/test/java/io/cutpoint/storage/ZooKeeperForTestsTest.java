@@ -27,6 +27,19 @@ class ZooKeeperForTestsTest {
         .isSubsetOf(before);
   }
 
+  @Test
+  void anEnsemblesServersHaveNinePortsAllDifferent() throws Exception {
+    for (int round = 0; round < 20; round++) {
+      try (TestingCluster zk = ZooKeeperForTests.cluster(3, -1)) {
+        java.util.List<Integer> ports = new java.util.ArrayList<>();
+        for (org.apache.curator.test.InstanceSpec s : zk.getInstances()) {
+          ports.addAll(java.util.List.of(s.getPort(), s.getElectionPort(), s.getQuorumPort()));
+        }
+        assertThat(ports).hasSize(9).doesNotHaveDuplicates();
+      }
+    }
+  }
+
   private static void answers(String connectString) throws Exception {
     try (CuratorFramework zk = HaCoordinator.zookeeper(connectString)) {
       assertThat(zk.checkExists().forPath("/")).isNotNull();
