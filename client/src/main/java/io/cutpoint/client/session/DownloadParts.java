@@ -3,13 +3,13 @@ package io.cutpoint.client.session;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.UnsafeByteOperations;
 import io.cutpoint.api.v1.DownloadPart;
+import io.cutpoint.util.ArrayPool;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Map;
 
@@ -35,9 +35,8 @@ final class DownloadParts implements MethodDescriptor.Marshaller<DownloadPart> {
   static final int LARGEST_POOLED = 4 << 20;
 
   /** Arrays kept for reuse: one per part in flight, and one being copied. */
-  private static final int POOLED = SnapshotDownloader.PARTS_AHEAD + 1;
+  private final ArrayPool arrays = new ArrayPool(SnapshotDownloader.PARTS_AHEAD + 1);
 
-  private final ArrayDeque<byte[]> free = new ArrayDeque<>(); // guarded by lent
   private final Map<DownloadPart, byte[]> lent = new IdentityHashMap<>();
   private long inPlace; // guarded by lent
 
@@ -57,7 +56,7 @@ final class DownloadParts implements MethodDescriptor.Marshaller<DownloadPart> {
     if (size <= 0 || size > LARGEST_POOLED) {
       return GENERATED.parse(stream);
     }
-    byte[] array = take(size);
+    byte[] array = arrays.take(size);
     boolean kept = false;
     try {
       readFully(stream, array, size);
@@ -80,7 +79,7 @@ final class DownloadParts implements MethodDescriptor.Marshaller<DownloadPart> {
           .asRuntimeException();
     } finally {
       if (!kept) {
-        give(array);
+        arrays.give(array);
       }
     }
   }
@@ -92,7 +91,7 @@ final class DownloadParts implements MethodDescriptor.Marshaller<DownloadPart> {
       array = lent.remove(part);
     }
     if (array != null) {
-      give(array);
+      arrays.give(array);
     }
   }
 
@@ -107,24 +106,6 @@ final class DownloadParts implements MethodDescriptor.Marshaller<DownloadPart> {
   long parsedInPlace() {
     synchronized (lent) {
       return inPlace;
-    }
-  }
-
-  private byte[] take(int size) {
-    synchronized (lent) {
-      byte[] array = free.poll();
-      if (array != null && array.length >= size) {
-        return array;
-      }
-    }
-    return new byte[Math.max(size, 64 << 10)];
-  }
-
-  private void give(byte[] array) {
-    synchronized (lent) {
-      if (free.size() < POOLED) {
-        free.push(array);
-      }
     }
   }
 

@@ -3,6 +3,7 @@ package io.cutpoint.server.grpc;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.DownloadPart;
 import io.cutpoint.api.v1.DownloadRequest;
+import io.cutpoint.util.ArrayPool;
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
@@ -14,7 +15,6 @@ import io.grpc.protobuf.ProtoUtils;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.ArrayDeque;
 
 /**
  * The arrays a download's state chunks are read into, each reused once gRPC is done with the part
@@ -34,22 +34,13 @@ final class ChunkArrays {
       ProtoUtils.marshaller(DownloadPart.getDefaultInstance());
 
   /** Arrays kept for reuse, across downloads. */
-  private static final int POOLED = 32;
+  private final ArrayPool arrays = new ArrayPool(32);
 
-  private final ArrayDeque<byte[]> free = new ArrayDeque<>(); // guarded by itself
   private final ThreadLocal<byte[]> sending = new ThreadLocal<>();
-  private long reused; // guarded by free
 
   /** An array of at least {@code size} bytes, not lent to any part. */
   byte[] take(int size) {
-    synchronized (free) {
-      byte[] array = free.poll();
-      if (array != null && array.length >= size) {
-        reused++;
-        return array;
-      }
-    }
-    return new byte[Math.max(size, 64 << 10)];
+    return arrays.take(size);
   }
 
   /** The array of the part this thread is about to send, until {@link #sent}. */
@@ -64,17 +55,7 @@ final class ChunkArrays {
 
   /** Arrays handed out again so far (for tests). */
   long reused() {
-    synchronized (free) {
-      return reused;
-    }
-  }
-
-  private void giveBack(byte[] array) {
-    synchronized (free) {
-      if (free.size() < POOLED) {
-        free.push(array);
-      }
-    }
+    return arrays.reused();
   }
 
   /** The marshaller of {@code DownloadSnapshot}'s parts: the generated one, lending arrays. */
@@ -171,7 +152,7 @@ final class ChunkArrays {
         byte[] done = array;
         array = null;
         if (done != null) {
-          giveBack(done);
+          arrays.give(done);
         }
       }
     }
