@@ -87,6 +87,9 @@ final class SnapshotUploader {
 
   private final AtomicLong partsSent = new AtomicLong();
 
+  /** The chunks of the last content-addressed state that went up; loop only. */
+  private List<ChunkRef> lastUploaded = List.of();
+
   SnapshotUploader(
       Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
     this(channel, loop, chunkBytes, contentChunks, timeout, null, Runnable::run, Pieces.NONE);
@@ -149,6 +152,9 @@ final class SnapshotUploader {
           ChunkingTimes.NONE);
       return upload;
     }
+    // While the state is cut, ask about the chunks of the last state that went up: most are the
+    // new state's too, and the answer then arrives while the cutting goes on (HeldChunks).
+    Meeting meeting = new Meeting(upload, snapshot, lastUploaded);
     try {
       chunking.execute(
           () -> {
@@ -170,12 +176,69 @@ final class SnapshotUploader {
               return;
             }
             CutState cut = new CutState(upload, snapshot, epoch, content, began, System.nanoTime());
-            loop.execute(() -> findChunks(cut));
+            loop.execute(() -> meeting.cut(cut));
           });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       upload.finishLater(Status.CANCELLED.withDescription("the worker's threads are stopping"));
+      return upload;
     }
+    meeting.askEarly();
     return upload;
+  }
+
+  /**
+   * On the loop: where a state's cutting and the early question about the last upload's chunks
+   * meet. Whichever ends last decides what to send: the chunks the answer does not cover, or, when
+   * those are many or nothing was asked, a question about the whole new state first.
+   */
+  private final class Meeting {
+    private final Upload upload;
+    private final CompletedLocalSnapshot snapshot;
+    private final List<ChunkRef> asked;
+    private boolean waiting; // the early question is out
+    private HeldChunks held = HeldChunks.NONE;
+    private CutState cut;
+
+    Meeting(Upload upload, CompletedLocalSnapshot snapshot, List<ChunkRef> asked) {
+      this.upload = upload;
+      this.snapshot = snapshot;
+      this.asked = asked;
+    }
+
+    void askEarly() {
+      if (asked.isEmpty()) {
+        return;
+      }
+      waiting = true;
+      ask(
+          upload,
+          snapshot,
+          asked,
+          (answer, status) -> {
+            waiting = false;
+            HeldChunks h = status == null ? HeldChunks.of(asked, answer) : null;
+            held = h == null ? HeldChunks.NONE : h; // a failed question: the later one tells
+            proceed();
+          });
+    }
+
+    void cut(CutState c) {
+      cut = c;
+      proceed();
+    }
+
+    private void proceed() {
+      if (cut == null || waiting || upload.finished) {
+        return;
+      }
+      int[] send = asked.isEmpty() ? null : held.toSend(cut.content().recipe());
+      if (send == null) {
+        findChunks(cut);
+        return;
+      }
+      ChunkingTimes times = new ChunkingTimes(cut.began(), cut.chunked(), System.nanoTime());
+      upload.sendChunks(snapshot, cut.epoch(), cut.content(), send, times);
+    }
   }
 
   /**
@@ -190,91 +253,91 @@ final class SnapshotUploader {
       long began,
       long chunked) {}
 
-  /** On the loop: asks which chunks the coordinator lacks, then sends those. */
+  /**
+   * On the loop: asks which chunks of the cut state the coordinator lacks, then sends those. A
+   * coordinator from before content addressing (UNIMPLEMENTED) gets every byte, in numbered chunks.
+   */
   private void findChunks(CutState cut) {
-    if (cut.upload().finished) {
-      return; // cancelled while the state was cut
-    }
     List<ChunkRef> recipe = cut.content().recipe();
-    ChunkQuery.Builder query =
-        ChunkQuery.newBuilder()
-            .setSnapshotId(cut.snapshot().cut().snapshotId())
-            .setWorkerId(cut.snapshot().cut().workerId());
-    for (ChunkRef c : recipe) {
-      query.addSha256(UnsafeByteOperations.unsafeWrap(c.sha256()));
-    }
-    cut.upload()
-        .context
-        .run(
-            () ->
-                stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-                    .findChunks(query.build(), new Answer(cut)));
+    ask(
+        cut.upload(),
+        cut.snapshot(),
+        recipe,
+        (answer, status) -> {
+          if (status != null && status.getCode() == Status.Code.UNIMPLEMENTED) {
+            cut.upload().send(new UploadParts(cut.snapshot(), cut.epoch(), chunkBytes));
+            return;
+          }
+          if (status != null) {
+            cut.upload().finish(null, status);
+            return;
+          }
+          int[] send = HeldChunks.missing(answer, recipe.size());
+          if (send == null) {
+            cut.upload()
+                .finish(
+                    null,
+                    Status.INTERNAL.withDescription(
+                        "the coordinator's list of missing chunks is not a list of ascending"
+                            + " positions"));
+            return;
+          }
+          ChunkingTimes times = new ChunkingTimes(cut.began(), cut.chunked(), System.nanoTime());
+          cut.upload().sendChunks(cut.snapshot(), cut.epoch(), cut.content(), send, times);
+        });
   }
 
   /**
-   * The answer to one {@code FindChunks}: sends the missing chunks, on the loop. A coordinator from
-   * before content addressing (UNIMPLEMENTED) gets every byte, in numbered chunks.
+   * On the loop: asks the coordinator which of {@code chunks} it lacks for {@code snapshot}; {@code
+   * then} gets the answer or the status the call failed with, on the loop, unless the upload ended
+   * meanwhile.
    */
-  private final class Answer implements StreamObserver<ChunkAnswer> {
-    private final CutState cut;
-    private volatile ChunkAnswer answer;
-
-    Answer(CutState cut) {
-      this.cut = cut;
+  private void ask(
+      Upload upload,
+      CompletedLocalSnapshot snapshot,
+      List<ChunkRef> chunks,
+      BiConsumer<ChunkAnswer, Status> then) {
+    if (upload.finished) {
+      return; // cancelled while the state was cut
     }
-
-    @Override
-    public void onNext(ChunkAnswer value) {
-      answer = value;
+    ChunkQuery.Builder query =
+        ChunkQuery.newBuilder()
+            .setSnapshotId(snapshot.cut().snapshotId())
+            .setWorkerId(snapshot.cut().workerId());
+    for (ChunkRef c : chunks) {
+      query.addSha256(UnsafeByteOperations.unsafeWrap(c.sha256()));
     }
+    StreamObserver<ChunkAnswer> reply =
+        new StreamObserver<>() {
+          private volatile ChunkAnswer answer;
 
-    @Override
-    public void onError(Throwable t) {
-      Status status = Status.fromThrowable(t);
-      if (status.getCode() == Status.Code.UNIMPLEMENTED) {
-        loop.execute(
-            () -> cut.upload().send(new UploadParts(cut.snapshot(), cut.epoch(), chunkBytes)));
-      } else {
-        loop.execute(() -> cut.upload().finish(null, status));
-      }
-    }
+          @Override
+          public void onNext(ChunkAnswer value) {
+            answer = value;
+          }
 
-    @Override
-    public void onCompleted() {
-      ChunkAnswer a = answer;
-      ChunkingTimes times = new ChunkingTimes(cut.began(), cut.chunked(), System.nanoTime());
-      loop.execute(
-          () -> {
-            int[] send = missing(a, cut.content().recipe().size());
-            if (send == null) {
-              cut.upload()
-                  .finish(
-                      null,
-                      Status.INTERNAL.withDescription(
-                          "the coordinator's list of missing chunks is not a list of ascending"
-                              + " positions"));
-            } else {
-              cut.upload().sendChunks(cut.snapshot(), cut.epoch(), cut.content(), send, times);
+          @Override
+          public void onError(Throwable t) {
+            Status status = Status.fromThrowable(t);
+            loop.execute(() -> answered(null, status));
+          }
+
+          @Override
+          public void onCompleted() {
+            ChunkAnswer a = answer;
+            loop.execute(() -> answered(a, null));
+          }
+
+          private void answered(ChunkAnswer a, Status status) {
+            if (!upload.finished) {
+              then.accept(a, status);
             }
-          });
-    }
-  }
-
-  /** The positions to send, or null if the answer is not ascending positions of the query. */
-  private static int[] missing(ChunkAnswer answer, int chunks) {
-    if (answer == null) {
-      return null;
-    }
-    int[] send = new int[answer.getMissingCount()];
-    int previous = -1;
-    for (int i = 0; i < send.length; i++) {
-      int p = answer.getMissing(i);
-      if (p <= previous || p >= chunks) {
-        return null;
-      }
-      send[i] = previous = p;
-    }
-    return send;
+          }
+        };
+    upload.context.run(
+        () ->
+            stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .findChunks(query.build(), reply));
   }
 
   /**
@@ -453,8 +516,11 @@ final class SnapshotUploader {
       finished = true;
       waitingForReady = false;
       context.cancel(null); // frees the context's listeners; the call has ended or is ending
-      if (result != null && content != null && localCopy != null) {
-        localCopy.keep(snapshotId, content);
+      if (result != null && content != null) {
+        lastUploaded = content.recipe();
+        if (localCopy != null) {
+          localCopy.keep(snapshotId, content);
+        }
       }
       done.accept(result, status);
     }

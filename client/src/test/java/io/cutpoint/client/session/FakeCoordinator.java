@@ -68,6 +68,16 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
 
   final List<io.cutpoint.api.v1.ChunkQuery> chunkQueries = new CopyOnWriteArrayList<>();
 
+  /**
+   * When set, the fake holds content chunks as a store does: {@code FindChunks} answers by SHA-256
+   * from this set, and each upload adds the SHA-256 of every content chunk it carried. Tests may
+   * add or remove hashes. Takes precedence over {@link #heldChunks}.
+   */
+  volatile java.util.Set<com.google.protobuf.ByteString> heldHashes;
+
+  /** The next this-many {@code FindChunks} calls fail with UNAVAILABLE (recorded all the same). */
+  final AtomicInteger failFindChunks = new AtomicInteger();
+
   private volatile StreamObserver<CoordinatorMessage> current;
 
   /** Pushes a command on the live session. */
@@ -168,6 +178,23 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
   public void findChunks(
       io.cutpoint.api.v1.ChunkQuery query,
       StreamObserver<io.cutpoint.api.v1.ChunkAnswer> responses) {
+    java.util.Set<com.google.protobuf.ByteString> hashes = heldHashes;
+    if (hashes != null) {
+      chunkQueries.add(query);
+      if (failFindChunks.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        responses.onError(Status.UNAVAILABLE.withDescription("scripted").asRuntimeException());
+        return;
+      }
+      io.cutpoint.api.v1.ChunkAnswer.Builder answer = io.cutpoint.api.v1.ChunkAnswer.newBuilder();
+      for (int i = 0; i < query.getSha256Count(); i++) {
+        if (!hashes.contains(query.getSha256(i))) {
+          answer.addMissing(i);
+        }
+      }
+      responses.onNext(answer.build());
+      responses.onCompleted();
+      return;
+    }
     java.util.Set<Integer> held = heldChunks;
     if (held == null) {
       super.findChunks(query, responses);
@@ -216,8 +243,14 @@ final class FakeCoordinator extends CoordinatorGrpc.CoordinatorImplBase {
           return;
         }
         long bytes = 0;
+        java.util.Set<com.google.protobuf.ByteString> hashes = heldHashes;
         for (UploadPart p : upload.parts) {
           bytes += p.getStateChunk().getData().size();
+          if (hashes != null && p.hasStateChunk()) {
+            hashes.add(
+                com.google.protobuf.ByteString.copyFrom(
+                    io.cutpoint.api.Sha256.of(p.getStateChunk().getData().toByteArray())));
+          }
         }
         upload.status = Status.OK;
         responses.onNext(UploadResult.newBuilder().setStoredStateBytes(bytes).build());
