@@ -339,6 +339,22 @@ public final class RocksSnapshotStore implements SnapshotStore {
         p -> p.recording(channel, messages));
   }
 
+  /** Syncs the write-ahead log: the pieces written so far are on disk (with sync on). */
+  @Override
+  public void syncPieces() {
+    run(
+        "sync the stored pieces",
+        () -> {
+          if (rocks.durable.sync()) {
+            try {
+              rocks.db.syncWal();
+            } catch (RocksDBException e) {
+              throw rocks.fail("sync the stored pieces", e);
+            }
+          }
+        });
+  }
+
   @Override
   public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {
     if (meta.getWorkerId().isEmpty()) {

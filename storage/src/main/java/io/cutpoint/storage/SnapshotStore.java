@@ -90,6 +90,14 @@ public interface SnapshotStore extends AutoCloseable {
     putCheckedStateChunk(snapshotId, workerId, index, data, crc32c);
   }
 
+  /**
+   * Makes the pieces written so far durable now, ahead of their snapshot's commit, so that the
+   * commit's synced write has less left to write. A commit is durable without it; a store whose
+   * writes are durable when they return does nothing (the default). May run on another thread than
+   * the writes, at the same time as them.
+   */
+  default void syncPieces() {}
+
   /** Appends recorded messages of {@code channel} (in order; may be called several times). */
   void putChannelRecording(long snapshotId, ChannelId channel, List<InTransitMessage> messages);
 

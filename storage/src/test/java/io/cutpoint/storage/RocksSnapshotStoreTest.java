@@ -314,6 +314,9 @@ class RocksSnapshotStoreTest {
     assertThatThrownBy(() -> store.readState(1, "a", c -> {}))
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("is closed");
+    assertThatThrownBy(store::syncPieces)
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("is closed: cannot sync the stored pieces");
     // The directory is free again.
     RocksSnapshotStore.open(dir, FAST).close();
   }

@@ -114,6 +114,11 @@ final class FencedStore implements SnapshotStore {
   }
 
   @Override
+  public void syncPieces() {
+    run(store::syncPieces);
+  }
+
+  @Override
   public void putWorkerMeta(long snapshotId, LocalSnapshotMeta meta) {
     run(() -> store.putWorkerMeta(snapshotId, meta));
   }

@@ -29,6 +29,12 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   private final Scheduler loop;
   private final ExecutorScheduler thread = new ExecutorScheduler("cutpoint-store");
 
+  /** Where stored pieces are synced ahead of their commit ({@link #syncPiecesSoon}). */
+  private final ExecutorScheduler syncThread = new ExecutorScheduler("cutpoint-store-sync");
+
+  private final java.util.concurrent.atomic.AtomicBoolean syncQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   /** The store's epoch, read on {@code cutpoint-store} after work that may change it. */
   private volatile long epoch;
 
@@ -143,6 +149,27 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   }
 
   /**
+   * Makes the piece writes performed so far durable soon ({@link SnapshotStore#syncPieces}), on
+   * {@code cutpoint-store-sync}, so that the commit's own sync has less left to write: the bytes of
+   * the pieces that arrived early are on disk before the last one does. A request made while a sync
+   * is queued and not yet started joins it; one made while a sync runs queues the next. The
+   * commit's synced write is what makes a snapshot durable, with or without this. Any thread.
+   */
+  public void syncPiecesSoon() {
+    if (syncQueued.compareAndSet(false, true)) {
+      syncThread.execute(
+          () -> {
+            syncQueued.set(false);
+            try {
+              store.syncPieces();
+            } catch (RuntimeException e) {
+              log.debug("syncing the stored pieces ahead of their commit failed: {}", e.toString());
+            }
+          });
+    }
+  }
+
+  /**
    * On {@code cutpoint-store}, from a {@link #writePiece} write that failed: its piece never gets
    * its metadata, so the store refuses the snapshot's commit, and the commit's failure then names
    * this first cause (the store's own error, e.g. the object store out of reach) instead of only
@@ -241,5 +268,6 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   @Override
   public void close() {
     thread.close();
+    syncThread.close();
   }
 }

@@ -24,13 +24,20 @@ public final class InProcessCoordinator implements AutoCloseable {
   public final String name;
 
   public InProcessCoordinator(CoordinatorConfig config) {
+    this(config, java.util.function.UnaryOperator.identity());
+  }
+
+  /** Over the RocksDB store as {@code wrap} returns it (e.g. one that records calls). */
+  public InProcessCoordinator(
+      CoordinatorConfig config,
+      java.util.function.UnaryOperator<io.cutpoint.storage.SnapshotStore> wrap) {
     name = InProcessServerBuilder.generateName();
     server =
         CoordinatorServer.start(
             config,
             registry,
             InProcessServerBuilder.forName(name).directExecutor(),
-            RocksSnapshotStore.open(config.dataDir()));
+            wrap.apply(RocksSnapshotStore.open(config.dataDir())));
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
   }
 

@@ -27,7 +27,12 @@ public final class RawPair implements AutoCloseable {
   public final long snapshotId;
 
   public RawPair(CoordinatorConfig config) throws InterruptedException {
-    coordinator = new InProcessCoordinator(config);
+    this(new InProcessCoordinator(config));
+  }
+
+  /** Over this coordinator, which the pair closes. */
+  public RawPair(InProcessCoordinator coordinator) throws InterruptedException {
+    this.coordinator = coordinator;
     a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);
