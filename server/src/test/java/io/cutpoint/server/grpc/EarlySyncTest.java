@@ -10,12 +10,11 @@ import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.InterceptedStore;
 import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
 import io.cutpoint.storage.SnapshotStore;
 import io.grpc.Status;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,23 +34,16 @@ class EarlySyncTest {
 
   /** The store, recording its piece metadata writes and its syncs ahead of a commit, in order. */
   private SnapshotStore recording(SnapshotStore store) {
-    return (SnapshotStore)
-        Proxy.newProxyInstance(
-            SnapshotStore.class.getClassLoader(),
-            new Class<?>[] {SnapshotStore.class},
-            (proxy, method, args) -> {
-              switch (method.getName()) {
-                case "syncPieces" -> calls.add("sync");
-                case "putWorkerMeta" ->
-                    calls.add("meta " + ((LocalSnapshotMeta) args[1]).getWorkerId());
-                default -> {}
-              }
-              try {
-                return method.invoke(store, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+    return InterceptedStore.around(
+        store,
+        (method, args) -> {
+          switch (method) {
+            case "syncPieces" -> calls.add("sync");
+            case "putWorkerMeta" ->
+                calls.add("meta " + ((LocalSnapshotMeta) args[1]).getWorkerId());
+            default -> {}
+          }
+        });
   }
 
   @Test

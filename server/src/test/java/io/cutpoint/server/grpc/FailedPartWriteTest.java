@@ -14,6 +14,7 @@ import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.InterceptedStore;
 import io.cutpoint.server.testing.RawWorker;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
@@ -22,8 +23,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,22 +48,13 @@ class FailedPartWriteTest {
 
   /** The store, failing every state chunk of worker a. */
   private static SnapshotStore failingChunksOfA(SnapshotStore real) {
-    return (SnapshotStore)
-        Proxy.newProxyInstance(
-            SnapshotStore.class.getClassLoader(),
-            new Class<?>[] {SnapshotStore.class},
-            (proxy, method, args) -> {
-              if (method.getName().startsWith("put")
-                  && method.getName().endsWith("StateChunk")
-                  && "a".equals(args[1])) {
-                throw new StoreException("store test: no space left on device");
-              }
-              try {
-                return method.invoke(real, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+    return InterceptedStore.around(
+        real,
+        (method, args) -> {
+          if (method.startsWith("put") && method.endsWith("StateChunk") && "a".equals(args[1])) {
+            throw new StoreException("store test: no space left on device");
+          }
+        });
   }
 
   @AfterEach

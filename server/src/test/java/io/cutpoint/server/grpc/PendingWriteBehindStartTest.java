@@ -17,6 +17,7 @@ import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.InterceptedStore;
 import io.cutpoint.server.testing.RawWorker;
 import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.RocksSnapshotStore;
@@ -25,8 +26,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,33 +63,26 @@ class PendingWriteBehindStartTest {
 
   /** The store, with every pending manifest's write held until the test releases it. */
   private SnapshotStore gated(SnapshotStore real) {
-    return (SnapshotStore)
-        Proxy.newProxyInstance(
-            SnapshotStore.class.getClassLoader(),
-            new Class<?>[] {SnapshotStore.class},
-            (proxy, method, args) -> {
-              if (method.getName().startsWith("put") || method.getName().equals("commit")) {
-                writes.add(method.getName());
-              }
-              if (method.getName().equals("holdChunks") && notYetOpen.getAndSet(false)) {
-                // as the object store answers between its manifest's write and the snapshot's
-                // opening: the manifest says PENDING, the pieces are not taken yet
-                throw new NotPendingException(
-                    (Long) args[0], SnapshotStatus.SNAPSHOT_STATUS_PENDING, "hold content chunks");
-              }
-              if (method.getName().equals("createPending")) {
-                pendingEntered.countDown();
-                if (!releasePending.await(60, TimeUnit.SECONDS)) {
-                  throw new AssertionError("the pending write was never released");
-                }
-                writes.add("createPending");
-              }
-              try {
-                return method.invoke(real, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+    return InterceptedStore.around(
+        real,
+        (method, args) -> {
+          if (method.startsWith("put") || method.equals("commit")) {
+            writes.add(method);
+          }
+          if (method.equals("holdChunks") && notYetOpen.getAndSet(false)) {
+            // as the object store answers between its manifest's write and the snapshot's
+            // opening: the manifest says PENDING, the pieces are not taken yet
+            throw new NotPendingException(
+                (Long) args[0], SnapshotStatus.SNAPSHOT_STATUS_PENDING, "hold content chunks");
+          }
+          if (method.equals("createPending")) {
+            pendingEntered.countDown();
+            if (!releasePending.await(60, TimeUnit.SECONDS)) {
+              throw new AssertionError("the pending write was never released");
+            }
+            writes.add("createPending");
+          }
+        });
   }
 
   @AfterEach

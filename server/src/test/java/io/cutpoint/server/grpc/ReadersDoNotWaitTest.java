@@ -18,6 +18,7 @@ import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.testing.InProcessCoordinator;
+import io.cutpoint.server.testing.InterceptedStore;
 import io.cutpoint.server.testing.RawWorker;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
@@ -25,8 +26,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -53,23 +52,16 @@ class ReadersDoNotWaitTest {
 
   /** The store, with every commit held until the test releases it. */
   private SnapshotStore gated(SnapshotStore real) {
-    return (SnapshotStore)
-        Proxy.newProxyInstance(
-            SnapshotStore.class.getClassLoader(),
-            new Class<?>[] {SnapshotStore.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("commit")) {
-                commitEntered.countDown();
-                if (!releaseCommit.await(60, TimeUnit.SECONDS)) {
-                  throw new AssertionError("the commit was never released");
-                }
-              }
-              try {
-                return method.invoke(real, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+    return InterceptedStore.around(
+        real,
+        (method, args) -> {
+          if (method.equals("commit")) {
+            commitEntered.countDown();
+            if (!releaseCommit.await(60, TimeUnit.SECONDS)) {
+              throw new AssertionError("the commit was never released");
+            }
+          }
+        });
   }
 
   @AfterEach
