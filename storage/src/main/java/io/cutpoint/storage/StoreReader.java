@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
@@ -122,6 +121,7 @@ final class StoreReader {
    */
   int readState(long id, String workerId, Consumer<byte[]> sink) {
     java.util.Objects.requireNonNull(sink);
+    // an array of exactly the chunk's length: the consumer takes the whole array as the chunk
     return scanState(id, workerId, byte[]::new, (data, length, crc) -> sink.accept(data));
   }
 
@@ -163,8 +163,8 @@ final class StoreReader {
     if (!complete) {
       meta = Optional.empty();
     }
-    CRC32C crc = new CRC32C();
     long[] bytes = {0};
+    int[] whole = {0};
     int count =
         scan(
             rocks.stateChunks,
@@ -175,11 +175,15 @@ final class StoreReader {
               if (index != n) {
                 throw new CorruptionException(who + ", state chunk " + n + ": missing");
               }
-              byte[] data = ValueFrames.unwrap(key, value, () -> who + ", state chunk " + index);
-              crc.update(data);
-              bytes[0] += data.length;
+              // the frame's check and the chunk's own CRC32C in one pass over the bytes
+              int crc = ValueFrames.payloadCrc(key, value, () -> who + ", state chunk " + index);
+              int length = value.length - ValueFrames.HEADER;
+              whole[0] = Crc32cCombine.combine(whole[0], crc, length);
+              bytes[0] += length;
               if (sink != null) {
-                sink.accept(data, data.length, io.cutpoint.api.Crc32c.of(data));
+                byte[] data = arrays.apply(length);
+                System.arraycopy(value, ValueFrames.HEADER, data, 0, length);
+                sink.accept(data, length, crc);
               }
             });
     if (complete) {
@@ -196,16 +200,11 @@ final class StoreReader {
       if (meta.isEmpty()) {
         throw new CorruptionException(who + ", metadata: missing");
       }
-      if (bytes[0] != meta.get().getStateBytes()
-          || (int) crc.getValue() != meta.get().getStateCrc32C()) {
+      if (bytes[0] != meta.get().getStateBytes() || whole[0] != meta.get().getStateCrc32C()) {
         throw new CorruptionException(
             String.format(
                 "%s, state: %d bytes with CRC32C %08x read, %d bytes with %08x committed",
-                who,
-                bytes[0],
-                (int) crc.getValue(),
-                meta.get().getStateBytes(),
-                meta.get().getStateCrc32C()));
+                who, bytes[0], whole[0], meta.get().getStateBytes(), meta.get().getStateCrc32C()));
       }
     }
     return count;

@@ -73,15 +73,29 @@ final class ValueFrames {
     return payloadLength;
   }
 
+  /**
+   * Checks a stored value, as {@link #unwrap} does, and returns its payload's own CRC32C, without
+   * copying the payload (it starts at {@link #HEADER}): the payload is read once, for both.
+   *
+   * @throws CorruptionException as {@link #unwrap}
+   */
+  static int payloadCrc(byte[] key, byte[] value, Supplier<String> piece) {
+    checkHeader(value, value.length, piece);
+    int payloadLength = value.length - HEADER;
+    int payloadCrc = io.cutpoint.api.Crc32c.of(value, HEADER, payloadLength);
+    int stored = ByteBuffer.wrap(value, 1, 4).getInt();
+    int actual = Crc32cCombine.combine(crc(key, value, 0, 0), payloadCrc, payloadLength);
+    if (stored != actual) {
+      throw new CorruptionException(
+          String.format(
+              "%s: CRC32C mismatch (stored %08x, computed %08x over %d bytes)",
+              piece.get(), stored, actual, payloadLength));
+    }
+    return payloadCrc;
+  }
+
   private static void checkFrame(byte[] key, byte[] value, int length, Supplier<String> piece) {
-    if (length < HEADER) {
-      throw new CorruptionException(
-          piece.get() + ": stored value is truncated (" + length + " bytes)");
-    }
-    if (value[0] != FORMAT) {
-      throw new CorruptionException(
-          piece.get() + ": unknown value format " + (value[0] & 0xFF) + " (corrupt header?)");
-    }
+    checkHeader(value, length, piece);
     int stored = ByteBuffer.wrap(value, 1, 4).getInt();
     int actual = crc(key, value, HEADER, length - HEADER);
     if (stored != actual) {
@@ -89,6 +103,18 @@ final class ValueFrames {
           String.format(
               "%s: CRC32C mismatch (stored %08x, computed %08x over %d bytes)",
               piece.get(), stored, actual, length - HEADER));
+    }
+  }
+
+  /** The value held in the first {@code length} bytes of {@code value} has a header we know. */
+  private static void checkHeader(byte[] value, int length, Supplier<String> piece) {
+    if (length < HEADER) {
+      throw new CorruptionException(
+          piece.get() + ": stored value is truncated (" + length + " bytes)");
+    }
+    if (value[0] != FORMAT) {
+      throw new CorruptionException(
+          piece.get() + ": unknown value format " + (value[0] & 0xFF) + " (corrupt header?)");
     }
   }
 

@@ -70,6 +70,15 @@ class KeysAndFramesPropertiesTest {
       @ForAll @Size(max = 200) byte[] key, @ForAll @Size(max = 500) byte[] payload) {
     assertThat(ValueFrames.unwrap(key, ValueFrames.wrap(key, payload), () -> "piece"))
         .isEqualTo(payload);
+    // the one-pass check gives the payload's own CRC32C, however the frame was made
+    assertThat(ValueFrames.payloadCrc(key, ValueFrames.wrap(key, payload), () -> "piece"))
+        .isEqualTo(io.cutpoint.api.Crc32c.of(payload));
+    assertThat(
+            ValueFrames.payloadCrc(
+                key,
+                ValueFrames.wrap(key, payload, io.cutpoint.api.Crc32c.of(payload)),
+                () -> "piece"))
+        .isEqualTo(io.cutpoint.api.Crc32c.of(payload));
   }
 
   @Property
@@ -81,6 +90,9 @@ class KeysAndFramesPropertiesTest {
     byte[] value = ValueFrames.wrap(key, payload);
     value[where % value.length] ^= (byte) (1 << bit);
     assertThatThrownBy(() -> ValueFrames.unwrap(key, value, () -> "snapshot 1, piece"))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageStartingWith("snapshot 1, piece: ");
+    assertThatThrownBy(() -> ValueFrames.payloadCrc(key, value, () -> "snapshot 1, piece"))
         .isInstanceOf(CorruptionException.class)
         .hasMessageStartingWith("snapshot 1, piece: ");
   }
@@ -95,6 +107,8 @@ class KeysAndFramesPropertiesTest {
     }
     byte[] value = ValueFrames.wrap(key, payload);
     assertThatThrownBy(() -> ValueFrames.unwrap(other, value, () -> "piece"))
+        .isInstanceOf(CorruptionException.class);
+    assertThatThrownBy(() -> ValueFrames.payloadCrc(other, value, () -> "piece"))
         .isInstanceOf(CorruptionException.class);
   }
 }
