@@ -315,7 +315,7 @@ public final class CoordinatorServer implements AutoCloseable {
             .intercept(new BoundedStatusDescriptions())
             .build();
     if (serverBuilder instanceof NettyServerBuilder netty) {
-      CallThreads.uploadsOnTransport(netty); // an upload costs no hop to an executor
+      CallThreads.handOffFreeOnTransport(netty); // an upload or a trigger costs no hop
       KeepAlivePermit.apply(netty); // workers that follow a leader ping it
     }
     Server server;

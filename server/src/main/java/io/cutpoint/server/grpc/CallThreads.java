@@ -1,10 +1,12 @@
 package io.cutpoint.server.grpc;
 
+import io.cutpoint.api.v1.AdminGrpc;
 import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -13,19 +15,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Which threads run the coordinator's call handlers on a network port. An upload runs on the
- * transport's own thread (Netty's event loop), where its parts arrive: {@link UploadReceiver} only
- * decodes and checks them there and hands them on to the store executor and the loop, and never
- * waits, so the upload costs no hop to an executor. Every other call runs on a pool of handler
- * threads ({@code cutpoint-grpc-N}), as gRPC's default executor would run it, because those
+ * Which threads run the coordinator's call handlers on a network port. Two calls run on the
+ * transport's own thread (Netty's event loop), because their handlers only hand work on and never
+ * wait, so a hop to an executor would be all that the pool adds: an upload, where its parts arrive
+ * ({@link UploadReceiver} only decodes and checks them there and hands them on to the store
+ * executor and the loop), and {@code TriggerSnapshot}, which posts the trigger to the loop and is
+ * answered from there ({@link AdminService#triggerSnapshot}). Every other call runs on a pool of
+ * handler threads ({@code cutpoint-grpc-N}), as gRPC's default executor would run it, because those
  * handlers may read the store.
  *
  * <p>The in-process transport of the tests keeps its own executor.
  */
 public final class CallThreads {
 
-  private static final String UPLOAD =
-      CoordinatorGrpc.getUploadSnapshotMethod().getFullMethodName();
+  private static final Set<String> ON_TRANSPORT =
+      Set.of(
+          CoordinatorGrpc.getUploadSnapshotMethod().getFullMethodName(),
+          AdminGrpc.getTriggerSnapshotMethod().getFullMethodName());
 
   private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -45,8 +51,11 @@ public final class CallThreads {
 
   private CallThreads() {}
 
-  /** Sets {@code builder}'s executors: uploads on the transport's thread, the rest on the pool. */
-  public static NettyServerBuilder uploadsOnTransport(NettyServerBuilder builder) {
+  /**
+   * Sets {@code builder}'s executors: uploads and triggers on the transport's thread, the rest on
+   * the pool.
+   */
+  public static NettyServerBuilder handOffFreeOnTransport(NettyServerBuilder builder) {
     return builder
         .directExecutor() // what runs a call's lookup, and an upload's handler
         .callExecutor(
@@ -62,6 +71,6 @@ public final class CallThreads {
 
   /** Whether the handler of {@code fullMethodName} runs on the transport's thread. */
   static boolean onTransport(String fullMethodName) {
-    return UPLOAD.equals(fullMethodName);
+    return ON_TRANSPORT.contains(fullMethodName);
   }
 }

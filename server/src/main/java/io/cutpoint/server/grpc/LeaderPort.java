@@ -82,7 +82,7 @@ public final class LeaderPort extends HandlerRegistry implements AutoCloseable {
             .build()
             .start();
     if (builder instanceof io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder netty) {
-      CallThreads.uploadsOnTransport(netty); // as on a single coordinator's port
+      CallThreads.handOffFreeOnTransport(netty); // as on a single coordinator's port
       KeepAlivePermit.apply(netty); // workers ping the leader to notice one that froze
     }
     try {

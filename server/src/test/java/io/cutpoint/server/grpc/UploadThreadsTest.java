@@ -38,8 +38,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * On a network port an upload's handler runs on the transport's thread (Netty's event loop), with
- * no hop to an executor, and every other call on the handler pool; a snapshot uploaded so commits.
+ * On a network port the handlers of an upload and of a trigger run on the transport's thread
+ * (Netty's event loop), with no hop to an executor, and every other call on the handler pool; a
+ * snapshot triggered and uploaded so commits.
  */
 class UploadThreadsTest {
 
@@ -94,7 +95,7 @@ class UploadThreadsTest {
   }
 
   @Test
-  void anUploadRunsOnTheTransportsThreadAndOtherCallsOnTheHandlerPool() throws Exception {
+  void anUploadAndATriggerRunOnTheTransportsThreadAndOtherCallsOnTheHandlerPool() throws Exception {
     server =
         CoordinatorServer.start(
             InProcessCoordinator.config(dir).heartbeatTimeout(Duration.ofMinutes(10)).build(),
@@ -139,6 +140,9 @@ class UploadThreadsTest {
         .isNotEmpty()
         .allMatch(t -> t.startsWith("grpc-") && t.contains("ELG"), "a Netty event loop");
     assertThat(threads.get("TriggerSnapshot"))
+        .isNotEmpty()
+        .allMatch(t -> t.startsWith("grpc-") && t.contains("ELG"), "a Netty event loop");
+    assertThat(threads.get("GetSnapshot"))
         .isNotEmpty()
         .allMatch(t -> t.startsWith("cutpoint-grpc-"), "a handler thread");
     assertThat(threads.get("Session"))
