@@ -15,14 +15,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Which threads run the coordinator's call handlers on a network port. Two calls run on the
+ * Which threads run the coordinator's call handlers on a network port. Three calls run on the
  * transport's own thread (Netty's event loop), because their handlers only hand work on and never
  * wait, so a hop to an executor would be all that the pool adds: an upload, where its parts arrive
  * ({@link UploadReceiver} only decodes and checks them there and hands them on to the store
- * executor and the loop), and {@code TriggerSnapshot}, which posts the trigger to the loop and is
- * answered from there ({@link AdminService#triggerSnapshot}). Every other call runs on a pool of
- * handler threads ({@code cutpoint-grpc-N}), as gRPC's default executor would run it, because those
- * handlers may read the store.
+ * executor and the loop); a worker's session, whose messages are posted to the loop, and whose
+ * pieces are taken there as an upload's parts are ({@link SessionStream}); and {@code
+ * TriggerSnapshot}, which posts the trigger to the loop and is answered from there ({@link
+ * AdminService#triggerSnapshot}). Every other call runs on a pool of handler threads ({@code
+ * cutpoint-grpc-N}), as gRPC's default executor would run it, because those handlers may read the
+ * store.
  *
  * <p>The in-process transport of the tests keeps its own executor.
  */
@@ -31,6 +33,7 @@ public final class CallThreads {
   private static final Set<String> ON_TRANSPORT =
       Set.of(
           CoordinatorGrpc.getUploadSnapshotMethod().getFullMethodName(),
+          CoordinatorGrpc.getSessionMethod().getFullMethodName(),
           AdminGrpc.getTriggerSnapshotMethod().getFullMethodName());
 
   private static final AtomicInteger THREADS = new AtomicInteger();
@@ -52,8 +55,8 @@ public final class CallThreads {
   private CallThreads() {}
 
   /**
-   * Sets {@code builder}'s executors: uploads and triggers on the transport's thread, the rest on
-   * the pool.
+   * Sets {@code builder}'s executors: uploads, sessions and triggers on the transport's thread, the
+   * rest on the pool.
    */
   public static NettyServerBuilder handOffFreeOnTransport(NettyServerBuilder builder) {
     return builder

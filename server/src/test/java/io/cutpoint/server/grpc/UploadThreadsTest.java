@@ -38,9 +38,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * On a network port the handlers of an upload and of a trigger run on the transport's thread
- * (Netty's event loop), with no hop to an executor, and every other call on the handler pool; a
- * snapshot triggered and uploaded so commits.
+ * On a network port the handlers of an upload, a session and a trigger run on the transport's
+ * thread (Netty's event loop), with no hop to an executor, and every other call on the handler
+ * pool; a snapshot triggered and uploaded so commits.
  */
 class UploadThreadsTest {
 
@@ -95,7 +95,8 @@ class UploadThreadsTest {
   }
 
   @Test
-  void anUploadAndATriggerRunOnTheTransportsThreadAndOtherCallsOnTheHandlerPool() throws Exception {
+  void uploadsSessionsAndTriggersRunOnTheTransportsThreadAndOtherCallsOnTheHandlerPool()
+      throws Exception {
     server =
         CoordinatorServer.start(
             InProcessCoordinator.config(dir).heartbeatTimeout(Duration.ofMinutes(10)).build(),
@@ -147,6 +148,6 @@ class UploadThreadsTest {
         .allMatch(t -> t.startsWith("cutpoint-grpc-"), "a handler thread");
     assertThat(threads.get("Session"))
         .isNotEmpty()
-        .allMatch(t -> t.startsWith("cutpoint-grpc-"), "a handler thread");
+        .allMatch(t -> t.startsWith("grpc-") && t.contains("ELG"), "a Netty event loop");
   }
 }
