@@ -315,7 +315,7 @@ public final class CoordinatorServer implements AutoCloseable {
             .intercept(new BoundedStatusDescriptions())
             .build();
     if (serverBuilder instanceof NettyServerBuilder netty) {
-      CallThreads.handOffFreeOnTransport(netty); // an upload or a trigger costs no hop
+      CallThreads.handOffFreeOnTransport(netty); // uploads, sessions, triggers: no hop
       KeepAlivePermit.apply(netty); // workers that follow a leader ping it
     }
     Server server;

@@ -60,7 +60,7 @@ public final class CallThreads {
    */
   public static NettyServerBuilder handOffFreeOnTransport(NettyServerBuilder builder) {
     return builder
-        .directExecutor() // what runs a call's lookup, and an upload's handler
+        .directExecutor() // what runs a call's lookup, and the handlers of ON_TRANSPORT
         .callExecutor(
             new ServerCallExecutorSupplier() {
               @Override

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * thread (Netty's event loop), with no hop to an executor, and every other call on the handler
  * pool; a snapshot triggered and uploaded so commits.
  */
-class UploadThreadsTest {
+class CallThreadsTest {
 
   @TempDir Path dir;
   private CoordinatorServer server;
