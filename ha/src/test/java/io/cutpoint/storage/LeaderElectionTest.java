@@ -82,9 +82,10 @@ class LeaderElectionTest {
     List<LeaderElection> elections = new ArrayList<>();
     List<Heard> heard = List.of(new Heard(), new Heard(), new Heard());
     TestingCluster cluster = ZooKeeperForTests.cluster(3, -1);
-    S3Server s3 = new S3Server();
+    S3Server s3 = null;
     try {
-      cluster.start();
+      cluster.start(); // before any other socket: one could take a port picked for the ensemble
+      s3 = new S3Server();
       s3.createBucket(HaTestbed.BUCKET);
       S3SnapshotStore.Location where =
           new S3SnapshotStore.Location(HaTestbed.BUCKET, "elected", BASE);
@@ -143,7 +144,9 @@ class LeaderElectionTest {
     } finally {
       elections.forEach(LeaderElection::close);
       clients.forEach(CuratorFramework::close);
-      s3.close();
+      if (s3 != null) {
+        s3.close();
+      }
       cluster.close();
     }
   }

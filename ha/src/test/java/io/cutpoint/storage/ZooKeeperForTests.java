@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.util.ServiceUtils;
 
 /**
  * curator-test's ZooKeeper servers with every file they write inside one temporary directory, which
@@ -25,6 +26,13 @@ import org.apache.curator.test.TestingServer;
  * the machine's /tmp itself: every test run left one file there per server started.
  */
 public final class ZooKeeperForTests {
+
+  static {
+    // A server that cannot bind a port of its spec (another socket took it between curator-test's
+    // pick and the bind) asks for System.exit(2): that ended the test JVM, and every test after
+    // it, with no more than "the forked VM terminated". Let the test that started it fail instead.
+    ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
+  }
 
   private ZooKeeperForTests() {}
 
@@ -46,7 +54,8 @@ public final class ZooKeeperForTests {
 
   /**
    * An ensemble of {@code servers}, not yet started, each ticking every {@code tickMs} ms
-   * (curator-test's default, 1 s, when -1).
+   * (curator-test's default, 1 s, when -1). Start it before opening any other socket: its ports are
+   * picked free here and bound only then.
    */
   public static TestingCluster cluster(int servers, int tickMs) throws IOException {
     Path root = Files.createTempDirectory("cutpoint-zk");
