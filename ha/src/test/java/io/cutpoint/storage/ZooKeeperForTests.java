@@ -8,8 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.curator.test.InstanceSpec;
@@ -34,6 +37,9 @@ public final class ZooKeeperForTests {
     ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
   }
 
+  private static final Pattern LEFT_IN_TMP =
+      Pattern.compile("zookeeper\\.configuration.*|temp[0-9]+temp");
+
   private ZooKeeperForTests() {}
 
   /** One started server on an ephemeral port. */
@@ -55,24 +61,13 @@ public final class ZooKeeperForTests {
   /**
    * An ensemble of {@code servers}, not yet started, each ticking every {@code tickMs} ms
    * (curator-test's default, 1 s, when -1). Start it before opening any other socket: its ports are
-   * picked free here and bound only then.
+   * picked free here and bound only then. Start it before closing it, too: curator-test deletes a
+   * server's scratch configuration file in {@code java.io.tmpdir} only when it stops a started
+   * server.
    */
   public static TestingCluster cluster(int servers, int tickMs) throws IOException {
     Path root = Files.createTempDirectory("cutpoint-zk");
-    // Each server's three ports, distinct across the ensemble: curator-test picks a free port for
-    // each on its own, and two picks can return the same one (an ensemble whose servers 2 and 3 had
-    // the same client port failed to start).
-    java.util.LinkedHashSet<Integer> ports = new java.util.LinkedHashSet<>();
-    while (ports.size() < 3 * servers) {
-      ports.add(InstanceSpec.getRandomPort());
-    }
-    java.util.Iterator<Integer> free = ports.iterator();
-    List<InstanceSpec> specs = new ArrayList<>();
-    for (int i = 1; i <= servers; i++) {
-      File data = Files.createDirectories(root.resolve("server-" + i)).toFile();
-      specs.add(new InstanceSpec(data, free.next(), free.next(), free.next(), true, i, tickMs, -1));
-    }
-    return new TestingCluster(specs) {
+    return new TestingCluster(ensemble(root, servers, tickMs)) {
       @Override
       public void close() throws IOException {
         closeThenDelete(super::close, root);
@@ -80,10 +75,33 @@ public final class ZooKeeperForTests {
     };
   }
 
-  /** The configuration files that ZooKeeper's embedded servers left in {@code java.io.tmpdir}. */
+  /**
+   * The specs of an ensemble whose data directories are under {@code root}. Each server's three
+   * ports are distinct across the ensemble: curator-test picks a free port for each on its own, and
+   * two picks can return the same one (an ensemble whose servers 2 and 3 had the same client port
+   * failed to start).
+   */
+  static List<InstanceSpec> ensemble(Path root, int servers, int tickMs) throws IOException {
+    Set<Integer> ports = new LinkedHashSet<>();
+    while (ports.size() < 3 * servers) {
+      ports.add(InstanceSpec.getRandomPort());
+    }
+    Iterator<Integer> free = ports.iterator();
+    List<InstanceSpec> specs = new ArrayList<>();
+    for (int i = 1; i <= servers; i++) {
+      File data = Files.createDirectories(root.resolve("server-" + i)).toFile();
+      specs.add(new InstanceSpec(data, free.next(), free.next(), free.next(), true, i, tickMs, -1));
+    }
+    return specs;
+  }
+
+  /**
+   * The configuration files that ZooKeeper's embedded servers ({@code zookeeper.configuration*})
+   * and curator-test ({@code temp*temp}) left in {@code java.io.tmpdir}.
+   */
   public static Set<Path> filesLeftInTmp() throws IOException {
     try (Stream<Path> all = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-      return all.filter(p -> p.getFileName().toString().startsWith("zookeeper.configuration"))
+      return all.filter(p -> LEFT_IN_TMP.matcher(p.getFileName().toString()).matches())
           .collect(Collectors.toSet());
     }
   }
