@@ -1,7 +1,9 @@
 package io.cutpoint.ops.bench;
 
 import ch.qos.logback.classic.Level;
+import io.cutpoint.ops.CutpointCommand;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +36,10 @@ import picocli.CommandLine.Spec;
           + "The default run takes under 12 minutes, --quick about 2 minutes on a quiet machine "
           + "(up to 45 s of it the warm-up, until the JIT has settled, and 30 to 60 s the "
           + "incremental snapshots); the tables end with the total wall time, each phase's, and "
-          + "what the warm-up took."
+          + "what the warm-up took.",
+      "It measures in a child JVM started with -XX:+UseTransparentHugePages when the kernel gives "
+          + "huge pages on request and this JVM did not ask for them (what worker-sdk.md advises "
+          + "for large states); --no-fork measures in this JVM."
     })
 public final class BenchCommand implements Callable<Integer> {
 
@@ -148,6 +153,13 @@ public final class BenchCommand implements Callable<Integer> {
   boolean markersInOrder;
 
   @Option(
+      names = ChildJvm.NO_FORK,
+      description =
+          "Measure in this JVM, as it was started, even where a child JVM with huge pages would "
+              + "be started (for profilers attached to this process).")
+  boolean noFork;
+
+  @Option(
       names = "--verbose",
       description = "Show the coordinator's and workers' logs (default: errors only).")
   boolean verbose;
@@ -173,10 +185,18 @@ public final class BenchCommand implements Callable<Integer> {
                 ? null
                 : base.incremental().with(incrementalKib, incrementalSamples));
     check(plan);
+    if (!noFork) {
+      Integer forked = inChildJvm();
+      if (forked != null) {
+        return forked;
+      }
+    }
     if (!verbose) {
-      Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
-      if (root instanceof ch.qos.logback.classic.Logger logback) {
-        logback.setLevel(Level.ERROR);
+      // gRPC's and Netty's loggers have levels of their own (logback.xml): set them too
+      for (String name : List.of(Logger.ROOT_LOGGER_NAME, "io.grpc", "io.netty")) {
+        if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger logback) {
+          logback.setLevel(Level.ERROR);
+        }
       }
     }
     PrintWriter out = spec.commandLine().getOut();
@@ -230,6 +250,37 @@ public final class BenchCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /**
+   * Runs this command in a child JVM and returns its exit code, when the child would get flags this
+   * JVM lacks ({@link ChildJvm}); null to measure here.
+   */
+  private Integer inChildJvm() {
+    List<String> jvmArguments = ManagementFactory.getRuntimeMXBean().getInputArguments();
+    List<String> flags = ChildJvm.missingFlags(HugePages.ofThisJvm(), jvmArguments);
+    var java = ProcessHandle.current().info().command();
+    if (flags.isEmpty() || java.isEmpty()) {
+      return null;
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    err.println(
+        "measuring in a child JVM with "
+            + String.join(" ", flags)
+            + " (the kernel gives huge pages on request); "
+            + ChildJvm.NO_FORK
+            + " measures in this one");
+    err.flush();
+    return ChildJvm.run(
+        ChildJvm.command(
+            java.get(),
+            jvmArguments,
+            flags,
+            System.getProperty("java.class.path"),
+            CutpointCommand.class.getName(),
+            spec.commandLine().getParseResult().originalArgs()),
+        spec.commandLine().getOut(),
+        err);
   }
 
   /** Runs one phase and notes its wall time in seconds under {@code name}. */

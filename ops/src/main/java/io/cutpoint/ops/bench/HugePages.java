@@ -58,8 +58,9 @@ record HugePages(String system, boolean jvm) {
       return "transparent huge pages: " + system + ", the heap uses them";
     }
     if (system.equals("madvise")) {
-      return "transparent huge pages: madvise, not asked for: the restores of large states are"
-          + " faster with java -XX:+UseTransparentHugePages -jar ... (benchmarks.md 4.22)";
+      return "transparent huge pages: madvise, not asked for (--no-fork, or this JVM's options"
+          + " chose): the restores of large states are faster with"
+          + " java -XX:+UseTransparentHugePages -jar ... (benchmarks.md 4.22)";
     }
     return "transparent huge pages: " + system;
   }

@@ -51,6 +51,11 @@ class BenchCommandTest {
     assertThat(r.code()).as(r.err()).isZero();
     List<String> lines = r.out().lines().toList();
     JsonObject json = JsonParser.parseString(lines.get(lines.size() - 1)).getAsJsonObject();
+    // where the kernel gives huge pages on request, a child JVM that asks for them measured
+    JsonObject pages = json.getAsJsonObject("transparent_huge_pages");
+    boolean onRequest = pages.get("system").getAsString().equals("madvise");
+    assertThat(pages.get("jvm").getAsBoolean()).as("the measuring JVM asked").isEqualTo(onRequest);
+    assertThat(r.err().contains("measuring in a child JVM")).isEqualTo(onRequest);
     // the throughput ratios are checked against their pairs in assertConsistent
     assertThat(json.keySet()).contains("overhead_ratio", "dataplane_ratio");
     for (String key :

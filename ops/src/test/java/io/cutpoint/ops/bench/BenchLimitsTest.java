@@ -85,6 +85,7 @@ class BenchLimitsTest {
     Cli.Result r =
         Cli.run(
             "bench",
+            "--no-fork", // measured here: the huge pages reported are this JVM's
             "--quick",
             "--json",
             "--workers",
@@ -137,6 +138,7 @@ class BenchLimitsTest {
     assertThat(hugePages.get("system").getAsString())
         .isEqualTo(HugePages.systemMode(Path.of("/sys/kernel/mm/transparent_hugepage/enabled")));
     assertThat(hugePages.get("used").getAsBoolean()).isEqualTo(HugePages.ofThisJvm().used());
+    assertThat(r.err()).doesNotContain("child JVM");
 
     JsonObject limits = json.getAsJsonObject("limits");
     for (String key :

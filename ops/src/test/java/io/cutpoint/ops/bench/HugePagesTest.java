@@ -31,7 +31,7 @@ class HugePagesTest {
   @Test
   void aJvmThatCouldAskAndDoesNotIsToldHow() {
     assertThat(new HugePages("madvise", false).line())
-        .contains("java -XX:+UseTransparentHugePages -jar");
+        .contains("--no-fork", "java -XX:+UseTransparentHugePages -jar");
     assertThat(new HugePages("madvise", true).line()).endsWith("the heap uses them");
     assertThat(new HugePages("never", false).line()).isEqualTo("transparent huge pages: never");
   }
