@@ -260,7 +260,10 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> jvmArguments = ManagementFactory.getRuntimeMXBean().getInputArguments();
     List<String> flags = ChildJvm.missingFlags(HugePages.ofThisJvm(), jvmArguments);
     var java = ProcessHandle.current().info().command();
-    if (flags.isEmpty() || java.isEmpty()) {
+    String classPath = System.getProperty("java.class.path", "");
+    if (flags.isEmpty()
+        || java.isEmpty()
+        || !ChildJvm.onClassPath(CutpointCommand.class, classPath)) {
       return null;
     }
     PrintWriter err = spec.commandLine().getErr();
@@ -276,7 +279,7 @@ public final class BenchCommand implements Callable<Integer> {
             java.get(),
             jvmArguments,
             flags,
-            System.getProperty("java.class.path"),
+            classPath,
             CutpointCommand.class.getName(),
             spec.commandLine().getParseResult().originalArgs()),
         spec.commandLine().getOut(),

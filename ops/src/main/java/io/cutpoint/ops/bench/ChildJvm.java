@@ -1,12 +1,15 @@
 package io.cutpoint.ops.bench;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,6 +39,29 @@ final class ChildJvm {
       return List.of(HUGE_PAGES);
     }
     return List.of();
+  }
+
+  /**
+   * Whether {@code main} is loaded from an entry of {@code classPath}, so that a child started with
+   * that class path finds it (not so under a launcher with class loaders of its own, such as {@code
+   * mvn exec:java}).
+   */
+  static boolean onClassPath(Class<?> main, String classPath) {
+    try {
+      Path own = Path.of(main.getProtectionDomain().getCodeSource().getLocation().toURI());
+      for (String entry : classPath.split(File.pathSeparator)) {
+        if (!entry.isEmpty() && samePath(Path.of(entry), own)) {
+          return true;
+        }
+      }
+    } catch (URISyntaxException | RuntimeException e) {
+      // no code source, or not a file: not found
+    }
+    return false;
+  }
+
+  private static boolean samePath(Path a, Path b) {
+    return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
   }
 
   /**

@@ -57,6 +57,14 @@ class ChildJvmTest {
   }
 
   @Test
+  void aChildIsStartedOnlyWithAClassPathThatHoldsTheCommand() {
+    String classPath = System.getProperty("java.class.path");
+    assertThat(ChildJvm.onClassPath(ChildJvm.class, classPath)).isTrue();
+    assertThat(ChildJvm.onClassPath(ChildJvm.class, "/nowhere/cutpoint.jar")).isFalse();
+    assertThat(ChildJvm.onClassPath(String.class, classPath)).as("a class of the JDK").isFalse();
+  }
+
+  @Test
   void theChildsOutputAndExitCodeAreItsLaunchers() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
