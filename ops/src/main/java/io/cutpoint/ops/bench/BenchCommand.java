@@ -191,6 +191,7 @@ public final class BenchCommand implements Callable<Integer> {
         return forked;
       }
     }
+    ChildJvm.endWithLauncher();
     if (!verbose) {
       // gRPC's and Netty's loggers have levels of their own (logback.xml): set them too
       for (String name : List.of(Logger.ROOT_LOGGER_NAME, "io.grpc", "io.netty")) {
@@ -281,7 +282,8 @@ public final class BenchCommand implements Callable<Integer> {
             flags,
             classPath,
             CutpointCommand.class.getName(),
-            spec.commandLine().getParseResult().originalArgs()),
+            spec.commandLine().getParseResult().originalArgs(),
+            ProcessHandle.current().pid()),
         spec.commandLine().getOut(),
         err);
   }

@@ -27,6 +27,12 @@ final class ChildJvm {
 
   private static final String HUGE_PAGES = "-XX:+UseTransparentHugePages";
 
+  /** The launching JVM's process id, as the child gets it. */
+  static final String LAUNCHER = "cutpoint.bench.launcher";
+
+  /** The child's exit code when its launcher ended first: the code of a TERM, as for a kill. */
+  static final int LAUNCHER_GONE = 143;
+
   private ChildJvm() {}
 
   /**
@@ -66,8 +72,9 @@ final class ChildJvm {
 
   /**
    * The child's command line: {@code java}, this JVM's arguments but its agents and flight
-   * recordings (the child would open the same ports and files), the added {@code flags}, this class
-   * path and main class, then the command's own {@code args} and {@link #NO_FORK}.
+   * recordings (the child would open the same ports and files), the added {@code flags}, the
+   * launcher's process id ({@link #LAUNCHER}), this class path and main class, then the command's
+   * own {@code args} and {@link #NO_FORK}.
    */
   static List<String> command(
       String java,
@@ -75,7 +82,8 @@ final class ChildJvm {
       List<String> flags,
       String classPath,
       String mainClass,
-      List<String> args) {
+      List<String> args,
+      long launcherPid) {
     List<String> command = new ArrayList<>();
     command.add(java);
     for (String a : jvmArguments) {
@@ -88,6 +96,7 @@ final class ChildJvm {
       }
     }
     command.addAll(flags);
+    command.add("-D" + LAUNCHER + "=" + launcherPid);
     command.add("-cp");
     command.add(classPath);
     command.add(mainClass);
@@ -128,6 +137,22 @@ final class ChildJvm {
         // the hook runs, or has run: the child is gone either way
       }
     }
+  }
+
+  /**
+   * In a child: ends this JVM with {@link #LAUNCHER_GONE} once the launching JVM named by {@link
+   * #LAUNCHER} has ended, also when it was killed without running its shutdown hook (which destroys
+   * the child otherwise). Nothing where the property is not set.
+   */
+  static void endWithLauncher() {
+    Long pid = Long.getLong(LAUNCHER);
+    if (pid == null) {
+      return;
+    }
+    ProcessHandle.of(pid)
+        .ifPresentOrElse(
+            launcher -> launcher.onExit().thenRun(() -> System.exit(LAUNCHER_GONE)),
+            () -> System.exit(LAUNCHER_GONE));
   }
 
   private static Thread copy(InputStream from, PrintWriter to, String name) {

@@ -1,9 +1,11 @@
 package io.cutpoint.ops.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -40,13 +42,15 @@ class ChildJvmTest {
             List.of("-XX:+UseTransparentHugePages"),
             "cutpoint.jar",
             "io.cutpoint.ops.CutpointCommand",
-            List.of("bench", "--quick", "--json"));
+            List.of("bench", "--quick", "--json"),
+            4242);
     assertThat(command)
         .containsExactly(
             "/jdk/bin/java",
             "-Xmx2g",
             "-Dcutpoint.x=1",
             "-XX:+UseTransparentHugePages",
+            "-Dcutpoint.bench.launcher=4242",
             "-cp",
             "cutpoint.jar",
             "io.cutpoint.ops.CutpointCommand",
@@ -83,6 +87,57 @@ class ChildJvmTest {
     assertThat(code).isEqualTo(3);
     assertThat(out.toString().lines()).containsExactly("line one", "line two");
     assertThat(err.toString().lines()).containsExactly("to stderr");
+  }
+
+  @Test
+  void aChildEndsWhenItsLauncherIsKilledWithoutItsHooks() throws Exception {
+    String java = ProcessHandle.current().info().command().orElseThrow();
+    String classPath = System.getProperty("java.class.path");
+    Process launcher = new ProcessBuilder(java, "-cp", classPath, Sleeper.class.getName()).start();
+    Process child = null;
+    try {
+      child =
+          new ProcessBuilder(
+                  java,
+                  "-D" + ChildJvm.LAUNCHER + "=" + launcher.pid(),
+                  "-cp",
+                  classPath,
+                  WatchingChild.class.getName())
+              .redirectErrorStream(true)
+              .start();
+      Process watching = child;
+      // the child says when it watches; until the launcher ends, it does not end
+      try (var out =
+          new java.io.BufferedReader(new java.io.InputStreamReader(child.getInputStream()))) {
+        assertThat(out.readLine()).isEqualTo("watching");
+        assertThat(watching.isAlive()).isTrue();
+        launcher.destroyForcibly(); // SIGKILL: no shutdown hook of the launcher runs
+        await().atMost(Duration.ofSeconds(20)).until(() -> !watching.isAlive());
+      }
+      assertThat(child.exitValue()).isEqualTo(ChildJvm.LAUNCHER_GONE);
+    } finally {
+      launcher.destroyForcibly().waitFor();
+      if (child != null) {
+        child.destroyForcibly().waitFor();
+      }
+    }
+  }
+
+  /** A launcher that only waits, until it is killed. */
+  public static final class Sleeper {
+    public static void main(String[] args) throws InterruptedException {
+      Thread.sleep(Duration.ofMinutes(5).toMillis());
+    }
+  }
+
+  /** A child that watches its launcher, says so, then waits for it to end. */
+  public static final class WatchingChild {
+    public static void main(String[] args) throws InterruptedException {
+      ChildJvm.endWithLauncher();
+      System.out.println("watching");
+      System.out.flush();
+      Thread.sleep(Duration.ofMinutes(5).toMillis());
+    }
   }
 
   /** A child that prints its arguments, one line each, and ends with exit code 3. */
