@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 class ChildJvmTest {
@@ -93,7 +94,8 @@ class ChildJvmTest {
   void aChildEndsWhenItsLauncherIsKilledWithoutItsHooks() throws Exception {
     String java = ProcessHandle.current().info().command().orElseThrow();
     String classPath = System.getProperty("java.class.path");
-    Process launcher = new ProcessBuilder(java, "-cp", classPath, Sleeper.class.getName()).start();
+    Process launcher =
+        new ProcessBuilder(java, "-cp", classPath, IdleLauncher.class.getName()).start();
     Process child = null;
     try {
       child =
@@ -124,9 +126,9 @@ class ChildJvmTest {
   }
 
   /** A launcher that only waits, until it is killed. */
-  public static final class Sleeper {
+  public static final class IdleLauncher {
     public static void main(String[] args) throws InterruptedException {
-      Thread.sleep(Duration.ofMinutes(5).toMillis());
+      new CountDownLatch(1).await();
     }
   }
 
@@ -136,7 +138,7 @@ class ChildJvmTest {
       ChildJvm.endWithLauncher();
       System.out.println("watching");
       System.out.flush();
-      Thread.sleep(Duration.ofMinutes(5).toMillis());
+      new CountDownLatch(1).await(); // until the watch ends this JVM, or the test kills it
     }
   }
 
