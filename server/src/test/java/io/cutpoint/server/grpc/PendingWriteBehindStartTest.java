@@ -1,31 +1,22 @@
 package io.cutpoint.server.grpc;
 
-import static io.cutpoint.server.testing.RawWorker.counter;
-import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.AdminGrpc;
-import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ChunkAnswer;
 import io.cutpoint.api.v1.ChunkQuery;
-import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.UploadResult;
-import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.testing.InProcessCoordinator;
 import io.cutpoint.server.testing.InterceptedStore;
+import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
 import io.cutpoint.storage.NotPendingException;
-import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
-import io.grpc.ManagedChannel;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,10 +47,7 @@ class PendingWriteBehindStartTest {
   /** The store's writes, in the order they reach it. */
   private final List<String> writes = java.util.Collections.synchronizedList(new ArrayList<>());
 
-  private CoordinatorServer server;
-  private ManagedChannel channel;
-  private RawWorker a;
-  private RawWorker b;
+  private RawPair pair;
 
   /** The store, with every pending manifest's write held until the test releases it. */
   private SnapshotStore gated(SnapshotStore real) {
@@ -88,62 +76,38 @@ class PendingWriteBehindStartTest {
   @AfterEach
   void tearDown() throws Exception {
     releasePending.countDown();
-    if (a != null) {
-      a.close();
-    }
-    if (b != null) {
-      b.close();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-      channel.awaitTermination(5, TimeUnit.SECONDS);
-    }
-    if (server != null) {
-      server.close();
+    if (pair != null) {
+      pair.close();
     }
   }
 
-  /** The gated coordinator, with a and b joined. */
-  private CoordinatorGrpc.CoordinatorStub start() throws Exception {
-    String name = InProcessServerBuilder.generateName();
-    server =
-        CoordinatorServer.start(
-            InProcessCoordinator.config(dir).heartbeatTimeout(Duration.ofMinutes(10)).build(),
-            new SimpleMeterRegistry(),
-            InProcessServerBuilder.forName(name),
-            gated(RocksSnapshotStore.open(dir)));
-    channel = InProcessChannelBuilder.forName(name).build();
-    var coordinator = CoordinatorGrpc.newStub(channel);
-    a = new RawWorker(coordinator, "a").join(List.of("b"), List.of("b"));
-    b = new RawWorker(coordinator, "b").join(List.of("a"), List.of("a"));
-    a.await(CoordinatorMessage::hasWelcome);
-    b.await(CoordinatorMessage::hasWelcome);
-    return coordinator;
+  /** The gated coordinator, with a and b joined and no snapshot started. */
+  private void start() throws Exception {
+    pair =
+        RawPair.joined(
+            InProcessCoordinator.pooled(
+                InProcessCoordinator.config(dir).heartbeatTimeout(Duration.ofMinutes(10)).build(),
+                this::gated));
   }
 
   @Test
   void startCommandsGoOutBeforeThePendingWriteAndAnUploadsPartsAreWrittenBehindIt()
       throws Exception {
-    var coordinator = start();
+    start();
+    var coordinator = pair.coordinator.async();
     AdminGrpc.AdminBlockingStub admin =
-        AdminGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        pair.coordinator.admin().withDeadlineAfter(10, TimeUnit.SECONDS);
 
     var trigger =
-        AdminGrpc.newFutureStub(channel)
+        AdminGrpc.newFutureStub(pair.coordinator.channel)
             .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance());
 
     assertThat(pendingEntered.await(10, TimeUnit.SECONDS)).isTrue();
     // told while the store still holds the pending write; the admin is answered after it
-    long id = a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
+    long id = pair.a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
     assertThat(trigger.isDone()).isFalse();
     CompletableFuture<UploadResult> first =
-        RawWorker.send(
-            coordinator,
-            RawWorker.upload(
-                meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)),
-                "a".getBytes(StandardCharsets.UTF_8),
-                4,
-                List.of(ChannelRecording.newBuilder().setFrom("b").build())));
+        RawWorker.send(coordinator, RawPair.pieceOfA(id, "a".getBytes(StandardCharsets.UTF_8)));
     Awaitility.await()
         .during(Duration.ofMillis(300))
         .atMost(Duration.ofSeconds(5))
@@ -152,13 +116,7 @@ class PendingWriteBehindStartTest {
     releasePending.countDown();
     assertThat(trigger.get(20, TimeUnit.SECONDS).getSnapshotId()).isEqualTo(id);
     first.get(20, TimeUnit.SECONDS);
-    RawWorker.send(
-            coordinator,
-            RawWorker.upload(
-                meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)),
-                "b".getBytes(StandardCharsets.UTF_8),
-                4,
-                List.of(ChannelRecording.newBuilder().setFrom("a").setFirstMarker(true).build())))
+    RawWorker.send(coordinator, RawPair.pieceOfB(id, "b".getBytes(StandardCharsets.UTF_8), 2, 3))
         .get(20, TimeUnit.SECONDS);
     assertThat(
             admin
@@ -179,10 +137,10 @@ class PendingWriteBehindStartTest {
   void aChunkQueryBeforeThePendingWriteIsAnsweredBehindIt() throws Exception {
     start();
     var trigger =
-        AdminGrpc.newFutureStub(channel)
+        AdminGrpc.newFutureStub(pair.coordinator.channel)
             .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance());
     assertThat(pendingEntered.await(10, TimeUnit.SECONDS)).isTrue();
-    long id = a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
+    long id = pair.a.await(CoordinatorMessage::hasStartSnapshot).getStartSnapshot().getSnapshotId();
     ChunkQuery query =
         ChunkQuery.newBuilder()
             .setSnapshotId(id)
@@ -211,7 +169,8 @@ class PendingWriteBehindStartTest {
 
   private CompletableFuture<ChunkAnswer> find(ChunkQuery query) {
     CompletableFuture<ChunkAnswer> answer = new CompletableFuture<>();
-    a.transfers()
+    pair.a
+        .transfers()
         .findChunks(
             query,
             new io.grpc.stub.StreamObserver<>() {

@@ -1,33 +1,23 @@
 package io.cutpoint.server.grpc;
 
-import static io.cutpoint.server.testing.RawWorker.counter;
-import static io.cutpoint.server.testing.RawWorker.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cutpoint.api.v1.AdminGrpc;
-import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ClusterView;
-import io.cutpoint.api.v1.CoordinatorGrpc;
-import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.GetClusterRequest;
 import io.cutpoint.api.v1.GetSnapshotRequest;
 import io.cutpoint.api.v1.ListSnapshotsRequest;
 import io.cutpoint.api.v1.SetScheduleRequest;
 import io.cutpoint.api.v1.SnapshotStatus;
-import io.cutpoint.api.v1.TriggerSnapshotRequest;
 import io.cutpoint.api.v1.UploadResult;
-import io.cutpoint.server.CoordinatorServer;
 import io.cutpoint.server.testing.InProcessCoordinator;
 import io.cutpoint.server.testing.InterceptedStore;
+import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
-import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
-import io.grpc.ManagedChannel;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -45,10 +35,7 @@ class ReadersDoNotWaitTest {
   @TempDir Path dir;
   private final CountDownLatch commitEntered = new CountDownLatch(1);
   private final CountDownLatch releaseCommit = new CountDownLatch(1);
-  private CoordinatorServer server;
-  private ManagedChannel channel;
-  private RawWorker a;
-  private RawWorker b;
+  private RawPair pair;
 
   /** The store, with every commit held until the test releases it. */
   private SnapshotStore gated(SnapshotStore real) {
@@ -67,57 +54,26 @@ class ReadersDoNotWaitTest {
   @AfterEach
   void tearDown() throws Exception {
     releaseCommit.countDown();
-    if (a != null) {
-      a.close();
-    }
-    if (b != null) {
-      b.close();
-    }
-    if (channel != null) {
-      channel.shutdownNow();
-      channel.awaitTermination(5, TimeUnit.SECONDS);
-    }
-    if (server != null) {
-      server.close();
+    if (pair != null) {
+      pair.close();
     }
   }
 
   @Test
   void theCoordinatorAnswersWhileTheStoreHoldsACommit() throws Exception {
-    String name = InProcessServerBuilder.generateName();
-    server =
-        CoordinatorServer.start(
-            InProcessCoordinator.config(dir)
-                .heartbeatTimeout(java.time.Duration.ofMinutes(10))
-                .build(),
-            new SimpleMeterRegistry(),
-            InProcessServerBuilder.forName(name),
-            gated(RocksSnapshotStore.open(dir)));
-    channel = InProcessChannelBuilder.forName(name).build();
-    var coordinator = CoordinatorGrpc.newStub(channel);
-    a = new RawWorker(coordinator, "a").join(List.of("b"), List.of("b"));
-    b = new RawWorker(coordinator, "b").join(List.of("a"), List.of("a"));
-    a.await(CoordinatorMessage::hasWelcome);
-    b.await(CoordinatorMessage::hasWelcome);
-    AdminGrpc.AdminBlockingStub admin = AdminGrpc.newBlockingStub(channel);
-    long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
+    pair =
+        new RawPair(
+            InProcessCoordinator.pooled(
+                InProcessCoordinator.config(dir).heartbeatTimeout(Duration.ofMinutes(10)).build(),
+                this::gated));
+    var coordinator = pair.coordinator.async();
+    AdminGrpc.AdminBlockingStub admin = pair.coordinator.admin();
+    long id = pair.snapshotId;
 
-    RawWorker.send(
-            coordinator,
-            RawWorker.upload(
-                meta(id, "a").addSent(counter("b", 0)).addReceived(counter("b", 0)),
-                "a".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                4,
-                List.of(ChannelRecording.newBuilder().setFrom("b").build())))
+    RawWorker.send(coordinator, pair.pieceOfA("a".getBytes(StandardCharsets.UTF_8)))
         .get(20, TimeUnit.SECONDS);
     CompletableFuture<UploadResult> last =
-        RawWorker.send(
-            coordinator,
-            RawWorker.upload(
-                meta(id, "b").addSent(counter("a", 0)).addReceived(counter("a", 0)),
-                "b".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                4,
-                List.of(ChannelRecording.newBuilder().setFrom("a").setFirstMarker(true).build())));
+        RawWorker.send(coordinator, pair.pieceOfB("b".getBytes(StandardCharsets.UTF_8), 2, 3));
     assertThat(commitEntered.await(20, TimeUnit.SECONDS))
         .as("the commit reached the store")
         .isTrue();

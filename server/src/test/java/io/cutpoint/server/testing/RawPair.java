@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the upload tests start from: an in-process coordinator with raw workers {@code a} and {@code
- * b} (channels a -> b and b -> a) joined and welcomed, and one snapshot started. {@link #close()}
- * frees all of it.
+ * b} (channels a -> b and b -> a) joined and welcomed, and one snapshot started (or none: {@link
+ * #joined}). {@link #close()} frees all of it.
  */
 public final class RawPair implements AutoCloseable {
 
@@ -32,16 +32,30 @@ public final class RawPair implements AutoCloseable {
 
   /** Over this coordinator, which the pair closes. */
   public RawPair(InProcessCoordinator coordinator) throws InterruptedException {
+    this(coordinator, true);
+  }
+
+  private RawPair(InProcessCoordinator coordinator, boolean trigger) throws InterruptedException {
     this.coordinator = coordinator;
     a = new RawWorker(coordinator.async(), "a").join(List.of("b"), List.of("b"));
     b = new RawWorker(coordinator.async(), "b").join(List.of("a"), List.of("a"));
     a.await(CoordinatorMessage::hasWelcome);
     b.await(CoordinatorMessage::hasWelcome);
     snapshotId =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+        trigger
+            ? coordinator
+                .admin()
+                .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+                .getSnapshotId()
+            : 0;
+  }
+
+  /**
+   * The workers joined over this coordinator, which the pair closes, and no snapshot started
+   * ({@link #snapshotId} 0): the test starts one its own way and names it to the pieces.
+   */
+  public static RawPair joined(InProcessCoordinator coordinator) throws InterruptedException {
+    return new RawPair(coordinator, false);
   }
 
   /**
@@ -49,8 +63,13 @@ public final class RawPair implements AutoCloseable {
    * none, and recorded nothing on b -> a.
    */
   public List<UploadPart> pieceOfA(byte[] state) {
+    return pieceOfA(snapshotId, state);
+  }
+
+  /** {@link #pieceOfA(byte[])} of snapshot {@code id}. */
+  public static List<UploadPart> pieceOfA(long id, byte[] state) {
     return RawWorker.upload(
-        RawWorker.meta(snapshotId, "a")
+        RawWorker.meta(id, "a")
             .addSent(RawWorker.counter("b", 3))
             .addReceived(RawWorker.counter("b", 0)),
         state,
@@ -63,13 +82,18 @@ public final class RawPair implements AutoCloseable {
    * {@code recordedSeqs} (payloads "m" + seq) on a -> b; a consistent cut records 2 and 3.
    */
   public List<UploadPart> pieceOfB(byte[] state, long... recordedSeqs) {
+    return pieceOfB(snapshotId, state, recordedSeqs);
+  }
+
+  /** {@link #pieceOfB(byte[], long...)} of snapshot {@code id}. */
+  public static List<UploadPart> pieceOfB(long id, byte[] state, long... recordedSeqs) {
     ChannelRecording.Builder rec = ChannelRecording.newBuilder().setFrom("a");
     for (long s : recordedSeqs) {
       rec.addMessages(
           RecordedMessage.newBuilder().setSeq(s).setPayload(ByteString.copyFromUtf8("m" + s)));
     }
     return RawWorker.upload(
-        RawWorker.meta(snapshotId, "b")
+        RawWorker.meta(id, "b")
             .addSent(RawWorker.counter("a", 0))
             .addReceived(RawWorker.counter("a", 1)),
         state,
