@@ -132,7 +132,7 @@ class LeaderElectionTest {
           S3SnapshotStore.open(
               s3.client(), clients.get(second), where, secondTerm, HaTestbed.OPTIONS);
       assertThat(secondStore.abortedOnOpen()).containsExactly(unfinished.id);
-      S3SnapshotStoreTest.assertReadsBack(secondStore, snap);
+      SnapshotStoreContract.assertReadsBack(secondStore, snap);
       firstStore.close();
       secondStore.close();
 

@@ -33,7 +33,7 @@ class OutageTest {
       assertThat(store.manifest(snap.id).orElseThrow().getStatus())
           .isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_PENDING);
       store.commit(snap.complete());
-      S3SnapshotStoreTest.assertReadsBack(store, snap);
+      SnapshotStoreContract.assertReadsBack(store, snap);
     }
   }
 

@@ -175,7 +175,7 @@ class S3CorruptionTest {
     assertThat(reopened.damaged()).containsKey(newer.id);
     assertThat(reopened.removedOnOpen()).as("the objects of a damaged manifest are kept").isEmpty();
     assertThat(bed.objects(where, newer.id)).isNotEmpty();
-    S3SnapshotStoreTest.assertReadsBack(reopened, snap);
+    SnapshotStoreContract.assertReadsBack(reopened, snap);
   }
 
   @Test
