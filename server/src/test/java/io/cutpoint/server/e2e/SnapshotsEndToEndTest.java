@@ -262,7 +262,7 @@ class SnapshotsEndToEndTest {
 
   @Test
   void aPieceDamagedOnDiskIsReportedAsDataLoss() {
-    startCoordinator(config().build(), s -> new DamagedStore(s, "w2"));
+    startCoordinator(config().build(), s -> DamagedStore.around(s, "w2"));
     startWorkers("w1", "w2");
     workers.traffic(true);
     SnapshotManifest m =

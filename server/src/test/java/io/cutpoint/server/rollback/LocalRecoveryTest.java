@@ -86,12 +86,12 @@ class LocalRecoveryTest {
           .until(() -> reportedCopies(c).equals(Map.of("a", second, "b", second, "c", second)));
 
       assertThat(rollBack(c, first)).doesNotContain("local copy");
-      assertThat(c.store.verified().get(c.store.verified().size() - 1))
+      assertThat(c.corruptible.verified().get(c.corruptible.verified().size() - 1))
           .as("every worker keeps the second snapshot's state, not the first's")
           .isEqualTo(new CorruptibleStore.Verified(first, Map.of()));
 
       assertThat(rollBack(c, second)).contains("3 of 3 workers restored from their local copy");
-      assertThat(c.store.verified().get(c.store.verified().size() - 1))
+      assertThat(c.corruptible.verified().get(c.corruptible.verified().size() - 1))
           .isEqualTo(new CorruptibleStore.Verified(second, heldIn(c, second)));
       List<String> started =
           c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).stream()

@@ -21,6 +21,7 @@ import io.cutpoint.server.events.EventHub;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.testing.Teller;
 import io.cutpoint.storage.RocksSnapshotStore;
+import io.cutpoint.storage.SnapshotStore;
 import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
@@ -70,7 +71,8 @@ final class RollbackCluster implements AutoCloseable {
           });
   private volatile boolean traffic;
   private long seed = 1;
-  CorruptibleStore store;
+  CorruptibleStore corruptible;
+  SnapshotStore store;
   CoordinatorServer server;
 
   RollbackCluster(Path dir, CoordinatorConfig.Builder config, String... ids) {
@@ -110,7 +112,8 @@ final class RollbackCluster implements AutoCloseable {
   }
 
   void startCoordinator() {
-    store = new CorruptibleStore(RocksSnapshotStore.open(dir));
+    corruptible = new CorruptibleStore(RocksSnapshotStore.open(dir));
+    store = corruptible.asStore();
     EventHub.EventSink collect =
         new EventHub.EventSink() {
           @Override

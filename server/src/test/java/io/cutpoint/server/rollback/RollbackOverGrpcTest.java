@@ -192,7 +192,7 @@ class RollbackOverGrpcTest {
       c.traffic(true);
       long id = c.snapshot().getSnapshotId();
       long epoch = c.store.epoch();
-      c.store.corrupt(id);
+      c.corruptible.corrupt(id);
 
       assertThatThrownBy(() -> c.admin.rollback(request(id, true)))
           .isInstanceOfSatisfying(
@@ -221,7 +221,7 @@ class RollbackOverGrpcTest {
       c.traffic(true);
       long older = c.snapshot().getSnapshotId();
       long newest = c.snapshot().getSnapshotId();
-      c.store.corrupt(newest);
+      c.corruptible.corrupt(newest);
 
       c.crashWorker("c");
       await().atMost(WAIT).until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).isEmpty());
