@@ -651,8 +651,10 @@ public final class SnapshotLifecycle {
         p.channels().size(),
         complete.getTotalStateBytes(),
         complete.getInFlightMessages());
-    afterEvent.add(() -> listener.completed(done));
+    // The waiters first (a trigger's caller is answered from here): the listeners' metrics, events
+    // and maintenance kick-off are not on the caller's path.
     afterEvent.add(() -> p.outcome().complete(complete));
+    afterEvent.add(() -> listener.completed(done));
     applied();
   }
 
@@ -734,14 +736,14 @@ public final class SnapshotLifecycle {
       boolean exceeded) {
     loop.checkInLoop(OWNER);
     unwritten.remove(p.id());
-    afterEvent.add(() -> listener.ended(manifest, reason, took, exceeded));
     afterEvent.add(() -> p.outcome().complete(manifest));
+    afterEvent.add(() -> listener.ended(manifest, reason, took, exceeded));
     applied();
   }
 
   /**
    * The event is applied: publishes the readers' view, then completes what it decided (replies,
-   * outcomes, listeners), in order.
+   * outcomes, then listeners), in order.
    */
   private void applied() {
     SortedMap<Long, SnapshotManifest> manifests = new TreeMap<>();

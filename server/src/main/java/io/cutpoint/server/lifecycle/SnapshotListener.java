@@ -4,8 +4,10 @@ import io.cutpoint.api.v1.SnapshotManifest;
 import java.time.Duration;
 
 /**
- * Hears what happens to snapshots: events, metrics and retention hang off it. Called under the
- * lifecycle's lock, so implementations must be quick and must not call back into the lifecycle.
+ * Hears what happens to snapshots: events, metrics and retention hang off it. Called on the
+ * coordinator's loop once the snapshot's outcome is published and its waiters are answered (a
+ * metric or an event may so follow a trigger's reply by a moment), so implementations must be quick
+ * and must not call back into the lifecycle.
  */
 public interface SnapshotListener {
 

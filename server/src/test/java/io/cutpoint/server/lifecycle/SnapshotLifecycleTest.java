@@ -35,6 +35,30 @@ class SnapshotLifecycleTest {
     assertThat(f.lifecycle.pendingIds()).isEmpty();
   }
 
+  /**
+   * A trigger's caller waits on the outcome; the listeners (metrics, events, the maintenance that
+   * retention and analysis run on) are not on its path, so they hear of the end after it is
+   * answered, committed or aborted.
+   */
+  @Test
+  void aWaitingCallerIsAnsweredBeforeTheListenersHear() {
+    LifecycleFixture f = new LifecycleFixture().ring();
+    TriggerResult.Started first =
+        (TriggerResult.Started)
+            f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
+    var unused = first.outcome().thenRun(() -> f.outcomes.add("answered"));
+    LifecycleFixture.quietRing(first.snapshotId()).forEach(f::deliver);
+    assertThat(f.outcomes).containsExactly("answered", first.snapshotId() + " COMPLETE");
+
+    f.outcomes.clear();
+    TriggerResult.Started second =
+        (TriggerResult.Started)
+            f.lifecycle.trigger(SnapshotTrigger.SNAPSHOT_TRIGGER_ADMIN, null).join();
+    var unused2 = second.outcome().thenRun(() -> f.outcomes.add("answered"));
+    f.scheduler.advance(Duration.ofSeconds(10));
+    assertThat(f.outcomes).containsExactly("answered", second.snapshotId() + " ABORTED TIMEOUT");
+  }
+
   @Test
   void aSnapshotStillPendingAtTheTimeoutIsAbortedAndEveryWorkerIsTold() {
     LifecycleFixture f = new LifecycleFixture().ring();
