@@ -55,14 +55,10 @@ class S3SnapshotStoreTest extends SnapshotStoreContract {
   /** A committed snapshot and one left PENDING with all its pieces, by a store now closed. */
   private SnapshotFixture[] committedAndLeftPending() {
     S3SnapshotStore store = open();
-    SnapshotFixture done = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
-    done.store(store);
-    SnapshotFixture left = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
-    store.createPending(left.pending());
-    left.writePieces(store);
+    SnapshotFixture[] s = committedAndPending(store, 3000, 1024);
     store.close();
-    assertThat(bed.objects(where, left.id)).isNotEmpty();
-    return new SnapshotFixture[] {done, left};
+    assertThat(bed.objects(where, s[1].id)).isNotEmpty();
+    return s;
   }
 
   @Test

@@ -43,11 +43,9 @@ class RocksSnapshotStoreTest extends SnapshotStoreContract {
   @Test
   void pendingLeftoversAreAbortedWithTheirPiecesDeletedOnReopen() throws Exception {
     RocksSnapshotStore store = open();
-    SnapshotFixture done = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
-    done.store(store);
-    SnapshotFixture left = new SnapshotFixture(store.allocateSnapshotId(), 3000, 1024);
-    store.createPending(left.pending());
-    left.writePieces(store);
+    SnapshotFixture[] s = committedAndPending(store, 3000, 1024);
+    SnapshotFixture done = s[0];
+    SnapshotFixture left = s[1];
     store.close();
     try (RawDb raw = new RawDb(dir)) {
       assertThat(raw.keys("state_chunks", left.id)).isNotEmpty();

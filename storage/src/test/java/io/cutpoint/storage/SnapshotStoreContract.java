@@ -31,6 +31,20 @@ abstract class SnapshotStoreContract {
   abstract SnapshotStore open();
 
   /**
+   * Two snapshots of {@code stateBytes} per worker in chunks of {@code chunkSize}: the first
+   * committed, the second PENDING with every piece written.
+   */
+  static SnapshotFixture[] committedAndPending(SnapshotStore store, int stateBytes, int chunkSize) {
+    SnapshotFixture done = new SnapshotFixture(store.allocateSnapshotId(), stateBytes, chunkSize);
+    done.store(store);
+    SnapshotFixture pending =
+        new SnapshotFixture(store.allocateSnapshotId(), stateBytes, chunkSize);
+    store.createPending(pending.pending());
+    pending.writePieces(store);
+    return new SnapshotFixture[] {done, pending};
+  }
+
+  /**
    * Checks, below the store's API, whether the backend holds pieces of the snapshot (its objects in
    * the bucket); a backend that cannot be looked at while its store is open checks nothing here
    * (the contract's reads check the same through the store).
@@ -143,11 +157,9 @@ abstract class SnapshotStoreContract {
   @Test
   void piecesBeforeCommitAreInvisibleAsCompleteAndLatePiecesAreRefused() {
     SnapshotStore store = open();
-    SnapshotFixture first = new SnapshotFixture(store.allocateSnapshotId(), 100, 64);
-    first.store(store);
-    SnapshotFixture second = new SnapshotFixture(store.allocateSnapshotId(), 100, 64);
-    store.createPending(second.pending());
-    second.writePieces(store);
+    SnapshotFixture[] s = committedAndPending(store, 100, 64);
+    SnapshotFixture first = s[0];
+    SnapshotFixture second = s[1];
     assertThat(store.latestComplete().orElseThrow().getSnapshotId()).isEqualTo(first.id);
     store.commit(second.complete());
     assertThat(store.latestComplete().orElseThrow().getSnapshotId()).isEqualTo(second.id);
