@@ -70,7 +70,9 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--samples",
       paramLabel = "N",
-      description = "Snapshots measured per 1 KiB configuration (default 100; quick 20).")
+      description =
+          "Snapshots measured per 1 KiB configuration (default 100; quick 20, and 100 up to 8"
+              + " workers, where a p99 is a target).")
   Integer samples;
 
   @Option(

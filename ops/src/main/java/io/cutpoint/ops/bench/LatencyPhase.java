@@ -137,7 +137,7 @@ final class LatencyPhase {
                 measure(
                     c,
                     state,
-                    large ? plan.largeSamples() : plan.samples(),
+                    large ? plan.largeSamples() : plan.smallSamples(layout.ids().size()),
                     traffic,
                     large ? 0 : WARM_UP,
                     traffic ? null : idleCpuPerNano));
