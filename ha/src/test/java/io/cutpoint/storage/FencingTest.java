@@ -40,13 +40,6 @@ class FencingTest {
     where = bed.fresh();
   }
 
-  private static SnapshotManifest aborted(SnapshotFixture snap) {
-    return snap.pending().toBuilder()
-        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-        .setReason("timeout")
-        .build();
-  }
-
   @Test
   void aStoreOfAnOlderTermCannotCommitCreateFinishOrDeleteWhileTheNewerOneCan() {
     LeaderTerm first = bed.take(where);
@@ -70,7 +63,8 @@ class FencingTest {
     SnapshotFixture later = new SnapshotFixture(inFlight.id + 10, 300, 128);
     assertThatThrownBy(() -> old.createPending(later.pending()))
         .isInstanceOf(FencedException.class);
-    assertThatThrownBy(() -> old.finish(aborted(other))).isInstanceOf(FencedException.class);
+    assertThatThrownBy(() -> old.finish(other.aborted("timeout")))
+        .isInstanceOf(FencedException.class);
     assertThatThrownBy(() -> old.delete(done.id)).isInstanceOf(FencedException.class);
     assertThatThrownBy(() -> old.setPinned(done.id, true)).isInstanceOf(FencedException.class);
     assertThatThrownBy(() -> old.beginRollback(5, done.id)).isInstanceOf(FencedException.class);

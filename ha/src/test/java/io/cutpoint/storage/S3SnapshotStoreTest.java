@@ -130,12 +130,7 @@ class S3SnapshotStoreTest extends SnapshotStoreContract {
     for (int i = 0; i < 6; i++) {
       SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 200, 64);
       if (i % 2 == 1) {
-        store.createPending(snap.pending());
-        store.finish(
-            snap.pending().toBuilder()
-                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-                .setReason("timeout")
-                .build());
+        snap.abort(store, "timeout");
         failed.add(snap.id);
       } else {
         snap.store(store);

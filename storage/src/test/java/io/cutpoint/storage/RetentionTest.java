@@ -3,7 +3,6 @@ package io.cutpoint.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cutpoint.api.v1.SnapshotManifest;
-import io.cutpoint.api.v1.SnapshotStatus;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,12 +25,7 @@ class RetentionTest {
         snap.store(store);
         complete.add(snap.id);
         SnapshotFixture bad = new SnapshotFixture(store.allocateSnapshotId(), 10, 8);
-        store.createPending(bad.pending());
-        store.finish(
-            bad.pending().toBuilder()
-                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-                .setReason("timeout " + i)
-                .build());
+        bad.abort(store, "timeout " + i);
         aborted.add(bad.id);
       }
       store.setPinned(complete.get(1), true);

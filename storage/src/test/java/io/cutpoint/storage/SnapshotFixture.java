@@ -102,6 +102,14 @@ final class SnapshotFixture {
         .build();
   }
 
+  /** The manifest of this snapshot ended ABORTED for {@code reason}. */
+  SnapshotManifest aborted(String reason) {
+    return pending().toBuilder()
+        .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
+        .setReason(reason)
+        .build();
+  }
+
   LocalSnapshotMeta meta(String worker) {
     byte[] state = states.get(worker);
     return LocalSnapshotMeta.newBuilder()
@@ -135,6 +143,12 @@ final class SnapshotFixture {
       store.putChannelRecording(id, e.getKey(), all.subList(0, half));
       store.putChannelRecording(id, e.getKey(), all.subList(half, all.size()));
     }
+  }
+
+  /** Creates the snapshot and ends it ABORTED for {@code reason}, before any piece arrives. */
+  void abort(SnapshotStore store, String reason) {
+    store.createPending(pending());
+    store.finish(aborted(reason));
   }
 
   /** Writes and commits the whole snapshot. */

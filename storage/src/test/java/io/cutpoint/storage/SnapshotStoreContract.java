@@ -283,12 +283,7 @@ abstract class SnapshotStoreContract {
       SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 10, 8);
       ids.add(snap.id);
       if (i == 2) {
-        store.createPending(snap.pending());
-        store.finish(
-            snap.pending().toBuilder()
-                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED)
-                .setReason("timeout")
-                .build());
+        snap.abort(store, "timeout");
       } else {
         snap.store(store);
       }
