@@ -2,8 +2,8 @@ package io.cutpoint.server.grpc;
 
 import io.cutpoint.api.v1.ChunkAnswer;
 import io.cutpoint.api.v1.ChunkQuery;
-import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.server.CoordinatorContext;
+import io.cutpoint.server.lifecycle.PendingManifest;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.WorkerIds;
 import io.cutpoint.storage.NoSuchSnapshotException;
@@ -126,7 +126,7 @@ final class ChunkFinder {
     }
     OwnSession.require(ctx, query.getWorkerId(), "find chunks");
     SnapshotLifecycle.View view = ctx.lifecycle().view();
-    SnapshotManifest snap = view.pending().get(id);
+    PendingManifest snap = view.pending().get(id);
     if (snap == null) {
       throw view.ended(id)
           ? Status.FAILED_PRECONDITION
@@ -134,8 +134,7 @@ final class ChunkFinder {
               .asRuntimeException()
           : Status.NOT_FOUND.withDescription("no pending snapshot " + id).asRuntimeException();
     }
-    if (snap.getTopology().getWorkersList().stream()
-        .noneMatch(w -> w.getWorkerId().equals(query.getWorkerId()))) {
+    if (!snap.covers(query.getWorkerId())) {
       throw Status.PERMISSION_DENIED
           .withDescription("snapshot " + id + " does not cover worker " + query.getWorkerId())
           .asRuntimeException();

@@ -8,7 +8,6 @@ import io.cutpoint.api.v1.ChannelRecording;
 import io.cutpoint.api.v1.ContentChunk;
 import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.RecordedMessage;
-import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.StateChunk;
 import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
@@ -19,6 +18,7 @@ import io.cutpoint.cut.LocalSnapshot;
 import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.lifecycle.AckResult;
 import io.cutpoint.server.lifecycle.FailureReason;
+import io.cutpoint.server.lifecycle.PendingManifest;
 import io.cutpoint.server.lifecycle.Piece;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.WorkerIds;
@@ -209,7 +209,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     // the view is published before the start commands go out: a worker that heard of the snapshot
     // finds it here, and its pending manifest is already handed to the store, ahead of any part
     SnapshotLifecycle.View view = ctx.lifecycle().view();
-    SnapshotManifest snap = view.pending().get(id);
+    PendingManifest snap = view.pending().get(id);
     if (snap == null) {
       throw view.ended(id)
           ? Status.FAILED_PRECONDITION
@@ -217,7 +217,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               .asRuntimeException()
           : Status.NOT_FOUND.withDescription("no pending snapshot " + id).asRuntimeException();
     }
-    if (snap.getEpoch() != m.getEpoch()) {
+    if (snap.epoch() != m.getEpoch()) {
       throw Status.FAILED_PRECONDITION
           .withDescription(
               "the piece was recorded in epoch "
@@ -225,16 +225,15 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
                   + ", snapshot "
                   + id
                   + " belongs to epoch "
-                  + snap.getEpoch())
+                  + snap.epoch())
           .asRuntimeException();
     }
-    if (snap.getTopology().getWorkersList().stream()
-        .noneMatch(w -> w.getWorkerId().equals(worker))) {
+    if (!snap.covers(worker)) {
       throw Status.PERMISSION_DENIED
           .withDescription("snapshot " + id + " does not cover worker " + worker)
           .asRuntimeException();
     }
-    if (delivered(snap, worker)) {
+    if (snap.delivered(worker)) {
       throw alreadyDelivered(m);
     }
     if (!claims.claim(id, worker, this)) {
@@ -244,8 +243,8 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
           .asRuntimeException();
     }
     // an upload that held the claim before gives it up only after the view shows its piece taken
-    SnapshotManifest now = ctx.lifecycle().view().pending().get(id);
-    if (now != null && delivered(now, worker)) {
+    PendingManifest now = ctx.lifecycle().view().pending().get(id);
+    if (now != null && now.delivered(worker)) {
       claims.release(id, worker, this);
       throw alreadyDelivered(m);
     }
@@ -254,10 +253,6 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     claimed = true;
     phase = Phase.STATE;
     requestNext();
-  }
-
-  private static boolean delivered(SnapshotManifest pending, String worker) {
-    return pending.getPiecesList().stream().anyMatch(p -> p.getWorkerId().equals(worker));
   }
 
   private static StatusRuntimeException alreadyDelivered(LocalSnapshotMeta m) {

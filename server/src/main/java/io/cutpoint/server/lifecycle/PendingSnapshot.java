@@ -10,12 +10,15 @@ import io.cutpoint.cut.Cut;
 import io.cutpoint.server.membership.ClusterTopology;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A snapshot in flight: the topology it covers, its initiators and the pieces delivered so far.
@@ -33,8 +36,17 @@ public final class PendingSnapshot {
   private final SortedSet<ChannelId> channels;
   private final SortedMap<String, Piece> pieces = new TreeMap<>();
 
-  /** The pieces as the manifest lists them, each built once. */
-  private final SortedMap<String, WorkerPiece> listed = new TreeMap<>();
+  /**
+   * The pieces as the manifest lists them, each built once, in order of arrival: {@link
+   * PendingManifest}s published earlier read a prefix of this array (a full one is replaced by a
+   * larger copy, never changed below its count).
+   */
+  private WorkerPiece[] arrived = new WorkerPiece[4];
+
+  private int count;
+
+  /** Each piece's index in {@link #arrived}; read by published {@link PendingManifest}s. */
+  private final Map<String, Integer> arrival = new ConcurrentHashMap<>();
 
   private final CompletableFuture<SnapshotManifest> outcome = new CompletableFuture<>();
 
@@ -45,16 +57,11 @@ public final class PendingSnapshot {
   private Instant lastUpload;
   private Scheduler.Cancellable timeout = () -> {};
 
-  /**
-   * The manifest as of the last piece added, built when first asked for: the lifecycle publishes
-   * every pending snapshot's manifest after each event, and rebuilding it (every worker's
-   * declaration, every piece) each time made a snapshot of n workers cost O(n^2) protobuf builds;
-   * now a piece added costs a copy of the list of references to the pieces so far.
-   */
-  private SnapshotManifest manifest;
+  /** The manifest without its pieces, built when first asked for; it never changes. */
+  private SnapshotManifest withoutPieces;
 
-  /** The covered workers' declarations as the manifest lists them; they never change. */
-  private Topology topologyProto;
+  /** What readers see as of the last piece added, made when first asked for after it. */
+  private PendingManifest published;
 
   /** Verified, its commit handed to the store: nothing ends it but the commit's result. */
   private boolean committing;
@@ -112,10 +119,18 @@ public final class PendingSnapshot {
    * and when it was delivered, from the start (the snapshot's trace).
    */
   void add(Piece piece, Instant at) {
-    pieces.put(piece.workerId(), piece);
+    if (pieces.putIfAbsent(piece.workerId(), piece) != null) {
+      throw new IllegalStateException(
+          "snapshot " + id + " has worker " + piece.workerId() + "'s piece already");
+    }
     long header = piece.headerAt() == null ? 0 : sinceStart(piece.headerAt());
-    listed.put(piece.workerId(), piece.toProto(header, sinceStart(at)));
-    manifest = null;
+    if (count == arrived.length) {
+      arrived = Arrays.copyOf(arrived, count * 2);
+    }
+    arrived[count] = piece.toProto(header, sinceStart(at));
+    arrival.put(piece.workerId(), count);
+    count++;
+    published = null;
     if (firstUpload == null) {
       firstUpload = at;
     }
@@ -175,28 +190,35 @@ public final class PendingSnapshot {
     return firstUpload == null ? Duration.ZERO : Duration.between(firstUpload, end);
   }
 
-  /** The manifest as stored while pending. */
+  /** The manifest as stored while pending: every piece delivered so far. */
   public SnapshotManifest manifest() {
-    if (manifest != null) {
-      return manifest;
+    return published().manifest();
+  }
+
+  /** What readers see as of the last piece added (the same object until the next one). */
+  PendingManifest published() {
+    if (published == null) {
+      published = new PendingManifest(withoutPieces(), topology.workers(), arrived, count, arrival);
     }
-    if (topologyProto == null) {
-      topologyProto =
-          Topology.newBuilder()
-              .addAllWorkers(topology.workers().values().stream().map(d -> d.toProto()).toList())
+    return published;
+  }
+
+  private SnapshotManifest withoutPieces() {
+    if (withoutPieces == null) {
+      withoutPieces =
+          SnapshotManifest.newBuilder()
+              .setSnapshotId(id)
+              .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+              .setEpoch(epoch)
+              .setStartedAtUnixMs(startedAt.toEpochMilli())
+              .addAllInitiators(initiators)
+              .setTopology(
+                  Topology.newBuilder()
+                      .addAllWorkers(
+                          topology.workers().values().stream().map(d -> d.toProto()).toList()))
+              .setTrigger(trigger)
               .build();
     }
-    manifest =
-        SnapshotManifest.newBuilder()
-            .setSnapshotId(id)
-            .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
-            .setEpoch(epoch)
-            .setStartedAtUnixMs(startedAt.toEpochMilli())
-            .addAllInitiators(initiators)
-            .setTopology(topologyProto)
-            .setTrigger(trigger)
-            .addAllPieces(listed.values())
-            .build();
-    return manifest;
+    return withoutPieces;
   }
 }

@@ -60,11 +60,12 @@ public final class SnapshotLifecycle {
       Duration timeout, Duration minPause, int maxConcurrent, int tolerableFailures) {}
 
   /**
-   * What readers see: the pending snapshots (by id, with their manifests), the failure count, the
+   * What readers see: the pending snapshots (by id, with what an upload checks and their
+   * manifests), the ended ones whose end the store has not written yet, the failure count, the
    * pause and the newest id started (0 before the first), as of the last event.
    */
   public record View(
-      SortedMap<Long, SnapshotManifest> pending,
+      SortedMap<Long, PendingManifest> pending,
       SortedMap<Long, SnapshotManifest> ending,
       int consecutiveFailures,
       SnapshotBlock paused,
@@ -543,6 +544,7 @@ public final class SnapshotLifecycle {
   public Optional<SnapshotManifest> pendingManifest(long snapshotId) {
     View v = view;
     return Optional.ofNullable(v.pending().get(snapshotId))
+        .map(PendingManifest::manifest)
         .or(() -> Optional.ofNullable(v.ending().get(snapshotId)));
   }
 
@@ -746,8 +748,8 @@ public final class SnapshotLifecycle {
    * outcomes, then listeners), in order.
    */
   private void applied() {
-    SortedMap<Long, SnapshotManifest> manifests = new TreeMap<>();
-    pending.forEach((id, p) -> manifests.put(id, p.manifest()));
+    SortedMap<Long, PendingManifest> manifests = new TreeMap<>();
+    pending.forEach((id, p) -> manifests.put(id, p.published()));
     view =
         new View(
             Collections.unmodifiableSortedMap(manifests),

@@ -145,18 +145,24 @@ class SnapshotLifecycleTest {
     LifecycleFixture f = new LifecycleFixture().ring();
     long id = f.start();
     Piece a = LifecycleFixture.quietRing(id).get(0);
-    assertThat(f.lifecycle.view().pending().get(id).getPiecesList()).isEmpty();
+    assertThat(f.lifecycle.view().pending().get(id).manifest().getPiecesList()).isEmpty();
+    assertThat(f.lifecycle.view().pending().get(id).delivered("a")).isFalse();
 
     assertThat(f.lifecycle.acknowledge(a)).isEqualTo(AckResult.SUCCESS);
 
     // an upload's header reads the view: a second upload of the piece is refused there
-    assertThat(f.lifecycle.view().pending().get(id).getPiecesList())
+    PendingManifest seen = f.lifecycle.view().pending().get(id);
+    assertThat(seen.delivered("a")).isTrue();
+    assertThat(seen.delivered("b")).isFalse();
+    assertThat(seen.manifest().getPiecesList())
         .extracting(p -> p.getWorkerId())
         .containsExactly("a");
     assertThat(f.lifecycle.acknowledge(a)).isEqualTo(AckResult.DUPLICATE);
-    assertThat(f.lifecycle.view().pending().get(id).getTopology().getWorkersList())
+    assertThat(seen.manifest().getTopology().getWorkersList())
         .extracting(w -> w.getWorkerId())
         .containsExactly("a", "b", "c");
+    assertThat(seen.covers("c")).isTrue();
+    assertThat(seen.covers("d")).isFalse();
   }
 
   @Test

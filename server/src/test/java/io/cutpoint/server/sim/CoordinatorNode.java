@@ -16,6 +16,7 @@ import io.cutpoint.server.grpc.SessionRegistry;
 import io.cutpoint.server.lifecycle.AckResult;
 import io.cutpoint.server.lifecycle.BrokenLifecycle;
 import io.cutpoint.server.lifecycle.FailureReason;
+import io.cutpoint.server.lifecycle.PendingManifest;
 import io.cutpoint.server.lifecycle.Piece;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.lifecycle.SnapshotListener;
@@ -242,15 +243,14 @@ final class CoordinatorNode {
       return; // an upload needs the worker's live session
     }
     SnapshotLifecycle.View view = lifecycle.view();
-    SnapshotManifest m = view.pending().get(id);
+    PendingManifest m = view.pending().get(id);
     if (m == null) {
       return; // the snapshot ended (or was never known here): the worker drops the piece
     }
-    if (m.getEpoch() != epoch) {
+    if (m.epoch() != epoch) {
       return; // FAILED_PRECONDITION: recorded in another epoch than the snapshot's
     }
-    if (m.getTopology().getWorkersList().stream().noneMatch(w -> w.getWorkerId().equals(worker))
-        || m.getPiecesList().stream().anyMatch(p -> p.getWorkerId().equals(worker))) {
+    if (!m.covers(worker) || m.delivered(worker)) {
       observer.problem("upload of " + worker + "'s piece of S=" + id + " refused by the view");
       return;
     }

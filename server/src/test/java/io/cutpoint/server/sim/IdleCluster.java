@@ -179,7 +179,7 @@ final class IdleCluster {
     long idle = usedHeap();
     loop.run(() -> coordinator.trigger());
     while (coordinator.lifecycle().view().pending().values().stream()
-        .noneMatch(m -> m.getPiecesCount() == allButOne)) {
+        .noneMatch(m -> m.pieceCount() == allButOne)) {
       if (!network.step()) {
         throw new IllegalStateException("the snapshot ended before its last piece was in");
       }
