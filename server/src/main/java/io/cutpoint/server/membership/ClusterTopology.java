@@ -4,7 +4,6 @@ import io.cutpoint.cut.ChannelId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -36,6 +35,16 @@ public record ClusterTopology(SortedMap<String, Declaration> workers) {
   public ClusterTopology with(Declaration decl) {
     SortedMap<String, Declaration> m = new TreeMap<>(workers);
     m.put(decl.workerId(), decl);
+    return new ClusterTopology(m);
+  }
+
+  /** This topology without worker {@code id}'s declaration. */
+  public ClusterTopology without(String id) {
+    if (!workers.containsKey(id)) {
+      return this;
+    }
+    SortedMap<String, Declaration> m = new TreeMap<>(workers);
+    m.remove(id);
     return new ClusterTopology(m);
   }
 
@@ -88,14 +97,18 @@ public record ClusterTopology(SortedMap<String, Declaration> workers) {
    * joining worker lists it, or the other way round. Empty when it fits.
    */
   public List<String> contradictions(Declaration joining) {
+    return contradictions(joining, workers.values());
+  }
+
+  /** {@link #contradictions(Declaration)} with the declarations {@code others}, in their order. */
+  public static List<String> contradictions(Declaration joining, Iterable<Declaration> others) {
     List<String> out = new ArrayList<>();
     String me = joining.workerId();
-    for (Map.Entry<String, Declaration> e : workers.entrySet()) {
-      String other = e.getKey();
+    for (Declaration d : others) {
+      String other = d.workerId();
       if (other.equals(me)) {
         continue;
       }
-      Declaration d = e.getValue();
       boolean iSend = joining.outgoing().contains(other);
       boolean theyReceive = d.incoming().contains(me);
       if (iSend != theyReceive) {

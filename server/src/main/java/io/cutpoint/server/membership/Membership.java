@@ -107,23 +107,23 @@ public final class Membership {
   private volatile View published =
       new View(ClusterTopology.of(List.of()), java.util.Collections.emptySortedMap());
 
-  private void put(String id, Member m) {
-    members.put(id, m);
-    recount();
+  /**
+   * Puts {@code m} in the table, counts it and publishes the view readers see. {@code topology} is
+   * the topology after the change: a change of state keeps the published one, so that the rollback
+   * of n workers, which changes each one's state three times, does not build it 3n times.
+   */
+  private void put(String id, Member m, ClusterTopology topology) {
+    Member previous = members.put(id, m);
+    if (previous != null) {
+      counts.decrementAndGet(previous.state().getNumber());
+    }
+    counts.incrementAndGet(m.state().getNumber());
+    publish(topology);
   }
 
-  /** Counts the workers by state and publishes the view readers see. */
-  private void recount() {
-    SortedMap<String, Member> copy = new TreeMap<>(members);
+  private void publish(ClusterTopology topology) {
     published =
-        new View(
-            ClusterTopology.of(copy.values().stream().map(Member::decl).toList()),
-            java.util.Collections.unmodifiableSortedMap(copy));
-    int[] n = new int[WorkerState.values().length];
-    members.values().forEach(x -> n[x.state().getNumber()]++);
-    for (int i = 0; i < n.length; i++) {
-      counts.set(i, n[i]);
-    }
+        new View(topology, java.util.Collections.unmodifiableSortedMap(new TreeMap<>(members)));
   }
 
   /** Workers in {@code state}; reads no lock (for gauges). */
@@ -147,13 +147,10 @@ public final class Membership {
               + id
               + " is not admitted");
     }
-    List<Declaration> live = new ArrayList<>();
-    for (Member m : members.values()) {
-      if (m.live()) {
-        live.add(m.decl());
-      }
-    }
-    List<String> problems = ClusterTopology.of(live).contradictions(decl);
+    List<String> problems =
+        ClusterTopology.contradictions(
+            decl,
+            () -> members.values().stream().filter(Member::live).map(Member::decl).iterator());
     if (!problems.isEmpty()) {
       return new Refused(Refusal.CONTRADICTS_TOPOLOGY, String.join("; ", problems));
     }
@@ -165,7 +162,8 @@ public final class Membership {
             WorkerState.WORKER_STATE_RUNNING,
             nowMs,
             token,
-            LocalCopyHeld.getDefaultInstance()));
+            LocalCopyHeld.getDefaultInstance()),
+        published.topology().with(decl));
     SortedMap<String, String> addresses = new TreeMap<>();
     List<String> updates = new ArrayList<>();
     for (String peer : decl.peers()) {
@@ -194,11 +192,7 @@ public final class Membership {
       return false;
     }
     members.put(id, new Member(m.decl(), m.state(), nowMs, token, localCopy));
-    // the topology and the counts are unchanged: publish the members only
-    published =
-        new View(
-            published.topology(),
-            java.util.Collections.unmodifiableSortedMap(new TreeMap<>(members)));
+    publish(published.topology()); // the topology and the counts are unchanged
     return true;
   }
 
@@ -208,7 +202,7 @@ public final class Membership {
     if (m == null || !m.live() || m.sessionToken() != token) {
       return false;
     }
-    put(id, m.with(WorkerState.WORKER_STATE_LOST, 0));
+    put(id, m.with(WorkerState.WORKER_STATE_LOST, 0), published.topology());
     return true;
   }
 
@@ -218,7 +212,7 @@ public final class Membership {
     if (m == null || !m.live() || state == WorkerState.WORKER_STATE_LOST) {
       return false;
     }
-    put(id, m.with(state, m.sessionToken()));
+    put(id, m.with(state, m.sessionToken()), published.topology());
     return true;
   }
 
@@ -253,7 +247,8 @@ public final class Membership {
       return Removal.LIVE;
     }
     members.remove(id);
-    recount();
+    counts.decrementAndGet(m.state().getNumber());
+    publish(published.topology().without(id));
     return Removal.REMOVED;
   }
 

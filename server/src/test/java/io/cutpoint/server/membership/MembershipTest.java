@@ -145,4 +145,56 @@ class MembershipTest {
     assertThat(WorkerIds.addressProblem("localhost:0")).isPresent();
     assertThat(WorkerIds.addressProblem("[::1]:80")).isEmpty();
   }
+
+  /**
+   * The view and the counts are kept up to date change by change, not rebuilt: after every step of
+   * seeded random joins (new channels on a rejoin too), losses, state changes, heartbeats and
+   * removals, they equal what a rebuild from the table gives.
+   */
+  @Test
+  void theViewAndTheCountsEqualARebuildAfterEveryChange() {
+    for (long seed = 1; seed <= 20; seed++) {
+      java.util.Random r = new java.util.Random(seed);
+      Membership m = new Membership();
+      java.util.Map<String, Long> tokens = new java.util.HashMap<>();
+      for (int step = 0; step < 300; step++) {
+        String id = "w" + r.nextInt(12);
+        long token = tokens.getOrDefault(id, 0L);
+        switch (r.nextInt(5)) {
+          case 0 -> {
+            String peer = "w" + r.nextInt(12);
+            List<String> out = peer.equals(id) || r.nextBoolean() ? List.of() : List.of(peer);
+            if (m.join(decl(id, "h:" + step, out, List.of()), step)
+                instanceof Membership.Accepted a) {
+              tokens.put(id, a.token());
+            }
+          }
+          case 1 -> m.lost(id, token);
+          case 2 ->
+              m.setState(
+                  id,
+                  List.of(
+                          WorkerState.WORKER_STATE_HALTED,
+                          WorkerState.WORKER_STATE_RESTORED,
+                          WorkerState.WORKER_STATE_RUNNING)
+                      .get(r.nextInt(3)));
+          case 3 -> m.heartbeat(id, token, step, NONE);
+          default -> m.remove(id);
+        }
+        Membership.View v = m.view();
+        assertThat(v.topology())
+            .as("seed %d, step %d", seed, step)
+            .isEqualTo(
+                ClusterTopology.of(
+                    v.members().values().stream().map(Membership.Member::decl).toList()));
+        for (WorkerState state : List.of(WorkerState.values())) {
+          if (state != WorkerState.UNRECOGNIZED) {
+            assertThat(m.count(state))
+                .as("seed %d, step %d, %s", seed, step, state)
+                .isEqualTo(v.members().values().stream().filter(x -> x.state() == state).count());
+          }
+        }
+      }
+    }
+  }
 }
