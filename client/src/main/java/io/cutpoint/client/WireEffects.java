@@ -92,6 +92,8 @@ final class WireEffects {
       senders.get(r.to()).renumber(r.sent());
     } else if (effect instanceof WorkerEffect.Resumed) {
       senders.values().forEach(s -> s.setHalted(false));
+    } else if (effect instanceof WorkerEffect.Captured c) {
+      tell(l -> l.captured(c.snapshotId(), c.state()));
     } else if (effect instanceof WorkerEffect.Completed c) {
       tell(l -> l.completed(c.snapshot()));
     } else if (effect instanceof WorkerEffect.Failed f) {

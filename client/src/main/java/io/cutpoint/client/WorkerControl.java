@@ -1,5 +1,6 @@
 package io.cutpoint.client;
 
+import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.LocalSnapshot;
 import java.util.Map;
@@ -108,6 +109,12 @@ public interface WorkerControl {
 
   /** Receives local snapshot outcomes, on the worker's event thread: do not block in it. */
   interface LocalSnapshotListener {
+    /**
+     * This worker captured its state for {@code snapshotId}; {@link #completed} or {@link #failed}
+     * follows. The state does not change from here on (the application's promise).
+     */
+    default void captured(long snapshotId, CapturedState state) {}
+
     void completed(CompletedLocalSnapshot snapshot);
 
     void failed(long snapshotId, String reason);

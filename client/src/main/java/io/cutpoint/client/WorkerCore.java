@@ -1,5 +1,6 @@
 package io.cutpoint.client;
 
+import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.client.engine.EngineOptions;
 import io.cutpoint.client.engine.EngineOutput;
@@ -711,6 +712,11 @@ final class WorkerCore implements EngineOutput {
     } catch (RuntimeException e) {
       log.error("{}: the message handler failed on message {} from {}", workerId, seq, from, e);
     }
+  }
+
+  @Override
+  public void captured(long snapshotId, CapturedState state) {
+    emit(new WorkerEffect.Captured(snapshotId, state));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.cutpoint.client;
 
+import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 
 /**
@@ -52,6 +53,9 @@ sealed interface WorkerEffect {
 
   /** The rollback ended: outgoing channels take application sends again. */
   record Resumed(long epoch) implements WorkerEffect {}
+
+  /** This worker captured its state for a snapshot; the snapshot completes or fails later. */
+  record Captured(long snapshotId, CapturedState state) implements WorkerEffect {}
 
   /** This worker's piece of a snapshot is complete. */
   record Completed(CompletedLocalSnapshot snapshot) implements WorkerEffect {}

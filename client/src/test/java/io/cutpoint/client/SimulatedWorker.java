@@ -515,9 +515,11 @@ public final class SimulatedWorker {
     } else if (effect instanceof WorkerEffect.Failed f) {
       listener.failed(this, f.snapshotId(), f.reason());
     } else if (!(effect instanceof WorkerEffect.Renumber
-        || effect instanceof WorkerEffect.Resumed)) {
+        || effect instanceof WorkerEffect.Resumed
+        || effect instanceof WorkerEffect.Captured)) {
       // Renumber: every send is numbered at once here, no claimed send waits to be dropped.
       // Resumed: application sends ask halted() themselves.
+      // Captured: the simulated coordinator takes the state with the completed piece.
       throw new IllegalArgumentException("unknown effect " + effect);
     }
   }

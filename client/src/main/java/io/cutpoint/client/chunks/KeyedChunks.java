@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * Cuts {@link KeyedState}s into chunks of whole entries, and remembers the chunks of the last one
  * so that the next capture reads and hashes only the chunks whose entries changed. One per worker;
- * used on the worker's loop only.
+ * one call at a time. What a call returns does not change with later calls.
  *
  * <p>Where a chunk ends depends on its entries' keys and sizes, never on where it starts: after an
  * entry of {@code s} encoded bytes, once the chunk has the chunker's minimum size, the chunk ends

@@ -18,6 +18,14 @@ public interface EngineOutput {
   /** Hand data message {@code seq} of the channel from {@code from} to the application. */
   void deliver(String from, long seq, byte[] payload);
 
+  /**
+   * This worker recorded its state for {@code snapshotId}, after the markers went out; {@link
+   * #completed} follows once every incoming channel is closed, unless the snapshot fails. The
+   * application promised not to change the captured state, so it may be prepared for the upload
+   * meanwhile (cut into chunks and hashed).
+   */
+  default void captured(long snapshotId, CapturedState state) {}
+
   /** This worker's piece of a snapshot is complete: report it to the coordinator. */
   void completed(CompletedLocalSnapshot snapshot);
 

@@ -438,6 +438,7 @@ public final class SnapshotEngine {
     if (pending.get(snapshotId) != p) {
       return null;
     }
+    output.captured(snapshotId, state);
     if (p.allMarkersReceived()) {
       complete(p);
       return null;

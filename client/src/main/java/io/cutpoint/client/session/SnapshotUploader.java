@@ -13,7 +13,6 @@ import io.cutpoint.client.WorkerLoop;
 import io.cutpoint.client.chunks.ArrayChunks;
 import io.cutpoint.client.chunks.ChunkRef;
 import io.cutpoint.client.chunks.ContentChunker;
-import io.cutpoint.client.chunks.KeyedChunks;
 import io.cutpoint.client.chunks.StateContent;
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
@@ -71,10 +70,8 @@ final class SnapshotUploader {
   private final WorkerLoop loop;
   private final int chunkBytes;
   private final ContentChunker chunker; // null: every state byte goes up, in numbered chunks
-  // the chunks of the last state, each used by one chunking task at a time (uploads are one by one)
-  private final KeyedChunks keyedChunks;
-  private final ArrayChunks arrayChunks;
-  private final java.util.concurrent.Executor chunking;
+  private final StateCutter cutter; // large and keyed states, off the loop, from their capture
+  private final ArrayChunks smallStates; // small states, on the loop
   private final LocalCopy localCopy;
   private final Duration timeout;
   private final Pieces pieces;
@@ -89,6 +86,9 @@ final class SnapshotUploader {
 
   /** The chunks of the last content-addressed state that went up; loop only. */
   private List<ChunkRef> lastUploaded = List.of();
+
+  /** Questions asked at a capture, by snapshot, until its upload takes its own; loop only. */
+  private final java.util.Map<Long, EarlyQuestion> early = new java.util.HashMap<>();
 
   SnapshotUploader(
       Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
@@ -116,9 +116,8 @@ final class SnapshotUploader {
     this.loop = loop;
     this.chunkBytes = chunkBytes;
     this.chunker = contentChunks ? ContentChunker.defaults() : null;
-    this.keyedChunks = new KeyedChunks(ContentChunker.defaults());
-    this.arrayChunks = new ArrayChunks(ContentChunker.defaults());
-    this.chunking = chunking;
+    this.cutter = new StateCutter(chunking, loop::execute);
+    this.smallStates = new ArrayChunks(ContentChunker.defaults());
     this.timeout = timeout;
   }
 
@@ -143,7 +142,7 @@ final class SnapshotUploader {
     // Cut and hash the state, ask which chunks the coordinator lacks, then send those.
     if (!captured.isKeyed() && captured.state().length <= SMALL_STATE) {
       // cut here, and send it whole: cheaper than the hand-offs and the question
-      StateContent content = arrayChunks.content(captured.state());
+      StateContent content = smallStates.content(captured.state());
       upload.sendChunks(
           snapshot,
           epoch,
@@ -154,36 +153,105 @@ final class SnapshotUploader {
     }
     // While the state is cut, ask about the chunks of the last state that went up: most are the
     // new state's too, and the answer then arrives while the cutting goes on (HeldChunks).
-    Meeting meeting = new Meeting(upload, snapshot, lastUploaded);
-    try {
-      chunking.execute(
-          () -> {
-            long began = System.nanoTime();
-            StateContent content;
-            try {
-              content =
-                  captured.isKeyed()
-                      ? keyedChunks.content(captured.entries())
-                      : arrayChunks.content(captured.state());
-            } catch (RuntimeException e) {
-              loop.execute(
-                  () ->
-                      upload.finish(
-                          null,
-                          Status.INTERNAL
-                              .withDescription("cutting the state failed: " + e)
-                              .withCause(e)));
-              return;
-            }
-            CutState cut = new CutState(upload, snapshot, epoch, content, began, System.nanoTime());
-            loop.execute(() -> meeting.cut(cut));
-          });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    EarlyQuestion asked = early.remove(upload.snapshotId);
+    for (Long older : early.keySet().stream().filter(id -> id < upload.snapshotId).toList()) {
+      forget(older); // most likely ended (its upload would ask again if not)
+    }
+    Meeting meeting =
+        asked != null
+            ? new Meeting(upload, snapshot, asked)
+            : new Meeting(upload, snapshot, lastUploaded);
+    boolean cutting =
+        cutter.cut(
+            upload.snapshotId,
+            captured,
+            c ->
+                meeting.cut(
+                    new CutState(upload, snapshot, epoch, c.content(), c.began(), c.chunked())),
+            e ->
+                upload.finish(
+                    null,
+                    Status.INTERNAL
+                        .withDescription("cutting the state failed: " + e)
+                        .withCause(e)));
+    if (!cutting) {
       upload.finishLater(Status.CANCELLED.withDescription("the worker's threads are stopping"));
       return upload;
     }
     meeting.askEarly();
     return upload;
+  }
+
+  /**
+   * On the loop: {@code state} was captured for {@code snapshotId}; a state that goes up as content
+   * chunks off the loop begins to be cut now, while the snapshot's markers are out.
+   */
+  void captured(String workerId, long snapshotId, CapturedState state) {
+    if (chunker != null && (state.isKeyed() || state.state().length > SMALL_STATE)) {
+      cutter.captured(snapshotId, state);
+      if (!lastUploaded.isEmpty()) {
+        if (early.size() >= StateCutter.MAX_AHEAD) { // their snapshots failed
+          forget(early.keySet().stream().min(Long::compare).orElseThrow());
+        }
+        EarlyQuestion q = new EarlyQuestion(lastUploaded);
+        early.put(snapshotId, q);
+        ask(q.context, snapshotId, workerId, q.asked, () -> false, q::answered);
+      }
+    }
+  }
+
+  /** On the loop: {@code snapshotId} will not be uploaded; its cutting is forgotten. */
+  void forget(long snapshotId) {
+    cutter.forget(snapshotId);
+    EarlyQuestion q = early.remove(snapshotId);
+    if (q != null) {
+      q.context.cancel(null);
+    }
+  }
+
+  /**
+   * A question about the chunks of the last uploaded state, asked when the next state was captured,
+   * and its answer once it came (or the status it failed with). Loop only.
+   */
+  private static final class EarlyQuestion {
+    final List<ChunkRef> asked;
+    final Context.CancellableContext context = Context.current().withCancellation();
+    private boolean answered;
+    private ChunkAnswer answer;
+    private Status status;
+    private BiConsumer<ChunkAnswer, Status> then;
+
+    EarlyQuestion(List<ChunkRef> asked) {
+      this.asked = asked;
+    }
+
+    void answered(ChunkAnswer a, Status s) {
+      answered = true;
+      answer = a;
+      status = s;
+      context.cancel(null); // the call has ended
+      if (then != null) {
+        then.accept(a, s);
+      }
+    }
+
+    /** Hands the answer to {@code then} once it is in (at once if it is). */
+    void then(BiConsumer<ChunkAnswer, Status> t) {
+      then = t;
+      if (answered) {
+        t.accept(answer, status);
+      }
+    }
+  }
+
+  /** States cut off the loop so far (for tests); any thread. */
+  long cutsMade() {
+    return cutter.cutsMade();
+  }
+
+  /** On the loop: the snapshots whose states are cut ahead of their uploads (for tests). */
+  List<Long> cutsAhead() {
+    return cutter.ahead();
   }
 
   /**
@@ -199,10 +267,21 @@ final class SnapshotUploader {
     private HeldChunks held = HeldChunks.NONE;
     private CutState cut;
 
+    private final EarlyQuestion askedAtCapture; // or null: ask now
+
     Meeting(Upload upload, CompletedLocalSnapshot snapshot, List<ChunkRef> asked) {
       this.upload = upload;
       this.snapshot = snapshot;
       this.asked = asked;
+      this.askedAtCapture = null;
+    }
+
+    /** A meeting that takes the answer to the question asked when the state was captured. */
+    Meeting(Upload upload, CompletedLocalSnapshot snapshot, EarlyQuestion question) {
+      this.upload = upload;
+      this.snapshot = snapshot;
+      this.asked = question.asked;
+      this.askedAtCapture = question;
     }
 
     void askEarly() {
@@ -210,16 +289,23 @@ final class SnapshotUploader {
         return;
       }
       waiting = true;
-      ask(
-          upload,
-          snapshot,
-          asked,
+      BiConsumer<ChunkAnswer, Status> answered =
           (answer, status) -> {
             waiting = false;
             HeldChunks h = status == null ? HeldChunks.of(asked, answer) : null;
             held = h == null ? HeldChunks.NONE : h; // a failed question: the later one tells
             proceed();
-          });
+          };
+      if (askedAtCapture != null) {
+        askedAtCapture.then(
+            (answer, status) -> {
+              if (!upload.finished) {
+                answered.accept(answer, status);
+              }
+            });
+      } else {
+        ask(upload, snapshot, asked, answered);
+      }
     }
 
     void cut(CutState c) {
@@ -300,10 +386,29 @@ final class SnapshotUploader {
     if (upload.finished) {
       return; // cancelled while the state was cut
     }
+    ask(
+        upload.context,
+        snapshot.cut().snapshotId(),
+        snapshot.cut().workerId(),
+        chunks,
+        () -> upload.finished,
+        then);
+  }
+
+  /**
+   * On the loop: asks the coordinator which of {@code chunks} it lacks for {@code snapshotId}, in
+   * {@code context}; {@code then} gets the answer or the status the call failed with, on the loop,
+   * unless {@code over} says by then that nobody waits for it.
+   */
+  private void ask(
+      Context.CancellableContext context,
+      long snapshotId,
+      String workerId,
+      List<ChunkRef> chunks,
+      java.util.function.BooleanSupplier over,
+      BiConsumer<ChunkAnswer, Status> then) {
     ChunkQuery.Builder query =
-        ChunkQuery.newBuilder()
-            .setSnapshotId(snapshot.cut().snapshotId())
-            .setWorkerId(snapshot.cut().workerId());
+        ChunkQuery.newBuilder().setSnapshotId(snapshotId).setWorkerId(workerId);
     for (ChunkRef c : chunks) {
       query.addSha256(UnsafeByteOperations.unsafeWrap(c.sha256()));
     }
@@ -329,12 +434,12 @@ final class SnapshotUploader {
           }
 
           private void answered(ChunkAnswer a, Status status) {
-            if (!upload.finished) {
+            if (!over.getAsBoolean()) {
               then.accept(a, status);
             }
           }
         };
-    upload.context.run(
+    context.run(
         () ->
             stub.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
                 .findChunks(query.build(), reply));

@@ -4,6 +4,7 @@ import io.cutpoint.api.v1.PieceAnswer;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.WorkerControl;
 import io.cutpoint.client.WorkerLoop;
+import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.RecentIds;
 import io.grpc.Status;
@@ -119,6 +120,11 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
   }
 
   @Override
+  public void captured(long snapshotId, CapturedState state) {
+    onLoop(() -> uploader.captured(workerId, snapshotId, state));
+  }
+
+  @Override
   public void completed(CompletedLocalSnapshot snapshot) {
     long recordedIn = epoch.getAsLong();
     onLoop(() -> enqueue(new Waiting(snapshot, recordedIn)));
@@ -128,6 +134,7 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
   public void failed(long snapshotId, String reason) {
     onLoop(
         () -> {
+          uploader.forget(snapshotId);
           log.warn("worker {}: local snapshot {} failed: {}", workerId, snapshotId, reason);
           if (!reports.snapshotFailed(snapshotId, reason)) {
             log.info(
@@ -159,6 +166,7 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     } else if (waiting.size() < capacity) {
       waiting.add(w);
     } else {
+      uploader.forget(id);
       String reason = "upload queue full (" + capacity + " waiting)";
       log.warn("worker {}: giving up snapshot {}: {}", workerId, id, reason);
       reports.snapshotFailed(id, reason);
@@ -172,6 +180,7 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
       long id = w.snapshot().cut().snapshotId();
       if (aborted.contains(id)) {
         log.info("worker {}: snapshot {} was aborted, not uploading it", workerId, id);
+        uploader.forget(id);
         reports.uploadFailed(id, "aborted by the coordinator");
         continue;
       }

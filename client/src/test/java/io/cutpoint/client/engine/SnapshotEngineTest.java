@@ -173,6 +173,61 @@ class SnapshotEngineTest {
     assertThat(out.of(Delivered.class)).hasSize(4);
   }
 
+  /**
+   * The captured state is reported once the markers are out and before the local snapshot
+   * completes, so that the session cuts it while the other markers come; a failed capture reports
+   * none.
+   */
+  @Test
+  void theCapturedStateIsReportedAfterTheMarkersAndBeforeTheSnapshotCompletes() {
+    List<String> calls = new ArrayList<>();
+    EngineOutput o =
+        new EngineOutput() {
+          @Override
+          public void sendMarker(String to, long snapshotId, long sentCount) {
+            calls.add("marker to " + to);
+          }
+
+          @Override
+          public void deliver(String from, long seq, byte[] payload) {}
+
+          @Override
+          public void captured(long snapshotId, CapturedState state) {
+            calls.add("captured " + snapshotId + " " + new String(state.state(), UTF_8));
+          }
+
+          @Override
+          public void completed(CompletedLocalSnapshot snapshot) {
+            calls.add("completed " + snapshot.cut().snapshotId());
+          }
+
+          @Override
+          public void failed(long snapshotId, String reason) {
+            calls.add("failed " + snapshotId);
+          }
+        };
+    SnapshotEngine e =
+        new SnapshotEngine(
+            "w",
+            List.of("q"),
+            List.of("x", "y"),
+            id -> {
+              if (id == 13) {
+                throw new IllegalStateException("no state");
+              }
+              return CapturedState.of(("state@" + id).getBytes(UTF_8));
+            },
+            o,
+            EngineOptions.defaults().withNanoClock(clock::get));
+
+    e.onMarker("x", 9, 0);
+    assertThat(calls).containsExactly("marker to q", "captured 9 state@9");
+    e.onMarker("y", 9, 0);
+    e.onMarker("x", 13, 0);
+    assertThat(calls)
+        .containsExactly("marker to q", "captured 9 state@9", "completed 9", "failed 13");
+  }
+
   @Test
   void firstMarkerRecordsStateAndLeavesItsChannelEmpty() {
     SnapshotEngine e = engine(List.of("q"), List.of("x", "y"));

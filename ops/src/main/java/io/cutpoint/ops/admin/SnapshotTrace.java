@@ -135,7 +135,9 @@ public record SnapshotTrace(List<Worker> workers, double endMillis, double commi
    * The critical path's "to upload" step, cut where {@link #last()} reports its chunking: waiting
    * for a chunking thread (and the upload queue), cutting and hashing, the {@code FindChunks} round
    * trip, and on to the header. Empty when that worker reported none (a small state, chunks off, a
-   * worker from before these steps). The steps add up to "to upload".
+   * worker from before these steps). The steps add up to "to upload". A state is cut from its
+   * capture, so the cutting may begin before the local snapshot completes: then the wait is 0 and
+   * "cut and hash" is what was left of the cutting when it completed (0 if it was done).
    */
   public Map<String, Double> toUpload() {
     Worker w = last();

@@ -2,6 +2,7 @@ package io.cutpoint.ops.crash;
 
 import io.cutpoint.client.ForwardingWorkerControl;
 import io.cutpoint.client.Worker;
+import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
 import io.cutpoint.cut.InTransitMessage;
 import io.cutpoint.cut.LocalSnapshot;
@@ -61,6 +62,11 @@ final class ReportingControl extends ForwardingWorkerControl {
   public void setSnapshotListener(LocalSnapshotListener listener) {
     worker.setSnapshotListener(
         new LocalSnapshotListener() {
+          @Override
+          public void captured(long snapshotId, CapturedState state) {
+            listener.captured(snapshotId, state);
+          }
+
           @Override
           public void completed(CompletedLocalSnapshot s) {
             byte[] state = s.state().state();

@@ -1,0 +1,159 @@
+package io.cutpoint.client.session;
+
+import com.google.common.util.concurrent.MoreExecutors;
+import io.cutpoint.client.chunks.ArrayChunks;
+import io.cutpoint.client.chunks.ContentChunker;
+import io.cutpoint.client.chunks.KeyedChunks;
+import io.cutpoint.client.chunks.StateContent;
+import io.cutpoint.client.engine.CapturedState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * Cuts a worker's captured states into content chunks and hashes them, off the loop, from the
+ * moment each is captured: a state does not change once captured (the application's promise), so
+ * its cutting runs while the snapshot's markers are still out, and an upload that starts when the
+ * local snapshot completes takes the cut that is done or under way. The states are cut one at a
+ * time, in the order they were captured, as {@link KeyedChunks} and {@link ArrayChunks} compare
+ * each with the last. Loop only, except the cutting itself.
+ */
+final class StateCutter {
+
+  /** A state cut into chunks: {@code began} and {@code chunked} on {@link System#nanoTime()}. */
+  record Cut(StateContent content, long began, long chunked) {}
+
+  /** One state's cutting, from its capture to the upload that takes it. Loop only. */
+  private static final class Cutting {
+    Cut cut;
+    RuntimeException failure;
+    Consumer<Cut> onCut; // the upload waiting for it, if any
+    Consumer<RuntimeException> onFailure;
+
+    void done(Cut c, RuntimeException f) {
+      cut = c;
+      failure = f;
+      if (onCut != null) {
+        hand();
+      }
+    }
+
+    void take(Consumer<Cut> onCut, Consumer<RuntimeException> onFailure) {
+      this.onCut = onCut;
+      this.onFailure = onFailure;
+      if (cut != null || failure != null) {
+        hand();
+      }
+    }
+
+    private void hand() {
+      if (failure != null) {
+        onFailure.accept(failure);
+      } else {
+        onCut.accept(cut);
+      }
+    }
+  }
+
+  /** States captured and not yet taken by an upload: more are dropped, oldest first. */
+  static final int MAX_AHEAD = 4;
+
+  private final KeyedChunks keyedChunks = new KeyedChunks(ContentChunker.defaults());
+  private final ArrayChunks arrayChunks = new ArrayChunks(ContentChunker.defaults());
+  private final Executor inOrder;
+  private final Executor loop;
+  private final Map<Long, Cutting> ahead = new HashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong cutsMade =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * @param chunking where states are cut and hashed; this cutter's run one at a time there
+   * @param loop the worker's loop, where results are handed back
+   */
+  StateCutter(Executor chunking, Executor loop) {
+    this.inOrder = MoreExecutors.newSequentialExecutor(chunking);
+    this.loop = loop;
+  }
+
+  /** Starts cutting {@code state}, captured for {@code snapshotId}; on the loop. */
+  void captured(long snapshotId, CapturedState state) {
+    if (ahead.size() >= MAX_AHEAD) { // uploads that never came: their snapshots failed
+      ahead.remove(ahead.keySet().stream().min(Long::compare).orElseThrow());
+    }
+    Cutting c = new Cutting();
+    if (submit(state, c::done)) {
+      ahead.put(snapshotId, c);
+    }
+  }
+
+  /** Forgets the cutting of a snapshot that will not be uploaded; on the loop. */
+  void forget(long snapshotId) {
+    ahead.remove(snapshotId);
+  }
+
+  /**
+   * Hands {@code state}'s chunks to {@code onCut}, or why cutting it failed to {@code onFailure},
+   * on the loop and never before this returns: the cut begun at its capture, or one begun now.
+   * False when the chunking threads are stopping.
+   */
+  boolean cut(
+      long snapshotId,
+      CapturedState state,
+      Consumer<Cut> onCut,
+      Consumer<RuntimeException> onFailure) {
+    Cutting c = ahead.remove(snapshotId);
+    // an older snapshot not uploaded by now most likely ended (it would be cut again if not)
+    ahead.keySet().removeIf(id -> id < snapshotId);
+    if (c == null) {
+      c = new Cutting();
+      if (!submit(state, c::done)) {
+        return false;
+      }
+    }
+    Cutting taking = c;
+    loop.execute(() -> taking.take(onCut, onFailure));
+    return true;
+  }
+
+  /** States cut so far (for tests); any thread. */
+  long cutsMade() {
+    return cutsMade.get();
+  }
+
+  /** Snapshots whose states are being cut or were, ahead of their uploads (for tests). */
+  List<Long> ahead() {
+    return new ArrayList<>(ahead.keySet());
+  }
+
+  private boolean submit(
+      CapturedState state, java.util.function.BiConsumer<Cut, RuntimeException> done) {
+    try {
+      inOrder.execute(
+          () -> {
+            long began = System.nanoTime();
+            Cut cut = null;
+            RuntimeException failure = null;
+            try {
+              StateContent content =
+                  state.isKeyed()
+                      ? keyedChunks.content(state.entries())
+                      : arrayChunks.content(state.state());
+              cut = new Cut(content, began, System.nanoTime());
+              cutsMade.incrementAndGet();
+            } catch (RuntimeException e) {
+              failure = e;
+            }
+            Cut result = cut;
+            RuntimeException failed = failure;
+            loop.execute(() -> done.accept(result, failed));
+          });
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false;
+    }
+  }
+}
