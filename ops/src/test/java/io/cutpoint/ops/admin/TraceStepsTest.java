@@ -82,6 +82,22 @@ class TraceStepsTest {
             org.assertj.core.api.Assertions.entry("cut and hash", 1.5),
             org.assertj.core.api.Assertions.entry("find chunks", 1.5),
             org.assertj.core.api.Assertions.entry("to the header", 0.5));
+    // cut from the capture on: begun before the local snapshot completed, the wait counts 0 and
+    // the cut only what was left of it; a cut done by then counts 0 too
+    WorkerTimeline early = chunked.toBuilder().setChunkingBeganMicros(4_800).build();
+    assertThat(SnapshotTrace.of(manifest(piece("w", 7_000, 8_000, early))).orElseThrow().toUpload())
+        .containsExactly(
+            org.assertj.core.api.Assertions.entry("wait for chunking", 0.0),
+            org.assertj.core.api.Assertions.entry("cut and hash", 2.0),
+            org.assertj.core.api.Assertions.entry("find chunks", 1.5),
+            org.assertj.core.api.Assertions.entry("to the header", 0.5));
+    WorkerTimeline done = early.toBuilder().setChunkedMicros(4_500).build();
+    assertThat(SnapshotTrace.of(manifest(piece("w", 7_000, 8_000, done))).orElseThrow().toUpload())
+        .containsExactly(
+            org.assertj.core.api.Assertions.entry("wait for chunking", 0.0),
+            org.assertj.core.api.Assertions.entry("cut and hash", 0.0),
+            org.assertj.core.api.Assertions.entry("find chunks", 3.5),
+            org.assertj.core.api.Assertions.entry("to the header", 0.5));
     // a worker that cut nothing off its loop reports none
     assertThat(
             SnapshotTrace.of(
