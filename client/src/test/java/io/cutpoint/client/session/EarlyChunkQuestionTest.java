@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.ChunkQuery;
-import io.cutpoint.api.v1.UploadPart;
 import io.cutpoint.api.v1.UploadResult;
 import io.cutpoint.client.chunks.ChunkRecipe;
 import io.cutpoint.client.chunks.ChunkRef;
@@ -14,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,43 +29,27 @@ class EarlyChunkQuestionTest {
 
   private static final int MIB = 1 << 20;
 
-  private final InProcessCoordinator coordinator = new InProcessCoordinator();
-  private final FakeCoordinator fake = coordinator.fake;
-  private final SessionThreads.OwnLoop loop = SessionThreads.ownLoop("early-question-test");
   private final ExecutorService chunking = Executors.newSingleThreadExecutor();
-  private final SnapshotUploader uploader =
-      new SnapshotUploader(
-          coordinator.channel,
-          loop,
-          MIB,
-          true,
-          Duration.ofMinutes(1),
-          null,
-          chunking,
-          SnapshotUploader.Pieces.NONE);
-
-  EarlyChunkQuestionTest() {
-    fake.heldHashes = ConcurrentHashMap.newKeySet();
-  }
+  private final UploaderFixture f = new UploaderFixture("early-question-test", chunking);
+  private final FakeCoordinator fake = f.fake;
 
   @AfterEach
   void tearDown() throws Exception {
     chunking.shutdownNow();
     chunking.awaitTermination(5, TimeUnit.SECONDS);
-    SessionThreads.executor(loop.executor(), Duration.ofSeconds(5), "test loop");
-    coordinator.close();
+    f.close();
   }
 
   @Test
   void aSmallChangeIsAskedAboutWhileTheStateIsCutAndOnlyItsChunksGoUp() throws Exception {
     byte[] first = Pieces.state(4 * MIB, 1);
-    upload(1, first);
+    f.upload(1, first);
     assertThat(fake.chunkQueries).hasSize(1);
 
     byte[] second = changed(first, 2 * MIB, 20_000);
     CountDownLatch cutMayEnd = new CountDownLatch(1);
     chunking.execute(() -> awaitQuietly(cutMayEnd)); // the cut waits behind this
-    CompletableFuture<UploadResult> result = start(2, second);
+    CompletableFuture<UploadResult> result = f.start(2, second);
     await().atMost(Duration.ofSeconds(5)).until(() -> fake.chunkQueries.size() == 2);
     assertThat(result).as("the question went before the state was cut").isNotDone();
     assertThat(hashes(fake.chunkQueries.get(1))).isEqualTo(hashes(recipe(first)));
@@ -83,78 +65,57 @@ class EarlyChunkQuestionTest {
             .boxed()
             .toList();
     assertThat(changed).isNotEmpty().hasSizeLessThan(now.size() / 8);
-    assertThat(sentPositions(1)).isEqualTo(changed);
+    assertThat(f.sentPositions(1)).isEqualTo(changed);
     assertThat(header(1).getContentCount()).isEqualTo(now.size());
   }
 
   @Test
   void aChunkOfTheLastUploadThatTheCoordinatorNoLongerHoldsGoesUpAgain() throws Exception {
     byte[] first = Pieces.state(4 * MIB, 2);
-    upload(1, first);
+    f.upload(1, first);
     List<ChunkRef> old = recipe(first);
     ByteString lost = ByteString.copyFrom(old.get(5).sha256());
     fake.heldHashes.remove(lost); // e.g. its snapshot failed and its chunks were deleted
 
     byte[] second = changed(first, 3 * MIB, 10_000);
-    upload(2, second);
+    f.upload(2, second);
 
     List<ChunkRef> now = recipe(second);
     int lostAt = positionOf(now, lost);
-    assertThat(sentPositions(1)).contains(lostAt);
-    assertThat(sentPositions(1))
+    assertThat(f.sentPositions(1)).contains(lostAt);
+    assertThat(f.sentPositions(1))
         .allMatch(i -> i == lostAt || !Set.copyOf(hashes(old)).contains(sha(now.get(i))));
   }
 
   @Test
   void aLargeChangeIsAskedAboutAgainAsAWhole() throws Exception {
     byte[] first = Pieces.state(4 * MIB, 3);
-    upload(1, first);
+    f.upload(1, first);
     byte[] other = Pieces.state(4 * MIB, 4);
     fake.heldHashes.addAll(hashes(recipe(other))); // held already, e.g. another worker's
 
-    upload(2, other);
+    f.upload(2, other);
 
     assertThat(fake.chunkQueries).hasSize(3);
     assertThat(hashes(fake.chunkQueries.get(1))).isEqualTo(hashes(recipe(first)));
     assertThat(hashes(fake.chunkQueries.get(2))).isEqualTo(hashes(recipe(other)));
-    assertThat(sentPositions(1)).as("all held: nothing goes up").isEmpty();
+    assertThat(f.sentPositions(1)).as("all held: nothing goes up").isEmpty();
   }
 
   @Test
   void aFailedEarlyQuestionIsAskedAgainAfterTheCut() throws Exception {
     byte[] first = Pieces.state(4 * MIB, 5);
-    upload(1, first);
+    f.upload(1, first);
     fake.failFindChunks.set(1);
 
     byte[] second = changed(first, MIB, 1_000);
-    upload(2, second);
+    f.upload(2, second);
 
     assertThat(fake.chunkQueries).hasSize(3);
     assertThat(hashes(fake.chunkQueries.get(2))).isEqualTo(hashes(recipe(second)));
     Set<ByteString> before = Set.copyOf(hashes(recipe(first)));
     List<ChunkRef> now = recipe(second);
-    assertThat(sentPositions(1)).isNotEmpty().allMatch(i -> !before.contains(sha(now.get(i))));
-  }
-
-  private void upload(long id, byte[] state) throws Exception {
-    start(id, state).get(10, TimeUnit.SECONDS);
-  }
-
-  private CompletableFuture<UploadResult> start(long id, byte[] state) {
-    CompletableFuture<UploadResult> result = new CompletableFuture<>();
-    loop.execute(
-        () ->
-            uploader.start(
-                Pieces.completed(id, state),
-                0,
-                (r, status) -> {
-                  if (r != null) {
-                    result.complete(r);
-                  } else {
-                    result.completeExceptionally(status.asException());
-                  }
-                }));
-    return result;
+    assertThat(f.sentPositions(1)).isNotEmpty().allMatch(i -> !before.contains(sha(now.get(i))));
   }
 
   /** A copy of {@code state} with {@code length} bytes from {@code at} changed. */
@@ -190,13 +151,6 @@ class EarlyChunkQuestionTest {
 
   private io.cutpoint.api.v1.LocalSnapshotMeta header(int upload) {
     return fake.uploads.get(upload).parts.get(0).getHeader().getMeta();
-  }
-
-  private List<Integer> sentPositions(int upload) {
-    return fake.uploads.get(upload).parts.stream()
-        .filter(UploadPart::hasStateChunk)
-        .map(p -> p.getStateChunk().getIndex())
-        .toList();
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
