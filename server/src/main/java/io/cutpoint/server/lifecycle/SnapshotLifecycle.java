@@ -748,11 +748,11 @@ public final class SnapshotLifecycle {
    * outcomes, then listeners), in order.
    */
   private void applied() {
-    SortedMap<Long, PendingManifest> manifests = new TreeMap<>();
-    pending.forEach((id, p) -> manifests.put(id, p.published()));
+    SortedMap<Long, PendingManifest> published = new TreeMap<>();
+    pending.forEach((id, p) -> published.put(id, p.published()));
     view =
         new View(
-            Collections.unmodifiableSortedMap(manifests),
+            Collections.unmodifiableSortedMap(published),
             Collections.unmodifiableSortedMap(new TreeMap<>(unwritten)),
             policy.consecutiveFailures(),
             paused,

@@ -92,15 +92,11 @@ public record ClusterTopology(SortedMap<String, Declaration> workers) {
   }
 
   /**
-   * Why {@code joining} contradicts the declarations of the workers in this topology (other than
-   * itself): a worker that has declared its channels and does not list the joining worker where the
-   * joining worker lists it, or the other way round. Empty when it fits.
+   * Why {@code joining} contradicts the declarations {@code others} (its own, if among them, is
+   * skipped): a worker that has declared its channels and does not list the joining worker where
+   * the joining worker lists it, or the other way round, in the order of {@code others}. Empty when
+   * it fits.
    */
-  public List<String> contradictions(Declaration joining) {
-    return contradictions(joining, workers.values());
-  }
-
-  /** {@link #contradictions(Declaration)} with the declarations {@code others}, in their order. */
   public static List<String> contradictions(Declaration joining, Iterable<Declaration> others) {
     List<String> out = new ArrayList<>();
     String me = joining.workerId();
