@@ -23,11 +23,14 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 
 /**
  * Uploads local snapshots with {@code UploadSnapshot}, from the worker's event loop and without
@@ -87,8 +90,14 @@ final class SnapshotUploader {
   /** The chunks of the last content-addressed state that went up; loop only. */
   private List<ChunkRef> lastUploaded = List.of();
 
+  /**
+   * States cut ahead of their uploads, at most this many: more are forgotten, oldest first (their
+   * snapshots failed or were aborted before this worker heard).
+   */
+  static final int MAX_AHEAD = 4;
+
   /** Questions asked at a capture, by snapshot, until its upload takes its own; loop only. */
-  private final java.util.Map<Long, EarlyQuestion> early = new java.util.HashMap<>();
+  private final Map<Long, EarlyQuestion> early = new HashMap<>();
 
   SnapshotUploader(
       Channel channel, WorkerLoop loop, int chunkBytes, boolean contentChunks, Duration timeout) {
@@ -154,8 +163,10 @@ final class SnapshotUploader {
     // While the state is cut, ask about the chunks of the last state that went up: most are the
     // new state's too, and the answer then arrives while the cutting goes on (HeldChunks).
     EarlyQuestion asked = early.remove(upload.snapshotId);
-    for (Long older : early.keySet().stream().filter(id -> id < upload.snapshotId).toList()) {
-      forget(older); // most likely ended (its upload would ask again if not)
+    for (long older : cutter.ahead()) {
+      if (older < upload.snapshotId) {
+        forget(older); // most likely ended (its upload would cut and ask again if not)
+      }
     }
     Meeting meeting =
         asked != null
@@ -187,16 +198,17 @@ final class SnapshotUploader {
    * chunks off the loop begins to be cut now, while the snapshot's markers are out.
    */
   void captured(String workerId, long snapshotId, CapturedState state) {
-    if (chunker != null && (state.isKeyed() || state.state().length > SMALL_STATE)) {
-      cutter.captured(snapshotId, state);
-      if (!lastUploaded.isEmpty()) {
-        if (early.size() >= StateCutter.MAX_AHEAD) { // their snapshots failed
-          forget(early.keySet().stream().min(Long::compare).orElseThrow());
-        }
-        EarlyQuestion q = new EarlyQuestion(lastUploaded);
-        early.put(snapshotId, q);
-        ask(q.context, snapshotId, workerId, q.asked, () -> false, q::answered);
-      }
+    if (chunker == null || (!state.isKeyed() && state.state().length <= SMALL_STATE)) {
+      return;
+    }
+    List<Long> ahead = cutter.ahead();
+    if (ahead.size() >= MAX_AHEAD) {
+      forget(ahead.stream().min(Long::compare).orElseThrow());
+    }
+    if (cutter.captured(snapshotId, state) && !lastUploaded.isEmpty()) {
+      EarlyQuestion q = new EarlyQuestion(lastUploaded);
+      early.put(snapshotId, q);
+      ask(q.context, snapshotId, workerId, q.asked, () -> false, q::answered);
     }
   }
 
@@ -405,7 +417,7 @@ final class SnapshotUploader {
       long snapshotId,
       String workerId,
       List<ChunkRef> chunks,
-      java.util.function.BooleanSupplier over,
+      BooleanSupplier over,
       BiConsumer<ChunkAnswer, Status> then) {
     ChunkQuery.Builder query =
         ChunkQuery.newBuilder().setSnapshotId(snapshotId).setWorkerId(workerId);

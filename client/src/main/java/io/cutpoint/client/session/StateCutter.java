@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -59,16 +61,12 @@ final class StateCutter {
     }
   }
 
-  /** States captured and not yet taken by an upload: more are dropped, oldest first. */
-  static final int MAX_AHEAD = 4;
-
   private final KeyedChunks keyedChunks = new KeyedChunks(ContentChunker.defaults());
   private final ArrayChunks arrayChunks = new ArrayChunks(ContentChunker.defaults());
   private final Executor inOrder;
   private final Executor loop;
   private final Map<Long, Cutting> ahead = new HashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong cutsMade =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong cutsMade = new AtomicLong();
 
   /**
    * @param chunking where states are cut and hashed; this cutter's run one at a time there
@@ -79,15 +77,17 @@ final class StateCutter {
     this.loop = loop;
   }
 
-  /** Starts cutting {@code state}, captured for {@code snapshotId}; on the loop. */
-  void captured(long snapshotId, CapturedState state) {
-    if (ahead.size() >= MAX_AHEAD) { // uploads that never came: their snapshots failed
-      ahead.remove(ahead.keySet().stream().min(Long::compare).orElseThrow());
-    }
+  /**
+   * Starts cutting {@code state}, captured for {@code snapshotId}; on the loop. False when the
+   * chunking threads are stopping. The caller forgets the cuts that no upload will take.
+   */
+  boolean captured(long snapshotId, CapturedState state) {
     Cutting c = new Cutting();
-    if (submit(state, c::done)) {
-      ahead.put(snapshotId, c);
+    if (!submit(state, c::done)) {
+      return false;
     }
+    ahead.put(snapshotId, c);
+    return true;
   }
 
   /** Forgets the cutting of a snapshot that will not be uploaded; on the loop. */
@@ -106,8 +106,6 @@ final class StateCutter {
       Consumer<Cut> onCut,
       Consumer<RuntimeException> onFailure) {
     Cutting c = ahead.remove(snapshotId);
-    // an older snapshot not uploaded by now most likely ended (it would be cut again if not)
-    ahead.keySet().removeIf(id -> id < snapshotId);
     if (c == null) {
       c = new Cutting();
       if (!submit(state, c::done)) {
@@ -129,8 +127,7 @@ final class StateCutter {
     return new ArrayList<>(ahead.keySet());
   }
 
-  private boolean submit(
-      CapturedState state, java.util.function.BiConsumer<Cut, RuntimeException> done) {
+  private boolean submit(CapturedState state, BiConsumer<Cut, RuntimeException> done) {
     try {
       inOrder.execute(
           () -> {

@@ -44,15 +44,13 @@ class CutFromCaptureTest {
                 }
               });
 
-  private final UploaderFixture f = new UploaderFixture("cut-from-capture-test", chunking);
+  private final UploaderFixture f = new UploaderFixture("cut-from-capture-test", pool, chunking);
   private final FakeCoordinator fake = f.fake;
   private final SessionThreads.OwnLoop loop = f.loop;
   private final SnapshotUploader uploader = f.uploader;
 
   @AfterEach
   void tearDown() throws Exception {
-    pool.shutdownNow();
-    pool.awaitTermination(5, TimeUnit.SECONDS);
     f.close();
   }
 
@@ -118,15 +116,15 @@ class CutFromCaptureTest {
     CompletableFuture<List<Long>> ahead = new CompletableFuture<>();
     loop.execute(
         () -> {
-          for (long id = 1; id <= StateCutter.MAX_AHEAD + 2; id++) {
+          for (long id = 1; id <= SnapshotUploader.MAX_AHEAD + 2; id++) {
             uploader.captured("w", id, small);
           }
-          uploader.forget(StateCutter.MAX_AHEAD + 1);
+          uploader.forget(SnapshotUploader.MAX_AHEAD + 1);
           ahead.complete(uploader.cutsAhead());
         });
 
     assertThat(ahead.get(10, TimeUnit.SECONDS))
-        .containsExactlyInAnyOrder(3L, 4L, (long) StateCutter.MAX_AHEAD + 2);
+        .containsExactlyInAnyOrder(3L, 4L, (long) SnapshotUploader.MAX_AHEAD + 2);
   }
 
   @Test

@@ -30,13 +30,11 @@ class EarlyChunkQuestionTest {
   private static final int MIB = 1 << 20;
 
   private final ExecutorService chunking = Executors.newSingleThreadExecutor();
-  private final UploaderFixture f = new UploaderFixture("early-question-test", chunking);
+  private final UploaderFixture f = new UploaderFixture("early-question-test", chunking, chunking);
   private final FakeCoordinator fake = f.fake;
 
   @AfterEach
   void tearDown() throws Exception {
-    chunking.shutdownNow();
-    chunking.awaitTermination(5, TimeUnit.SECONDS);
     f.close();
   }
 

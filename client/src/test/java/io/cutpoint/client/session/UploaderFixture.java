@@ -7,11 +7,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link SnapshotUploader} on a loop of its own, with content chunks on, against an in-process
- * {@link FakeCoordinator} that keeps the chunks it was sent. The caller owns the chunking threads.
+ * {@link FakeCoordinator} that keeps the chunks it was sent. It stops the chunking threads it is
+ * given when closed.
  */
 final class UploaderFixture implements AutoCloseable {
 
@@ -21,8 +23,11 @@ final class UploaderFixture implements AutoCloseable {
   final FakeCoordinator fake = coordinator.fake;
   final SessionThreads.OwnLoop loop;
   final SnapshotUploader uploader;
+  private final ExecutorService pool;
 
-  UploaderFixture(String name, Executor chunking) {
+  /** {@code chunking}: where states are cut, on {@code pool} (or {@code pool} itself). */
+  UploaderFixture(String name, ExecutorService pool, Executor chunking) {
+    this.pool = pool;
     loop = SessionThreads.ownLoop(name);
     uploader =
         new SnapshotUploader(
@@ -70,6 +75,8 @@ final class UploaderFixture implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    pool.shutdownNow();
+    pool.awaitTermination(5, TimeUnit.SECONDS);
     SessionThreads.executor(loop.executor(), Duration.ofSeconds(5), "test loop");
     coordinator.close();
   }
