@@ -8,7 +8,9 @@ import io.cutpoint.api.v1.PhaseTimings;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.api.v1.WorkerTimeline;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +29,21 @@ class TraceStepsTest {
         .setDeliveredMicros(delivered)
         .setMeta(meta)
         .build();
+  }
+
+  /** The "to upload" steps of one worker {@code w} whose header arrived at 7 ms. */
+  private static Map<String, Double> toUpload(WorkerTimeline t) {
+    return SnapshotTrace.of(manifest(piece("w", 7_000, 8_000, t))).orElseThrow().toUpload();
+  }
+
+  /** The "to upload" steps, in their order, in ms. */
+  private static Map<String, Double> toUpload(double wait, double cut, double find, double header) {
+    Map<String, Double> steps = new LinkedHashMap<>();
+    steps.put("wait for chunking", wait);
+    steps.put("cut and hash", cut);
+    steps.put("find chunks", find);
+    steps.put("to the header", header);
+    return steps;
   }
 
   private static SnapshotManifest manifest(WorkerPiece... pieces) {
@@ -76,28 +93,13 @@ class TraceStepsTest {
             .build();
     SnapshotTrace t = SnapshotTrace.of(manifest(piece("w", 7_000, 8_000, chunked))).orElseThrow();
     assertThat(t.criticalPath().get("to upload")).isEqualTo(4.0);
-    assertThat(t.toUpload())
-        .containsExactly(
-            org.assertj.core.api.Assertions.entry("wait for chunking", 0.5),
-            org.assertj.core.api.Assertions.entry("cut and hash", 1.5),
-            org.assertj.core.api.Assertions.entry("find chunks", 1.5),
-            org.assertj.core.api.Assertions.entry("to the header", 0.5));
+    assertThat(t.toUpload()).containsExactlyEntriesOf(toUpload(0.5, 1.5, 1.5, 0.5));
     // cut from the capture on: begun before the local snapshot completed, the wait counts 0 and
     // the cut only what was left of it; a cut done by then counts 0 too
     WorkerTimeline early = chunked.toBuilder().setChunkingBeganMicros(4_800).build();
-    assertThat(SnapshotTrace.of(manifest(piece("w", 7_000, 8_000, early))).orElseThrow().toUpload())
-        .containsExactly(
-            org.assertj.core.api.Assertions.entry("wait for chunking", 0.0),
-            org.assertj.core.api.Assertions.entry("cut and hash", 2.0),
-            org.assertj.core.api.Assertions.entry("find chunks", 1.5),
-            org.assertj.core.api.Assertions.entry("to the header", 0.5));
+    assertThat(toUpload(early)).containsExactlyEntriesOf(toUpload(0.0, 2.0, 1.5, 0.5));
     WorkerTimeline done = early.toBuilder().setChunkedMicros(4_500).build();
-    assertThat(SnapshotTrace.of(manifest(piece("w", 7_000, 8_000, done))).orElseThrow().toUpload())
-        .containsExactly(
-            org.assertj.core.api.Assertions.entry("wait for chunking", 0.0),
-            org.assertj.core.api.Assertions.entry("cut and hash", 0.0),
-            org.assertj.core.api.Assertions.entry("find chunks", 3.5),
-            org.assertj.core.api.Assertions.entry("to the header", 0.5));
+    assertThat(toUpload(done)).containsExactlyEntriesOf(toUpload(0.0, 0.0, 3.5, 0.5));
     // a worker that cut nothing off its loop reports none
     assertThat(
             SnapshotTrace.of(
