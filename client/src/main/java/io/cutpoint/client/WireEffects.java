@@ -94,6 +94,8 @@ final class WireEffects {
       senders.values().forEach(s -> s.setHalted(false));
     } else if (effect instanceof WorkerEffect.Captured c) {
       tell(l -> l.captured(c.snapshotId(), c.state()));
+    } else if (effect instanceof WorkerEffect.Dropped d) {
+      tell(l -> l.dropped(d.snapshotId()));
     } else if (effect instanceof WorkerEffect.Completed c) {
       tell(l -> l.completed(c.snapshot()));
     } else if (effect instanceof WorkerEffect.Failed f) {

@@ -110,10 +110,17 @@ public interface WorkerControl {
   /** Receives local snapshot outcomes, on the worker's event thread: do not block in it. */
   interface LocalSnapshotListener {
     /**
-     * This worker captured its state for {@code snapshotId}; {@link #completed} or {@link #failed}
-     * follows. The state does not change from here on (the application's promise).
+     * This worker captured its state for {@code snapshotId}; exactly one of {@link #completed},
+     * {@link #failed} or {@link #dropped} follows. The state does not change from here on (the
+     * application's promise).
      */
     default void captured(long snapshotId, CapturedState state) {}
+
+    /**
+     * This worker stopped {@code snapshotId} on an order from outside (the coordinator aborted it,
+     * a halt or a restore ended it): nothing more comes of it, and nothing is reported.
+     */
+    default void dropped(long snapshotId) {}
 
     void completed(CompletedLocalSnapshot snapshot);
 

@@ -720,6 +720,11 @@ final class WorkerCore implements EngineOutput {
   }
 
   @Override
+  public void dropped(long snapshotId) {
+    emit(new WorkerEffect.Dropped(snapshotId));
+  }
+
+  @Override
   public void completed(CompletedLocalSnapshot snapshot) {
     metrics.snapshotCompleted();
     emit(new WorkerEffect.Completed(snapshot));

@@ -54,8 +54,11 @@ sealed interface WorkerEffect {
   /** The rollback ended: outgoing channels take application sends again. */
   record Resumed(long epoch) implements WorkerEffect {}
 
-  /** This worker captured its state for a snapshot; the snapshot completes or fails later. */
+  /** This worker captured its state for a snapshot; it completes, fails or is dropped later. */
   record Captured(long snapshotId, CapturedState state) implements WorkerEffect {}
+
+  /** This worker stopped a snapshot on an order (abort, halt, restore); nothing follows. */
+  record Dropped(long snapshotId) implements WorkerEffect {}
 
   /** This worker's piece of a snapshot is complete. */
   record Completed(CompletedLocalSnapshot snapshot) implements WorkerEffect {}

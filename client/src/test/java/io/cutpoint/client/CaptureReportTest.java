@@ -84,4 +84,46 @@ class CaptureReportTest {
       assertThat(heard).containsExactly("captured 4: a's state", "completed 4");
     }
   }
+
+  @Test
+  void aSnapshotAbortedAfterItsCaptureIsReportedDropped() {
+    List<String> heard = new CopyOnWriteArrayList<>();
+    try (Worker a =
+        Worker.builder("a")
+            .incoming("b") // whose marker never comes: the snapshot waits for it
+            .stateHandler(new Named("a's state"))
+            .messageHandler((from, seq, payload) -> {})
+            .build()
+            .start()) {
+      a.setSnapshotListener(
+          new LocalSnapshotListener() {
+            @Override
+            public void captured(long snapshotId, CapturedState state) {
+              heard.add("captured " + snapshotId);
+            }
+
+            @Override
+            public void dropped(long snapshotId) {
+              heard.add("dropped " + snapshotId);
+            }
+
+            @Override
+            public void completed(CompletedLocalSnapshot snapshot) {
+              heard.add("completed " + snapshot.cut().snapshotId());
+            }
+
+            @Override
+            public void failed(long snapshotId, String reason) {
+              heard.add("failed " + snapshotId);
+            }
+          });
+
+      a.startSnapshot(5);
+      await().atMost(Duration.ofSeconds(30)).until(() -> heard.size() == 1);
+      a.abortSnapshot(5);
+
+      await().atMost(Duration.ofSeconds(30)).until(() -> heard.size() == 2);
+      assertThat(heard).containsExactly("captured 5", "dropped 5");
+    }
+  }
 }

@@ -516,10 +516,12 @@ public final class SimulatedWorker {
       listener.failed(this, f.snapshotId(), f.reason());
     } else if (!(effect instanceof WorkerEffect.Renumber
         || effect instanceof WorkerEffect.Resumed
-        || effect instanceof WorkerEffect.Captured)) {
+        || effect instanceof WorkerEffect.Captured
+        || effect instanceof WorkerEffect.Dropped)) {
       // Renumber: every send is numbered at once here, no claimed send waits to be dropped.
       // Resumed: application sends ask halted() themselves.
       // Captured: the simulated coordinator takes the state with the completed piece.
+      // Dropped: nothing was prepared at the capture, so nothing is let go.
       throw new IllegalArgumentException("unknown effect " + effect);
     }
   }

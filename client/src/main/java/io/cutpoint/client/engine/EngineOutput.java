@@ -19,12 +19,20 @@ public interface EngineOutput {
   void deliver(String from, long seq, byte[] payload);
 
   /**
-   * This worker recorded its state for {@code snapshotId}, after the markers went out; {@link
-   * #completed} follows once every incoming channel is closed, unless the snapshot fails. The
-   * application promised not to change the captured state, so it may be prepared for the upload
-   * meanwhile (cut into chunks and hashed).
+   * This worker recorded its state for {@code snapshotId}, after the markers went out; exactly one
+   * of {@link #completed} (once every incoming channel is closed), {@link #failed} or {@link
+   * #dropped} follows. The application promised not to change the captured state, so it may be
+   * prepared for the upload meanwhile (cut into chunks and hashed).
    */
   default void captured(long snapshotId, CapturedState state) {}
+
+  /**
+   * This worker stopped recording {@code snapshotId} without completing it, on an order from
+   * outside: the coordinator aborted it, or a halt or a restore ended every snapshot in flight.
+   * Nothing else follows; what was prepared for its upload can go. Not a failure of this worker, so
+   * nothing is reported.
+   */
+  default void dropped(long snapshotId) {}
 
   /** This worker's piece of a snapshot is complete: report it to the coordinator. */
   void completed(CompletedLocalSnapshot snapshot);

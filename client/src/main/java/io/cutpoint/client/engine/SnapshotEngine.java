@@ -471,15 +471,22 @@ public final class SnapshotEngine {
       p.dropRecordings();
     }
     recent.remember(snapshotId);
+    if (p != null) {
+      output.dropped(snapshotId);
+    }
   }
 
   /** Drops every in-flight snapshot (on halt); their later markers are ignored. */
   public void abortAll() {
-    for (PendingLocalSnapshot p : pending.values()) {
+    List<PendingLocalSnapshot> dropped = List.copyOf(pending.values());
+    pending.clear();
+    for (PendingLocalSnapshot p : dropped) {
       p.dropRecordings();
       recent.remember(p.snapshotId);
     }
-    pending.clear();
+    for (PendingLocalSnapshot p : dropped) {
+      output.dropped(p.snapshotId);
+    }
   }
 
   /**

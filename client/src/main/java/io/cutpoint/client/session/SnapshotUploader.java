@@ -91,8 +91,9 @@ final class SnapshotUploader {
   private List<ChunkRef> lastUploaded = List.of();
 
   /**
-   * States cut ahead of their uploads, at most this many: more are forgotten, oldest first (their
-   * snapshots failed or were aborted before this worker heard).
+   * States cut ahead of their uploads, at most this many: a state captured while as many wait (a
+   * backlog of uploads) is cut when its own upload starts. Each is forgotten when its upload takes
+   * it, or when its snapshot fails, is dropped or is given up.
    */
   static final int MAX_AHEAD = 4;
 
@@ -163,11 +164,6 @@ final class SnapshotUploader {
     // While the state is cut, ask about the chunks of the last state that went up: most are the
     // new state's too, and the answer then arrives while the cutting goes on (HeldChunks).
     EarlyQuestion asked = early.remove(upload.snapshotId);
-    for (long older : cutter.ahead()) {
-      if (older < upload.snapshotId) {
-        forget(older); // most likely ended (its upload would cut and ask again if not)
-      }
-    }
     Meeting meeting =
         asked != null
             ? new Meeting(upload, snapshot, asked)
@@ -195,30 +191,41 @@ final class SnapshotUploader {
 
   /**
    * On the loop: {@code state} was captured for {@code snapshotId}; a state that goes up as content
-   * chunks off the loop begins to be cut now, while the snapshot's markers are out.
+   * chunks off the loop begins to be cut now, while the snapshot's markers are out, unless {@link
+   * #MAX_AHEAD} wait already. {@code ask}: the question about the last upload's chunks may go now
+   * (the session is joined, so the call carries the secret the coordinator knows).
    */
-  void captured(String workerId, long snapshotId, CapturedState state) {
+  void captured(String workerId, long snapshotId, CapturedState state, boolean ask) {
     if (chunker == null || (!state.isKeyed() && state.state().length <= SMALL_STATE)) {
       return;
     }
-    List<Long> ahead = cutter.ahead();
-    if (ahead.size() >= MAX_AHEAD) {
-      forget(ahead.stream().min(Long::compare).orElseThrow());
+    if (cutter.ahead().size() >= MAX_AHEAD) {
+      return; // the uploads before it take their cuts first
     }
-    if (cutter.captured(snapshotId, state) && !lastUploaded.isEmpty()) {
+    if (cutter.captured(snapshotId, state) && ask && !lastUploaded.isEmpty()) {
       EarlyQuestion q = new EarlyQuestion(lastUploaded);
       early.put(snapshotId, q);
       ask(q.context, snapshotId, workerId, q.asked, () -> false, q::answered);
     }
   }
 
-  /** On the loop: {@code snapshotId} will not be uploaded; its cutting is forgotten. */
+  /**
+   * On the loop: {@code snapshotId} will not be uploaded; its cutting and its question are
+   * forgotten.
+   */
   void forget(long snapshotId) {
     cutter.forget(snapshotId);
     EarlyQuestion q = early.remove(snapshotId);
     if (q != null) {
       q.context.cancel(null);
     }
+  }
+
+  /** On the loop: no snapshot cut or asked about so far will be uploaded (the session closed). */
+  void forgetAll() {
+    java.util.Set<Long> ids = new java.util.TreeSet<>(cutter.ahead());
+    ids.addAll(early.keySet());
+    ids.forEach(this::forget);
   }
 
   /**

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiConsumer;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -29,12 +29,20 @@ final class StateCutter {
   /** A state cut into chunks: {@code began} and {@code chunked} on {@link System#nanoTime()}. */
   record Cut(StateContent content, long began, long chunked) {}
 
-  /** One state's cutting, from its capture to the upload that takes it. Loop only. */
+  /**
+   * One state's cutting, from its capture to the upload that takes it. Loop only, but for {@code
+   * state}: the state to cut, until the chunking thread takes it or the cutting is forgotten.
+   */
   private static final class Cutting {
+    final AtomicReference<CapturedState> state;
     Cut cut;
     RuntimeException failure;
     Consumer<Cut> onCut; // the upload waiting for it, if any
     Consumer<RuntimeException> onFailure;
+
+    Cutting(CapturedState state) {
+      this.state = new AtomicReference<>(state);
+    }
 
     void done(Cut c, RuntimeException f) {
       cut = c;
@@ -82,17 +90,23 @@ final class StateCutter {
    * chunking threads are stopping. The caller forgets the cuts that no upload will take.
    */
   boolean captured(long snapshotId, CapturedState state) {
-    Cutting c = new Cutting();
-    if (!submit(state, c::done)) {
+    Cutting c = new Cutting(state);
+    if (!submit(c)) {
       return false;
     }
     ahead.put(snapshotId, c);
     return true;
   }
 
-  /** Forgets the cutting of a snapshot that will not be uploaded; on the loop. */
+  /**
+   * Forgets the cutting of a snapshot that will not be uploaded; on the loop. One that has not
+   * begun will not, and lets go of its state now.
+   */
   void forget(long snapshotId) {
-    ahead.remove(snapshotId);
+    Cutting c = ahead.remove(snapshotId);
+    if (c != null) {
+      c.state.set(null);
+    }
   }
 
   /**
@@ -107,8 +121,8 @@ final class StateCutter {
       Consumer<RuntimeException> onFailure) {
     Cutting c = ahead.remove(snapshotId);
     if (c == null) {
-      c = new Cutting();
-      if (!submit(state, c::done)) {
+      c = new Cutting(state);
+      if (!submit(c)) {
         return false;
       }
     }
@@ -127,30 +141,47 @@ final class StateCutter {
     return new ArrayList<>(ahead.keySet());
   }
 
-  private boolean submit(CapturedState state, BiConsumer<Cut, RuntimeException> done) {
+  private boolean submit(Cutting c) {
     try {
-      inOrder.execute(
-          () -> {
-            long began = System.nanoTime();
-            Cut cut = null;
-            RuntimeException failure = null;
-            try {
-              StateContent content =
-                  state.isKeyed()
-                      ? keyedChunks.content(state.entries())
-                      : arrayChunks.content(state.state());
-              cut = new Cut(content, began, System.nanoTime());
-              cutsMade.incrementAndGet();
-            } catch (RuntimeException e) {
-              failure = e;
-            }
-            Cut result = cut;
-            RuntimeException failed = failure;
-            loop.execute(() -> done.accept(result, failed));
-          });
+      inOrder.execute(() -> cutNow(c));
       return true;
     } catch (RejectedExecutionException e) {
       return false;
+    }
+  }
+
+  /**
+   * On a chunking thread: cuts {@code c}'s state, unless it was forgotten first, and hands the cut
+   * or the failure back to the loop. An error (out of memory, say) is handed back as a failure too,
+   * so that the upload waiting for it ends, and then thrown on.
+   */
+  private void cutNow(Cutting c) {
+    CapturedState state = c.state.getAndSet(null);
+    if (state == null) {
+      return; // forgotten before its turn
+    }
+    long began = System.nanoTime();
+    Cut cut = null;
+    RuntimeException failure = null;
+    Error error = null;
+    try {
+      StateContent content =
+          state.isKeyed()
+              ? keyedChunks.content(state.entries())
+              : arrayChunks.content(state.state());
+      cut = new Cut(content, began, System.nanoTime());
+      cutsMade.incrementAndGet();
+    } catch (RuntimeException e) {
+      failure = e;
+    } catch (Error e) {
+      failure = new IllegalStateException(e.toString(), e);
+      error = e;
+    }
+    Cut result = cut;
+    RuntimeException failed = failure;
+    loop.execute(() -> c.done(result, failed));
+    if (error != null) {
+      throw error;
     }
   }
 }

@@ -110,18 +110,28 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     return current;
   }
 
-  /** No upload starts from now on; the one running is cancelled. Any thread. */
+  /**
+   * No upload starts from now on; the one running is cancelled, and the cuts and questions made
+   * ahead of uploads are forgotten (on the loop; a stopped loop drops the task, and them). Any
+   * thread.
+   */
   void close() {
     closed = true;
     SnapshotUploader.Upload u = current;
     if (u != null) {
       u.cancel();
     }
+    onLoop(uploader::forgetAll);
   }
 
   @Override
   public void captured(long snapshotId, CapturedState state) {
-    onLoop(() -> uploader.captured(workerId, snapshotId, state));
+    onLoop(() -> uploader.captured(workerId, snapshotId, state, joined));
+  }
+
+  @Override
+  public void dropped(long snapshotId) {
+    onLoop(() -> uploader.forget(snapshotId));
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.cutpoint.client.engine.CapturedState;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,11 +31,15 @@ class CutFromCaptureTest {
   private final AtomicInteger cutting = new AtomicInteger();
   private final AtomicInteger mostAtOnce = new AtomicInteger();
 
+  /** Closed by a test that needs the chunking threads to wait before they begin. */
+  private volatile CountDownLatch gate = new CountDownLatch(0);
+
   /** The chunking threads, counting their tasks and how many of them ran at once. */
   private final Executor chunking =
       task ->
           pool.execute(
               () -> {
+                awaitGate();
                 tasks.incrementAndGet();
                 mostAtOnce.accumulateAndGet(cutting.incrementAndGet(), Math::max);
                 try {
@@ -57,7 +62,7 @@ class CutFromCaptureTest {
   @Test
   void aStateIsCutOnceFromItsCaptureAndItsUploadTakesThatCut() throws Exception {
     byte[] state = Pieces.state(4 * MIB, 1);
-    loop.execute(() -> uploader.captured("w", 1, CapturedState.of(state)));
+    loop.execute(() -> uploader.captured("w", 1, CapturedState.of(state), true));
     await().atMost(Duration.ofSeconds(10)).until(() -> uploader.cutsMade() == 1);
 
     f.upload(1, state);
@@ -76,9 +81,9 @@ class CutFromCaptureTest {
     System.arraycopy(Pieces.state(4_000, 4), 0, third, MIB, 4_000);
     loop.execute(
         () -> {
-          uploader.captured("w", 1, CapturedState.of(first));
-          uploader.captured("w", 2, CapturedState.of(second));
-          uploader.captured("w", 3, CapturedState.of(third));
+          uploader.captured("w", 1, CapturedState.of(first), true);
+          uploader.captured("w", 2, CapturedState.of(second), true);
+          uploader.captured("w", 3, CapturedState.of(third), true);
         });
 
     f.upload(1, first);
@@ -99,7 +104,7 @@ class CutFromCaptureTest {
     byte[] second = first.clone();
     System.arraycopy(Pieces.state(4_000, 7), 0, second, 2 * MIB, 4_000);
 
-    loop.execute(() -> uploader.captured("w", 2, CapturedState.of(second)));
+    loop.execute(() -> uploader.captured("w", 2, CapturedState.of(second), true));
     await().atMost(Duration.ofSeconds(10)).until(() -> fake.chunkQueries.size() == 2);
     f.upload(2, second);
 
@@ -112,19 +117,125 @@ class CutFromCaptureTest {
 
   @Test
   void aCutWhoseSnapshotEndedIsForgottenAndAtMostAFewWait() throws Exception {
-    CapturedState small = CapturedState.of(Pieces.state(2 * MIB, 5));
-    CompletableFuture<List<Long>> ahead = new CompletableFuture<>();
-    loop.execute(
+    CapturedState state = CapturedState.of(Pieces.state(2 * MIB, 5));
+    List<Long> ahead =
+        onLoop(
+            () -> {
+              for (long id = 1; id <= SnapshotUploader.MAX_AHEAD + 2; id++) {
+                uploader.captured("w", id, state, true);
+              }
+              uploader.forget(2);
+              uploader.captured("w", 7, state, true);
+              return uploader.cutsAhead();
+            });
+
+    assertThat(ahead).as("5 and 6 came when 4 waited").containsExactlyInAnyOrder(1L, 3L, 4L, 7L);
+  }
+
+  @Test
+  void aCutForgottenBeforeItsTurnIsNotMade() throws Exception {
+    byte[] first = Pieces.state(2 * MIB, 8);
+    byte[] second = Pieces.state(2 * MIB, 9);
+    byte[] third = Pieces.state(2 * MIB, 10);
+    gate = new CountDownLatch(1);
+    onLoop(
         () -> {
-          for (long id = 1; id <= SnapshotUploader.MAX_AHEAD + 2; id++) {
-            uploader.captured("w", id, small);
+          uploader.captured("w", 1, CapturedState.of(first), true);
+          uploader.captured("w", 2, CapturedState.of(second), true);
+          uploader.captured("w", 3, CapturedState.of(third), true);
+          uploader.forget(2);
+          return null;
+        });
+    gate.countDown();
+
+    f.upload(1, first);
+    f.upload(3, third);
+
+    assertThat(uploader.cutsMade()).as("1 and 3, not 2").isEqualTo(2);
+  }
+
+  @Test
+  void aBacklogOfUploadsCutsNoStateTwice() throws Exception {
+    int n = SnapshotUploader.MAX_AHEAD + 2;
+    byte[][] states = new byte[n + 1][];
+    for (int id = 1; id <= n; id++) {
+      states[id] = Pieces.state(2 * MIB, 20 + id);
+    }
+    onLoop(
+        () -> {
+          for (int id = 1; id <= n; id++) {
+            uploader.captured("w", id, CapturedState.of(states[id]), true);
           }
-          uploader.forget(SnapshotUploader.MAX_AHEAD + 1);
-          ahead.complete(uploader.cutsAhead());
+          return null;
         });
 
-    assertThat(ahead.get(10, TimeUnit.SECONDS))
-        .containsExactlyInAnyOrder(3L, 4L, (long) SnapshotUploader.MAX_AHEAD + 2);
+    for (int id = 1; id <= n; id++) {
+      f.upload(id, states[id]);
+    }
+
+    assertThat(uploader.cutsMade())
+        .as("the first %d cut ahead, the rest by their uploads", SnapshotUploader.MAX_AHEAD)
+        .isEqualTo(n);
+  }
+
+  @Test
+  void anUploadLeavesTheCutsOfEarlierSnapshotsToTheirUploads() throws Exception {
+    byte[] first = Pieces.state(2 * MIB, 11);
+    byte[] second = Pieces.state(2 * MIB, 12);
+    onLoop(
+        () -> {
+          uploader.captured("w", 1, CapturedState.of(first), true);
+          uploader.captured("w", 2, CapturedState.of(second), true);
+          return null;
+        });
+
+    f.upload(2, second); // concurrent snapshots may complete out of order
+    f.upload(1, first);
+
+    assertThat(uploader.cutsMade()).isEqualTo(2);
+  }
+
+  @Test
+  void theQueueForgetsTheCutOfADroppedSnapshotAndEverythingWhenItCloses() throws Exception {
+    byte[] first = Pieces.state(2 * MIB, 13);
+    f.upload(1, first);
+    UploadQueue queue = queue();
+    onLoop(
+        () -> {
+          queue.joined();
+          return null;
+        });
+    queue.captured(2, CapturedState.of(Pieces.state(2 * MIB, 14)));
+    queue.captured(3, CapturedState.of(Pieces.state(2 * MIB, 15)));
+    queue.captured(4, CapturedState.of(Pieces.state(2 * MIB, 16)));
+    assertThat(onLoop(uploader::cutsAhead)).containsExactlyInAnyOrder(2L, 3L, 4L);
+
+    queue.dropped(3); // aborted, or ended by a halt or a restore
+    assertThat(onLoop(uploader::cutsAhead)).containsExactlyInAnyOrder(2L, 4L);
+
+    queue.close();
+    assertThat(onLoop(uploader::cutsAhead)).isEmpty();
+  }
+
+  @Test
+  void noQuestionGoesAtACaptureBeforeTheSessionIsWelcomed() throws Exception {
+    byte[] first = Pieces.state(2 * MIB, 17);
+    f.upload(1, first);
+    assertThat(fake.chunkQueries).hasSize(1);
+    UploadQueue queue = queue();
+
+    queue.captured(2, CapturedState.of(first.clone()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> uploader.cutsMade() == 2);
+    assertThat(fake.chunkQueries).as("its secret would be the last session's").hasSize(1);
+
+    onLoop(
+        () -> {
+          queue.joined();
+          return null;
+        });
+    queue.captured(3, CapturedState.of(first.clone()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> fake.chunkQueries.size() == 2);
+    assertThat(fake.chunkQueries.get(1).getSnapshotId()).isEqualTo(3);
   }
 
   @Test
@@ -132,11 +243,53 @@ class CutFromCaptureTest {
     CompletableFuture<List<Long>> ahead = new CompletableFuture<>();
     loop.execute(
         () -> {
-          uploader.captured("w", 1, CapturedState.of(new byte[SnapshotUploader.SMALL_STATE]));
+          uploader.captured("w", 1, CapturedState.of(new byte[SnapshotUploader.SMALL_STATE]), true);
           ahead.complete(uploader.cutsAhead());
         });
 
     assertThat(ahead.get(10, TimeUnit.SECONDS)).isEmpty();
     assertThat(tasks).hasValue(0);
+  }
+
+  /** A queue over the fixture's uploader, not joined yet, that reports to nobody. */
+  private UploadQueue queue() {
+    UploadQueue.Reports none =
+        new UploadQueue.Reports() {
+          @Override
+          public boolean snapshotFailed(long snapshotId, String reason) {
+            return false;
+          }
+
+          @Override
+          public void uploaded(long snapshotId, long storedBytes) {}
+
+          @Override
+          public void uploadFailed(long snapshotId, String reason) {}
+        };
+    return new UploadQueue("w", uploader, () -> 0L, none, loop, 4);
+  }
+
+  /** Runs {@code body} on the loop and returns what it gave. */
+  private <T> T onLoop(java.util.concurrent.Callable<T> body) throws Exception {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          try {
+            result.complete(body.call());
+          } catch (Exception e) {
+            result.completeExceptionally(e);
+          }
+        });
+    return result.get(10, TimeUnit.SECONDS);
+  }
+
+  private void awaitGate() {
+    try {
+      if (!gate.await(10, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the test never opened the gate");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

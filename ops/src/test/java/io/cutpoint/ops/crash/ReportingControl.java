@@ -68,6 +68,11 @@ final class ReportingControl extends ForwardingWorkerControl {
           }
 
           @Override
+          public void dropped(long snapshotId) {
+            listener.dropped(snapshotId);
+          }
+
+          @Override
           public void completed(CompletedLocalSnapshot s) {
             byte[] state = s.state().state();
             out.accept(
