@@ -13,6 +13,7 @@ import io.cutpoint.server.grpc.CallThreads;
 import io.cutpoint.server.grpc.CoordinatorService;
 import io.cutpoint.server.grpc.KeepAlivePermit;
 import io.cutpoint.server.grpc.SessionRegistry;
+import io.cutpoint.server.lifecycle.Coalescer;
 import io.cutpoint.server.lifecycle.CompletedSnapshot;
 import io.cutpoint.server.lifecycle.ExecutorScheduler;
 import io.cutpoint.server.lifecycle.FailureReason;
@@ -62,8 +63,9 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: the coordinator loop ({@code cutpoint-coordinator}) owns membership, the snapshot
  * lifecycle, the rollback and the schedule, and runs the timers; the store executor ({@code
  * cutpoint-store}) performs their store writes in order; {@code cutpoint-maintenance} watches the
- * store, applies retention after each commit and analyses snapshots; {@code cutpoint-transfer-N}
- * serve downloads; gRPC's own threads run the handlers, which post to the loop.
+ * store, applies retention after commits and analyses the newest snapshot committed, each at most
+ * once per {@link #MAINTENANCE_SPACING}; {@code cutpoint-transfer-N} serve downloads; gRPC's own
+ * threads run the handlers, which post to the loop.
  */
 public final class CoordinatorServer implements AutoCloseable {
 
@@ -82,6 +84,15 @@ public final class CoordinatorServer implements AutoCloseable {
   private final HealthStatusManager health;
   private final ExecutorScheduler scheduler;
   private final ExecutorScheduler maintenance;
+
+  /**
+   * The least time between two runs of retention, and of the analysis, after commits: snapshots
+   * that commit faster are handled together (one pass over the manifests and one sync of the
+   * deletions for several; the newest analysed). Under periodic snapshots (every 10 s by default)
+   * each commit still gets its run at once.
+   */
+  static final Duration MAINTENANCE_SPACING = Duration.ofMillis(250);
+
   private final AtomicBoolean closed = new AtomicBoolean();
   private final java.util.concurrent.ExecutorService transfers;
   private final StoreWatch storeWatch;
@@ -217,25 +228,33 @@ public final class CoordinatorServer implements AutoCloseable {
             daemon("cutpoint-transfer"));
     SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
     ContinuousAnalysis analysis =
-        new ContinuousAnalysis(analyzer, r -> maintenance.execute(r), analysisEvents(events));
+        new ContinuousAnalysis(
+            analyzer, maintenance, clock, MAINTENANCE_SPACING, analysisEvents(events));
+    Coalescer retention =
+        new Coalescer(
+            maintenance,
+            clock,
+            MAINTENANCE_SPACING,
+            () -> {
+              try {
+                retain(store, config.retainCompleteSnapshots(), events, metrics);
+              } catch (RuntimeException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                  log.debug("retention stopped: the coordinator is closing");
+                } else {
+                  log.error("retention failed", e);
+                }
+              }
+            });
     SnapshotListener afterCommit =
         new SnapshotListener() {
           @Override
           public void completed(CompletedSnapshot snapshot) {
             // Off cutpoint-store: the next snapshot's FindChunks and parts do not wait behind it
-            // (the store's own locks order it with them, as they do an operator's delete).
-            maintenance.execute(
-                () -> {
-                  try {
-                    retain(store, config.retainCompleteSnapshots(), events, metrics);
-                  } catch (RuntimeException e) {
-                    if (Thread.currentThread().isInterrupted()) {
-                      log.debug("retention stopped: the coordinator is closing");
-                    } else {
-                      log.error("retention failed", e);
-                    }
-                  }
-                });
+            // (the store's own locks order it with them, as they do an operator's delete). A
+            // snapshot kept over the limit meanwhile is deleted by the next run, within the
+            // spacing.
+            retention.request();
             analysis.snapshotCommitted(snapshot.id());
           }
 

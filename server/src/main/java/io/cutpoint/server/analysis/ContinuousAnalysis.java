@@ -1,11 +1,14 @@
 package io.cutpoint.server.analysis;
 
+import io.cutpoint.server.lifecycle.Coalescer;
+import io.cutpoint.server.lifecycle.Scheduler;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,11 +18,14 @@ import org.slf4j.LoggerFactory;
  * lasts), a deadlock gone (after a rollback, say), and the computation found terminated.
  *
  * <p>The coordinator calls {@link #snapshotCommitted(long)} after each commit; the analysis runs on
- * the given executor so the commit path never waits for channel reads. A deadlock is known by its
+ * the given scheduler so the commit path never waits for channel reads, and analyzes the newest
+ * snapshot committed when it begins: commits that come faster than {@code spacing} are analyzed as
+ * one, the newest (a {@link Coalescer}). What it reports holds all the same: a deadlock lasts until
+ * a rollback, and so does termination, so a later cut shows them too. A deadlock is known by its
  * core (the workers on its cycles); a snapshot older than the newest one analyzed is skipped, since
  * snapshots may commit out of order and an old cut says nothing new.
  *
- * <p>Confined to the executor's one thread ({@code cutpoint-maintenance} in a coordinator): no
+ * <p>Confined to the scheduler's one thread ({@code cutpoint-maintenance} in a coordinator): no
  * lock. Tests call {@link #analyzeNow} on their own thread, one call at a time.
  */
 public final class ContinuousAnalysis {
@@ -45,27 +51,34 @@ public final class ContinuousAnalysis {
   }
 
   private final SnapshotAnalyzer analyzer;
-  private final Executor executor;
+  private final Coalescer runs;
   private final Listener listener;
+  private final AtomicLong newestCommitted = new AtomicLong();
 
   // Guarded by this.
   private long newestAnalyzed;
   private final Set<SortedSet<String>> knownCores = new HashSet<>();
   private boolean terminated;
 
-  public ContinuousAnalysis(SnapshotAnalyzer analyzer, Executor executor, Listener listener) {
+  /**
+   * @param scheduler where the analyses run (a closed one drops them)
+   * @param spacing the least time between the beginnings of two analyses
+   */
+  public ContinuousAnalysis(
+      SnapshotAnalyzer analyzer,
+      Scheduler scheduler,
+      Clock clock,
+      Duration spacing,
+      Listener listener) {
     this.analyzer = Objects.requireNonNull(analyzer, "analyzer");
-    this.executor = Objects.requireNonNull(executor, "executor");
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.runs = new Coalescer(scheduler, clock, spacing, () -> analyzeNow(newestCommitted.get()));
   }
 
-  /** Schedules the analysis of a just committed snapshot; never blocks, never throws. */
+  /** Asks for the analysis of a just committed snapshot; never blocks. Any thread. */
   public void snapshotCommitted(long snapshotId) {
-    try {
-      executor.execute(() -> analyzeNow(snapshotId));
-    } catch (RejectedExecutionException e) {
-      LOG.debug("analysis of snapshot {} not scheduled: executor shut down", snapshotId);
-    }
+    newestCommitted.accumulateAndGet(snapshotId, Math::max);
+    runs.request();
   }
 
   /**

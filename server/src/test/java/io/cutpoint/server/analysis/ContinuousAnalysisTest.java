@@ -9,12 +9,14 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.cutpoint.api.v1.Activity;
 import io.cutpoint.cut.ChannelId;
+import io.cutpoint.server.lifecycle.ExecutorScheduler;
+import io.cutpoint.server.lifecycle.Scheduler;
+import io.cutpoint.server.testing.ManualClock;
+import io.cutpoint.server.testing.ManualScheduler;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,8 +26,17 @@ class ContinuousAnalysisTest {
 
   private final InMemorySnapshotStore store = new InMemorySnapshotStore();
   private final Recorder recorder = new Recorder();
+
+  /** Runs a task at once, on the caller's thread, whatever its delay. */
+  private static final Scheduler DIRECT =
+      (task, delay) -> {
+        task.run();
+        return () -> {};
+      };
+
   private final ContinuousAnalysis continuous =
-      new ContinuousAnalysis(new SnapshotAnalyzer(store), Runnable::run, recorder);
+      new ContinuousAnalysis(
+          new SnapshotAnalyzer(store), DIRECT, Clock.systemUTC(), Duration.ZERO, recorder);
   private final ListAppender<ILoggingEvent> log = new ListAppender<>();
   private final Logger logger = (Logger) LoggerFactory.getLogger(ContinuousAnalysis.class);
 
@@ -142,34 +153,65 @@ class ContinuousAnalysisTest {
   }
 
   @Test
-  void theAnalysisRunsOnTheGivenExecutorNotOnTheCommitThread() throws InterruptedException {
-    ExecutorService executor = Executors.newSingleThreadExecutor();
-    try {
+  void theAnalysisRunsOnTheGivenSchedulerNotOnTheCommitThread() {
+    try (ExecutorScheduler maintenance = new ExecutorScheduler("test-maintenance")) {
       ContinuousAnalysis async =
-          new ContinuousAnalysis(new SnapshotAnalyzer(store), executor, recorder);
+          new ContinuousAnalysis(
+              new SnapshotAnalyzer(store),
+              maintenance,
+              Clock.systemUTC(),
+              Duration.ofMillis(250),
+              recorder);
       long id = deadlocked();
 
       async.snapshotCommitted(id);
 
       await().atMost(Duration.ofSeconds(10)).until(() -> recorder.events.size() == 1);
       assertThat(recorder.events).containsExactly("deadlock " + id + " [a, b]");
-      assertThat(recorder.threads).doesNotContain(Thread.currentThread().getName());
-    } finally {
-      executor.shutdown();
-      assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(recorder.threads).containsOnly("test-maintenance");
     }
   }
 
   @Test
-  void aShutDownExecutorMakesCommittedSnapshotsQuietlyUnanalyzed() {
-    ExecutorService executor = Executors.newSingleThreadExecutor();
-    executor.shutdown();
+  void aClosedSchedulerLeavesCommittedSnapshotsQuietlyUnanalyzed() {
+    ExecutorScheduler maintenance = new ExecutorScheduler("test-maintenance");
+    maintenance.close();
     ContinuousAnalysis async =
-        new ContinuousAnalysis(new SnapshotAnalyzer(store), executor, recorder);
+        new ContinuousAnalysis(
+            new SnapshotAnalyzer(store), maintenance, Clock.systemUTC(), Duration.ZERO, recorder);
 
     async.snapshotCommitted(deadlocked());
 
     assertThat(recorder.events).isEmpty();
+  }
+
+  /**
+   * Commits that come faster than the spacing are analyzed as one, the newest: the deadlock it
+   * shows is reported by it, and the snapshots in between are not read.
+   */
+  @Test
+  void commitsFasterThanTheSpacingAreAnalyzedTogetherByTheNewest() {
+    ManualClock clock = new ManualClock();
+    ManualScheduler maintenance = new ManualScheduler(clock);
+    ContinuousAnalysis spaced =
+        new ContinuousAnalysis(
+            new SnapshotAnalyzer(store), maintenance, clock, Duration.ofMillis(250), recorder);
+    long one = running();
+    spaced.snapshotCommitted(one);
+    maintenance.runDue();
+    assertThat(recorder.analyzed).containsExactly(one);
+
+    long two = running();
+    long three = deadlocked();
+    maintenance.advance(Duration.ofMillis(100));
+    spaced.snapshotCommitted(two);
+    spaced.snapshotCommitted(three);
+    maintenance.advance(Duration.ofMillis(100));
+    assertThat(recorder.analyzed).as("within the spacing").containsExactly(one);
+    maintenance.advance(Duration.ofMillis(50));
+
+    assertThat(recorder.analyzed).containsExactly(one, three);
+    assertThat(recorder.events).containsExactly("deadlock " + three + " [a, b]");
   }
 
   /** Records listener calls in order, as short strings. */

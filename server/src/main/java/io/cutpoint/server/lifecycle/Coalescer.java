@@ -1,0 +1,66 @@
+package io.cutpoint.server.lifecycle;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Runs a task on a scheduler when asked, but never twice at once and at most once per spacing:
+ * requests that arrive while a run is waiting for its turn are folded into that run, and one that
+ * arrives while a run is under way gets a run after it. For work whose one run covers every request
+ * made before it began, such as the coordinator's retention after commits (it deletes what is over
+ * the limit then) or the analysis of the newest committed snapshot: at a snapshot every 100 ms and
+ * a spacing of 250 ms it runs about once per three commits, each run doing what three would have.
+ *
+ * <p>Thread-safe: {@link #request} may be called from any thread.
+ */
+public final class Coalescer {
+
+  private final Scheduler scheduler;
+  private final Clock clock;
+  private final Duration spacing;
+  private final Runnable task;
+
+  // Guarded by this.
+  private boolean queued;
+  private Instant lastStart = Instant.MIN;
+
+  /**
+   * {@code task} runs on {@code scheduler}'s thread, its runs begun at least {@code spacing} apart.
+   */
+  public Coalescer(Scheduler scheduler, Clock clock, Duration spacing, Runnable task) {
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.spacing = Objects.requireNonNull(spacing, "spacing");
+    this.task = Objects.requireNonNull(task, "task");
+    if (spacing.isNegative()) {
+      throw new IllegalArgumentException("negative spacing " + spacing);
+    }
+  }
+
+  /** Asks for a run that begins after this call; never blocks. */
+  public void request() {
+    Duration wait;
+    synchronized (this) {
+      if (queued) {
+        return; // the queued run has not begun: it covers this request
+      }
+      queued = true;
+      Instant now = clock.instant();
+      wait =
+          lastStart.equals(Instant.MIN) || !now.isBefore(lastStart.plus(spacing))
+              ? Duration.ZERO
+              : Duration.between(now, lastStart.plus(spacing));
+    }
+    scheduler.schedule(this::run, wait);
+  }
+
+  private void run() {
+    synchronized (this) {
+      queued = false; // a request from now on is after this run began: it gets a run of its own
+      lastStart = clock.instant();
+    }
+    task.run();
+  }
+}
