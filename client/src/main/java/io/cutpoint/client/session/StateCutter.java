@@ -15,6 +15,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cuts a worker's captured states into content chunks and hashes them, off the loop, from the
@@ -25,6 +27,8 @@ import java.util.function.Consumer;
  * each with the last. Loop only, except the cutting itself.
  */
 final class StateCutter {
+
+  private static final Logger log = LoggerFactory.getLogger(StateCutter.class);
 
   /** A state cut into chunks: {@code began} and {@code chunked} on {@link System#nanoTime()}. */
   record Cut(StateContent content, long began, long chunked) {}
@@ -152,8 +156,9 @@ final class StateCutter {
 
   /**
    * On a chunking thread: cuts {@code c}'s state, unless it was forgotten first, and hands the cut
-   * or the failure back to the loop. An error (out of memory, say) is handed back as a failure too,
-   * so that the upload waiting for it ends, and then thrown on.
+   * or the failure back to the loop. An error (out of memory, say) is logged and handed back as a
+   * failure too, so that the upload waiting for it ends; it is not thrown on, which would leave the
+   * cuts queued behind it waiting for the next one to be submitted.
    */
   private void cutNow(Cutting c) {
     CapturedState state = c.state.getAndSet(null);
@@ -163,7 +168,6 @@ final class StateCutter {
     long began = System.nanoTime();
     Cut cut = null;
     RuntimeException failure = null;
-    Error error = null;
     try {
       StateContent content =
           state.isKeyed()
@@ -174,14 +178,11 @@ final class StateCutter {
     } catch (RuntimeException e) {
       failure = e;
     } catch (Error e) {
+      log.error("cutting a captured state failed", e);
       failure = new IllegalStateException(e.toString(), e);
-      error = e;
     }
     Cut result = cut;
     RuntimeException failed = failure;
     loop.execute(() -> c.done(result, failed));
-    if (error != null) {
-      throw error;
-    }
   }
 }

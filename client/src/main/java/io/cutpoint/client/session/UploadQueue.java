@@ -126,7 +126,12 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
 
   @Override
   public void captured(long snapshotId, CapturedState state) {
-    onLoop(() -> uploader.captured(workerId, snapshotId, state, joined));
+    onLoop(
+        () -> {
+          if (!closed) { // a closed session stays the listener until the next one replaces it
+            uploader.captured(workerId, snapshotId, state, joined);
+          }
+        });
   }
 
   @Override
@@ -169,6 +174,7 @@ final class UploadQueue implements WorkerControl.LocalSnapshotListener {
     long id = w.snapshot().cut().snapshotId();
     if (closed) {
       log.info("worker {}: not uploading snapshot {}, the session is closed", workerId, id);
+      uploader.forget(id); // cut ahead if it was captured before the close
       return;
     }
     if (current == null && joined) {

@@ -215,6 +215,9 @@ class CutFromCaptureTest {
 
     queue.close();
     assertThat(onLoop(uploader::cutsAhead)).isEmpty();
+
+    queue.captured(5, CapturedState.of(Pieces.state(2 * MIB, 18))); // it stays the listener
+    assertThat(onLoop(uploader::cutsAhead)).as("a capture after the close").isEmpty();
   }
 
   @Test
