@@ -55,7 +55,7 @@ public final class ContinuousAnalysis {
   private final Listener listener;
   private final AtomicLong newestCommitted = new AtomicLong();
 
-  // Guarded by this.
+  // Confined to the scheduler's thread.
   private long newestAnalyzed;
   private final Set<SortedSet<String>> knownCores = new HashSet<>();
   private boolean terminated;

@@ -47,13 +47,22 @@ public final class Coalescer {
         return; // the queued run has not begun: it covers this request
       }
       queued = true;
-      Instant now = clock.instant();
-      wait =
-          lastStart.equals(Instant.MIN) || !now.isBefore(lastStart.plus(spacing))
-              ? Duration.ZERO
-              : Duration.between(now, lastStart.plus(spacing));
+      wait = lastStart.equals(Instant.MIN) ? Duration.ZERO : waitAfter(lastStart, clock.instant());
     }
     scheduler.schedule(this::run, wait);
+  }
+
+  /**
+   * What is left of the spacing after a run began at {@code start}: never less than nothing, nor
+   * more than the spacing, whatever the wall clock did meanwhile (stepped back, it would otherwise
+   * hold every run for as long as the step).
+   */
+  private Duration waitAfter(Instant start, Instant now) {
+    Duration left = Duration.between(now, start.plus(spacing));
+    if (left.isNegative()) {
+      return Duration.ZERO;
+    }
+    return left.compareTo(spacing) > 0 ? spacing : left;
   }
 
   private void run() {

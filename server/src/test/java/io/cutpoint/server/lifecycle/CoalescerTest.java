@@ -85,6 +85,19 @@ class CoalescerTest {
     assertThat(runs).hasSize(2).endsWith(later);
   }
 
+  @Test
+  void aWallClockSteppedBackHoldsARunNoLongerThanTheSpacing() {
+    coalescer.request();
+    scheduler.runDue();
+    clock.advance(Duration.ofHours(-1)); // an operator, or NTP, sets the clock back
+    Instant stepped = clock.instant();
+
+    coalescer.request();
+    scheduler.advance(SPACING);
+
+    assertThat(runs).hasSize(2).endsWith(stepped.plus(SPACING));
+  }
+
   /**
    * Over random requests: runs begin at least the spacing apart, there are never more runs than
    * requests, and every request is followed by a run that begins no earlier than it was made.
