@@ -101,6 +101,17 @@ final class CommittedContent {
   }
 
   /** Every committed snapshot's chunks, in id order, counted: a migration's new counts. */
+  /**
+   * Every chunk that the committed snapshots' readable metadata lists, with its length and CRC32C.
+   */
+  Map<ByteString, ContentChunks.Stored> listedAll() {
+    Map<ByteString, ContentChunks.Stored> out = new java.util.HashMap<>();
+    for (long id : committed) {
+      reader.contentListed(id, out);
+    }
+    return out;
+  }
+
   ChunkRuns.Counts countAll() {
     List<Set<ByteString>> sets = new ArrayList<>();
     for (long id : committed) {

@@ -304,6 +304,60 @@ final class ContentChunks {
   }
 
   /**
+   * On open, when a damaged table file of the references was set aside: writes again, in one synced
+   * batch, the entry of every chunk that committed snapshots list ({@code listed}, with the length
+   * and CRC32C their metadata gives), counted as {@code counts} says (at least 1), where it is
+   * missing or counts otherwise. Without it, the collection that follows would delete the bodies of
+   * chunks that COMPLETE snapshots use, and a later deletion could count one down to 0 while
+   * another snapshot still uses it. A chunk no readable metadata lists keeps what it has.
+   *
+   * @return the number of entries written
+   */
+  int rebuild(ChunkRuns.Counts counts, Map<ByteString, Stored> listed) {
+    List<ByteString> hashes = new ArrayList<>(listed.keySet());
+    int written = 0;
+    try (WriteBatch batch = new WriteBatch()) {
+      for (int from = 0; from < hashes.size(); from += REBUILD_BATCH) {
+        List<ByteString> some = hashes.subList(from, Math.min(hashes.size(), from + REBUILD_BATCH));
+        Ref[] now = refsOrMissing(some);
+        for (int i = 0; i < now.length; i++) {
+          ByteString hash = some.get(i);
+          long count = Math.max(1, counts.of(hash));
+          if (now[i] == null || now[i].count() != count) {
+            putRef(batch, hash, count, listed.get(hash));
+            written++;
+          }
+        }
+      }
+      if (written > 0) {
+        rocks.db.write(rocks.durable, batch);
+      }
+    } catch (RocksDBException e) {
+      throw rocks.fail("count the references of content chunks again", e);
+    }
+    return written;
+  }
+
+  private static final int REBUILD_BATCH = 4096;
+
+  /** {@link #refs}, with an entry that cannot be read taken as missing. */
+  private Ref[] refsOrMissing(List<ByteString> hashes) {
+    try {
+      return refs(hashes);
+    } catch (CorruptionException e) {
+      Ref[] out = new Ref[hashes.size()];
+      for (int i = 0; i < out.length; i++) {
+        try {
+          out[i] = refs(List.of(hashes.get(i)))[0];
+        } catch (CorruptionException one) {
+          out[i] = null;
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
    * Deletes, in {@code batch}, the bodies of chunks that a snapshot ending without a commit
    * uploaded, unless a committed snapshot references them or {@code inUse}. Hold {@link #lock}.
    */

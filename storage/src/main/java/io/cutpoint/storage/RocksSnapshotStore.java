@@ -117,6 +117,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
     if (format < StoreFormat.CURRENT) {
       StoreFormat.upgrade(opened, content, committed.countAll());
     }
+    if (opened.setAside.stream().anyMatch(s -> s.family().equals(RocksHandles.CONTENT_REFS))) {
+      int written = content.rebuild(committed.countAll(), committed.listedAll());
+      log.warn(
+          "snapshot store {}: a table file of content chunk references was set aside; {}"
+              + " references counted again from the committed snapshots' metadata",
+          opened.dir,
+          written);
+    }
     this.collectedOnOpen = content.collectGarbage();
     return recovered;
   }
@@ -412,12 +420,19 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 p -> {
                   SnapshotManifest filled = p.completed(complete);
                   Map<ByteString, ContentChunks.Stored> chunks = p.referenced();
+                  // held or uploaded, yet not in the state: an early question's chunks that did
+                  // not come back, an attempt discarded before the one that went through
+                  List<ByteString> unused =
+                      p.contentInUse().stream().filter(h -> !chunks.containsKey(h)).toList();
                   synchronized (content.lock) {
                     writer.putManifest(
                         filled,
                         rocks.durable,
                         "commit snapshot " + id,
-                        batch -> committed.commit(batch, id, chunks, p.uploadedContent()));
+                        batch -> {
+                          committed.commit(batch, id, chunks, p.uploadedContent());
+                          content.dropUnreferenced(batch, unused, h -> inUse(h, p));
+                        });
                     committed.committed(id, chunks.keySet());
                   }
                 }));
@@ -887,9 +902,11 @@ public final class RocksSnapshotStore implements SnapshotStore {
       }
       synchronized (manifestWrites) {
         end.apply(p);
+        // before retention, which waits for this lock, asks who else uses a chunk: this
+        // snapshot's holds and uploads end with the batch just written
+        p.close();
+        pending.remove(id, p);
       }
-      p.close();
-      pending.remove(id, p);
     } finally {
       lock.unlock();
     }

@@ -289,6 +289,39 @@ final class StoreReader {
   }
 
   /**
+   * Adds to {@code into} the chunks that snapshot {@code id}'s readable metadata lists, with their
+   * lengths and CRC32Cs; unreadable metadata adds nothing.
+   */
+  void contentListed(
+      long id, java.util.Map<com.google.protobuf.ByteString, ContentChunks.Stored> into) {
+    try {
+      scan(
+          rocks.workerMeta,
+          Keys.snapshot(id),
+          "list the content chunks of snapshot " + id,
+          (key, value, n) -> {
+            try {
+              byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
+              LocalSnapshotMeta meta = LocalSnapshotMeta.parseFrom(payload);
+              if (isContentAddressed(id, meta)) {
+                ContentChunks.of(meta).forEach(into::putIfAbsent);
+              }
+            } catch (CorruptionException | InvalidProtocolBufferException e) {
+              log.warn(
+                  "{}: unreadable, its chunks are not listed: {}",
+                  describe(id, "meta", key),
+                  e.getMessage());
+            }
+          });
+    } catch (CorruptionException e) {
+      log.warn(
+          "snapshot {}: its metadata cannot be read, its chunks are not listed: {}",
+          id,
+          e.getMessage());
+    }
+  }
+
+  /**
    * The content chunks the pieces of committed snapshot {@code id} use, each once; null when that
    * is not known for certain: a meta cannot be read, or fewer are stored than the {@code metas} its
    * manifest lists (in a table file set aside). {@link ChunkRuns} counts an unknown set on the safe
