@@ -5,6 +5,7 @@ import io.cutpoint.api.v1.CoordinatorGrpc;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -97,6 +98,8 @@ final class StoreWatch {
         checked++;
         try {
           store.verifyIntegrity(m.getSnapshotId());
+        } catch (NoSuchSnapshotException e) {
+          checked--; // deleted since the list was read (retention): nothing to check
         } catch (CorruptionException e) {
           damaged++;
           log.error(

@@ -832,12 +832,28 @@ public final class RocksSnapshotStore implements SnapshotStore {
   // ---- internals ----
 
   /** Runs a read of one snapshot; a piece that fails its checks marks the snapshot damaged. */
+  /**
+   * Runs {@code read} of a snapshot and marks the snapshot damaged if what it reads is; unless the
+   * snapshot was deleted while it read (retention, an operator): then what is missing is gone with
+   * it, and the read says so ({@link NoSuchSnapshotException}).
+   */
   private <T> T marking(long snapshotId, Supplier<T> read) {
     try {
       return read.get();
     } catch (CorruptionException e) {
+      if (deletedMeanwhile(snapshotId)) {
+        throw new NoSuchSnapshotException(snapshotId, "read snapshot (deleted while it was read)");
+      }
       damage.snapshot(snapshotId, e.getMessage());
       throw e;
+    }
+  }
+
+  private boolean deletedMeanwhile(long snapshotId) {
+    try {
+      return readManifest(snapshotId).isEmpty();
+    } catch (CorruptionException e) {
+      return false;
     }
   }
 

@@ -137,6 +137,33 @@ class ContentChunksTest extends ContentChunksContract {
   }
 
   /**
+   * A state read while its snapshot is deleted (retention, an operator) loses its chunks under it:
+   * the read says the snapshot is gone, not that the store is damaged, and nothing is marked.
+   */
+  @Test
+  void aReadThatTheSnapshotsDeletionOvertakesSaysItIsGoneAndMarksNoDamage() {
+    SnapshotFixture only = shared(1, 0);
+    try (RocksSnapshotStore store = (RocksSnapshotStore) open()) {
+      only.storeContent(store);
+      int[] chunks = {0};
+
+      assertThatThrownBy(
+              () ->
+                  store.readState(
+                      1,
+                      "a",
+                      chunk -> {
+                        if (chunks[0]++ == 0) {
+                          assertThat(store.delete(1)).isTrue(); // after the first chunk
+                        }
+                      }))
+          .isInstanceOf(NoSuchSnapshotException.class)
+          .hasMessageContaining("deleted while it was read");
+      assertThat(store.damaged()).isEmpty();
+    }
+  }
+
+  /**
    * A chunk is read into one array and checked there; a stored value that is well framed but is not
    * the listed chunk (longer than that array, shorter, or another chunk's bytes) still fails the
    * download and the check before a rollback, and the original value passes both again.

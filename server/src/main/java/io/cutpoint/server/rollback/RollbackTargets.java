@@ -8,6 +8,7 @@ import io.cutpoint.server.membership.Declaration;
 import io.cutpoint.server.membership.Membership;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.HeldState;
+import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.SnapshotStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +83,14 @@ final class RollbackTargets {
           RollbackRefused.Kind.NOT_NOW,
           "snapshot " + snapshotId + " does not fit the cluster: " + mismatch.get());
     }
-    Optional<String> corrupt = corruption(snapshotId, cluster);
+    Optional<String> corrupt;
+    try {
+      corrupt = corruption(snapshotId, cluster);
+    } catch (NoSuchSnapshotException e) {
+      throw new RollbackRefused(
+          RollbackRefused.Kind.NO_SUCH_SNAPSHOT,
+          "no snapshot " + snapshotId + " (deleted while it was checked)");
+    }
     if (corrupt.isPresent()) {
       throw new RollbackRefused(
           RollbackRefused.Kind.TARGET_DAMAGED,
@@ -120,7 +128,12 @@ final class RollbackTargets {
         unfit++;
         continue;
       }
-      Optional<String> bad = corruption(m.getSnapshotId(), cluster);
+      Optional<String> bad;
+      try {
+        bad = corruption(m.getSnapshotId(), cluster);
+      } catch (NoSuchSnapshotException e) {
+        continue; // deleted since the candidates were listed (retention)
+      }
       if (bad.isPresent()) {
         corrupt.add(new Corrupt(m.getSnapshotId(), bad.get()));
         continue;
@@ -189,9 +202,10 @@ final class RollbackTargets {
   }
 
   /**
-   * Why the snapshot fails its checksums, if it does. The state of a live worker that reports it
-   * keeps this snapshot's state on its own disk is not read (when the store's piece names the same
-   * state): that worker restores from its copy and checks it against the piece itself.
+   * Why the snapshot fails its checksums, if it does ({@link NoSuchSnapshotException} if it was
+   * deleted meanwhile). The state of a live worker that reports it keeps this snapshot's state on
+   * its own disk is not read (when the store's piece names the same state): that worker restores
+   * from its copy and checks it against the piece itself.
    */
   private Optional<String> corruption(long snapshotId, Membership.View cluster) {
     try {
