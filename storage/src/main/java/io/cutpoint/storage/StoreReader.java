@@ -295,24 +295,11 @@ final class StoreReader {
   void contentListed(
       long id, java.util.Map<com.google.protobuf.ByteString, ContentChunks.Stored> into) {
     try {
-      scan(
-          rocks.workerMeta,
-          Keys.snapshot(id),
+      contentMetas(
+          id,
           "list the content chunks of snapshot " + id,
-          (key, value, n) -> {
-            try {
-              byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
-              LocalSnapshotMeta meta = LocalSnapshotMeta.parseFrom(payload);
-              if (isContentAddressed(id, meta)) {
-                ContentChunks.of(meta).forEach(into::putIfAbsent);
-              }
-            } catch (CorruptionException | InvalidProtocolBufferException e) {
-              log.warn(
-                  "{}: unreadable, its chunks are not listed: {}",
-                  describe(id, "meta", key),
-                  e.getMessage());
-            }
-          });
+          "its chunks are not listed",
+          meta -> ContentChunks.of(meta).forEach(into::putIfAbsent));
     } catch (CorruptionException e) {
       log.warn(
           "snapshot {}: its metadata cannot be read, its chunks are not listed: {}",
@@ -329,33 +316,54 @@ final class StoreReader {
    */
   java.util.Set<com.google.protobuf.ByteString> contentIfKnown(long id, int metas) {
     java.util.Set<com.google.protobuf.ByteString> out = new java.util.HashSet<>();
-    boolean[] unreadable = {false};
-    int found;
+    int[] found;
     try {
       found =
-          scan(
-              rocks.workerMeta,
-              Keys.snapshot(id),
+          contentMetas(
+              id,
               "read the content chunks of snapshot " + id,
-              (key, value, n) -> {
-                try {
-                  byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
-                  LocalSnapshotMeta meta = LocalSnapshotMeta.parseFrom(payload);
-                  if (isContentAddressed(id, meta)) {
-                    out.addAll(ContentChunks.of(meta).keySet());
-                  }
-                } catch (CorruptionException | InvalidProtocolBufferException e) {
-                  log.warn(
-                      "{}: unreadable, the chunks next to it keep their references: {}",
-                      describe(id, "meta", key),
-                      e.getMessage());
-                  unreadable[0] = true;
-                }
-              });
+              "the chunks next to it keep their references",
+              meta -> out.addAll(ContentChunks.of(meta).keySet()));
     } catch (CorruptionException e) {
       return null;
     }
-    return unreadable[0] || found < metas ? null : out;
+    return found[1] > 0 || found[0] < metas ? null : out;
+  }
+
+  /**
+   * Hands each content-addressed meta of snapshot {@code id} to {@code each}, and logs one that
+   * cannot be read, with {@code consequence}.
+   *
+   * @return the metas found and, of them, those that could not be read
+   */
+  private int[] contentMetas(
+      long id,
+      String operation,
+      String consequence,
+      java.util.function.Consumer<LocalSnapshotMeta> each) {
+    int[] unreadable = {0};
+    int found =
+        scan(
+            rocks.workerMeta,
+            Keys.snapshot(id),
+            operation,
+            (key, value, n) -> {
+              try {
+                byte[] payload = ValueFrames.unwrap(key, value, () -> describe(id, "meta", key));
+                LocalSnapshotMeta meta = LocalSnapshotMeta.parseFrom(payload);
+                if (isContentAddressed(id, meta)) {
+                  each.accept(meta);
+                }
+              } catch (CorruptionException | InvalidProtocolBufferException e) {
+                log.warn(
+                    "{}: unreadable, {}: {}",
+                    describe(id, "meta", key),
+                    consequence,
+                    e.getMessage());
+                unreadable[0]++;
+              }
+            });
+    return new int[] {found, unreadable[0]};
   }
 
   /** The messages of one channel; for a COMPLETE snapshot a gap between batches is corruption. */
