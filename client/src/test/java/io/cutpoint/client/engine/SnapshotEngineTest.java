@@ -183,18 +183,14 @@ class SnapshotEngineTest {
     CallLog o = new CallLog();
     List<String> calls = o.calls;
     SnapshotEngine e =
-        new SnapshotEngine(
-            "w",
-            List.of("q"),
-            List.of("x", "y"),
+        oneOutTwoIn(
             id -> {
               if (id == 13) {
                 throw new IllegalStateException("no state");
               }
               return CapturedState.of(("state@" + id).getBytes(UTF_8));
             },
-            o,
-            EngineOptions.defaults().withNanoClock(clock::get));
+            o);
 
     e.onMarker("x", 9, 0);
     assertThat(calls).containsExactly("marker to q", "captured 9 state@9");
@@ -216,18 +212,14 @@ class SnapshotEngineTest {
       java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
       CallLog o = new CallLog();
       SnapshotEngine e =
-          new SnapshotEngine(
-              "w",
-              List.of("q"),
-              List.of("x", "y"),
+          oneOutTwoIn(
               id -> {
                 if (id % 7 == 0) {
                   throw new IllegalStateException("no state");
                 }
                 return CapturedState.of(new byte[] {(byte) id});
               },
-              o,
-              EngineOptions.defaults().withNanoClock(clock::get));
+              o);
       for (int step = 0; step < 60; step++) {
         long id = 1 + random.nextInt(12);
         switch (random.nextInt(6)) {
@@ -268,14 +260,7 @@ class SnapshotEngineTest {
   @Test
   void aSnapshotAbortedHaltedOrRestoredAfterItsCaptureIsDropped() {
     CallLog o = new CallLog();
-    SnapshotEngine e =
-        new SnapshotEngine(
-            "w",
-            List.of("q"),
-            List.of("x", "y"),
-            id -> CapturedState.of(new byte[1]),
-            o,
-            EngineOptions.defaults().withNanoClock(clock::get));
+    SnapshotEngine e = oneOutTwoIn(id -> CapturedState.of(new byte[1]), o);
 
     e.onMarker("x", 1, 0);
     e.abort(1);
@@ -601,6 +586,17 @@ class SnapshotEngineTest {
     e.startSnapshot(Long.MIN_VALUE);
     e.startSnapshot(0);
     assertThat(e.inFlight()).containsExactly(Long.MIN_VALUE, 0L);
+  }
+
+  /** Worker "w", with one outgoing channel (to q) and two incoming (from x and y). */
+  private SnapshotEngine oneOutTwoIn(StateCapture capture, EngineOutput o) {
+    return new SnapshotEngine(
+        "w",
+        List.of("q"),
+        List.of("x", "y"),
+        capture,
+        o,
+        EngineOptions.defaults().withNanoClock(clock::get));
   }
 
   /** Every callback but deliveries, as a line: "marker to q", "captured 9 state@9", "failed 13". */
