@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs a task on a scheduler when asked, but never twice at once and at most once per spacing:
@@ -13,7 +14,8 @@ import java.util.Objects;
  * the limit then) or the analysis of the newest committed snapshot: at a snapshot every 100 ms and
  * a spacing of 250 ms it runs about once per three commits, each run doing what three would have.
  *
- * <p>Thread-safe: {@link #request} may be called from any thread.
+ * <p>Thread-safe without a lock: {@link #request} may be called from any thread (the coordinator's
+ * loop, after a commit), and the runs happen on the scheduler's.
  */
 public final class Coalescer {
 
@@ -22,9 +24,11 @@ public final class Coalescer {
   private final Duration spacing;
   private final Runnable task;
 
-  // Guarded by this.
-  private boolean queued;
-  private Instant lastStart = Instant.MIN;
+  /** A run is scheduled and has not begun. */
+  private final AtomicBoolean queued = new AtomicBoolean();
+
+  /** When the last run began; written before {@link #queued} is cleared, read after it is set. */
+  private volatile Instant lastStart = Instant.MIN;
 
   /**
    * {@code task} runs on {@code scheduler}'s thread, its runs begun at least {@code spacing} apart.
@@ -41,14 +45,11 @@ public final class Coalescer {
 
   /** Asks for a run that begins after this call; never blocks. */
   public void request() {
-    Duration wait;
-    synchronized (this) {
-      if (queued) {
-        return; // the queued run has not begun: it covers this request
-      }
-      queued = true;
-      wait = lastStart.equals(Instant.MIN) ? Duration.ZERO : waitAfter(lastStart, clock.instant());
+    if (!queued.compareAndSet(false, true)) {
+      return; // the queued run has not begun: it covers this request
     }
+    Instant last = lastStart;
+    Duration wait = last.equals(Instant.MIN) ? Duration.ZERO : waitAfter(last, clock.instant());
     scheduler.schedule(this::run, wait);
   }
 
@@ -66,10 +67,8 @@ public final class Coalescer {
   }
 
   private void run() {
-    synchronized (this) {
-      queued = false; // a request from now on is after this run began: it gets a run of its own
-      lastStart = clock.instant();
-    }
+    lastStart = clock.instant();
+    queued.set(false); // a request from now on is after this run began: it gets a run of its own
     task.run();
   }
 }
