@@ -100,7 +100,6 @@ final class CommittedContent {
     }
   }
 
-  /** Every committed snapshot's chunks, in id order, counted: a migration's new counts. */
   /**
    * Every chunk that the committed snapshots' readable metadata lists, with its length and CRC32C.
    */
@@ -112,6 +111,7 @@ final class CommittedContent {
     return out;
   }
 
+  /** Every committed snapshot's chunks, in id order, counted: a migration's new counts. */
   ChunkRuns.Counts countAll() {
     List<Set<ByteString>> sets = new ArrayList<>();
     for (long id : committed) {

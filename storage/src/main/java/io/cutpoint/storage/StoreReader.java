@@ -316,9 +316,9 @@ final class StoreReader {
    */
   java.util.Set<com.google.protobuf.ByteString> contentIfKnown(long id, int metas) {
     java.util.Set<com.google.protobuf.ByteString> out = new java.util.HashSet<>();
-    int[] found;
+    MetaScan scanned;
     try {
-      found =
+      scanned =
           contentMetas(
               id,
               "read the content chunks of snapshot " + id,
@@ -327,7 +327,7 @@ final class StoreReader {
     } catch (CorruptionException e) {
       return null;
     }
-    return found[1] > 0 || found[0] < metas ? null : out;
+    return scanned.unreadable() > 0 || scanned.found() < metas ? null : out;
   }
 
   /**
@@ -336,7 +336,7 @@ final class StoreReader {
    *
    * @return the metas found and, of them, those that could not be read
    */
-  private int[] contentMetas(
+  private MetaScan contentMetas(
       long id,
       String operation,
       String consequence,
@@ -363,8 +363,11 @@ final class StoreReader {
                 unreadable[0]++;
               }
             });
-    return new int[] {found, unreadable[0]};
+    return new MetaScan(found, unreadable[0]);
   }
+
+  /** What {@link #contentMetas} found: metas, and of them those that could not be read. */
+  private record MetaScan(int found, int unreadable) {}
 
   /** The messages of one channel; for a COMPLETE snapshot a gap between batches is corruption. */
   List<InTransitMessage> readChannel(long id, ChannelId channel, boolean complete) {

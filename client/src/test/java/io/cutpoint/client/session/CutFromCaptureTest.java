@@ -138,13 +138,12 @@ class CutFromCaptureTest {
     byte[] second = Pieces.state(2 * MIB, 9);
     byte[] third = Pieces.state(2 * MIB, 10);
     gate = new CountDownLatch(1);
-    onLoop(
+    runOnLoop(
         () -> {
           uploader.captured("w", 1, CapturedState.of(first), true);
           uploader.captured("w", 2, CapturedState.of(second), true);
           uploader.captured("w", 3, CapturedState.of(third), true);
           uploader.forget(2);
-          return null;
         });
     gate.countDown();
 
@@ -161,12 +160,11 @@ class CutFromCaptureTest {
     for (int id = 1; id <= n; id++) {
       states[id] = Pieces.state(2 * MIB, 20 + id);
     }
-    onLoop(
+    runOnLoop(
         () -> {
           for (int id = 1; id <= n; id++) {
             uploader.captured("w", id, CapturedState.of(states[id]), true);
           }
-          return null;
         });
 
     for (int id = 1; id <= n; id++) {
@@ -182,11 +180,10 @@ class CutFromCaptureTest {
   void anUploadLeavesTheCutsOfEarlierSnapshotsToTheirUploads() throws Exception {
     byte[] first = Pieces.state(2 * MIB, 11);
     byte[] second = Pieces.state(2 * MIB, 12);
-    onLoop(
+    runOnLoop(
         () -> {
           uploader.captured("w", 1, CapturedState.of(first), true);
           uploader.captured("w", 2, CapturedState.of(second), true);
-          return null;
         });
 
     f.upload(2, second); // concurrent snapshots may complete out of order
@@ -200,11 +197,7 @@ class CutFromCaptureTest {
     byte[] first = Pieces.state(2 * MIB, 13);
     f.upload(1, first);
     UploadQueue queue = queue();
-    onLoop(
-        () -> {
-          queue.joined();
-          return null;
-        });
+    runOnLoop(queue::joined);
     queue.captured(2, CapturedState.of(Pieces.state(2 * MIB, 14)));
     queue.captured(3, CapturedState.of(Pieces.state(2 * MIB, 15)));
     queue.captured(4, CapturedState.of(Pieces.state(2 * MIB, 16)));
@@ -231,11 +224,7 @@ class CutFromCaptureTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> uploader.cutsMade() == 2);
     assertThat(fake.chunkQueries).as("its secret would be the last session's").hasSize(1);
 
-    onLoop(
-        () -> {
-          queue.joined();
-          return null;
-        });
+    runOnLoop(queue::joined);
     queue.captured(3, CapturedState.of(first.clone()));
     await().atMost(Duration.ofSeconds(10)).until(() -> fake.chunkQueries.size() == 2);
     assertThat(fake.chunkQueries.get(1).getSnapshotId()).isEqualTo(3);
@@ -243,14 +232,15 @@ class CutFromCaptureTest {
 
   @Test
   void aStateTooSmallToCutOffTheLoopIsNotCutAhead() throws Exception {
-    CompletableFuture<List<Long>> ahead = new CompletableFuture<>();
-    loop.execute(
-        () -> {
-          uploader.captured("w", 1, CapturedState.of(new byte[SnapshotUploader.SMALL_STATE]), true);
-          ahead.complete(uploader.cutsAhead());
-        });
+    List<Long> ahead =
+        onLoop(
+            () -> {
+              uploader.captured(
+                  "w", 1, CapturedState.of(new byte[SnapshotUploader.SMALL_STATE]), true);
+              return uploader.cutsAhead();
+            });
 
-    assertThat(ahead.get(10, TimeUnit.SECONDS)).isEmpty();
+    assertThat(ahead).isEmpty();
     assertThat(tasks).hasValue(0);
   }
 
@@ -273,17 +263,13 @@ class CutFromCaptureTest {
   }
 
   /** Runs {@code body} on the loop and returns what it gave. */
-  private <T> T onLoop(java.util.concurrent.Callable<T> body) throws Exception {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    loop.execute(
-        () -> {
-          try {
-            result.complete(body.call());
-          } catch (Exception e) {
-            result.completeExceptionally(e);
-          }
-        });
-    return result.get(10, TimeUnit.SECONDS);
+  private <T> T onLoop(java.util.function.Supplier<T> body) throws Exception {
+    return CompletableFuture.supplyAsync(body, loop).get(10, TimeUnit.SECONDS);
+  }
+
+  /** Runs {@code body} on the loop and waits for it. */
+  private void runOnLoop(Runnable body) throws Exception {
+    CompletableFuture.runAsync(body, loop).get(10, TimeUnit.SECONDS);
   }
 
   private void awaitGate() {
