@@ -273,67 +273,44 @@ final class ContentChunks {
   }
 
   /**
-   * Sets, in {@code batch}, the count of every chunk that has an entry to {@code counts}, where it
-   * is positive: the migration of a store that counted snapshots ({@link StoreFormat}). An entry
-   * whose count would be 0 stays as it is: no known snapshot uses the chunk, yet one did when it
-   * was last counted, so it is kept rather than deleted; so does an entry that cannot be read.
-   *
-   * @return the number of entries rewritten
-   */
-  int recount(WriteBatch batch, ChunkRuns.Counts counts) throws RocksDBException {
-    int rewritten = 0;
-    try (ReadOptions read = new ReadOptions().setFillCache(false);
-        RocksIterator it = rocks.db.newIterator(rocks.contentRefs, read)) {
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        ByteString hash = ByteString.copyFrom(it.key());
-        long count = counts.of(hash);
-        Ref old;
-        try {
-          old = decode(hash, it.key(), it.value());
-        } catch (CorruptionException e) {
-          continue; // left as it is: a commit or a read that needs it reports it
-        }
-        if (count > 0 && count != old.count()) {
-          putRef(batch, hash, count, old.stored());
-          rewritten++;
-        }
-      }
-      it.status();
-    }
-    return rewritten;
-  }
-
-  /**
-   * On open, when a damaged table file of the references was set aside: writes again, in one synced
-   * batch, the entry of every chunk that committed snapshots list ({@code listed}, with the length
-   * and CRC32C their metadata gives), counted as {@code counts} says (at least 1), where it is
-   * missing or counts otherwise. Without it, the collection that follows would delete the bodies of
-   * chunks that COMPLETE snapshots use, and a later deletion could count one down to 0 while
-   * another snapshot still uses it. A chunk no readable metadata lists keeps what it has.
+   * Writes again, in one synced batch, the entry of every chunk that committed snapshots list
+   * ({@code listed}, with the length and CRC32C their metadata gives), counted as {@code counts}
+   * says (at least 1), where it is missing, cannot be read or counts otherwise. The open does this
+   * when a damaged table file of the references was set aside: without it, the collection that
+   * follows would delete the bodies of chunks that COMPLETE snapshots use, and a later deletion
+   * could count one down to 0 while another snapshot still uses it. A chunk no readable metadata
+   * lists keeps what it has: no known snapshot uses it, yet one did when it was last counted.
    *
    * @return the number of entries written
    */
   int rebuild(ChunkRuns.Counts counts, Map<ByteString, Stored> listed) {
-    List<ByteString> hashes = new ArrayList<>(listed.keySet());
-    int written = 0;
     try (WriteBatch batch = new WriteBatch()) {
-      for (int from = 0; from < hashes.size(); from += REBUILD_BATCH) {
-        List<ByteString> some = hashes.subList(from, Math.min(hashes.size(), from + REBUILD_BATCH));
-        Ref[] now = refsOrMissing(some);
-        for (int i = 0; i < now.length; i++) {
-          ByteString hash = some.get(i);
-          long count = Math.max(1, counts.of(hash));
-          if (now[i] == null || now[i].count() != count) {
-            putRef(batch, hash, count, listed.get(hash));
-            written++;
-          }
-        }
-      }
+      int written = rebuild(batch, counts, listed);
       if (written > 0) {
         rocks.db.write(rocks.durable, batch);
       }
+      return written;
     } catch (RocksDBException e) {
       throw rocks.fail("count the references of content chunks again", e);
+    }
+  }
+
+  /** {@link #rebuild(ChunkRuns.Counts, Map)} into {@code batch}, which the caller writes. */
+  int rebuild(WriteBatch batch, ChunkRuns.Counts counts, Map<ByteString, Stored> listed)
+      throws RocksDBException {
+    List<ByteString> hashes = new ArrayList<>(listed.keySet());
+    int written = 0;
+    for (int from = 0; from < hashes.size(); from += REBUILD_BATCH) {
+      List<ByteString> some = hashes.subList(from, Math.min(hashes.size(), from + REBUILD_BATCH));
+      Ref[] now = refsOrMissing(some);
+      for (int i = 0; i < now.length; i++) {
+        ByteString hash = some.get(i);
+        long count = Math.max(1, counts.of(hash));
+        if (now[i] == null || now[i].count() != count) {
+          putRef(batch, hash, count, listed.get(hash));
+          written++;
+        }
+      }
     }
     return written;
   }

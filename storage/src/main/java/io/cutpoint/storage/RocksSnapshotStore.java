@@ -115,9 +115,9 @@ public final class RocksSnapshotStore implements SnapshotStore {
     this.content = new ContentChunks(opened);
     this.committed = new CommittedContent(newReader, content, damage);
     if (format < StoreFormat.CURRENT) {
-      StoreFormat.upgrade(opened, content, committed.countAll());
-    }
-    if (opened.setAside.stream().anyMatch(s -> s.family().equals(RocksHandles.CONTENT_REFS))) {
+      StoreFormat.upgrade(opened, content, committed.countAll(), committed.listedAll());
+    } else if (opened.setAside.stream()
+        .anyMatch(s -> s.family().equals(RocksHandles.CONTENT_REFS))) {
       int written = content.rebuild(committed.countAll(), committed.listedAll());
       log.warn(
           "snapshot store {}: a table file of content chunk references was set aside; {}"

@@ -1,7 +1,9 @@
 package io.cutpoint.storage;
 
+import com.google.protobuf.ByteString;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
@@ -16,9 +18,13 @@ import org.rocksdb.WriteBatch;
  * </ul>
  *
  * Opening a store of format 1 counts the runs from the snapshots' metadata and writes them with the
- * version in one synced batch: a crash leaves the old counts or the new ones. A store of a newer
- * format than this build knows is refused, before anything is written. Builds from before format 2
- * cannot open a store of format 2 at all: see {@link RocksHandles#FORMAT}.
+ * version in one synced batch: a crash leaves the old counts or the new ones. The count of every
+ * chunk that a committed snapshot lists is written, also where its entry is missing or cannot be
+ * read, which is what {@link StoreRepair} relies on: it leaves the version out of the copy it
+ * makes, so that the repaired store's first open counts again the references that the copy may have
+ * lost. A store of a newer format than this build knows is refused, before anything is written.
+ * Builds from before format 2 cannot open a store of format 2 at all: see {@link
+ * RocksHandles#FORMAT}.
  */
 final class StoreFormat {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(StoreFormat.class);
@@ -59,12 +65,16 @@ final class StoreFormat {
   }
 
   /**
-   * Brings a store of format 1 to {@link #CURRENT}: the counts of {@code counts} and the version,
-   * in one synced batch.
+   * Brings a store of format 1 to {@link #CURRENT}: the counts of {@code counts} for the chunks of
+   * {@code listed} ({@link ContentChunks#rebuild}) and the version, in one synced batch.
    */
-  static void upgrade(RocksHandles rocks, ContentChunks content, ChunkRuns.Counts counts) {
+  static void upgrade(
+      RocksHandles rocks,
+      ContentChunks content,
+      ChunkRuns.Counts counts,
+      Map<ByteString, ContentChunks.Stored> listed) {
     try (WriteBatch batch = new WriteBatch()) {
-      int rewritten = content.recount(batch, counts);
+      int rewritten = content.rebuild(batch, counts, listed);
       batch.put(
           rocks.format, KEY, ValueFrames.wrap(KEY, ByteBuffer.allocate(4).putInt(CURRENT).array()));
       rocks.db.write(rocks.durable, batch);

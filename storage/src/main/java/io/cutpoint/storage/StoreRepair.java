@@ -21,8 +21,9 @@ import org.rocksdb.RocksDBException;
  * <p>RocksJava offers no {@code RepairDB}, so the repair is a salvage copy: it opens the damaged
  * database (paranoid checks off: files that fail their checks do not stop it), copies every entry
  * of every column family that reads, stepping over damaged blocks ({@link IdWalk}), into a new
- * database, and swaps the directories. The damaged directory is kept next to it, renamed {@code
- * <dir>.damaged-<time>}, until the operator deletes it.
+ * database, and swaps the directories. The content chunks' reference counts are then counted again
+ * from the snapshots' metadata, by the first open of the repaired store. The damaged directory is
+ * kept next to it, renamed {@code <dir>.damaged-<time>}, until the operator deletes it.
  */
 public final class StoreRepair {
 
@@ -101,6 +102,10 @@ public final class StoreRepair {
       copied +=
           copy(from, to, from.contentChunks, to.contentChunks, RocksHandles.CONTENT_CHUNKS, lines);
       copied += copy(from, to, from.contentRefs, to.contentRefs, RocksHandles.CONTENT_REFS, lines);
+      // Not the format version: the copy may have lost references in a damaged block, and the
+      // collection of the repaired store's first open would delete the bodies of committed
+      // chunks that they counted. Without a version, that open counts every reference again from
+      // the committed snapshots' metadata first (StoreFormat.upgrade).
       for (String name :
           List.of(
               ClusterMetadata.EPOCH,

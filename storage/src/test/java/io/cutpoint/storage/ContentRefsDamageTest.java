@@ -56,7 +56,7 @@ class ContentRefsDamageTest {
     }
   }
 
-  private static void readsIntact(RocksSnapshotStore store, SnapshotFixture f) {
+  static void readsIntact(RocksSnapshotStore store, SnapshotFixture f) {
     store.verifyIntegrity(f.id);
     for (String w : SnapshotFixture.WORKERS) {
       assertThat(f.readState(store, w))

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,74 @@ class StoreRepairTest {
       }
       assertThat(intact).isBetween(1, SstDamageTest.SNAPSHOTS - 1);
     }
+  }
+
+  @Test
+  void repairCountsAgainTheChunkReferencesOfADamagedBlock() throws Exception {
+    Path dir = parent.resolve("data");
+    List<SnapshotFixture> three = threeSharingChunks(dir);
+    try (RawDb raw = new RawDb(dir)) {
+      raw.flushAll();
+    }
+    SstDamageTest.flipBytes(dir, RocksHandles.CONTENT_REFS, 0.05);
+
+    StoreRepair.Report report = StoreRepair.repair(dir, clock);
+
+    assertThat(report.lines())
+        .anySatisfy(l -> assertThat(l).startsWith(RocksHandles.CONTENT_REFS + ": values"));
+    assertThat(report.damaged()).isFalse();
+    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      assertThat(store.contentChunksCollectedOnOpen()).isZero();
+      deletingTheFirstKeepsTheOthersWhole(store, three);
+    }
+  }
+
+  @Test
+  void repairRewritesAChunkReferenceThatFailsItsCheck() throws Exception {
+    Path dir = parent.resolve("data");
+    List<SnapshotFixture> three = threeSharingChunks(dir);
+    try (RawDb raw = new RawDb(dir)) {
+      for (byte[] key : raw.allKeys(RocksHandles.CONTENT_REFS)) {
+        raw.flipByte(RocksHandles.CONTENT_REFS, key, 0);
+      }
+    }
+    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      assertThatThrownBy(() -> store.delete(three.get(0).id))
+          .as("the count the deletion must lower cannot be read")
+          .isInstanceOf(CorruptionException.class);
+    }
+
+    assertThat(StoreRepair.repair(dir, clock).damaged()).isFalse();
+
+    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      deletingTheFirstKeepsTheOthersWhole(store, three);
+    }
+  }
+
+  /**
+   * As in {@link ContentRefsDamageTest}: three states of 16 chunks; chunk 5 of the first and the
+   * third is theirs alone, so its count is 2 (two runs of users).
+   */
+  private static List<SnapshotFixture> threeSharingChunks(Path dir) {
+    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      List<SnapshotFixture> out = new java.util.ArrayList<>();
+      for (int changed : new int[] {0, 5, 0}) {
+        SnapshotFixture f = SnapshotFixture.shared(store.allocateSnapshotId(), changed, 1024);
+        f.storeContent(store);
+        out.add(f);
+      }
+      return out;
+    }
+  }
+
+  private static void deletingTheFirstKeepsTheOthersWhole(
+      RocksSnapshotStore store, List<SnapshotFixture> three) {
+    for (SnapshotFixture f : three) {
+      ContentRefsDamageTest.readsIntact(store, f);
+    }
+    assertThat(store.delete(three.get(0).id)).isTrue();
+    ContentRefsDamageTest.readsIntact(store, three.get(1));
+    ContentRefsDamageTest.readsIntact(store, three.get(2));
   }
 
   @Test
