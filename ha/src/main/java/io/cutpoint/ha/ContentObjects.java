@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.StoreException;
 import io.cutpoint.storage.StoreParts;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -178,8 +179,15 @@ final class ContentObjects {
         source
             .content(m.getSnapshotId(), piece.getWorkerId())
             .ifPresent(list -> list.forEach(c -> read.add(c.getSha256())));
-      } catch (CorruptionException e) {
-        // its chunks stay until a collection, which lists them
+      } catch (StoreException e) {
+        // unreadable or unreachable: its chunks stay until a collection, which lists them
+        log.warn(
+            "{}: the chunks of deleted snapshot {}, worker {} are not known ({}); a later"
+                + " collection deletes them",
+            name,
+            m.getSnapshotId(),
+            piece.getWorkerId(),
+            e.getMessage());
       }
     }
     return read;
@@ -269,12 +277,13 @@ final class ContentObjects {
             return 0;
           }
           source.checkTerm("delete unused content chunks");
+          // forgotten first: a delete that fails may still have removed some of them
+          garbage.forEach(c -> known.remove(c.sha256()));
           bucket.delete(
               garbage.stream()
                   .map(c -> keys.contentChunk(c.sha256(), c.length(), c.crc32c()))
                   .toList(),
               "delete " + garbage.size() + " unused content chunks");
-          garbage.forEach(c -> known.remove(c.sha256()));
           log.debug("{}: deleted {} unused content chunks", name, garbage.size());
           return garbage.size();
         }

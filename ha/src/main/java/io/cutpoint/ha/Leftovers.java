@@ -104,6 +104,9 @@ final class Leftovers {
         damaged.putIfAbsent(id, "manifest unreadable: " + e.getMessage());
         continue;
       }
+      if (m.isPresent() && m.get().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+        continue; // pending in this store (created after keep was taken) or in a newer leader's
+      }
       if (m.isEmpty() || m.get().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_COMPLETE) {
         int n = bucket.deleteAll(dir, "remove objects of uncommitted snapshot " + id);
         log.info("{}: removed {} objects of snapshot {}, which did not commit", name, n, id);

@@ -168,8 +168,9 @@ final class PendingPieces {
   }
 
   /**
-   * Runs {@code end} with the snapshot's write lock (and {@code manifestWrites}), then forgets the
-   * snapshot as pending. If {@code end} throws, the snapshot stays pending.
+   * Runs {@code end} with the snapshot's write lock and {@code manifestWrites}, and forgets the
+   * snapshot as pending before it lets go of them: a release that waits for them does not count the
+   * snapshot's holds. If {@code end} throws, the snapshot stays pending.
    */
   void end(long id, String operation, Object manifestWrites, End end) {
     StoreParts.Pending p = pendingOrThrow(id, operation);
@@ -181,9 +182,9 @@ final class PendingPieces {
       }
       synchronized (manifestWrites) {
         end.apply(p);
+        p.close();
+        pending.remove(id, p);
       }
-      p.close();
-      pending.remove(id, p);
     } finally {
       lock.unlock();
     }

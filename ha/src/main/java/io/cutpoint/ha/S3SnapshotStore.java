@@ -401,32 +401,38 @@ public final class S3SnapshotStore implements SnapshotStore {
     }
     long id = complete.getSnapshotId();
     String operation = "commit snapshot " + id;
+    Set<ByteString> unused = new java.util.HashSet<>();
     run(
         operation,
-        () ->
-            pieces.end(
-                id,
-                "commit",
-                manifestWrites,
-                p -> {
-                  SnapshotManifest filled = p.completed(complete);
-                  Catalog.Versioned<SnapshotManifest> current = existing(id, operation);
-                  if (current.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
-                    // a newer leader aborted it: say that this store is fenced, the more useful
-                    // answer
-                    fenceCheck(operation);
-                    throw new NotPendingException(id, current.value().getStatus(), "commit");
+        () -> {
+          pieces.end(
+              id,
+              "commit",
+              manifestWrites,
+              p -> {
+                SnapshotManifest filled = p.completed(complete);
+                Catalog.Versioned<SnapshotManifest> current = existing(id, operation);
+                if (current.value().getStatus() != SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
+                  // a newer leader aborted it: say that this store is fenced, the more useful
+                  // answer
+                  fenceCheck(operation);
+                  throw new NotPendingException(id, current.value().getStatus(), "commit");
+                }
+                try {
+                  write(operation, List.of(catalog.setManifest(filled, current.version())));
+                } catch (Catalog.Conflict e) {
+                  // A retried transaction whose first try went through finds its own result.
+                  if (!catalog.manifest(id).map(v -> v.value().equals(filled)).orElse(false)) {
+                    throw e;
                   }
-                  try {
-                    write(operation, List.of(catalog.setManifest(filled, current.version())));
-                  } catch (Catalog.Conflict e) {
-                    // A retried transaction whose first try went through finds its own result.
-                    if (!catalog.manifest(id).map(v -> v.value().equals(filled)).orElse(false)) {
-                      throw e;
-                    }
-                  }
-                  content.committed(id, p.referenced());
-                }));
+                }
+                content.committed(id, p.referenced());
+                unused.addAll(p.contentInUse());
+                unused.removeAll(p.referenced());
+              });
+          // after the snapshot left the pending ones: its own holds no longer keep them
+          releaseContent(operation, unused);
+        });
   }
 
   @Override
@@ -770,6 +776,15 @@ public final class S3SnapshotStore implements SnapshotStore {
     try {
       return read.get();
     } catch (CorruptionException e) {
+      boolean gone;
+      try {
+        gone = catalog.manifest(snapshotId).isEmpty();
+      } catch (StoreException unknown) {
+        gone = false; // the damage stands: it is what the read found
+      }
+      if (gone) {
+        throw new NoSuchSnapshotException(snapshotId, "read snapshot (deleted while it was read)");
+      }
       damaged.putIfAbsent(snapshotId, e.getMessage());
       throw e;
     }

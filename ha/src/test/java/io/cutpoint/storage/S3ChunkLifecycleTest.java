@@ -1,0 +1,234 @@
+package io.cutpoint.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.cutpoint.ha.S3SnapshotStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsRequest;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+
+/**
+ * The object store's chunks and leftovers under races and failures that the contract cases do not
+ * reach, through an S3 client that runs a hook when the store lists the snapshot directories and
+ * that can lose the answer of a {@code DeleteObjects}. Each case failed before its fix: three of
+ * them committed a COMPLETE snapshot that could not be read.
+ */
+class S3ChunkLifecycleTest {
+  private static HaTestbed bed;
+  private S3SnapshotStore.Location where;
+
+  /** Runs once when the store lists the snapshot directories (Leftovers.sweep). */
+  private volatile Runnable onListSnapshotDirs;
+
+  /** Whether the next DeleteObjects of chunks goes through but its answer is lost. */
+  private volatile boolean loseAnswerOfChunkDelete;
+
+  @BeforeAll
+  static void start() throws Exception {
+    bed = new HaTestbed();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    bed.close();
+  }
+
+  @BeforeEach
+  void freshLocation() {
+    where = bed.fresh();
+  }
+
+  @SuppressWarnings("unchecked")
+  private S3Client hooked() {
+    S3Client real = bed.s3.client();
+    return (S3Client)
+        Proxy.newProxyInstance(
+            S3Client.class.getClassLoader(),
+            new Class<?>[] {S3Client.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("listObjectsV2Paginator")
+                  && args[0] instanceof Consumer<?> c) {
+                ListObjectsV2Request.Builder b = ListObjectsV2Request.builder();
+                ((Consumer<ListObjectsV2Request.Builder>) c).accept(b);
+                ListObjectsV2Request r = b.build();
+                Runnable hook = onListSnapshotDirs;
+                if (hook != null
+                    && "/".equals(r.delimiter())
+                    && r.prefix().endsWith("/snapshots/")) {
+                  onListSnapshotDirs = null;
+                  hook.run();
+                }
+                return real.listObjectsV2Paginator(r);
+              }
+              if (method.getName().equals("deleteObjects") && args[0] instanceof Consumer<?> c) {
+                DeleteObjectsRequest.Builder b = DeleteObjectsRequest.builder();
+                ((Consumer<DeleteObjectsRequest.Builder>) c).accept(b);
+                DeleteObjectsRequest r = b.build();
+                var answer = real.deleteObjects(r);
+                if (loseAnswerOfChunkDelete
+                    && r.delete().objects().stream().anyMatch(o -> o.key().contains("/chunks/"))) {
+                  loseAnswerOfChunkDelete = false;
+                  throw SdkClientException.create("connection reset (answer lost)");
+                }
+                return answer;
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  private S3SnapshotStore open() {
+    return S3SnapshotStore.open(hooked(), bed.zk, where, bed.take(where), HaTestbed.OPTIONS);
+  }
+
+  private static SnapshotFixture shared(long id, int changed) {
+    return ContentChunksContract.shared(id, changed);
+  }
+
+  /** As on RocksDB (ContentChunksTest): chunks held or uploaded but unused go with the commit. */
+  @Test
+  void aChunkHeldOrUploadedButNotInTheCommittedStateGoesWithTheCommit() {
+    SnapshotFixture first = shared(1, 0);
+    SnapshotFixture second = shared(2, 0);
+    SnapshotFixture attempt = shared(3, 1);
+    try (S3SnapshotStore store = open()) {
+      first.storeContent(store);
+      store.createPending(second.pending());
+      List<ByteString> lastState = new ArrayList<>();
+      first.contentMeta("a").getContentList().forEach(c -> lastState.add(c.getSha256()));
+      assertThat(store.holdChunks(2, lastState)).containsOnly(true);
+      assertThat(store.delete(1)).isTrue();
+      List<byte[]> tried = attempt.chunks("a");
+      store.putContentChunk(
+          2,
+          "a",
+          1,
+          attempt.contentMeta("a").getContent(1).getSha256(),
+          tried.get(1),
+          SnapshotFixture.crc(tried.get(1)));
+      store.discardPieces(2, "a");
+      SnapshotFixture.WORKERS.forEach(w -> second.writeWorkerContent(store, w));
+      second.writeChannels(store);
+      store.commit(second.complete());
+      ContentChunksContract.assertReadsBack(store, second);
+    }
+    assertThat(storedHashes())
+        .as("before a reopen collects anything")
+        .isEqualTo(ContentChunksContract.hashesOf(second));
+  }
+
+  /** As on RocksDB: a read that the snapshot's deletion overtakes is not damage. */
+  @Test
+  void aReadThatTheSnapshotsDeletionOvertakesSaysItIsGoneAndMarksNoDamage() {
+    SnapshotFixture only = shared(1, 0);
+    try (S3SnapshotStore store = open()) {
+      only.storeContent(store);
+      int[] chunks = {0};
+      assertThatThrownBy(
+              () ->
+                  store.readState(
+                      1,
+                      "a",
+                      chunk -> {
+                        if (chunks[0]++ == 0) {
+                          assertThat(store.delete(1)).isTrue();
+                        }
+                      }))
+          .isInstanceOf(NoSuchSnapshotException.class);
+      assertThat(store.damaged()).isEmpty();
+    }
+  }
+
+  /**
+   * Retention's sweep of leftovers takes the pending ids once, before it lists the snapshot
+   * directories: a snapshot created in between loses its pieces, and then commits.
+   */
+  @Test
+  void retentionDoesNotRemoveThePiecesOfASnapshotCreatedWhileItRuns() {
+    SnapshotFixture first = shared(1, 0);
+    SnapshotFixture second = shared(2, 5);
+    try (S3SnapshotStore store = open()) {
+      first.storeContent(store);
+      onListSnapshotDirs =
+          () -> {
+            store.createPending(second.pending());
+            SnapshotFixture.WORKERS.forEach(w -> second.writeWorkerContent(store, w));
+          };
+      assertThat(store.applyRetention(5)).isEmpty();
+      second.writeChannels(store);
+      store.commit(second.complete());
+      assertThat(store.manifest(2).orElseThrow().getStatus())
+          .isEqualTo(io.cutpoint.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+      ContentChunksContract.assertReadsBack(store, second);
+    }
+  }
+
+  /**
+   * A deposed leader that has not yet made a catalog write runs retention with nothing to delete:
+   * its sweep of leftovers removes the pieces of the new leader's pending snapshot.
+   */
+  @Test
+  void aDeposedLeadersRetentionLeavesTheNewLeadersPendingSnapshotAlone() {
+    SnapshotFixture first = shared(1, 0);
+    SnapshotFixture second = shared(2, 5);
+    try (S3SnapshotStore old = open()) {
+      first.storeContent(old);
+      try (S3SnapshotStore leader = open()) {
+        leader.createPending(second.pending());
+        SnapshotFixture.WORKERS.forEach(w -> second.writeWorkerContent(leader, w));
+        second.writeChannels(leader);
+
+        old.applyRetention(5); // nothing to delete: no catalog write, so not fenced
+
+        leader.commit(second.complete());
+        ContentChunksContract.assertReadsBack(leader, second);
+      }
+    }
+  }
+
+  /**
+   * A DeleteObjects of chunks that went through but whose answer was lost (or that failed for some
+   * keys) leaves the chunks in the store's memory of the bucket: the next FindChunks holds them,
+   * and a snapshot commits COMPLETE with chunks that are gone.
+   */
+  @Test
+  void aChunkDeletionWhoseAnswerIsLostLeavesNoCommittedSnapshotWithAMissingChunk() {
+    SnapshotFixture first = shared(1, 0);
+    SnapshotFixture second = shared(2, 0);
+    try (S3SnapshotStore store = open()) {
+      first.storeContent(store);
+      loseAnswerOfChunkDelete = true;
+      assertThat(store.delete(1)).isTrue(); // the release's failure is logged, not thrown
+      assertThat(storedHashes()).as("the chunks are gone from the bucket").isEmpty();
+      second.storeContent(store);
+      ContentChunksContract.assertReadsBack(store, second);
+    }
+  }
+
+  private java.util.Set<ByteString> storedHashes() {
+    java.util.Set<ByteString> out = new java.util.HashSet<>();
+    String root = where.prefix() + "/chunks/";
+    for (String key : bed.objects(where)) {
+      if (key.startsWith(root)) {
+        String hex = key.substring(root.length(), key.indexOf('-', root.length()));
+        out.add(ByteString.copyFrom(java.util.HexFormat.of().parseHex(hex)));
+      }
+    }
+    return out;
+  }
+}
