@@ -1,14 +1,11 @@
 package io.cutpoint.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.cutpoint.ha.S3SnapshotStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,8 +19,8 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 /**
  * The object store's chunks and leftovers under races and failures that the contract cases do not
  * reach, through an S3 client that runs a hook when the store lists the snapshot directories and
- * that can lose the answer of a {@code DeleteObjects}. Each case failed before its fix: three of
- * them committed a COMPLETE snapshot that could not be read.
+ * that can lose the answer of a {@code DeleteObjects}. Each case committed a COMPLETE snapshot that
+ * could not be read, before its fix.
  */
 class S3ChunkLifecycleTest {
   private static HaTestbed bed;
@@ -98,60 +95,6 @@ class S3ChunkLifecycleTest {
 
   private static SnapshotFixture shared(long id, int changed) {
     return ContentChunksContract.shared(id, changed);
-  }
-
-  /** As on RocksDB (ContentChunksTest): chunks held or uploaded but unused go with the commit. */
-  @Test
-  void aChunkHeldOrUploadedButNotInTheCommittedStateGoesWithTheCommit() {
-    SnapshotFixture first = shared(1, 0);
-    SnapshotFixture second = shared(2, 0);
-    SnapshotFixture attempt = shared(3, 1);
-    try (S3SnapshotStore store = open()) {
-      first.storeContent(store);
-      store.createPending(second.pending());
-      List<ByteString> lastState = new ArrayList<>();
-      first.contentMeta("a").getContentList().forEach(c -> lastState.add(c.getSha256()));
-      assertThat(store.holdChunks(2, lastState)).containsOnly(true);
-      assertThat(store.delete(1)).isTrue();
-      List<byte[]> tried = attempt.chunks("a");
-      store.putContentChunk(
-          2,
-          "a",
-          1,
-          attempt.contentMeta("a").getContent(1).getSha256(),
-          tried.get(1),
-          SnapshotFixture.crc(tried.get(1)));
-      store.discardPieces(2, "a");
-      SnapshotFixture.WORKERS.forEach(w -> second.writeWorkerContent(store, w));
-      second.writeChannels(store);
-      store.commit(second.complete());
-      ContentChunksContract.assertReadsBack(store, second);
-    }
-    assertThat(storedHashes())
-        .as("before a reopen collects anything")
-        .isEqualTo(ContentChunksContract.hashesOf(second));
-  }
-
-  /** As on RocksDB: a read that the snapshot's deletion overtakes is not damage. */
-  @Test
-  void aReadThatTheSnapshotsDeletionOvertakesSaysItIsGoneAndMarksNoDamage() {
-    SnapshotFixture only = shared(1, 0);
-    try (S3SnapshotStore store = open()) {
-      only.storeContent(store);
-      int[] chunks = {0};
-      assertThatThrownBy(
-              () ->
-                  store.readState(
-                      1,
-                      "a",
-                      chunk -> {
-                        if (chunks[0]++ == 0) {
-                          assertThat(store.delete(1)).isTrue();
-                        }
-                      }))
-          .isInstanceOf(NoSuchSnapshotException.class);
-      assertThat(store.damaged()).isEmpty();
-    }
   }
 
   /**

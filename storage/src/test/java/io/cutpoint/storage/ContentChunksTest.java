@@ -102,68 +102,6 @@ class ContentChunksTest extends ContentChunksContract {
   }
 
   /**
-   * A pending snapshot holds the last state's chunks (its early question), the only snapshot that
-   * used them is deleted meanwhile, which keeps their bodies for the hold, and the pending one then
-   * commits a state that does not use one of them: its commit deletes that body, as a snapshot that
-   * ends without a commit does, instead of leaving it until the next open. The same for a chunk an
-   * attempt uploaded before it was discarded, which the attempt that went through did not send.
-   */
-  @Test
-  void aChunkHeldOrUploadedButNotInTheCommittedStateGoesWithTheCommit() throws Exception {
-    SnapshotFixture first = shared(1, 0);
-    SnapshotFixture second = shared(2, 0); // the same chunks as the first but for chunk 0
-    SnapshotFixture attempt = shared(3, 1); // what worker a sent first, then discarded
-    try (RocksSnapshotStore store = (RocksSnapshotStore) open()) {
-      first.storeContent(store);
-      store.createPending(second.pending());
-      List<ByteString> lastState = new java.util.ArrayList<>();
-      first.contentMeta("a").getContentList().forEach(c -> lastState.add(c.getSha256()));
-      assertThat(store.holdChunks(2, lastState)).containsOnly(true);
-      assertThat(store.delete(1)).isTrue(); // an operator's delete, or retention
-      List<byte[]> tried = attempt.chunks("a");
-      store.putContentChunk(
-          2,
-          "a",
-          1,
-          attempt.contentMeta("a").getContent(1).getSha256(),
-          tried.get(1),
-          crc(tried.get(1)));
-      store.discardPieces(2, "a");
-      second.writeWorkerContent(store, "a");
-      commitTheRest(store, second);
-      assertReadsBack(store, second);
-    }
-    assertThat(stored()).as("before a reopen collects anything").isEqualTo(hashesOf(second));
-  }
-
-  /**
-   * A state read while its snapshot is deleted (retention, an operator) loses its chunks under it:
-   * the read says the snapshot is gone, not that the store is damaged, and nothing is marked.
-   */
-  @Test
-  void aReadThatTheSnapshotsDeletionOvertakesSaysItIsGoneAndMarksNoDamage() {
-    SnapshotFixture only = shared(1, 0);
-    try (RocksSnapshotStore store = (RocksSnapshotStore) open()) {
-      only.storeContent(store);
-      int[] chunks = {0};
-
-      assertThatThrownBy(
-              () ->
-                  store.readState(
-                      1,
-                      "a",
-                      chunk -> {
-                        if (chunks[0]++ == 0) {
-                          assertThat(store.delete(1)).isTrue(); // after the first chunk
-                        }
-                      }))
-          .isInstanceOf(NoSuchSnapshotException.class)
-          .hasMessageContaining("deleted while it was read");
-      assertThat(store.damaged()).isEmpty();
-    }
-  }
-
-  /**
    * A chunk is read into one array and checked there; a stored value that is well framed but is not
    * the listed chunk (longer than that array, shorter, or another chunk's bytes) still fails the
    * download and the check before a rollback, and the original value passes both again.
