@@ -24,6 +24,7 @@ import io.cutpoint.server.membership.Membership;
 import io.cutpoint.server.metrics.CoordinatorMetrics;
 import io.cutpoint.server.security.AdminTokenInterceptor;
 import io.cutpoint.server.security.WorkerIdentity;
+import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
@@ -241,6 +242,12 @@ public final class CoordinatorServer implements AutoCloseable {
               } catch (RuntimeException e) {
                 if (Thread.currentThread().isInterrupted()) {
                   log.debug("retention stopped: the coordinator is closing");
+                } else if (e instanceof CorruptionException) {
+                  log.error(
+                      "retention stopped at damaged data: {}; snapshots over the limit stay until"
+                          + " it is mended ('cutpoint store check' names the damage and"
+                          + " 'cutpoint store repair' mends it, with the coordinator stopped)",
+                      e.getMessage());
                 } else {
                   log.error("retention failed", e);
                 }

@@ -315,6 +315,38 @@ final class ContentChunks {
     return written;
   }
 
+  /**
+   * Reads every reference entry and names those that fail their checks, at most {@code limit} of
+   * them (then how many more): a deletion or commit that must change such a count fails, and {@link
+   * StoreRepair} rewrites it. An unreadable block stops the scan, and is named too.
+   */
+  List<String> unreadableRefs(int limit) {
+    List<String> out = new ArrayList<>();
+    int more = 0;
+    try (ReadOptions read = new ReadOptions().setFillCache(false);
+        RocksIterator it = rocks.db.newIterator(rocks.contentRefs, read)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        ByteString hash = ByteString.copyFrom(it.key());
+        try {
+          decode(hash, it.key(), it.value());
+        } catch (CorruptionException e) {
+          if (out.size() < limit) {
+            out.add(e.getMessage());
+          } else {
+            more++;
+          }
+        }
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      out.add("the scan stopped at unreadable data: " + e.getMessage());
+    }
+    if (more > 0) {
+      out.add(more + " more");
+    }
+    return out;
+  }
+
   private static final int REBUILD_BATCH = 4096;
 
   /** {@link #refs}, with an entry that cannot be read taken as missing. */

@@ -758,6 +758,14 @@ public final class RocksSnapshotStore implements SnapshotStore {
         () -> rocks.setAside.stream().map(s -> s.describe(dir)).toList());
   }
 
+  /**
+   * Content chunk reference counts that cannot be read, one line each (at most 20, then how many
+   * more): reads all of them. Retention stops at a snapshot whose deletion must change one.
+   */
+  public List<String> referenceDamage() {
+    return guarded("check content chunk references", () -> content.unreadableRefs(20));
+  }
+
   /** What opening found lost from the catalog (unreadable manifests, store metadata). */
   public List<String> catalogDamage() {
     return damage.catalog();

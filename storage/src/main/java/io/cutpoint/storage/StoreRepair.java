@@ -45,6 +45,10 @@ public final class StoreRepair {
       for (String lost : store.catalogDamage()) {
         lines.add("catalog: " + lost);
       }
+      List<String> references = store.referenceDamage();
+      for (String bad : references) {
+        lines.add("content chunk references: " + bad);
+      }
       int verified = 0;
       List<SnapshotManifest> all = store.list(Set.of());
       for (SnapshotManifest m : all) {
@@ -70,8 +74,11 @@ public final class StoreRepair {
               + " damaged"
               + (store.catalogDamage().isEmpty()
                   ? ""
-                  : ", " + store.catalogDamage().size() + " catalog losses"));
-      return new Report(lines, !store.damaged().isEmpty() || !store.catalogDamage().isEmpty());
+                  : ", " + store.catalogDamage().size() + " catalog losses")
+              + (references.isEmpty() ? "" : ", damaged content chunk references"));
+      return new Report(
+          lines,
+          !store.damaged().isEmpty() || !store.catalogDamage().isEmpty() || !references.isEmpty());
     }
   }
 

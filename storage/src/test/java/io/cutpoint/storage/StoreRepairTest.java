@@ -126,16 +126,27 @@ class StoreRepairTest {
   void repairRewritesAChunkReferenceThatFailsItsCheck() throws Exception {
     Path dir = parent.resolve("data");
     List<SnapshotFixture> three = threeSharingChunks(dir);
+    int refs;
     try (RawDb raw = new RawDb(dir)) {
-      for (byte[] key : raw.allKeys(RocksHandles.CONTENT_REFS)) {
+      List<byte[]> keys = raw.allKeys(RocksHandles.CONTENT_REFS);
+      for (byte[] key : keys) {
         raw.flipByte(RocksHandles.CONTENT_REFS, key, 0);
       }
+      refs = keys.size();
     }
+    assertThat(refs).isGreaterThan(20);
     try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
       assertThatThrownBy(() -> store.delete(three.get(0).id))
           .as("the count the deletion must lower cannot be read")
           .isInstanceOf(CorruptionException.class);
     }
+    StoreRepair.Report checked = StoreRepair.check(dir);
+    assertThat(checked.damaged()).isTrue();
+    assertThat(checked.lines())
+        .filteredOn(l -> l.startsWith("content chunk references: content chunk "))
+        .hasSize(20);
+    assertThat(checked.lines()).contains("content chunk references: " + (refs - 20) + " more");
+    assertThat(checked.lines()).last().asString().endsWith(", damaged content chunk references");
 
     assertThat(StoreRepair.repair(dir, clock).damaged()).isFalse();
 

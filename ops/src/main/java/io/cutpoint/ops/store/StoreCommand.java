@@ -84,8 +84,8 @@ public final class StoreCommand implements Runnable {
 
     @Override
     String verdictIfDamaged() {
-      return "DAMAGED: the snapshots above cannot be restored; 'cutpoint store repair' rebuilds"
-          + " the store from what reads";
+      return "DAMAGED: as above (a DAMAGED snapshot cannot be restored); 'cutpoint store repair'"
+          + " rebuilds the store from what reads";
     }
   }
 

@@ -41,7 +41,7 @@ class StoreCommandTest {
     flipInTheMiddleOfEachSst(dir, "state_chunks");
     Cli.Result check = Cli.run("store", "check", "--data-dir", dir.toString());
     assertThat(check.code()).isEqualTo(1);
-    assertThat(check.out()).containsPattern("snapshot \\d+: DAMAGED: ").contains("DAMAGED: the");
+    assertThat(check.out()).containsPattern("snapshot \\d+: DAMAGED: ").contains("DAMAGED: as above");
 
     Cli.Result repair = Cli.run("store", "repair", "--data-dir", dir.toString());
     assertThat(repair.out())
