@@ -93,6 +93,13 @@ public final class RollbackCoordinator implements RollbackService {
   /** The store's epoch as this coordinator last set or read it. */
   private long epoch;
 
+  /**
+   * Why the automatic policy wants a rollback that a preparation under way kept it from starting (a
+   * worker lost, or joined fresh, meanwhile); null if none. If the preparation starts a run, the
+   * run covers it; if not, {@link #release} starts the automatic rollback.
+   */
+  private String dueAfterPreparation;
+
   private Scheduler.Cancellable deadlineTimer;
   private volatile boolean closed;
   private volatile Published published =
@@ -318,8 +325,8 @@ public final class RollbackCoordinator implements RollbackService {
     if (state == State.RUNNING) {
       active.run().lost(workerId);
       publish();
-    } else if (state == State.IDLE && policy == RollbackPolicy.LATEST_COMPLETE) {
-      prepareAutomatic(State.IDLE, 0, "worker " + workerId + " was lost");
+    } else if (policy == RollbackPolicy.LATEST_COMPLETE) {
+      automaticWhenIdle("worker " + workerId + " was lost");
     }
   }
 
@@ -353,11 +360,23 @@ public final class RollbackCoordinator implements RollbackService {
                 actions.freshNotRolledBack(workerId, holder.get(), policy);
                 return;
               }
-              if (!closed && state == State.IDLE) {
-                prepareAutomatic(
-                    State.IDLE, 0, "worker " + workerId + " joined with a fresh state");
+              if (!closed) {
+                automaticWhenIdle("worker " + workerId + " joined with a fresh state");
               }
             });
+  }
+
+  /**
+   * The automatic policy's rollback: at once when no rollback is under way, once the preparation
+   * ends when one is being prepared (an operator's target may yet be refused). A run, or a failed
+   * one (HALTED), restores or holds every worker anyway.
+   */
+  private void automaticWhenIdle(String cause) {
+    if (state == State.IDLE) {
+      prepareAutomatic(State.IDLE, 0, cause);
+    } else if (state == State.PREPARING && dueAfterPreparation == null) {
+      dueAfterPreparation = cause;
+    }
   }
 
   /** Any thread: later events do nothing; a caller waiting for the outcome is told. */
@@ -493,6 +512,7 @@ public final class RollbackCoordinator implements RollbackService {
     RollbackRun run = new RollbackRun(epoch, id, workers, parts.clock(), deadline);
     active = new Active(run, cause, requestedAt, new CompletableFuture<>(), new TreeSet<>());
     state = State.RUNNING;
+    dueAfterPreparation = null; // the run halts and restores every worker
     lastTarget = id;
     Set<String> live = new TreeSet<>();
     parts
@@ -654,12 +674,20 @@ public final class RollbackCoordinator implements RollbackService {
     }
   }
 
-  /** A preparation ended without starting a rollback. */
+  /**
+   * A preparation ended without starting a rollback; one that the automatic policy wanted meanwhile
+   * starts now.
+   */
   private void release() {
     if (state == State.PREPARING) {
       state = stateBeforePreparing;
     }
     publish();
+    String due = dueAfterPreparation;
+    dueAfterPreparation = null;
+    if (due != null && !closed && state == State.IDLE) {
+      prepareAutomatic(State.IDLE, 0, due + ", while another rollback was being prepared");
+    }
   }
 
   /** Publishes what readers see; called at the end of every event that changed anything. */

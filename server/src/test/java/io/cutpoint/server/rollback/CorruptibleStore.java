@@ -9,19 +9,25 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real store whose chosen snapshots read as damaged: every read of their state, and every
  * integrity check of them, fails its checksum, as {@code RocksSnapshotStore} does when a stored
- * value's CRC does not match. It also records every integrity check asked for. Every other call is
- * the real store's.
+ * value's CRC does not match. It also records every integrity check asked for, and can hold one
+ * search on the store's thread. Every other call is the real store's.
  */
 final class CorruptibleStore {
 
   /** One integrity check: the snapshot and the states its caller said their workers hold. */
   record Verified(long snapshotId, Map<String, HeldState> held) {}
 
+  /** A call held on the store's thread: counted down when it is reached, it goes on at open. */
+  record Gate(CountDownLatch reached, CountDownLatch open) {}
+
   private final Set<Long> corrupt = ConcurrentHashMap.newKeySet();
+  private volatile Gate freshSearch;
   private final List<Verified> verified = new CopyOnWriteArrayList<>();
   private final SnapshotStore store;
 
@@ -39,6 +45,17 @@ final class CorruptibleStore {
     corrupt.add(snapshotId);
   }
 
+  /**
+   * The next search for the snapshot that holds a fresh worker's state ({@code
+   * RollbackTargets.newestHolding}) waits on the store's thread until the gate opens (at most 30
+   * s): what comes to the store executor meanwhile queues behind it.
+   */
+  Gate holdNextFreshSearch() {
+    Gate g = new Gate(new CountDownLatch(1), new CountDownLatch(1));
+    freshSearch = g;
+    return g;
+  }
+
   /** Every integrity check asked for, oldest first. */
   List<Verified> verified() {
     return List.copyOf(verified);
@@ -46,6 +63,19 @@ final class CorruptibleStore {
 
   @SuppressWarnings("unchecked")
   private void before(String method, Object[] args) {
+    Gate g = freshSearch;
+    if (g != null
+        && method.equals("list")
+        && StackWalker.getInstance()
+            .walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("newestHolding")))) {
+      freshSearch = null;
+      g.reached().countDown();
+      try {
+        g.open().await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (method.equals("readState")) {
       check((Long) args[0], "worker " + args[1] + ", state chunk 0");
     } else if (method.equals("verifyIntegrity")) {

@@ -1,17 +1,23 @@
 package io.cutpoint.server.rollback;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cutpoint.api.v1.Event;
 import io.cutpoint.api.v1.EventType;
+import io.cutpoint.api.v1.RollbackRequest;
+import io.cutpoint.api.v1.RollbackResponse;
 import io.cutpoint.api.v1.SnapshotManifest;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.api.v1.WorkerState;
 import io.cutpoint.server.CoordinatorConfig;
+import io.cutpoint.server.RollbackService;
+import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,6 +92,44 @@ class FreshJoinRollbackTest {
           .satisfies(
               e -> assertThat(e.getMessage()).contains("worker c joined with a fresh state"));
       assertThat(c.store.epoch()).isEqualTo(epoch + 1);
+    }
+  }
+
+  /**
+   * The store's answer for the fresh worker comes while an operator's rollback is being prepared,
+   * and that rollback is then refused: the fresh join is not forgotten, and the automatic rollback
+   * starts once the preparation ends.
+   */
+  @Test
+  void aFreshJoinDuringARefusedOperatorRollbackIsRolledBackAfterIt() throws Exception {
+    try (RollbackCluster c = new RollbackCluster(dir, automatic(), "a", "b", "c").start()) {
+      c.traffic(true);
+      long id = c.snapshotWithInFlight().getSnapshotId();
+      c.stopCoordinator();
+      c.crashWorkerUnseen("c");
+      c.startCoordinator();
+      CorruptibleStore.Gate search = c.corruptible.holdNextFreshSearch();
+      c.launchWorker("c").session().joined().orTimeout(20, TimeUnit.SECONDS).join();
+      assertThat(search.reached().await(20, TimeUnit.SECONDS)).isTrue();
+
+      CompletableFuture<RollbackResponse> refused =
+          CompletableFuture.supplyAsync(
+              () -> c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(999).build()));
+      RollbackService rollback = c.server.context().rollback();
+      await().atMost(WAIT).until(() -> rollback.status().phase() == RollbackStatus.Phase.PREPARING);
+      search.open().countDown();
+
+      assertThatThrownBy(refused::join)
+          .hasCauseInstanceOf(StatusRuntimeException.class)
+          .hasMessageContaining("NOT_FOUND");
+      assertRolledBackTo(c, id);
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED))
+          .singleElement()
+          .satisfies(
+              e ->
+                  assertThat(e.getMessage())
+                      .contains("worker c joined with a fresh state")
+                      .contains("while another rollback was being prepared"));
     }
   }
 
