@@ -99,8 +99,10 @@ public final class CoordinatorServer implements AutoCloseable {
   private final StoreWatch storeWatch;
 
   /**
-   * Downloads served at once; one more is refused with RESOURCE_EXHAUSTED. Each has a thread of its
-   * own (a stalled receiver holds only its own, until the download timeout ends it).
+   * Downloads served at once. Each has a thread of its own (a stalled receiver holds only its own,
+   * until the download timeout ends it); more wait for a thread in arrival order, as many as the
+   * workers allowed (a rollback of every worker at once, each downloading its piece), and any
+   * beyond that are refused with RESOURCE_EXHAUSTED.
    */
   public static final int MAX_DOWNLOADS = 256;
 
@@ -219,14 +221,15 @@ public final class CoordinatorServer implements AutoCloseable {
     SessionRegistry sessions = new SessionRegistry();
     EventHub events = new EventHub(clock, () -> safeEpoch(store));
     CoordinatorMetrics metrics = new CoordinatorMetrics(registry, clock, membership::count);
-    java.util.concurrent.ExecutorService transfers =
+    java.util.concurrent.ThreadPoolExecutor transfers =
         new java.util.concurrent.ThreadPoolExecutor(
-            0,
+            MAX_DOWNLOADS,
             MAX_DOWNLOADS,
             30,
             TimeUnit.SECONDS,
-            new java.util.concurrent.SynchronousQueue<>(),
+            new java.util.concurrent.LinkedBlockingQueue<>(config.limits().maxWorkers()),
             daemon("cutpoint-transfer"));
+    transfers.allowCoreThreadTimeOut(true);
     SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
     ContinuousAnalysis analysis =
         new ContinuousAnalysis(

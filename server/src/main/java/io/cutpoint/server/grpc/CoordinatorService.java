@@ -71,7 +71,8 @@ public final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBas
               .withDescription(
                   "the coordinator serves "
                       + io.cutpoint.server.CoordinatorServer.MAX_DOWNLOADS
-                      + " downloads at once, or is shutting down; try again")
+                      + " downloads at once and queues as many more as it allows workers, or is"
+                      + " shutting down; try again")
               .asRuntimeException());
     }
   }
