@@ -31,6 +31,9 @@ final class ReadGate {
   private final Map<InboundStream, Integer> held = new LinkedHashMap<>();
   private ScheduledFuture<?> expiry;
 
+  /** The longest hold passed with these channels past their bound: requests go out again. */
+  private boolean expired;
+
   /**
    * A gate whose releases run on {@code loop}, and whose held requests go out after {@code maxHold}
    * on {@code timer}.
@@ -43,22 +46,27 @@ final class ReadGate {
 
   /** Asks {@code stream} for {@code frames} more frames, now or once the gate opens. */
   void request(InboundStream stream, int frames) {
-    if (overdrawn.isEmpty()) {
+    if (overdrawn.isEmpty() || expired) {
       stream.request(frames);
       return;
     }
     held.merge(stream, frames, Integer::sum);
     if (expiry == null) {
       expiry =
-          timer.get().schedule(() -> loop.execute(this::open), maxHoldNanos, TimeUnit.NANOSECONDS);
+          timer
+              .get()
+              .schedule(() -> loop.execute(this::expire), maxHoldNanos, TimeUnit.NANOSECONDS);
     }
   }
 
   /** {@code sender} went past its bound ({@code over}) or is back within it. */
   void overdrawn(ChannelSender sender, boolean over) {
     if (over) {
-      overdrawn.add(sender);
+      if (overdrawn.add(sender)) {
+        expired = false; // a channel newly past its bound holds again
+      }
     } else if (overdrawn.remove(sender) && overdrawn.isEmpty()) {
+      expired = false;
       // After the ack that made room is handled: a request may deliver a frame at once.
       loop.execute(this::openIfRoom);
     }
@@ -68,6 +76,11 @@ final class ReadGate {
     if (overdrawn.isEmpty()) {
       open();
     }
+  }
+
+  private void expire() {
+    expired = !overdrawn.isEmpty();
+    open();
   }
 
   /** Sends the held requests. */

@@ -262,9 +262,9 @@ final class WorkerCore implements EngineOutput {
       return drain(); // a replaced or refused stream: its sender resends on a new one
     }
     long frameEpoch = frame.epoch();
-    if (frameEpoch < epoch && broken != Broken.NO_EPOCH_FENCING) {
+    if (frameEpoch >= 0 && frameEpoch < epoch && broken != Broken.NO_EPOCH_FENCING) {
       emit(new WorkerEffect.Request(link, 1));
-    } else if (frameEpoch > announcedEpoch) {
+    } else if (frameEpoch < 0 || frameEpoch > announcedEpoch) { // < 0: 2^63 or more on the wire
       refuse(
           r,
           Refusal.Kind.EPOCH_NOT_ANNOUNCED,
@@ -317,7 +317,9 @@ final class WorkerCore implements EngineOutput {
    */
   private void markerAhead(ChannelReceiver r, ChannelItem.Mark marker) {
     List<InTransitMessage> atHand = r.dataReadAheadOf(marker.position());
-    if (atHand != null) {
+    // in-stream, every message sent before the marker is at hand: any other count is refused in
+    // the marker's turn, so it must not act first
+    if (atHand != null && marker.sentCount() == engine.received(r.from()) + atHand.size()) {
       earlyMarker(r, marker, atHand);
     }
   }
@@ -434,6 +436,13 @@ final class WorkerCore implements EngineOutput {
     long deliveredBefore = r.delivered();
     for (ChannelItem item : frame.items()) {
       long position = item.position();
+      if (position < 1) { // 0, or 2^63 and more on the wire: no position a sender gives
+        refuse(
+            r,
+            Refusal.Kind.MALFORMED,
+            channel(r) + ": an item at position " + Long.toUnsignedString(position));
+        return;
+      }
       if (position <= r.delivered()) {
         continue; // a duplicate after a resend
       }

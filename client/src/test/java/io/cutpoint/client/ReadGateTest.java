@@ -67,6 +67,27 @@ class ReadGateTest {
     assertThat(a.requested).as("requested after the longest hold").isEqualTo(1);
   }
 
+  /**
+   * Reading resumes after the longest hold, and stays resumed while the same channel stays past its
+   * bound (its peer is gone, and sends to it fail by then): held again for a whole hold, the worker
+   * read its other channels one batch per send timeout.
+   */
+  @Test
+  void afterTheLongestHoldRequestsAreNoLongerHeldWhileTheSameChannelStaysPastItsBound() {
+    ReadGate gate = new ReadGate(posted::add, () -> timer, Duration.ofMillis(50));
+    RecordingAckObserver a = new RecordingAckObserver();
+    InboundStream fromA = a.stream();
+
+    gate.overdrawn(toC, true);
+    gate.request(fromA, 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !posted.isEmpty());
+    runPosted();
+    assertThat(a.requested).isEqualTo(1);
+
+    gate.request(fromA, 1); // the frame was delivered: the next request
+    assertThat(a.requested).as("requested at once once the hold expired").isEqualTo(2);
+  }
+
   private void runPosted() {
     for (Runnable r; (r = posted.poll()) != null; ) {
       r.run();
