@@ -442,16 +442,25 @@ final class ChannelSender {
       return;
     }
     boolean sameEpoch = ack.getEpoch() == epoch;
+    long before = ackedPos;
     if (!resumed) {
       resumed = true;
-      reconnect.reset();
       if (sameEpoch) {
         trimTo(ack.getPosition());
+      }
+      if (ackedPos == lastPos) {
+        reconnect.reset(); // nothing to resend: the stream is as good as a stream gets
       }
       sentPos = ackedPos;
       flushLocked();
     } else if (sameEpoch) {
       trimTo(ack.getPosition());
+    }
+    if (ackedPos > before) {
+      // Progress, not a stream's first ack: a receiver that refuses what it is resent after
+      // acknowledging the stream (a frame too large for it, an epoch not announced) keeps the
+      // backoff growing instead of being retried every few milliseconds.
+      reconnect.reset();
     }
   }
 
@@ -503,7 +512,16 @@ final class ChannelSender {
     }
     long delay = reconnect.next().toNanos();
     Status.Code code = error == null ? Status.Code.OK : Status.fromThrowable(error).getCode();
-    if (code == Status.Code.INVALID_ARGUMENT
+    if (code == Status.Code.RESOURCE_EXHAUSTED) {
+      log.warn(
+          "channel {}->{}: the receiver refused a frame as too large ({}): a message larger than"
+              + " its maxPayloadBytes allows? Every worker must allow as much as its peers send;"
+              + " retrying in {} ms",
+          from,
+          to,
+          error,
+          delay / 1_000_000);
+    } else if (code == Status.Code.INVALID_ARGUMENT
         || code == Status.Code.UNIMPLEMENTED
         || code == Status.Code.DATA_LOSS) {
       log.warn(
