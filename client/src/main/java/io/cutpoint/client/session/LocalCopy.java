@@ -247,13 +247,28 @@ final class LocalCopy implements AutoCloseable {
     }
   }
 
-  /** Deletes the copy (it did not match what the coordinator stored). */
-  void discard() {
-    held = LocalCopyHeld.getDefaultInstance();
+  /**
+   * Deletes the copy of {@code snapshotId} (it did not match what the coordinator stored), on the
+   * writer thread, unless a newer copy has replaced it meanwhile.
+   */
+  void discard(long snapshotId) {
     try {
-      Files.deleteIfExists(file);
-    } catch (IOException e) {
-      log.warn("worker {}: cannot delete the local copy {}: {}", workerId, file, e.toString());
+      writer.execute(
+          () -> {
+            long onDisk = head().getSnapshotId(); // 0: no readable copy
+            if (onDisk != snapshotId && onDisk != 0) {
+              return; // a newer copy, written since it was read
+            }
+            held = LocalCopyHeld.getDefaultInstance();
+            try {
+              Files.deleteIfExists(file);
+            } catch (IOException e) {
+              log.warn(
+                  "worker {}: cannot delete the local copy {}: {}", workerId, file, e.toString());
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      // closing: the next read checks the copy against the manifest again
     }
   }
 

@@ -98,7 +98,7 @@ final class SnapshotDownloader {
               @Override
               public void failed(String reason) {
                 if (assembler.localMismatch()) {
-                  localCopy.discard();
+                  localCopy.discard(snapshotId);
                 }
                 outcome.failed(reason);
               }

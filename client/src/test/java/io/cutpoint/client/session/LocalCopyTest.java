@@ -68,8 +68,25 @@ class LocalCopyTest {
     try (LocalCopy reopened = new LocalCopy(dir, "w", () -> {})) {
       assertThat(reopened.held().getSnapshotId()).as("read from the file's head").isEqualTo(9);
       assertThat(reopened.held().getStateCrc32C()).isEqualTo(content.crc32c());
-      reopened.discard();
-      assertThat(reopened.held().getSnapshotId()).isZero();
+      reopened.discard(9);
+      await().atMost(Duration.ofSeconds(10)).until(() -> reopened.held().getSnapshotId() == 0);
+      assertThat(reopened.read(9)).isEmpty();
+    }
+  }
+
+  /** A copy found not to match is discarded, but not a newer one written since it was read. */
+  @Test
+  void discardingACopyLeavesANewerOne() {
+    try (LocalCopy copy = new LocalCopy(dir, "w", () -> {})) {
+      copy.keep(7, new ArrayContent(Pieces.state(1000, 5), ContentChunker.defaults()));
+      await().atMost(Duration.ofSeconds(10)).until(() -> copy.read(7).isPresent());
+      copy.keep(8, new ArrayContent(Pieces.state(1000, 6), ContentChunker.defaults()));
+      copy.discard(7); // a restore of 7 found it wrong while 8 was being written
+      copy.discard(9); // and one that was never on this disk
+    }
+    try (LocalCopy reopened = new LocalCopy(dir, "w", () -> {})) {
+      assertThat(reopened.read(8)).isPresent();
+      assertThat(reopened.held().getSnapshotId()).isEqualTo(8);
     }
   }
 
@@ -94,7 +111,7 @@ class LocalCopyTest {
     Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 10));
     try (LocalCopy copy = new LocalCopy(dir, "w", () -> {})) {
       assertThat(copy.read(5)).isEmpty();
-      copy.discard();
+      copy.discard(5);
     }
     assertThat(file).doesNotExist();
   }
