@@ -10,6 +10,8 @@ import io.cutpoint.server.lifecycle.FailureReason;
 import io.cutpoint.server.lifecycle.Scheduler;
 import io.cutpoint.server.lifecycle.SnapshotBlock;
 import io.cutpoint.server.membership.Membership;
+import io.cutpoint.storage.NoSuchSnapshotException;
+import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.SnapshotStore.RollbackIntent;
 import java.time.Duration;
@@ -442,7 +444,17 @@ public final class RollbackCoordinator implements RollbackService {
   private static Prepared persist(
       SnapshotStore store, SnapshotManifest target, RollbackTargets.Choice choice) {
     long next = store.epoch() + 1;
-    store.beginRollback(next, target.getSnapshotId());
+    long id = target.getSnapshotId();
+    try {
+      store.beginRollback(next, id);
+    } catch (NoSuchSnapshotException | NotPendingException e) {
+      // deleted (an operator, retention) after its checks, before the store could keep it
+      throw new RollbackRefused(
+          e instanceof NoSuchSnapshotException
+              ? RollbackRefused.Kind.NO_SUCH_SNAPSHOT
+              : RollbackRefused.Kind.NOT_NOW,
+          "snapshot " + id + " was deleted while the rollback to it was prepared");
+    }
     return new Prepared(target, next, choice);
   }
 

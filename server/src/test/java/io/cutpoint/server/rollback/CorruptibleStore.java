@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real store whose chosen snapshots read as damaged: every read of their state, and every
  * integrity check of them, fails its checksum, as {@code RocksSnapshotStore} does when a stored
- * value's CRC does not match. It also records every integrity check asked for, and can hold one
- * search on the store's thread. Every other call is the real store's.
+ * value's CRC does not match. It also records every integrity check asked for, can hold one search
+ * on the store's thread, and can run a step just before a rollback's epoch is persisted. Every
+ * other call is the real store's.
  */
 final class CorruptibleStore {
 
@@ -28,6 +29,7 @@ final class CorruptibleStore {
 
   private final Set<Long> corrupt = ConcurrentHashMap.newKeySet();
   private volatile Gate freshSearch;
+  private volatile Runnable beforeBegin;
   private final List<Verified> verified = new CopyOnWriteArrayList<>();
   private final SnapshotStore store;
 
@@ -56,6 +58,11 @@ final class CorruptibleStore {
     return g;
   }
 
+  /** Runs once on the store's thread just before the next {@code beginRollback}. */
+  void beforeNextBeginRollback(Runnable step) {
+    beforeBegin = step;
+  }
+
   /** Every integrity check asked for, oldest first. */
   List<Verified> verified() {
     return List.copyOf(verified);
@@ -63,6 +70,11 @@ final class CorruptibleStore {
 
   @SuppressWarnings("unchecked")
   private void before(String method, Object[] args) {
+    Runnable begin = beforeBegin;
+    if (begin != null && method.equals("beginRollback")) {
+      beforeBegin = null;
+      begin.run();
+    }
     Gate g = freshSearch;
     if (g != null
         && method.equals("list")

@@ -186,6 +186,29 @@ class RollbackOverGrpcTest {
   }
 
   @Test
+  void aTargetDeletedAfterItsChecksIsNotFoundNotAnInternalError() {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
+      long id = c.snapshot().getSnapshotId();
+      long epoch = c.store.epoch();
+      c.corruptible.beforeNextBeginRollback(() -> assertThat(c.store.delete(id)).isTrue());
+
+      assertThatThrownBy(() -> c.admin.rollback(request(id, true)))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+                assertThat(e.getStatus().getDescription())
+                    .contains("snapshot " + id + " was deleted while the rollback");
+              });
+      assertThat(c.store.epoch()).isEqualTo(epoch);
+      assertThat(c.store.rollbackInProgress()).isEmpty();
+      assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_RUNNING);
+      assertThat(c.snapshot().getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    }
+  }
+
+  @Test
   void anOperatorsRollbackToACorruptSnapshotIsRefusedWithDataLossAndHaltsNobody() {
     try (RollbackCluster c =
         new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
