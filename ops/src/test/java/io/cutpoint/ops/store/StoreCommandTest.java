@@ -41,7 +41,9 @@ class StoreCommandTest {
     flipInTheMiddleOfEachSst(dir, "state_chunks");
     Cli.Result check = Cli.run("store", "check", "--data-dir", dir.toString());
     assertThat(check.code()).isEqualTo(1);
-    assertThat(check.out()).containsPattern("snapshot \\d+: DAMAGED: ").contains("DAMAGED: as above");
+    assertThat(check.out())
+        .containsPattern("snapshot \\d+: DAMAGED: ")
+        .contains("DAMAGED: as above");
 
     Cli.Result repair = Cli.run("store", "repair", "--data-dir", dir.toString());
     assertThat(repair.out())
