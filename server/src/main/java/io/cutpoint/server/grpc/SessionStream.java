@@ -17,6 +17,8 @@ import io.cutpoint.server.membership.WorkerIds;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One worker's session stream: a join, then heartbeats, requests and reports. The gRPC callbacks
@@ -25,6 +27,7 @@ import java.util.Optional;
  * (the caller's certificate) is read on the transport thread.
  */
 final class SessionStream implements StreamObserver<WorkerMessage> {
+  private static final Logger log = LoggerFactory.getLogger(SessionStream.class);
 
   private final CoordinatorContext ctx;
   private final StreamObserver<CoordinatorMessage> out;
@@ -111,6 +114,24 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
     }
     if (other.isPresent()) {
       refuse(Status.PERMISSION_DENIED.withDescription(other.get()));
+      return;
+    }
+    if (join.getEpoch() > ctx.epoch()) {
+      // Epochs only grow, and a worker enters one only after the store persisted it: this store
+      // is not the one the worker followed. Welcomed, the worker could not move back, and every
+      // snapshot and rollback would fail. UNAVAILABLE: the worker asks again, and is welcomed
+      // once the coordinator runs on the right store.
+      String why =
+          "worker "
+              + join.getWorkerId()
+              + " is in epoch "
+              + Long.toUnsignedString(join.getEpoch())
+              + ", ahead of this coordinator's epoch "
+              + ctx.epoch()
+              + ": its store is not the one the worker followed (reset or replaced?); run the"
+              + " coordinator on that store, or restart the worker to join with its initial state";
+      log.warn("{}", why);
+      refuse(Status.UNAVAILABLE.withDescription(why));
       return;
     }
     Declaration decl =

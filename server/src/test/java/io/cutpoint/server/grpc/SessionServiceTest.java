@@ -119,6 +119,33 @@ class SessionServiceTest {
   }
 
   @Test
+  void aWorkerInAnEpochAheadOfTheStoresIsNotWelcomedAndMayAskAgain() throws Exception {
+    start(Duration.ofSeconds(5));
+    RawWorker ahead =
+        worker("a")
+            .join(
+                Join.newBuilder()
+                    .setWorkerId("a")
+                    .setChannelAddress("localhost:7000")
+                    .setEpoch(5)
+                    .build());
+    Status s = ahead.endStatus();
+    assertThat(s.getCode())
+        .as("not fatal: the worker joins again")
+        .isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(s.getDescription())
+        .contains("worker a is in epoch 5, ahead of this coordinator's epoch 0");
+    worker("a")
+        .join(
+            Join.newBuilder()
+                .setWorkerId("a")
+                .setChannelAddress("localhost:7000")
+                .setEpoch(0)
+                .build())
+        .await(CoordinatorMessage::hasWelcome);
+  }
+
+  @Test
   void aSecondLiveSessionWithTheSameWorkerIdIsRefusedWithAlreadyExists() throws Exception {
     start(Duration.ofSeconds(5));
     worker("a").join(List.of(), List.of()).await(CoordinatorMessage::hasWelcome);
