@@ -324,7 +324,7 @@ final class ChannelSender {
     afterAppend();
   }
 
-  /** Appends a marker. Called under the engine lock. */
+  /** Appends a marker, on the worker's loop (a SendMarker effect of the engine). */
   synchronized void appendMarker(long snapshotId, long sentCount) {
     ring.add(
         Item.newBuilder()
