@@ -676,6 +676,19 @@ public final class RollbackCoordinator implements RollbackService {
         run, active.cause(), Duration.between(active.requestedAt(), parts.clock().instant()));
     publish();
     active.outcome().complete(run);
+    if (policy == RollbackPolicy.LATEST_COMPLETE) {
+      // A worker that comes back retries at once (onWorkerJoined); with every worker live (a
+      // restore failed) nothing else would, and the cluster would stay halted.
+      loop.schedule(this::retryWhileHalted, deadline);
+    }
+  }
+
+  /** With LATEST_COMPLETE, a failed rollback is tried again every deadline while all are live. */
+  private void retryWhileHalted() {
+    if (!closed && state == State.HALTED && parts.membership().view().allLive()) {
+      prepareAutomatic(
+          State.HALTED, lastTarget, "retry after a failed rollback: every worker is live");
+    }
   }
 
   private void end(State next) {

@@ -38,8 +38,15 @@ final class RecordingControl extends ForwardingWorkerControl {
     resumes.add(epoch);
   }
 
+  /** Whether the next restore fails, as a worker whose application cannot take the state. */
+  volatile boolean failNextRestore;
+
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
+    if (failNextRestore) {
+      failNextRestore = false;
+      throw new IllegalStateException("the application refused the restored state");
+    }
     worker.restore(epoch, piece, state);
     CompletableFuture<byte[]> after = new CompletableFuture<>();
     worker.execute(() -> after.complete(teller.capture()));

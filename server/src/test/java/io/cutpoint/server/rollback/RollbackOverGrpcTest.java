@@ -350,6 +350,34 @@ class RollbackOverGrpcTest {
   }
 
   @Test
+  void anAutomaticRollbackWhoseRestoreFailedWithEveryWorkerLiveIsRetriedAfterTheDeadline() {
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder()
+            .rollbackPolicy(RollbackPolicy.LATEST_COMPLETE)
+            .rollbackDeadline(Duration.ofSeconds(1));
+    try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b", "c").start()) {
+      c.traffic(true);
+      long id = c.snapshotWithInFlight().getSnapshotId();
+      c.member("a").control().failNextRestore = true;
+      c.crashWorker("c");
+      c.startWorker("c");
+
+      await()
+          .atMost(WAIT)
+          .until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED)).isNotEmpty();
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED))
+          .last()
+          .satisfies(e -> assertThat(e.getMessage()).contains("every worker is live"));
+      assertThat(c.member("a").control().restores)
+          .singleElement()
+          .satisfies(r -> assertThat(r.stateAfter()).isEqualTo(c.storedState(id, "a")));
+      c.quiesce();
+      assertThat(c.liveTotal()).isEqualTo(c.total());
+    }
+  }
+
+  @Test
   void anAutomaticRollbackThatFailedAtItsDeadlineIsRetriedWhenEveryWorkerIsBack() {
     CoordinatorConfig.Builder config =
         CoordinatorConfig.builder()
