@@ -22,6 +22,8 @@ import io.cutpoint.server.lifecycle.PendingManifest;
 import io.cutpoint.server.lifecycle.Piece;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.WorkerIds;
+import io.cutpoint.storage.NoSuchSnapshotException;
+import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreParts;
 import io.grpc.Status;
@@ -291,6 +293,16 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
     }
     try {
       write.accept(store);
+    } catch (NotPendingException | NoSuchSnapshotException e) {
+      // The snapshot ended (aborted, timed out) while the upload went on: no commit is left to
+      // refuse, and a failure kept for it would stay for good. The upload's answer says it ended.
+      writeFailed = true;
+      log.debug(
+          "worker {}'s piece of snapshot {}: {} not stored, the snapshot ended: {}",
+          meta.getWorkerId(),
+          meta.getSnapshotId(),
+          what,
+          e.getMessage());
     } catch (RuntimeException e) {
       writeFailed = true; // no metadata follows: the store refuses to commit the snapshot
       ctx.storeIo()

@@ -180,6 +180,14 @@ public final class StoreExecutor implements StoreEffects, StoreTasks, AutoClosea
   }
 
   /**
+   * How many part-write failures are kept for snapshots that have not committed or ended yet; read
+   * it on {@code cutpoint-store} (a task of {@link #writePiece}). For tests and diagnostics.
+   */
+  public int failedWritesKept() {
+    return failedWrites.size();
+  }
+
+  /**
    * Writes the ends that failed while the store could not write. Called (from any thread) once the
    * store writes again; runs on {@code cutpoint-store}.
    */
