@@ -23,8 +23,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Downloads whose receivers never read hold no one else's restore, and end at the download timeout.
+ * Downloads whose receivers never read hold no one else's restore, and end at the download timeout;
+ * one that finds every transfer thread busy waits for one.
  */
 class StalledDownloadTest {
 
@@ -92,8 +95,13 @@ class StalledDownloadTest {
     }
   }
 
-  @Test
-  void sixDownloadsThatNeverReadDoNotBlockARestoreAndEndAtTheDownloadTimeout() throws Exception {
+  /**
+   * Starts the coordinator, joins worker a, and has it upload a random state of {@code stateBytes}
+   * (in chunks of {@code chunkBytes}) as its piece of a snapshot, which completes.
+   *
+   * @return the snapshot's id
+   */
+  private long snapshotOfA(int stateBytes, int chunkBytes) throws Exception {
     server =
         CoordinatorServer.start(
             CoordinatorConfig.builder()
@@ -111,9 +119,9 @@ class StalledDownloadTest {
     AdminGrpc.AdminBlockingStub admin =
         AdminGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
     long id = admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()).getSnapshotId();
-    byte[] state = new byte[STATE_BYTES];
+    byte[] state = new byte[stateBytes];
     new java.util.Random(7).nextBytes(state);
-    RawWorker.send(stub, RawWorker.upload(meta(id, "a"), state, 1 << 20, List.of()))
+    RawWorker.send(stub, RawWorker.upload(meta(id, "a"), state, chunkBytes, List.of()))
         .get(60, TimeUnit.SECONDS);
     Awaitility.await()
         .atMost(Duration.ofSeconds(30))
@@ -124,6 +132,12 @@ class StalledDownloadTest {
                         .getManifest()
                         .getStatus()
                     == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    return id;
+  }
+
+  @Test
+  void sixDownloadsThatNeverReadDoNotBlockARestoreAndEndAtTheDownloadTimeout() throws Exception {
+    long id = snapshotOfA(STATE_BYTES, 1 << 20);
     DownloadRequest request = a.downloadRequest(id);
 
     List<Stalled> stalled = new ArrayList<>();
@@ -153,6 +167,57 @@ class StalledDownloadTest {
       Status end = s.ended.get(30, TimeUnit.SECONDS);
       assertThat(end.getCode()).as("%s", end).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
       assertThat(end.getDescription()).contains("download-timeout");
+    }
+  }
+
+  /**
+   * A download that arrives while every transfer thread is busy waits for one, instead of being
+   * refused: a rollback of more workers than {@link CoordinatorServer#MAX_DOWNLOADS} downloads
+   * every piece at once, and a worker gives up a restore after two refusals.
+   */
+  @Test
+  void aDownloadWaitsForATransferThreadInsteadOfBeingRefused() throws Exception {
+    long id = snapshotOfA(3000, 1024);
+    CountDownLatch busy = new CountDownLatch(1);
+    try {
+      // every transfer thread taken, as by as many downloads in progress
+      ThreadPoolExecutor transfers = (ThreadPoolExecutor) server.context().transfers();
+      for (int i = 0; i < CoordinatorServer.MAX_DOWNLOADS; i++) {
+        transfers.execute(
+            () -> {
+              try {
+                busy.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+      }
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> transfers.getActiveCount() == CoordinatorServer.MAX_DOWNLOADS);
+
+      CompletableFuture<Long> received =
+          CompletableFuture.supplyAsync(
+              () -> {
+                long bytes = 0;
+                Iterator<DownloadPart> it =
+                    a.blockingTransfers(channel)
+                        .withDeadlineAfter(60, TimeUnit.SECONDS)
+                        .downloadSnapshot(a.downloadRequest(id));
+                while (it.hasNext()) {
+                  bytes += it.next().getStateChunk().getData().size();
+                }
+                return bytes;
+              });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> transfers.getQueue().size() == 1);
+      assertThat(received).isNotDone();
+
+      busy.countDown();
+      assertThat(received.get(30, TimeUnit.SECONDS)).isEqualTo(3000);
+    } finally {
+      busy.countDown();
     }
   }
 }
