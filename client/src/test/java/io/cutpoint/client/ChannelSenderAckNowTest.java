@@ -3,20 +3,11 @@ package io.cutpoint.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.cutpoint.api.v1.Ack;
-import io.cutpoint.api.v1.ChannelGrpc;
-import io.cutpoint.api.v1.Frame;
 import io.cutpoint.api.v1.Item;
-import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.StreamObserver;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,59 +23,21 @@ class ChannelSenderAckNowTest {
   /** Position -> the ack_now flag of the frame that carried it. */
   private final Map<Long, Boolean> askedAt = new ConcurrentHashMap<>();
 
-  private Server server;
-
-  @AfterEach
-  void stop() throws InterruptedException {
-    if (server != null) {
-      server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-    }
-  }
-
-  private final class Recorder extends ChannelGrpc.ChannelImplBase {
-    @Override
-    public StreamObserver<Frame> open(StreamObserver<Ack> acks) {
-      return new StreamObserver<>() {
-        @Override
-        public void onNext(Frame frame) {
-          if (frame.hasHeader()) {
-            acks.onNext(Ack.newBuilder().setEpoch(frame.getEpoch()).setPosition(0).build());
-          }
-          for (Item item : frame.getItemsList()) {
-            askedAt.put(item.getPosition(), frame.getAckNow());
-          }
-        }
-
-        @Override
-        public void onError(Throwable t) {}
-
-        @Override
-        public void onCompleted() {
-          acks.onCompleted();
-        }
-      };
-    }
-  }
-
   @Test
   void framesAskForAnAckAtOnceFromHalfTheBoundOn() throws Exception {
-    server =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(new Recorder())
-            .build()
-            .start();
-    try (Worker a =
-        Worker.builder("a")
-            .outgoing("b")
-            .stateHandler(new NoState())
-            .messageHandler((from, seq, payload) -> {})
-            .channelOptions(
+    try (BareReceiver b =
+            new BareReceiver(
+                () -> {},
+                (frame, acks) -> {
+                  for (Item item : frame.getItemsList()) {
+                    askedAt.put(item.getPosition(), frame.getAckNow());
+                  }
+                });
+        Worker a =
+            b.sender(
                 ChannelOptions.defaults()
                     .withMaxUnacked(BOUND, 1 << 20)
-                    .withSendTimeout(Duration.ofSeconds(30)))
-            .peers(Map.of("b", "127.0.0.1:" + server.getPort()))
-            .build()
-            .start()) {
+                    .withSendTimeout(Duration.ofSeconds(30)))) {
       // one message at a time, each in a frame of its own, so each flag is that of its position
       for (long position = 1; position <= BOUND; position++) {
         a.send("b", new byte[1]);
