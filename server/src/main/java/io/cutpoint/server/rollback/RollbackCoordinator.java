@@ -447,13 +447,13 @@ public final class RollbackCoordinator implements RollbackService {
     long id = target.getSnapshotId();
     try {
       store.beginRollback(next, id);
-    } catch (NoSuchSnapshotException | NotPendingException e) {
+    } catch (NoSuchSnapshotException e) {
       // deleted (an operator, retention) after its checks, before the store could keep it
       throw new RollbackRefused(
-          e instanceof NoSuchSnapshotException
-              ? RollbackRefused.Kind.NO_SUCH_SNAPSHOT
-              : RollbackRefused.Kind.NOT_NOW,
+          RollbackRefused.Kind.NO_SUCH_SNAPSHOT,
           "snapshot " + id + " was deleted while the rollback to it was prepared");
+    } catch (NotPendingException e) {
+      throw new RollbackRefused(RollbackRefused.Kind.NOT_NOW, e.getMessage());
     }
     return new Prepared(target, next, choice);
   }
