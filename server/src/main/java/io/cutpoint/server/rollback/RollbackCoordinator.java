@@ -137,6 +137,7 @@ public final class RollbackCoordinator implements RollbackService {
             + "finishing it in a new epoch",
         i.snapshotId(),
         i.epoch());
+    lastTarget = i.snapshotId(); // what status and cancel name if it cannot start
     prepareAutomatic(
         State.HALTED,
         i.snapshotId(),

@@ -37,6 +37,11 @@ final class CorruptibleStore {
     store = InterceptedStore.around(real, this::before);
   }
 
+  /** The snapshots that read as damaged, to carry over to the store of a restarted coordinator. */
+  Set<Long> corrupted() {
+    return Set.copyOf(corrupt);
+  }
+
   /** The store to hand to the coordinator. */
   SnapshotStore asStore() {
     return store;

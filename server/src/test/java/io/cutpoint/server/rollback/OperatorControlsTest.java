@@ -112,6 +112,33 @@ class OperatorControlsTest {
   }
 
   @Test
+  void aRollbackResumedAfterARestartThatCannotStartNamesItsTargetAndCancelsIt() {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
+      long id = c.snapshot().getSnapshotId();
+      c.crashWorker("b");
+      c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(id).build());
+      await().atMost(WAIT).until(() -> c.state("a") == WorkerState.WORKER_STATE_HALTED);
+      c.stopCoordinator();
+      c.corruptible.corrupt(id); // the only snapshot: the resumed rollback has no target
+      c.startCoordinator();
+
+      await()
+          .atMost(WAIT)
+          .until(() -> cluster(c).getRollback().getPhase() == RollbackPhase.ROLLBACK_PHASE_FAILED);
+      assertThat(cluster(c).getRollback().getSnapshotId()).isEqualTo(id);
+      assertThat(cluster(c).getRollback().getDetail()).contains("could not start");
+      CancelRollbackResponse cancelled =
+          c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
+      assertThat(cancelled.getSnapshotId()).isEqualTo(id);
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_CANCELLED))
+          .last()
+          .satisfies(e -> assertThat(e.getMessage()).contains("snapshot " + id));
+      await().atMost(WAIT).until(() -> c.store.rollbackInProgress().isEmpty());
+    }
+  }
+
+  @Test
   void aRunningRollbackNamesTheWorkersItWaitsForAndCancellingItResumesTheOthers() {
     try (RollbackCluster c =
         new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b", "c").start()) {

@@ -32,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -111,8 +112,11 @@ final class RollbackCluster implements AutoCloseable {
     return this;
   }
 
+  /** Starts the coordinator on the store in {@code dir}; damage made before a restart stays. */
   void startCoordinator() {
+    Set<Long> damaged = corruptible == null ? Set.of() : corruptible.corrupted();
     corruptible = new CorruptibleStore(RocksSnapshotStore.open(dir));
+    damaged.forEach(corruptible::corrupt);
     store = corruptible.asStore();
     EventHub.EventSink collect =
         new EventHub.EventSink() {
@@ -137,6 +141,8 @@ final class RollbackCluster implements AutoCloseable {
               context.events().subscribe(collect);
               return RollbackCoordinator.factory().create(context);
             });
+    // The admin channel saw the old server go: it would fail calls fast until its backoff ends.
+    channel.resetConnectBackoff();
   }
 
   void stopCoordinator() {
