@@ -250,6 +250,11 @@ public record CoordinatorConfig(
     return workerToken != null || (tls != null && tls.mutual()) ? ANY : LOOPBACK;
   }
 
+  /** Whether Admin callers prove who they are: an admin token, or client certificates. */
+  public boolean adminAuthenticated() {
+    return adminToken != null || (tls != null && tls.mutual());
+  }
+
   /** The settings without the security ones: no admin token, plaintext. */
   public CoordinatorConfig(
       int port,

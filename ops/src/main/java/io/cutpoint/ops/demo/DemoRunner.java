@@ -145,7 +145,7 @@ public final class DemoRunner {
           try {
             web =
                 io.cutpoint.ops.http.HttpEndpoint.start(
-                    "127.0.0.1", webPort, registry, server.adminChannel(), null);
+                    "127.0.0.1", webPort, registry, server.adminChannel(), null, false);
           } catch (RuntimeException e) {
             throw CliFailure.failed(
                 "cannot serve the console on port " + webPort + ": " + e.getMessage());

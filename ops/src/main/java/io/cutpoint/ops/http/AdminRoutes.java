@@ -47,6 +47,9 @@ public final class AdminRoutes {
     }
   }
 
+  /** Where every route of the API lives. */
+  public static final String PREFIX = "/api";
+
   /** The path of the event stream (WatchEvents as Server-Sent Events). */
   public static final String EVENTS = "/api/v1/events";
 

@@ -79,14 +79,23 @@ public final class HttpEndpoint implements AutoCloseable {
    *
    * @param admin the coordinator's Admin channel ({@code CoordinatorServer.adminChannel()})
    * @param tls the gRPC port's TLS files, or null for plain HTTP
+   * @param authenticated whether API callers prove who they are (an admin token or client
+   *     certificates); if not, the API answers only local callers ({@link ApiGuard})
    * @throws io.cutpoint.server.security.TlsSetupException when the TLS files cannot be used
    * @throws io.javalin.util.JavalinException when the port cannot be bound
    */
   public static HttpEndpoint start(
-      String host, int port, PrometheusMeterRegistry registry, Channel admin, TlsFiles tls)
+      String host,
+      int port,
+      PrometheusMeterRegistry registry,
+      Channel admin,
+      TlsFiles tls,
+      boolean authenticated)
       throws TlsSetupException {
     SslContextFactory.Server ssl = tls == null ? null : HttpTls.factory(tls);
-    Javalin app = Javalin.create(config -> configure(config, host, port, registry, admin, ssl));
+    ApiGuard guard = new ApiGuard(authenticated);
+    Javalin app =
+        Javalin.create(config -> configure(config, host, port, registry, admin, ssl, guard));
     app.start();
     Server jetty = app.jettyServer().server();
     int bound = ((ServerConnector) jetty.getConnectors()[0]).getLocalPort();
@@ -99,7 +108,8 @@ public final class HttpEndpoint implements AutoCloseable {
       int port,
       PrometheusMeterRegistry registry,
       Channel admin,
-      SslContextFactory.Server ssl) {
+      SslContextFactory.Server ssl,
+      ApiGuard guard) {
     config.startup.showJavalinBanner = false;
     config.http.prefer405over404 = true;
     config.startup.showOldJavalinVersionWarning = false;
@@ -122,6 +132,7 @@ public final class HttpEndpoint implements AutoCloseable {
     config.routes.get("/play", HttpEndpoint::playground);
     config.routes.get(
         "/metrics", ctx -> ctx.contentType(METRICS_CONTENT_TYPE).result(registry.scrape()));
+    config.routes.before(AdminRoutes.PREFIX + "/*", guard::check);
     for (AdminRoutes.Route route : AdminRoutes.UNARY) {
       Handler h = ctx -> unary(ctx, admin, route);
       switch (route.verb()) {

@@ -157,7 +157,7 @@ public final class ServerCommand implements Callable<Integer> {
               + causeText(e));
     }
     HttpEndpoint endpoint =
-        startEndpoint(settings, metrics, server.adminChannel(), config.tls(), server::close);
+        startEndpoint(settings, metrics, server.adminChannel(), config, server::close);
     Stopper stopper = new Stopper(server::close, endpoint, metrics);
     String metricsText =
         endpoint == null
@@ -209,7 +209,7 @@ public final class ServerCommand implements Callable<Integer> {
           "cannot join the cluster at zookeeper " + ha.zookeeper() + ": " + causeText(e));
     }
     HttpEndpoint endpoint =
-        startEndpoint(settings, metrics, node.localChannel(), config.tls(), node::close);
+        startEndpoint(settings, metrics, node.localChannel(), config, node::close);
     Stopper stopper = new Stopper(node::close, endpoint, metrics);
     out.println(
         "cutpoint server listening on port "
@@ -230,13 +230,22 @@ public final class ServerCommand implements Callable<Integer> {
    * exits.
    */
   private HttpEndpoint startEndpoint(
-      ServerSettings settings, Metrics metrics, Channel admin, TlsFiles tls, Runnable closeServer) {
+      ServerSettings settings,
+      Metrics metrics,
+      Channel admin,
+      CoordinatorConfig config,
+      Runnable closeServer) {
     if (settings.metricsOff()) {
       return null;
     }
     try {
       return HttpEndpoint.start(
-          metricsHost, settings.metricsPort(), metrics.registry(), admin, tls);
+          metricsHost,
+          settings.metricsPort(),
+          metrics.registry(),
+          admin,
+          config.tls(),
+          config.adminAuthenticated());
     } catch (IOException | RuntimeException e) {
       closeServer.run();
       metrics.close();

@@ -58,7 +58,14 @@ final class LiveCluster implements AutoCloseable {
             metrics.registry());
     HttpEndpoint http;
     try {
-      http = HttpEndpoint.start("127.0.0.1", 0, metrics.registry(), server.adminChannel(), tls);
+      http =
+          HttpEndpoint.start(
+              "127.0.0.1",
+              0,
+              metrics.registry(),
+              server.adminChannel(),
+              tls,
+              server.context().config().adminAuthenticated());
     } catch (Exception e) {
       server.close();
       metrics.close();

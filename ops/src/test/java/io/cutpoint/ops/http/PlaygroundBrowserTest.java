@@ -40,7 +40,12 @@ class PlaygroundBrowserTest {
     admin = InProcessChannelBuilder.forName("playground-test-unused").build(); // static files only
     http =
         HttpEndpoint.start(
-            "127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), admin, null);
+            "127.0.0.1",
+            0,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            admin,
+            null,
+            false);
     browser = Browser.start(1100, 900);
   }
 
