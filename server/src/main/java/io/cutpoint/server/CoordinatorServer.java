@@ -230,174 +230,191 @@ public final class CoordinatorServer implements AutoCloseable {
             new java.util.concurrent.LinkedBlockingQueue<>(config.limits().maxWorkers()),
             daemon("cutpoint-transfer"));
     transfers.allowCoreThreadTimeOut(true);
-    SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
-    ContinuousAnalysis analysis =
-        new ContinuousAnalysis(
-            analyzer, maintenance, clock, MAINTENANCE_SPACING, analysisEvents(events));
-    Coalescer retention =
-        new Coalescer(
-            maintenance,
-            clock,
-            MAINTENANCE_SPACING,
-            () -> {
-              try {
-                retain(store, config.retainCompleteSnapshots(), events, metrics);
-              } catch (RuntimeException e) {
-                if (Thread.currentThread().isInterrupted()) {
-                  log.debug("retention stopped: the coordinator is closing");
-                } else if (e instanceof CorruptionException) {
-                  log.error(
-                      "retention stopped at damaged data: {}; snapshots over the limit stay until"
-                          + " it is mended ('cutpoint store check' names the damage and"
-                          + " 'cutpoint store repair' mends it, with the coordinator stopped)",
-                      e.getMessage());
-                } else {
-                  log.error("retention failed", e);
-                }
-              }
-            });
-    SnapshotListener afterCommit =
-        new SnapshotListener() {
-          @Override
-          public void completed(CompletedSnapshot snapshot) {
-            // Off cutpoint-store: the next snapshot's FindChunks and parts do not wait behind it
-            // (the store's own locks order it with them, as they do an operator's delete). A
-            // snapshot kept over the limit meanwhile is deleted by the next run, within the
-            // spacing.
-            retention.request();
-            analysis.snapshotCommitted(snapshot.id());
-          }
-
-          @Override
-          public void ended(
-              SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
-            storeIo.execute("measuring the store", s -> metrics.storeSize(safeSize(s)));
-          }
-        };
-    SnapshotLifecycle lifecycle =
-        new SnapshotLifecycle(
-            new SnapshotLifecycle.Settings(
-                config.snapshotTimeout(),
-                config.minPauseBetweenSnapshots(),
-                config.maxConcurrentSnapshots(),
-                config.tolerableConsecutiveFailures()),
-            clock,
-            scheduler,
-            storeIo,
-            membership::view,
-            sessions,
-            new Listeners(List.of(metrics, new SnapshotEvents(events), afterCommit)));
-    RollbackService rollback =
-        rollbackFactory.create(
-            new RollbackService.Parts(
-                config,
-                clock,
-                scheduler,
-                storeIo,
-                store,
-                membership,
-                sessions,
-                lifecycle,
-                events,
-                metrics));
-    SnapshotSchedule schedule =
-        new SnapshotSchedule(
-            config.snapshotInterval(),
-            scheduler,
-            lifecycle,
-            store::unavailable,
-            events,
-            metrics,
-            newestWorkers(store));
-    CoordinatorContext ctx =
-        new CoordinatorContext(
-            new CoordinatorContext.Parts(
-                config,
-                clock,
-                scheduler,
-                store,
-                storeIo,
-                membership,
-                sessions,
-                events,
-                metrics,
-                transfers,
-                lifecycle,
-                rollback,
-                schedule));
-
-    cleanUpPending(store);
-    store.latestComplete().ifPresent(m -> metrics.latestComplete(m.getFinishedAtUnixMs()));
-    metrics.storeSize(safeSize(store));
-
-    HealthStatusManager health = new HealthStatusManager();
-    ServerServiceDefinition admin =
-        adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER));
-    String localName =
-        "cutpoint-admin-local-"
-            + ProcessHandle.current().pid()
-            + "-"
-            + LOCAL_NAMES.incrementAndGet();
-    Server local =
-        InProcessServerBuilder.forName(localName)
-            .addService(admin)
-            .intercept(new BoundedStatusDescriptions())
-            .build();
-    if (serverBuilder instanceof NettyServerBuilder netty) {
-      CallThreads.handOffFreeOnTransport(netty); // uploads, sessions, triggers: no hop
-      KeepAlivePermit.apply(netty); // workers that follow a leader ping it
-    }
-    Server server;
+    Server local = null;
+    Server server = null;
+    CoordinatorServer cs = null;
     try {
-      local.start();
-      server =
-          serverBuilder
-              .addService(
-                  ServerInterceptors.intercept(
-                      new CoordinatorService(ctx).definition(),
-                      new WorkerIdentity(
-                          config.workerToken(), config.tls() != null && config.tls().mutual())))
+      SnapshotAnalyzer analyzer = new SnapshotAnalyzer(store);
+      ContinuousAnalysis analysis =
+          new ContinuousAnalysis(
+              analyzer, maintenance, clock, MAINTENANCE_SPACING, analysisEvents(events));
+      Coalescer retention =
+          new Coalescer(
+              maintenance,
+              clock,
+              MAINTENANCE_SPACING,
+              () -> {
+                try {
+                  retain(store, config.retainCompleteSnapshots(), events, metrics);
+                } catch (RuntimeException e) {
+                  if (Thread.currentThread().isInterrupted()) {
+                    log.debug("retention stopped: the coordinator is closing");
+                  } else if (e instanceof CorruptionException) {
+                    log.error(
+                        "retention stopped at damaged data: {}; snapshots over the limit stay until"
+                            + " it is mended ('cutpoint store check' names the damage and"
+                            + " 'cutpoint store repair' mends it, with the coordinator stopped)",
+                        e.getMessage());
+                  } else {
+                    log.error("retention failed", e);
+                  }
+                }
+              });
+      SnapshotListener afterCommit =
+          new SnapshotListener() {
+            @Override
+            public void completed(CompletedSnapshot snapshot) {
+              // Off cutpoint-store: the next snapshot's FindChunks and parts do not wait behind it
+              // (the store's own locks order it with them, as they do an operator's delete). A
+              // snapshot kept over the limit meanwhile is deleted by the next run, within the
+              // spacing.
+              retention.request();
+              analysis.snapshotCommitted(snapshot.id());
+            }
+
+            @Override
+            public void ended(
+                SnapshotManifest m, FailureReason reason, Duration d, boolean exceeded) {
+              storeIo.execute("measuring the store", s -> metrics.storeSize(safeSize(s)));
+            }
+          };
+      SnapshotLifecycle lifecycle =
+          new SnapshotLifecycle(
+              new SnapshotLifecycle.Settings(
+                  config.snapshotTimeout(),
+                  config.minPauseBetweenSnapshots(),
+                  config.maxConcurrentSnapshots(),
+                  config.tolerableConsecutiveFailures()),
+              clock,
+              scheduler,
+              storeIo,
+              membership::view,
+              sessions,
+              new Listeners(List.of(metrics, new SnapshotEvents(events), afterCommit)));
+      RollbackService rollback =
+          rollbackFactory.create(
+              new RollbackService.Parts(
+                  config,
+                  clock,
+                  scheduler,
+                  storeIo,
+                  store,
+                  membership,
+                  sessions,
+                  lifecycle,
+                  events,
+                  metrics));
+      SnapshotSchedule schedule =
+          new SnapshotSchedule(
+              config.snapshotInterval(),
+              scheduler,
+              lifecycle,
+              store::unavailable,
+              events,
+              metrics,
+              newestWorkers(store));
+      CoordinatorContext ctx =
+          new CoordinatorContext(
+              new CoordinatorContext.Parts(
+                  config,
+                  clock,
+                  scheduler,
+                  store,
+                  storeIo,
+                  membership,
+                  sessions,
+                  events,
+                  metrics,
+                  transfers,
+                  lifecycle,
+                  rollback,
+                  schedule));
+
+      cleanUpPending(store);
+      store.latestComplete().ifPresent(m -> metrics.latestComplete(m.getFinishedAtUnixMs()));
+      metrics.storeSize(safeSize(store));
+
+      HealthStatusManager health = new HealthStatusManager();
+      ServerServiceDefinition admin =
+          adminService(config, new AdminService(ctx, analyzer::analyze, EventHub.DEFAULT_BUFFER));
+      String localName =
+          "cutpoint-admin-local-"
+              + ProcessHandle.current().pid()
+              + "-"
+              + LOCAL_NAMES.incrementAndGet();
+      local =
+          InProcessServerBuilder.forName(localName)
               .addService(admin)
-              .addService(health.getHealthService())
-              .addService(ProtoReflectionServiceV1.newInstance())
-              .addService(reflectionV1Alpha())
-              .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
               .intercept(new BoundedStatusDescriptions())
-              .build()
-              .start();
-    } catch (IOException e) {
-      local.shutdownNow();
-      scheduler.close();
-      storeIo.close();
-      maintenance.close();
-      transfers.shutdownNow();
-      throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
+              .build();
+      if (serverBuilder instanceof NettyServerBuilder netty) {
+        CallThreads.handOffFreeOnTransport(netty); // uploads, sessions, triggers: no hop
+        KeepAlivePermit.apply(netty); // workers that follow a leader ping it
+      }
+      try {
+        local.start();
+        server =
+            serverBuilder
+                .addService(
+                    ServerInterceptors.intercept(
+                        new CoordinatorService(ctx).definition(),
+                        new WorkerIdentity(
+                            config.workerToken(), config.tls() != null && config.tls().mutual())))
+                .addService(admin)
+                .addService(health.getHealthService())
+                .addService(ProtoReflectionServiceV1.newInstance())
+                .addService(reflectionV1Alpha())
+                .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+                .intercept(new BoundedStatusDescriptions())
+                .build()
+                .start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("coordinator could not listen: " + e.getMessage(), e);
+      }
+      StoreWatch.setAll(health, ServingStatus.SERVING);
+      cs =
+          new CoordinatorServer(
+              ctx, server, local, localName, health, scheduler, maintenance, transfers);
+      scheduler.execute(rollback::start);
+      cs.scheduleHeartbeatCheck();
+      cs.maintenance.execute(cs.storeWatch::scrub);
+      cs.scheduleStoreWatch();
+      if (!config.snapshotInterval().isZero()) {
+        cs.schedulePeriodic();
+      }
+      log.info(
+          "coordinator listening on {} (epoch {}, data {}, snapshot interval {}, {}, {}, {})",
+          describeBind(config.bindHost(), server.getPort()),
+          store.epoch(),
+          config.dataDir(),
+          config.snapshotInterval(),
+          config.tls() == null ? "plaintext" : config.tls().mutual() ? "mutual TLS" : "TLS",
+          config.adminToken() == null ? "admin service open" : "admin token required",
+          config.workerToken() != null
+              ? "worker token required"
+              : config.tls() != null && config.tls().mutual()
+                  ? "worker certificates required"
+                  : "workers not authenticated");
+      return cs;
+    } catch (RuntimeException | Error failure) {
+      // A store that fails now (a lost ZooKeeper session, say) must not leave the port, its
+      // services or the threads behind: a leader's port would keep serving a dead coordinator.
+      if (cs != null) {
+        cs.close();
+      } else {
+        if (server != null) {
+          server.shutdownNow();
+        }
+        if (local != null) {
+          local.shutdownNow();
+        }
+        scheduler.close();
+        storeIo.close();
+        maintenance.close();
+        transfers.shutdownNow();
+      }
+      throw failure;
     }
-    StoreWatch.setAll(health, ServingStatus.SERVING);
-    CoordinatorServer cs =
-        new CoordinatorServer(
-            ctx, server, local, localName, health, scheduler, maintenance, transfers);
-    scheduler.execute(rollback::start);
-    cs.scheduleHeartbeatCheck();
-    cs.maintenance.execute(cs.storeWatch::scrub);
-    cs.scheduleStoreWatch();
-    if (!config.snapshotInterval().isZero()) {
-      cs.schedulePeriodic();
-    }
-    log.info(
-        "coordinator listening on {} (epoch {}, data {}, snapshot interval {}, {}, {}, {})",
-        describeBind(config.bindHost(), server.getPort()),
-        store.epoch(),
-        config.dataDir(),
-        config.snapshotInterval(),
-        config.tls() == null ? "plaintext" : config.tls().mutual() ? "mutual TLS" : "TLS",
-        config.adminToken() == null ? "admin service open" : "admin token required",
-        config.workerToken() != null
-            ? "worker token required"
-            : config.tls() != null && config.tls().mutual()
-                ? "worker certificates required"
-                : "workers not authenticated");
-    return cs;
   }
 
   /** Server reflection v1alpha, for clients (older grpcurl) that speak only that version. */
