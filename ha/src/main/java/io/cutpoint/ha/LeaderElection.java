@@ -134,14 +134,15 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   /**
-   * Gives up leadership (when the store says this term was fenced, or the leader could not start
-   * under it): the listener hears {@code revoked}, and the participant joins the election again,
-   * last in line. Any thread; does nothing if this participant does not lead.
+   * Gives up leadership of {@code term} (when the store says it was fenced, or the leader could not
+   * start under it): the listener hears {@code revoked}, and the participant joins the election
+   * again, last in line. Any thread; does nothing unless this participant still leads under {@code
+   * term}: a late call about a term already given up must not end the one that followed it.
    */
-  public void stepDown(String why) {
+  public void stepDown(LeaderTerm term, String why) {
     onEvents(
         () -> {
-          if (current != null) {
+          if (current != null && current.equals(term)) {
             revoke(why);
             rejoin();
           }

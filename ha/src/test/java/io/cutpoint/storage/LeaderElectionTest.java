@@ -34,6 +34,7 @@ class LeaderElectionTest {
   /** What one participant's listener heard, in order. */
   static final class Heard implements LeaderElection.Listener {
     final List<String> events = new CopyOnWriteArrayList<>();
+    final java.util.Map<Long, String> revokedWhy = new java.util.concurrent.ConcurrentHashMap<>();
     volatile LeaderTerm leading;
 
     @Override
@@ -44,6 +45,7 @@ class LeaderElectionTest {
 
     @Override
     public void revoked(LeaderTerm term, String why) {
+      revokedWhy.put(term.number(), why);
       events.add("revoked " + term.number());
       leading = null;
     }
@@ -177,6 +179,33 @@ class LeaderElectionTest {
         zk.close();
       }
       assertThat(heard.events.get(heard.events.size() - 1)).startsWith("revoked");
+    }
+  }
+
+  @Test
+  void aLateStepDownForAnEarlierTermDoesNotEndTheTermThatFollowedIt() throws Exception {
+    Heard heard = new Heard();
+    try (TestingServer server = ZooKeeperForTests.server()) {
+      CuratorFramework zk = client(server.getConnectString());
+      LeaderElection election = LeaderElection.start(zk, BASE, "only", heard);
+      try {
+        await().atMost(WAIT).until(() -> heard.leading != null);
+        LeaderTerm first = heard.leading;
+        election.stepDown(first, "could not start");
+        await()
+            .atMost(WAIT)
+            .until(() -> heard.leading != null && heard.leading.number() > first.number());
+        LeaderTerm second = heard.leading;
+
+        // a retry timer of the first term's failed start fires now; then the second steps down
+        election.stepDown(first, "late, for the first term");
+        election.stepDown(second, "the second term's own");
+        await().atMost(WAIT).until(() -> heard.revokedWhy.containsKey(second.number()));
+        assertThat(heard.revokedWhy.get(second.number())).isEqualTo("the second term's own");
+      } finally {
+        election.close();
+        zk.close();
+      }
     }
   }
 }

@@ -302,7 +302,7 @@ public final class HaCoordinator implements AutoCloseable {
         log.error("{}; giving up the lead in {}", why, RETRY_PAUSE, e);
         history.add("failed term " + t.number() + ": " + e.getMessage());
         background.schedule(
-            () -> election.stepDown(why), RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+            () -> election.stepDown(t, why), RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
       }
     }
 
@@ -372,7 +372,7 @@ public final class HaCoordinator implements AutoCloseable {
   /** On the thread of the refused store call: the lead is given up at once. */
   private void fenced(FencedException e) {
     log.error("coordinator {}: the store refused a write: {}", address, e.getMessage());
-    election.stepDown("fenced: " + e.getMessage());
+    election.stepDown(e.term(), "fenced: " + e.getMessage());
   }
 
   private static String target(CoordinatorConfig config, int port) {
