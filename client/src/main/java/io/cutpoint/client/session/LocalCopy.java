@@ -57,6 +57,12 @@ final class LocalCopy implements AutoCloseable {
   private volatile LocalCopyHeld held;
 
   /**
+   * The snapshot whose copy was found not to match (0: none): not read again, also before the
+   * writer thread deleted it, so that a restore's retry downloads.
+   */
+  private volatile long rejected;
+
+  /**
    * @param onKept runs on the writer thread after each copy is on disk
    */
   LocalCopy(Path dir, String workerId, Runnable onKept) {
@@ -124,6 +130,9 @@ final class LocalCopy implements AutoCloseable {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
       }
       held = held(snapshotId, content.size(), content.crc32c());
+      if (rejected == snapshotId) {
+        rejected = 0; // written again since (a store that was reset hands out its ids again)
+      }
       onKept.run();
     } catch (IOException | RuntimeException e) {
       log.warn(
@@ -140,7 +149,7 @@ final class LocalCopy implements AutoCloseable {
    * otherwise (none, another snapshot, damaged: a damaged one is logged).
    */
   Optional<Copy> read(long snapshotId) {
-    if (!Files.exists(file)) {
+    if (snapshotId == rejected || !Files.exists(file)) {
       return Optional.empty();
     }
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -249,9 +258,14 @@ final class LocalCopy implements AutoCloseable {
 
   /**
    * Deletes the copy of {@code snapshotId} (it did not match what the coordinator stored), on the
-   * writer thread, unless a newer copy has replaced it meanwhile.
+   * writer thread, unless a newer copy has replaced it meanwhile. From now on it is not read, nor
+   * reported as held.
    */
   void discard(long snapshotId) {
+    rejected = snapshotId;
+    if (held.getSnapshotId() == snapshotId) {
+      held = LocalCopyHeld.getDefaultInstance(); // not offered to the coordinator any more
+    }
     try {
       writer.execute(
           () -> {

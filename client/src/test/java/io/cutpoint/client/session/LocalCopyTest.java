@@ -74,6 +74,40 @@ class LocalCopyTest {
     }
   }
 
+  /**
+   * A restore that found the copy not to match retries at once: the retry must download, although
+   * the writer thread (busy here) has not deleted the file yet.
+   */
+  @Test
+  void aDiscardedCopyIsNotReadAgainBeforeItsFileIsDeleted() throws Exception {
+    java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    try (LocalCopy copy =
+        new LocalCopy(
+            dir,
+            "w",
+            () -> {
+              busy.countDown();
+              try {
+                release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            })) {
+      copy.keep(7, new ArrayContent(Pieces.state(1000, 5), ContentChunker.defaults()));
+      assertThat(busy.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(copy.read(7)).as("on disk, the writer still busy").isPresent();
+
+      copy.discard(7);
+
+      assertThat(copy.read(7)).isEmpty();
+      assertThat(copy.held().getSnapshotId()).isZero();
+      assertThat(Files.exists(dir.resolve("w.state"))).as("not deleted yet").isTrue();
+      release.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(dir.resolve("w.state")));
+    }
+  }
+
   /** A copy found not to match is discarded, but not a newer one written since it was read. */
   @Test
   void discardingACopyLeavesANewerOne() {
