@@ -258,6 +258,17 @@ public final class S3SnapshotStore implements SnapshotStore {
         });
   }
 
+  /**
+   * The highest id this term or an earlier one may have used. A higher one is a newer leader's: a
+   * deposed leader that reads the catalog from a lagging ZooKeeper server may not see its manifest,
+   * and must not take its objects for leftovers.
+   */
+  private long highestKnownId() {
+    synchronized (idLock) {
+      return Math.max(reservedOnOpen, idLimit - 1);
+    }
+  }
+
   @Override
   public long epoch() {
     return guarded("read epoch", () -> catalog.epoch().value());
@@ -672,7 +683,7 @@ public final class S3SnapshotStore implements SnapshotStore {
           for (long id : deleted) {
             bucket.deleteAll(keys.snapshot(id), "retention: delete snapshot " + id);
           }
-          leftovers.sweep(pieces.ids(), Long.MAX_VALUE);
+          leftovers.sweep(pieces.ids(), highestKnownId());
           releaseContent("apply retention", used);
           return deleted;
         });

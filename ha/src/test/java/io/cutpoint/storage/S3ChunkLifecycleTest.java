@@ -145,6 +145,26 @@ class S3ChunkLifecycleTest {
   }
 
   /**
+   * A deposed leader may read the catalog from a ZooKeeper server that lags behind: a newer
+   * leader's snapshot then has objects in the bucket but no manifest that it can see. Its retention
+   * judges only the ids that its term or an earlier one may have used.
+   */
+  @Test
+  void aDeposedLeadersRetentionLeavesObjectsAboveItsIdsAloneEvenWithoutAVisibleManifest() {
+    try (S3SnapshotStore old = open()) {
+      long newer = old.allocateSnapshotId() + 1_000_000;
+      String key = where.prefix() + "/snapshots/" + newer + "/w1/meta";
+      bed.putRaw(key, new byte[] {1});
+
+      old.applyRetention(5);
+
+      assertThat(
+              bed.s3.client().listObjectsV2(b -> b.bucket(where.bucket()).prefix(key)).keyCount())
+          .isEqualTo(1);
+    }
+  }
+
+  /**
    * A DeleteObjects of chunks that went through but whose answer was lost (or that failed for some
    * keys) leaves the chunks in the store's memory of the bucket: the next FindChunks holds them,
    * and a snapshot commits COMPLETE with chunks that are gone.
