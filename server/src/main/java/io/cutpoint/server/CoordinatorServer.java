@@ -666,6 +666,7 @@ public final class CoordinatorServer implements AutoCloseable {
     maintenance.close();
     transfers.shutdownNow();
     ctx.store().close();
+    ctx.metrics().close();
     log.info("coordinator stopped");
   }
 

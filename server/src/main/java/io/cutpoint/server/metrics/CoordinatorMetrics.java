@@ -47,6 +47,10 @@ public final class CoordinatorMetrics implements SnapshotListener {
   private final AtomicLong storeBytes = new AtomicLong();
   private final AtomicLong storedChunks = new AtomicLong();
   private final java.util.function.ToIntFunction<WorkerState> workers;
+
+  /** The gauges, which read this coordinator's state: removed when it closes. */
+  private final java.util.List<Gauge> gauges = new java.util.ArrayList<>();
+
   private final Counter rollbacksCompleted;
   private final Counter rollbacksFailed;
   private final Counter restoresLocal;
@@ -133,20 +137,24 @@ public final class CoordinatorMetrics implements SnapshotListener {
         Counter.builder("cutpoint.content.chunks.held")
             .description("Queried content chunks the store already held (not uploaded again)")
             .register(registry);
-    Gauge.builder("cutpoint.store.content.chunks", storedChunks, AtomicLong::get)
-        .description("Content chunks in the store, each kept once for every snapshot using it")
-        .register(registry);
-    Gauge.builder("cutpoint.snapshot.latest.age", this, CoordinatorMetrics::latestAgeSeconds)
-        .description("Age of the newest complete snapshot")
-        .baseUnit("seconds")
-        .register(registry);
-    Gauge.builder("cutpoint.snapshots.pending", pending, AtomicInteger::get)
-        .description("Snapshots in flight")
-        .register(registry);
-    Gauge.builder("cutpoint.store.size", storeBytes, AtomicLong::get)
-        .description("Approximate bytes of the snapshot store on disk")
-        .baseUnit("bytes")
-        .register(registry);
+    gauges.add(
+        Gauge.builder("cutpoint.store.content.chunks", storedChunks, AtomicLong::get)
+            .description("Content chunks in the store, each kept once for every snapshot using it")
+            .register(registry));
+    gauges.add(
+        Gauge.builder("cutpoint.snapshot.latest.age", this, CoordinatorMetrics::latestAgeSeconds)
+            .description("Age of the newest complete snapshot")
+            .baseUnit("seconds")
+            .register(registry));
+    gauges.add(
+        Gauge.builder("cutpoint.snapshots.pending", pending, AtomicInteger::get)
+            .description("Snapshots in flight")
+            .register(registry));
+    gauges.add(
+        Gauge.builder("cutpoint.store.size", storeBytes, AtomicLong::get)
+            .description("Approximate bytes of the snapshot store on disk")
+            .baseUnit("bytes")
+            .register(registry));
     for (WorkerState s :
         new WorkerState[] {
           WorkerState.WORKER_STATE_RUNNING,
@@ -154,16 +162,18 @@ public final class CoordinatorMetrics implements SnapshotListener {
           WorkerState.WORKER_STATE_HALTED,
           WorkerState.WORKER_STATE_RESTORED
         }) {
-      Gauge.builder("cutpoint.workers", this, m -> m.workers.applyAsInt(s))
-          .description("Workers by state")
-          .tag("state", stateTag(s))
-          .register(registry);
+      gauges.add(
+          Gauge.builder("cutpoint.workers", this, m -> m.workers.applyAsInt(s))
+              .description("Workers by state")
+              .tag("state", stateTag(s))
+              .register(registry));
     }
     for (SnapshotBlock.Reason r : SnapshotBlock.Reason.values()) {
-      Gauge.builder("cutpoint.snapshots.blocked", blocked, b -> b.get() == r ? 1 : 0)
-          .description("1 while periodic snapshots cannot start for this reason, else 0")
-          .tag("reason", r.tag())
-          .register(registry);
+      gauges.add(
+          Gauge.builder("cutpoint.snapshots.blocked", blocked, b -> b.get() == r ? 1 : 0)
+              .description("1 while periodic snapshots cannot start for this reason, else 0")
+              .tag("reason", r.tag())
+              .register(registry));
     }
     rollbacksCompleted =
         Counter.builder("cutpoint.rollbacks")
@@ -199,6 +209,15 @@ public final class CoordinatorMetrics implements SnapshotListener {
       case WORKER_STATE_RESTORED -> "restored";
       case WORKER_STATE_UNSPECIFIED, UNRECOGNIZED -> "unknown";
     };
+  }
+
+  /**
+   * Removes the gauges from the registry: they read this coordinator's state, and a registry that
+   * outlives it (an HA node's, over its leader terms) must show the next coordinator's instead.
+   */
+  public void close() {
+    gauges.forEach(registry::remove);
+    gauges.clear();
   }
 
   private double latestAgeSeconds() {

@@ -60,11 +60,14 @@ class FailedTermStartTest {
           .hasMessageContaining("session expired");
 
       assertThat(port.leading()).isFalse();
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try (CoordinatorServer next =
-          CoordinatorServer.start(
-              config, new SimpleMeterRegistry(), port.builder(2), new InMemorySnapshotStore())) {
+          CoordinatorServer.start(config, registry, port.builder(2), new InMemorySnapshotStore())) {
         assertThat(port.leading()).isTrue();
+        assertThat(registry.find("cutpoint.store.size").gauge()).isNotNull();
       }
+      // the node's registry outlives the term: the next term's coordinator registers its own
+      assertThat(registry.find("cutpoint.store.size").gauge()).isNull();
     }
   }
 }

@@ -76,4 +76,19 @@ class CoordinatorMetricsTest {
         .isEqualTo("seconds");
     assertThat(registry.find("cutpoint.rollbacks").counters()).hasSize(2);
   }
+
+  /** An HA node's registry outlives each leader term's coordinator: the gauges follow the term. */
+  @Test
+  void aLaterCoordinatorOnTheSameRegistryIsWhatItsGaugesRead() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CoordinatorMetrics first = new CoordinatorMetrics(registry, new ManualClock(), s -> 1);
+    first.storeSize(100);
+    first.close();
+    CoordinatorMetrics second = new CoordinatorMetrics(registry, new ManualClock(), s -> 2);
+    second.storeSize(200);
+
+    assertThat(registry.get("cutpoint.store.size").gauge().value()).isEqualTo(200);
+    assertThat(registry.get("cutpoint.workers").tag("state", "running").gauge().value())
+        .isEqualTo(2);
+  }
 }
