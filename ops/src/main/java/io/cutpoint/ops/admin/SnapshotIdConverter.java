@@ -17,6 +17,10 @@ public final class SnapshotIdConverter implements ITypeConverter<Long> {
     if (id == 0) {
       throw new TypeConversionException("'" + value + "' is not a snapshot id (ids start at 1)");
     }
+    if (id < 0) {
+      throw new TypeConversionException(
+          "'" + value + "' is not a snapshot id (ids are below 2^63)");
+    }
     return id;
   }
 }

@@ -125,6 +125,9 @@ class AdminCommandsTest {
     Cli.Result badChannel = run("show", "7", "--channel", "ab");
     assertThat(badChannel.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(badChannel.err()).contains("--channel must be FROM->TO");
+    Cli.Result tooLarge = run("show", "18446744073709551615");
+    assertThat(tooLarge.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(tooLarge.err()).contains("is not a snapshot id (ids are below 2^63)");
   }
 
   @Test

@@ -147,7 +147,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
     long waitMs =
         req.getWaitTimeoutMs() == 0
             ? ctx.config().snapshotTimeout().toMillis() + 1000
-            : req.getWaitTimeoutMs();
+            : Integer.toUnsignedLong(req.getWaitTimeoutMs()); // a uint32
     var unused =
         s.outcome()
             .copy()
@@ -398,10 +398,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
                   .addAllPendingSnapshots(ctx.lifecycle().pendingIds())
                   .setLatestCompleteSnapshot(
                       ctx.store().latestComplete().map(SnapshotManifest::getSnapshotId).orElse(0L));
-          int size = req.getPageSize() == 0 ? DEFAULT_CLUSTER_PAGE : req.getPageSize();
-          if (size > MAX_CLUSTER_PAGE) {
-            throw invalid("page_size " + size + " is more than " + MAX_CLUSTER_PAGE);
-          }
+          int size = pageSize(req.getPageSize(), DEFAULT_CLUSTER_PAGE, MAX_CLUSTER_PAGE);
           String after = req.getPageToken();
           if (!after.isEmpty() && !io.cutpoint.server.membership.WorkerIds.valid(after)) {
             throw invalid("page_token is not one this server issued");
@@ -597,8 +594,12 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   }
 
   private static long snapshotId(long id) {
-    if (id <= 0) {
+    if (id == 0) {
       throw invalid("snapshot_id is required (ids start at 1)");
+    }
+    if (id < 0) { // a uint64 of 2^63 or more
+      throw invalid(
+          "snapshot_id " + Long.toUnsignedString(id) + " is out of range (ids are below 2^63)");
     }
     return id;
   }

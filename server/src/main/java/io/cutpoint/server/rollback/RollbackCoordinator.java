@@ -564,7 +564,11 @@ public final class RollbackCoordinator implements RollbackService {
     CompletableFuture<RollbackRun> outcome =
         request.getWaitTimeoutMs() == 0
             ? a.outcome().copy()
-            : a.outcome().copy().orTimeout(request.getWaitTimeoutMs(), TimeUnit.MILLISECONDS);
+            : a.outcome()
+                .copy()
+                .orTimeout(
+                    Integer.toUnsignedLong(request.getWaitTimeoutMs()), // a uint32
+                    TimeUnit.MILLISECONDS);
     var unused =
         outcome.whenComplete(
             (run, error) -> {

@@ -282,11 +282,8 @@ class AdminServiceTest {
         "no workers");
   }
 
-  @Test
-  void triggerWithWaitAnswersTheFinalManifest() throws Exception {
-    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
-    workers.add(w);
-    w.await(CoordinatorMessage::hasWelcome);
+  /** Uploads {@code w}'s piece of the next snapshot it is told to start, on its own thread. */
+  private Thread uploadNext(RawWorker w) {
     Thread uploader =
         new Thread(
             () -> {
@@ -303,6 +300,15 @@ class AdminServiceTest {
               }
             });
     uploader.start();
+    return uploader;
+  }
+
+  @Test
+  void triggerWithWaitAnswersTheFinalManifest() throws Exception {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    workers.add(w);
+    w.await(CoordinatorMessage::hasWelcome);
+    Thread uploader = uploadNext(w);
     SnapshotManifest m =
         coordinator
             .admin()
@@ -311,6 +317,17 @@ class AdminServiceTest {
     uploader.join(10_000);
     assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
     assertThat(m.getTotalStateBytes()).isEqualTo(5);
+
+    // wait_timeout_ms is a uint32: its largest value is a long wait, not a negative one
+    uploader = uploadNext(w);
+    SnapshotManifest longWait =
+        coordinator
+            .admin()
+            .triggerSnapshot(
+                TriggerSnapshotRequest.newBuilder().setWait(true).setWaitTimeoutMs(-1).build())
+            .getManifest();
+    uploader.join(10_000);
+    assertThat(longWait.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
 
     // nobody uploads the next one: waiting gives up after wait_timeout_ms
     assertStatus(
@@ -357,6 +374,19 @@ class AdminServiceTest {
         () -> coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(42).build()),
         Status.Code.NOT_FOUND,
         "42");
+    // a uint64 of 2^63 or more: out of range, not "required"
+    assertStatus(
+        () ->
+            coordinator
+                .admin()
+                .getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(-1).build()),
+        Status.Code.INVALID_ARGUMENT,
+        "snapshot_id 18446744073709551615 is out of range");
+    assertStatus(
+        () ->
+            coordinator.admin().getCluster(GetClusterRequest.newBuilder().setPageSize(-1).build()),
+        Status.Code.INVALID_ARGUMENT,
+        "page_size must be at most");
   }
 
   @Test

@@ -340,7 +340,9 @@ class RollbackOverGrpcTest {
       assertThat(c.state("a")).isEqualTo(WorkerState.WORKER_STATE_HALTED);
 
       c.startWorker("b");
-      RollbackResponse again = c.admin.rollback(request(id, true));
+      // wait_timeout_ms is a uint32: its largest value waits, it does not time out at once
+      RollbackResponse again =
+          c.admin.rollback(request(id, true).toBuilder().setWaitTimeoutMs(-1).build());
       assertThat(again.getCompleted()).isTrue();
       assertThat(c.admin.getCluster(GetClusterRequest.getDefaultInstance()).getRollbackInProgress())
           .isFalse();
