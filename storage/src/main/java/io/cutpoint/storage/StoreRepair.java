@@ -88,9 +88,19 @@ public final class StoreRepair {
    * @return the findings of the copy, then those of the check of the repaired store
    */
   public static Report repair(Path dir, Clock clock) {
-    Path absolute = dir.toAbsolutePath();
-    if (!Files.exists(absolute.resolve("CURRENT"))) {
-      throw new StoreException("no snapshot store in " + absolute);
+    if (!Files.exists(dir.resolve("CURRENT"))) {
+      throw new StoreException("no snapshot store in " + dir.toAbsolutePath());
+    }
+    // The copy goes next to the directory itself: not inside it for "." or "data/.", and next to
+    // what a symbolic link points at.
+    Path absolute;
+    try {
+      absolute = dir.toRealPath();
+    } catch (java.io.IOException e) {
+      throw new StoreException("cannot resolve " + dir.toAbsolutePath() + ": " + e, e);
+    }
+    if (absolute.getParent() == null) {
+      throw new StoreException("cannot repair a store at the root of a file system: " + absolute);
     }
     String stamp =
         DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")

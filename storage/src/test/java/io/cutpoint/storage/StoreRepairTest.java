@@ -102,6 +102,27 @@ class StoreRepairTest {
     }
   }
 
+  /** {@code store repair --data-dir .} from inside the store: the copy goes next to it. */
+  @Test
+  void repairOfADirectoryNamedWithADotPutsItsCopyNextToIt() throws Exception {
+    Path dir = parent.resolve("data");
+    SstDamageTest.writeSnapshots(dir, written);
+
+    StoreRepair.Report report = StoreRepair.repair(dir.resolve("."), clock);
+
+    assertThat(report.damaged()).isFalse();
+    try (var inside = java.nio.file.Files.list(dir)) {
+      assertThat(inside.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains("repair"));
+    }
+    try (var beside = java.nio.file.Files.list(parent)) {
+      assertThat(beside.map(p -> p.getFileName().toString()))
+          .anyMatch(n -> n.startsWith("data.damaged-"));
+    }
+    try (RocksSnapshotStore store = RocksSnapshotStore.open(dir, RocksSnapshotStoreTest.FAST)) {
+      assertThat(store.list(java.util.Set.of())).hasSize(SstDamageTest.SNAPSHOTS);
+    }
+  }
+
   @Test
   void repairCountsAgainTheChunkReferencesOfADamagedBlock() throws Exception {
     Path dir = parent.resolve("data");
