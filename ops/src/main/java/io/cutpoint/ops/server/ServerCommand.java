@@ -124,7 +124,24 @@ public final class ServerCommand implements Callable<Integer> {
       out.flush();
       return ExitCodes.OK;
     }
+    resolvable("--host", settings.host());
+    if (!settings.metricsOff()) {
+      resolvable("--metrics-host", metricsHost);
+    }
     return serve(settings, out);
+  }
+
+  /** A host that does not resolve is a usage error, found before anything starts. */
+  private static void resolvable(String flag, String host) {
+    if (host == null) {
+      return; // the default
+    }
+    try {
+      java.net.InetAddress.getByName(host);
+    } catch (java.net.UnknownHostException | SecurityException e) {
+      throw CliFailure.usage(
+          flag + " '" + host + "' does not resolve to an address: " + e.getMessage());
+    }
   }
 
   private int serve(ServerSettings settings, PrintWriter out) throws InterruptedException {

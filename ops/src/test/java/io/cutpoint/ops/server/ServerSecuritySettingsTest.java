@@ -96,6 +96,27 @@ class ServerSecuritySettingsTest {
   }
 
   @Test
+  void aHostThatDoesNotResolveIsAUsageErrorBeforeAnythingStarts() {
+    for (String flag : new String[] {"--host", "--metrics-host"}) {
+      Cli.Result r =
+          Cli.run(
+              "server",
+              "--port",
+              "0",
+              "--metrics-port",
+              "0",
+              "--data-dir",
+              dir.resolve("data").toString(),
+              flag,
+              "no-such-host.invalid");
+      assertThat(r.code()).as(flag).isEqualTo(ExitCodes.USAGE);
+      assertThat(r.err())
+          .startsWith("cutpoint: " + flag + " 'no-such-host.invalid' does not resolve");
+      assertThat(dir.resolve("data")).as("nothing started").doesNotExist();
+    }
+  }
+
+  @Test
   void aMissingTlsKeyFailsTheStartNamingTheFile() throws Exception {
     Path cert = Files.writeString(dir.resolve("server.pem"), "not a certificate");
     Path key = dir.resolve("missing.key");
