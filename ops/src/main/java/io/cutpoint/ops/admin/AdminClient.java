@@ -19,6 +19,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class AdminClient implements AutoCloseable {
 
+  /**
+   * The largest answer taken: a snapshot's manifest names its whole topology, which for a large
+   * cluster is more than gRPC's default of 4 MiB (the coordinator takes messages of 16 MiB).
+   */
+  static final int MAX_ANSWER_BYTES = 64 << 20;
+
   private final String target;
   private final Duration deadline;
   private final ManagedChannel managed;
@@ -37,7 +43,10 @@ public final class AdminClient implements AutoCloseable {
       String target, Duration deadline, ChannelCredentials credentials, String token) {
     this.target = target;
     this.deadline = deadline;
-    this.managed = NettyChannelBuilder.forTarget(target, credentials).build();
+    this.managed =
+        NettyChannelBuilder.forTarget(target, credentials)
+            .maxInboundMessageSize(MAX_ANSWER_BYTES)
+            .build();
     if (token == null) {
       this.channel = managed;
     } else {

@@ -78,8 +78,11 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   static final int DEFAULT_CLUSTER_PAGE = 100;
   static final int MAX_CLUSTER_PAGE = 1000;
 
-  /** A cluster page stops adding workers once it passes about this many bytes. */
-  static final long CLUSTER_PAGE_BYTES = 1 << 20;
+  /**
+   * A cluster or snapshot page stops adding entries once it passes about this many bytes: well
+   * under the 4 MiB a gRPC client takes by default, however large the topology.
+   */
+  static final long PAGE_BYTES = 1 << 20;
 
   static final int DEFAULT_CHANNEL_PAGE = 100;
   static final int MAX_CHANNEL_PAGE = 10000;
@@ -193,16 +196,20 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
           List<SnapshotManifest> all = ctx.store().list(statuses);
           ListSnapshotsResponse.Builder b = ListSnapshotsResponse.newBuilder();
           long last = 0;
+          long bytes = 0;
           boolean more = false;
           for (SnapshotManifest m : all) {
             if (m.getSnapshotId() >= before || (req.getPinnedOnly() && !m.getPinned())) {
               continue;
             }
-            if (b.getSnapshotsCount() == size) {
+            if (b.getSnapshotsCount() == size
+                || (b.getSnapshotsCount() > 0 && bytes > PAGE_BYTES)) {
               more = true;
               break;
             }
-            b.addSnapshots(m.toBuilder().clearPieces());
+            SnapshotManifest listed = m.toBuilder().clearPieces().build();
+            b.addSnapshots(listed);
+            bytes += listed.getSerializedSize();
             last = m.getSnapshotId();
           }
           if (more) {
@@ -409,7 +416,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
           long bytes = 0;
           String last = null;
           for (Membership.Member m : rest.values()) {
-            if (page.size() == size || (!page.isEmpty() && bytes > CLUSTER_PAGE_BYTES)) {
+            if (page.size() == size || (!page.isEmpty() && bytes > PAGE_BYTES)) {
               b.setNextPageToken(last);
               break;
             }

@@ -583,4 +583,61 @@ class AdminServiceTest {
     assertThat(view.getInitiatorsList()).containsExactly("a");
     assertThat(view.getPendingSnapshotsList()).containsExactly(id);
   }
+
+  /**
+   * Manifests name their whole topology: twelve of a 40-worker full mesh with long ids are more
+   * than the 4 MiB a gRPC client takes by default. A page stops at about 1 MiB, and the pages still
+   * list every snapshot once.
+   */
+  @Test
+  void aPageOfLargeManifestsStaysSmallAndThePagesListEverySnapshot() throws Exception {
+    coordinator.close();
+    java.util.Set<Long> written = new java.util.TreeSet<>();
+    try (io.cutpoint.storage.RocksSnapshotStore store =
+        io.cutpoint.storage.RocksSnapshotStore.open(dir)) {
+      io.cutpoint.api.v1.Topology.Builder mesh = io.cutpoint.api.v1.Topology.newBuilder();
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        ids.add(String.format("worker-%03d-", i) + "x".repeat(100));
+      }
+      for (String id : ids) {
+        mesh.addWorkers(
+            io.cutpoint.api.v1.WorkerDecl.newBuilder()
+                .setWorkerId(id)
+                .setChannelAddress("127.0.0.1:1")
+                .addAllOutgoing(ids.stream().filter(o -> !o.equals(id)).toList())
+                .addAllIncoming(ids.stream().filter(o -> !o.equals(id)).toList()));
+      }
+      for (int i = 0; i < 12; i++) {
+        long id = store.allocateSnapshotId();
+        SnapshotManifest pending =
+            SnapshotManifest.newBuilder()
+                .setSnapshotId(id)
+                .setEpoch(store.epoch())
+                .setStatus(SnapshotStatus.SNAPSHOT_STATUS_PENDING)
+                .setTopology(mesh)
+                .build();
+        store.createPending(pending);
+        store.finish(pending.toBuilder().setStatus(SnapshotStatus.SNAPSHOT_STATUS_ABORTED).build());
+        written.add(id);
+      }
+    }
+    coordinator = new InProcessCoordinator(InProcessCoordinator.config(dir).build());
+
+    java.util.Set<Long> listed = new java.util.TreeSet<>();
+    String token = "";
+    int pages = 0;
+    do {
+      ListSnapshotsResponse page =
+          coordinator
+              .admin()
+              .listSnapshots(ListSnapshotsRequest.newBuilder().setPageToken(token).build());
+      assertThat(page.getSerializedSize()).isLessThan(2 << 20);
+      page.getSnapshotsList().forEach(m -> assertThat(listed.add(m.getSnapshotId())).isTrue());
+      token = page.getNextPageToken();
+      pages++;
+    } while (!token.isEmpty());
+    assertThat(listed).isEqualTo(written);
+    assertThat(pages).isGreaterThan(1);
+  }
 }
