@@ -507,12 +507,20 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
                   () ->
                       ctx.lifecycle().abort(id, FailureReason.OPERATOR, "aborted by an operator"));
           if (outcome.isEmpty()) {
+            if (ctx.lifecycle().pendingManifest(id).isPresent()) {
+              throw Status.FAILED_PRECONDITION
+                  .withDescription(
+                      "snapshot " + id + " is being committed: it can no longer be aborted")
+                  .asRuntimeException();
+            }
             SnapshotManifest m = ctx.store().manifest(id).orElseThrow(() -> notFound(id));
             throw Status.FAILED_PRECONDITION
                 .withDescription("snapshot " + id + " is not pending: it is " + m.getStatus())
                 .asRuntimeException();
           }
-          return AbortSnapshotResponse.newBuilder().setManifest(outcome.get().join()).build();
+          return AbortSnapshotResponse.newBuilder()
+              .setManifest(recorded(id, outcome.get()))
+              .build();
         });
   }
 
@@ -568,6 +576,26 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
     } catch (TimeoutException e) {
       throw Status.UNAVAILABLE
           .withDescription("the coordinator did not answer within " + LOOP_WAIT_SECONDS + " s")
+          .asRuntimeException();
+    }
+  }
+
+  /** The manifest of an aborted snapshot once the store has its end, waiting a bounded time. */
+  private static SnapshotManifest recorded(
+      long id, java.util.concurrent.CompletableFuture<SnapshotManifest> outcome) {
+    try {
+      return outcome.get(LOOP_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+      throw Status.UNAVAILABLE
+          .withDescription(
+              "snapshot "
+                  + id
+                  + " is aborted, but the store has not recorded it within "
+                  + LOOP_WAIT_SECONDS
+                  + " s")
           .asRuntimeException();
     }
   }

@@ -194,6 +194,50 @@ class AdminServiceTest {
   }
 
   @Test
+  void aSnapshotBeingCommittedCannotBeAbortedAndTheRefusalSaysSo() throws Exception {
+    coordinator.close();
+    java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch open = new java.util.concurrent.CountDownLatch(1);
+    coordinator =
+        new InProcessCoordinator(
+            InProcessCoordinator.config(dir).build(),
+            store ->
+                io.cutpoint.server.testing.InterceptedStore.around(
+                    store,
+                    (method, args) -> {
+                      if (method.equals("commit")) {
+                        reached.countDown();
+                        open.await(30, TimeUnit.SECONDS);
+                      }
+                    }));
+    try {
+      RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+      workers.add(w);
+      w.await(CoordinatorMessage::hasWelcome);
+      long id =
+          coordinator
+              .admin()
+              .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+              .getSnapshotId();
+      var unused =
+          RawWorker.send(
+              coordinator.async(),
+              RawWorker.upload(RawWorker.meta(id, "solo"), new byte[1], 1, List.of()));
+      assertThat(reached.await(10, TimeUnit.SECONDS)).isTrue();
+
+      assertStatus(
+          () ->
+              coordinator
+                  .admin()
+                  .abortSnapshot(AbortSnapshotRequest.newBuilder().setSnapshotId(id).build()),
+          Status.Code.FAILED_PRECONDITION,
+          "snapshot " + id + " is being committed: it can no longer be aborted");
+    } finally {
+      open.countDown();
+    }
+  }
+
+  @Test
   void aPausedScheduleShowsInTheClusterViewAndIsTheReasonPeriodicSnapshotsAreBlocked()
       throws Exception {
     RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
