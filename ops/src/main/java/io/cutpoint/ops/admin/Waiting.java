@@ -17,6 +17,9 @@ record Waiting(boolean waiting, Duration timeout) {
     if (waitTimeout == null) {
       return new Waiting(wait, Duration.ZERO);
     }
+    if (!wait) {
+      throw new ParameterException(command, "--wait-timeout needs --wait");
+    }
     try {
       return new Waiting(wait, Durations.parse(waitTimeout));
     } catch (IllegalArgumentException e) {

@@ -29,6 +29,9 @@ public final class WatchCommand extends AdminCommand {
 
   @Override
   protected int run(AdminClient client, PrintWriter out) {
+    if (count < 0) {
+      throw CliFailure.usage("--count must be at least 1 (or left out), got " + count);
+    }
     Iterator<Event> events =
         client.stubWithoutDeadline().watchEvents(WatchEventsRequest.getDefaultInstance());
     long seen = 0;

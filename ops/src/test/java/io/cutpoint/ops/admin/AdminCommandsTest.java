@@ -144,6 +144,21 @@ class AdminCommandsTest {
   }
 
   @Test
+  void aWaitTimeoutWithoutWaitAndANegativeWatchCountAreUsageErrors() {
+    for (String[] args :
+        new String[][] {
+          {"snapshot", "--wait-timeout", "5s"}, {"rollback", "7", "--wait-timeout", "5s"}
+        }) {
+      Cli.Result r = run(args);
+      assertThat(r.code()).as(String.join(" ", args)).isEqualTo(ExitCodes.USAGE);
+      assertThat(r.err()).contains("--wait-timeout needs --wait");
+    }
+    Cli.Result watch = run("watch", "--count", "-1");
+    assertThat(watch.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(watch.err()).contains("--count must be at least 1");
+  }
+
+  @Test
   void snapshotWithoutWaitReportsTheIdAndJsonIsParsableProto() {
     assertThat(run("snapshot").out()).isEqualTo("snapshot 7 started\n");
     assertThat(run("snapshot", "--json").out())
