@@ -26,6 +26,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -295,13 +296,16 @@ public final class S3SnapshotStore implements SnapshotStore {
             }
             int intentVersion = catalog.rollback().version();
             // the target's version is checked too: it cannot be deleted or changed meanwhile
-            write(
+            RollbackIntent intent = new RollbackIntent(newEpoch, snapshotId);
+            writeOnce(
                 "begin rollback to snapshot " + snapshotId,
                 List.of(
                     catalog.checkManifest(snapshotId, target.version()),
                     catalog.setEpoch(newEpoch, epoch.version()),
-                    catalog.setRollback(
-                        Optional.of(new RollbackIntent(newEpoch, snapshotId)), intentVersion)));
+                    catalog.setRollback(Optional.of(intent), intentVersion)),
+                () ->
+                    catalog.epoch().value() == newEpoch
+                        && catalog.rollback().value().equals(Optional.of(intent)));
           }
         });
   }
@@ -328,9 +332,10 @@ public final class S3SnapshotStore implements SnapshotStore {
                       + ", not "
                       + epoch);
             }
-            write(
+            writeOnce(
                 "finish rollback to epoch " + epoch,
-                List.of(catalog.setRollback(Optional.empty(), intent.version())));
+                List.of(catalog.setRollback(Optional.empty(), intent.version())),
+                () -> catalog.rollback().value().isEmpty());
           }
         });
   }
@@ -351,7 +356,8 @@ public final class S3SnapshotStore implements SnapshotStore {
         () -> {
           synchronized (manifestWrites) {
             try {
-              write(operation, List.of(catalog.createManifest(manifest)));
+              writeOnce(
+                  operation, List.of(catalog.createManifest(manifest)), () -> holds(manifest));
             } catch (Catalog.Conflict e) {
               if (e.code == KeeperException.Code.NODEEXISTS) {
                 throw new NotPendingException(
@@ -429,14 +435,10 @@ public final class S3SnapshotStore implements SnapshotStore {
                   fenceCheck(operation);
                   throw new NotPendingException(id, current.value().getStatus(), "commit");
                 }
-                try {
-                  write(operation, List.of(catalog.setManifest(filled, current.version())));
-                } catch (Catalog.Conflict e) {
-                  // A retried transaction whose first try went through finds its own result.
-                  if (!catalog.manifest(id).map(v -> v.value().equals(filled)).orElse(false)) {
-                    throw e;
-                  }
-                }
+                writeOnce(
+                    operation,
+                    List.of(catalog.setManifest(filled, current.version())),
+                    () -> holds(filled));
                 content.committed(id, p.referenced());
                 unused.addAll(p.contentInUse());
                 unused.removeAll(p.referenced());
@@ -463,7 +465,7 @@ public final class S3SnapshotStore implements SnapshotStore {
           synchronized (manifestWrites) {
             if (!pieces.contains(id) && catalog.manifest(id).isEmpty()) {
               // Never created: keep the manifest anyway so operators can see why it ended.
-              write(operation, List.of(catalog.createManifest(kept)));
+              writeOnce(operation, List.of(catalog.createManifest(kept)), () -> holds(kept));
               return;
             }
           }
@@ -473,9 +475,10 @@ public final class S3SnapshotStore implements SnapshotStore {
               "finish",
               manifestWrites,
               p -> {
-                write(
+                writeOnce(
                     operation,
-                    List.of(catalog.setManifest(kept, existing(id, operation).version())));
+                    List.of(catalog.setManifest(kept, existing(id, operation).version())),
+                    () -> holds(kept));
                 used.addAll(p.contentInUse());
               });
           bucket.deleteAll(keys.snapshot(id), "delete pieces of finished snapshot " + id);
@@ -609,7 +612,10 @@ public final class S3SnapshotStore implements SnapshotStore {
                   snapshotId, m.value().getStatus(), "pin (needs a finished one)");
             }
             SnapshotManifest updated = m.value().toBuilder().setPinned(pinned).build();
-            write("pin snapshot " + snapshotId, List.of(catalog.setManifest(updated, m.version())));
+            writeOnce(
+                "pin snapshot " + snapshotId,
+                List.of(catalog.setManifest(updated, m.version())),
+                () -> holds(updated));
             return updated;
           }
         });
@@ -628,7 +634,10 @@ public final class S3SnapshotStore implements SnapshotStore {
               return false;
             }
             StoreParts.refuseDeletion(m.get().value(), catalog.rollback().value());
-            write(operation, List.of(catalog.deleteManifest(snapshotId, m.get().version())));
+            writeOnce(
+                operation,
+                List.of(catalog.deleteManifest(snapshotId, m.get().version())),
+                () -> catalog.manifest(snapshotId).isEmpty());
             used = content.forget(m.get().value(), contentSource);
           }
           bucket.deleteAll(keys.snapshot(snapshotId), operation);
@@ -751,6 +760,28 @@ public final class S3SnapshotStore implements SnapshotStore {
       fenced = true;
       throw e;
     }
+  }
+
+  /**
+   * As {@link #write}, for a write whose result can be recognised: the ZooKeeper client retries a
+   * transaction whose answer was lost, and a retry of one that went through the first time fails on
+   * its own result (a node it created exists, a version it changed moved on). A conflict after
+   * which {@code applied} finds the result is then this write's success.
+   */
+  private void writeOnce(String operation, List<CuratorOp> ops, BooleanSupplier applied) {
+    try {
+      write(operation, ops);
+    } catch (Catalog.Conflict e) {
+      if (!applied.getAsBoolean()) {
+        throw e;
+      }
+      log.info("{}: {} went through on an earlier try: {}", name, operation, e.getMessage());
+    }
+  }
+
+  /** Whether the catalog holds exactly {@code m} as the manifest of its snapshot. */
+  private boolean holds(SnapshotManifest m) {
+    return catalog.manifest(m.getSnapshotId()).map(v -> v.value().equals(m)).orElse(false);
   }
 
   /**
