@@ -228,12 +228,16 @@ public final class CoordinatorContext {
     membership
         .expired(clock.millis(), timeout)
         .forEach(
-            (id, token) ->
-                lost(
-                    id,
-                    token,
-                    Status.UNAVAILABLE.withDescription(
-                        "no heartbeat for more than " + timeout + " ms")));
+            (id, token) -> {
+              if (sessions.get(id).filter(s -> s.token() == token && !s.welcomed()).isPresent()) {
+                return; // its welcome waits (for ids from the store): it cannot heartbeat yet
+              }
+              lost(
+                  id,
+                  token,
+                  Status.UNAVAILABLE.withDescription(
+                      "no heartbeat for more than " + timeout + " ms"));
+            });
     if (!config.forgetLostAfter().isZero()) {
       for (String id :
           membership.lostLongerThan(clock.millis(), config.forgetLostAfter().toMillis())) {

@@ -55,6 +55,11 @@ public final class LiveSession {
             presented.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
+  /** Whether the welcome went out: a worker heartbeats only once welcomed. */
+  public synchronized boolean welcomed() {
+    return held == null;
+  }
+
   /** Sends the welcome, then whatever was sent to this session before it. */
   public synchronized void welcome(CoordinatorMessage welcome) {
     java.util.List<CoordinatorMessage> before = held;

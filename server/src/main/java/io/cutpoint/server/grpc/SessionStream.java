@@ -181,6 +181,7 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
                                       .setWorkerId(peer)
                                       .setChannelAddress(address)));
                   live.welcome(CoordinatorMessage.newBuilder().setWelcome(welcome).build());
+                  ctx.membership().welcomed(live.workerId(), live.token(), ctx.clock().millis());
                 });
     ctx.joined(decl, accepted, join.getFresh());
   }

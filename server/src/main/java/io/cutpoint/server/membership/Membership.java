@@ -196,6 +196,17 @@ public final class Membership {
     return true;
   }
 
+  /**
+   * The session {@code token} of {@code id} was welcomed: its heartbeats are due from now on (a
+   * worker learns their interval from the welcome, which may have waited).
+   */
+  public void welcomed(String id, long token, long nowMs) {
+    Member m = members.get(id);
+    if (m != null && m.live() && m.sessionToken() == token) {
+      heartbeat(id, token, nowMs, m.localCopy());
+    }
+  }
+
   /** Marks the session {@code token} of {@code id} lost; false when it was not the live session. */
   public boolean lost(String id, long token) {
     Member m = members.get(id);
