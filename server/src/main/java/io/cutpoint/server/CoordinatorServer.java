@@ -516,8 +516,11 @@ public final class CoordinatorServer implements AutoCloseable {
     scheduler.schedule(
         () -> {
           if (!closed.get()) {
-            ctx.checkHeartbeats();
-            scheduleHeartbeatCheck();
+            try {
+              ctx.checkHeartbeats();
+            } finally {
+              scheduleHeartbeatCheck(); // one failed check must not end loss detection
+            }
           }
         },
         ctx.config().heartbeatInterval());
@@ -527,8 +530,11 @@ public final class CoordinatorServer implements AutoCloseable {
     maintenance.schedule(
         () -> {
           if (!closed.get()) {
-            storeWatch.check();
-            scheduleStoreWatch();
+            try {
+              storeWatch.check();
+            } finally {
+              scheduleStoreWatch();
+            }
           }
         },
         ctx.config().heartbeatInterval());

@@ -206,6 +206,12 @@ public final class RollbackCoordinator implements RollbackService {
     if (state == State.PREPARING) {
       return Optional.of("a rollback is being prepared");
     }
+    if (state == State.HALTED && active == null) {
+      return Optional.of(
+          "the rollback to snapshot "
+              + lastTarget
+              + " that resumed after a restart could not start; retry or cancel it first");
+    }
     if ((state == State.RUNNING || state == State.HALTED)
         && active != null
         && active.run().workerIds().contains(workerId)) {

@@ -128,6 +128,11 @@ class OperatorControlsTest {
           .until(() -> cluster(c).getRollback().getPhase() == RollbackPhase.ROLLBACK_PHASE_FAILED);
       assertThat(cluster(c).getRollback().getSnapshotId()).isEqualTo(id);
       assertThat(cluster(c).getRollback().getDetail()).contains("could not start");
+      // its retry would wait for a removed worker until its deadline, again and again
+      assertStatus(
+          () -> c.admin.removeWorker(remove("b")),
+          Status.Code.FAILED_PRECONDITION,
+          "the rollback to snapshot " + id + " that resumed after a restart could not start");
       CancelRollbackResponse cancelled =
           c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
       assertThat(cancelled.getSnapshotId()).isEqualTo(id);
