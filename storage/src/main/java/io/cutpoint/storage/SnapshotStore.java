@@ -217,7 +217,12 @@ public interface SnapshotStore extends AutoCloseable {
   /** Pins or unpins; returns the updated manifest. */
   SnapshotManifest setPinned(long snapshotId, boolean pinned);
 
-  /** Deletes a snapshot and reclaims its space. Returns false if it did not exist. */
+  /**
+   * Deletes a snapshot and reclaims its space. Returns false if it did not exist.
+   *
+   * @throws NotPendingException if it is PENDING
+   * @throws DeletionRefusedException if it is pinned or the target of the rollback in progress
+   */
   boolean delete(long snapshotId);
 
   /**

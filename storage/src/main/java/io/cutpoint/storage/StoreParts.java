@@ -188,15 +188,17 @@ public final class StoreParts {
     if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_PENDING) {
       throw new NotPendingException(id, m.getStatus(), "delete (finish it first)");
     }
+    if (m.getPinned()) {
+      throw new DeletionRefusedException("snapshot " + id + " is pinned; unpin it first");
+    }
     rollback
         .filter(r -> r.snapshotId() == id)
         .ifPresent(
             r -> {
-              throw new StoreException(
-                  "delete: snapshot "
+              throw new DeletionRefusedException(
+                  "snapshot "
                       + id
-                      + " is the target of the rollback to"
-                      + " epoch "
+                      + " is the target of the rollback to epoch "
                       + r.epoch()
                       + " in progress");
             });

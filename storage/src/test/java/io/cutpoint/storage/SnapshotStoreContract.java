@@ -237,6 +237,7 @@ abstract class SnapshotStoreContract {
     assertThat(reopened.epoch()).isEqualTo(3);
     assertThat(reopened.rollbackInProgress()).contains(new RollbackIntent(3, snap.id));
     assertThatThrownBy(() -> reopened.delete(snap.id))
+        .isInstanceOf(DeletionRefusedException.class)
         .hasMessageContaining("target of the rollback to epoch 3");
     assertThatThrownBy(() -> reopened.beginRollback(3, snap.id))
         .isInstanceOf(IllegalArgumentException.class);
@@ -338,5 +339,24 @@ abstract class SnapshotStoreContract {
     assertReadsBack(store, snap);
     assertThatThrownBy(() -> store.discardPieces(snap.id, "c"))
         .isInstanceOf(NotPendingException.class);
+  }
+
+  /** An operator's pin decides under the store's lock: a deletion checked before it cannot win. */
+  @Test
+  void aPinnedSnapshotIsNotDeletedUntilUnpinned() {
+    SnapshotStore store = open();
+    SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 100, 64);
+    snap.store(store);
+    store.setPinned(snap.id, true);
+
+    assertThatThrownBy(() -> store.delete(snap.id))
+        .isInstanceOf(DeletionRefusedException.class)
+        .hasMessage("snapshot " + snap.id + " is pinned; unpin it first");
+    assertThat(store.manifest(snap.id)).isPresent();
+    assertThat(snap.readState(store, "a")).isEqualTo(snap.states.get("a"));
+
+    store.setPinned(snap.id, false);
+    assertThat(store.delete(snap.id)).isTrue();
+    store.close();
   }
 }

@@ -145,7 +145,7 @@ final class StoreCopy {
         entries.add(new Entry(id, m.getStatus(), Outcome.ALREADY_THERE, 0));
       } else {
         if (to.manifest(id).isPresent()) {
-          to.delete(id); // the ABORTED leftover of an interrupted copy
+          discard(id); // the ABORTED leftover of an interrupted copy
         }
         long bytes = copy(m);
         progress.accept("snapshot " + id + ": copied and verified, " + bytes + " bytes");
@@ -248,11 +248,19 @@ final class StoreCopy {
     return total;
   }
 
+  /** Deletes what this copy wrote of snapshot {@code id}, pinned as its source or not. */
+  private void discard(long id) {
+    if (to.manifest(id).map(SnapshotManifest::getPinned).orElse(false)) {
+      to.setPinned(id, false);
+    }
+    to.delete(id);
+  }
+
   /** A failed copy leaves nothing: the pending snapshot ends ABORTED, a committed one goes. */
   private void undo(SnapshotManifest pending, boolean committed, RuntimeException cause) {
     try {
       if (committed) {
-        to.delete(pending.getSnapshotId());
+        discard(pending.getSnapshotId());
       } else {
         to.finish(
             pending.toBuilder()

@@ -49,6 +49,7 @@ import io.cutpoint.server.membership.WorkerRemoval;
 import io.cutpoint.server.rollback.RollbackRefused;
 import io.cutpoint.server.rollback.RollbackStatus;
 import io.cutpoint.storage.CorruptionException;
+import io.cutpoint.storage.DeletionRefusedException;
 import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.StoreException;
@@ -614,7 +615,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
     } catch (NoSuchSnapshotException e) {
       out.onError(Status.NOT_FOUND.withDescription(e.getMessage()).asRuntimeException());
       return;
-    } catch (NotPendingException e) {
+    } catch (NotPendingException | DeletionRefusedException e) {
       out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
       return;
     } catch (StoreException e) {
