@@ -554,14 +554,16 @@ final class StoreReader {
       if (out.size() >= limit) {
         break;
       }
+      String lost = damage.lostManifests().get(id);
       add(
           id,
-          () ->
-              manifest(id, parser)
-                  .orElseThrow(
-                      () ->
-                          new CorruptionException(
-                              "snapshot " + id + ", manifest: " + damage.lostManifests().get(id))),
+          () -> {
+            Optional<SnapshotManifest> m = manifest(id, parser);
+            if (m.isEmpty() && lost != null) {
+              throw new CorruptionException("snapshot " + id + ", manifest: " + lost);
+            }
+            return m.orElse(null); // walked, then deleted before its read: not listed
+          },
           statuses,
           withDamaged,
           damage,
@@ -570,6 +572,7 @@ final class StoreReader {
     return out;
   }
 
+  /** Adds the manifest {@code read} gives (null: deleted since its id was found) if it matches. */
   private static void add(
       long id,
       java.util.function.Supplier<SnapshotManifest> read,
@@ -589,7 +592,7 @@ final class StoreReader {
       }
       return;
     }
-    if (statuses.isEmpty() || statuses.contains(m.getStatus())) {
+    if (m != null && (statuses.isEmpty() || statuses.contains(m.getStatus()))) {
       out.add(damage.mark(m));
     }
   }
