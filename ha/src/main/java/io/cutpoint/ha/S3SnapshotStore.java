@@ -548,7 +548,7 @@ public final class S3SnapshotStore implements SnapshotStore {
                 snapshotId,
                 () ->
                     reader.readState(
-                        catalog.manifest(snapshotId).map(Catalog.Versioned::value),
+                        Optional.of(existing(snapshotId, "read state").value()),
                         snapshotId,
                         workerId,
                         sink)));
@@ -569,11 +569,8 @@ public final class S3SnapshotStore implements SnapshotStore {
                 snapshotId,
                 () -> {
                   boolean complete =
-                      catalog
-                          .manifest(snapshotId)
-                          .map(
-                              v -> v.value().getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
-                          .orElse(false);
+                      existing(snapshotId, "read channels").value().getStatus()
+                          == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
                   SortedMap<ChannelId, List<InTransitMessage>> out = new TreeMap<>();
                   for (ChannelId channel : channels) {
                     out.put(channel, reader.readChannel(snapshotId, channel, complete));

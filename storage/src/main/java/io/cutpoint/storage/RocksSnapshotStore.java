@@ -517,7 +517,13 @@ public final class RocksSnapshotStore implements SnapshotStore {
   public int readState(long snapshotId, String workerId, Consumer<byte[]> sink) {
     return guarded(
         "read state",
-        () -> marking(snapshotId, () -> reader.readState(snapshotId, workerId, sink)));
+        () ->
+            marking(
+                snapshotId,
+                () -> {
+                  existing(snapshotId, "read state");
+                  return reader.readState(snapshotId, workerId, sink);
+                }));
   }
 
   @Override
@@ -528,7 +534,13 @@ public final class RocksSnapshotStore implements SnapshotStore {
       StateChunks sink) {
     return guarded(
         "read state",
-        () -> marking(snapshotId, () -> reader.readState(snapshotId, workerId, arrays, sink)));
+        () ->
+            marking(
+                snapshotId,
+                () -> {
+                  existing(snapshotId, "read state");
+                  return reader.readState(snapshotId, workerId, arrays, sink);
+                }));
   }
 
   @Override
@@ -540,10 +552,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 snapshotId,
                 () -> {
                   boolean complete =
-                      reader
-                          .manifest(snapshotId)
-                          .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
-                          .orElse(false);
+                      existing(snapshotId, "read channel").getStatus()
+                          == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
                   return reader.readChannel(snapshotId, channel, complete);
                 }));
   }
@@ -559,10 +569,8 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 () -> {
                   // one manifest parse for all channels: at 32 workers a full mesh has 992 of them
                   boolean complete =
-                      reader
-                          .manifest(snapshotId)
-                          .map(m -> m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE)
-                          .orElse(false);
+                      existing(snapshotId, "read channels").getStatus()
+                          == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
                   java.util.SortedMap<ChannelId, List<InTransitMessage>> out =
                       new java.util.TreeMap<>();
                   for (ChannelId channel : channels) {

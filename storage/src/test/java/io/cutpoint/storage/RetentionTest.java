@@ -1,6 +1,7 @@
 package io.cutpoint.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cutpoint.api.v1.SnapshotManifest;
 import java.nio.file.Path;
@@ -52,7 +53,8 @@ class RetentionTest {
               aborted.get(1),
               aborted.get(2),
               aborted.get(3));
-      assertThat(store.readState(complete.get(0), "a", chunk -> {})).isZero();
+      assertThatThrownBy(() -> store.readState(complete.get(0), "a", chunk -> {}))
+          .isInstanceOf(NoSuchSnapshotException.class);
       store.verifyIntegrity(complete.get(1));
       store.verifyIntegrity(complete.get(5));
       assertThat(store.applyRetention(2)).isEmpty();

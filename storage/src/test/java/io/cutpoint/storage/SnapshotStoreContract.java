@@ -359,4 +359,28 @@ abstract class SnapshotStoreContract {
     assertThat(store.delete(snap.id)).isTrue();
     store.close();
   }
+
+  /**
+   * A reader that looked a snapshot up, then reads it after its deletion (retention, an operator),
+   * learns that it is gone: not an empty state or channel, which an analysis or a restore would
+   * take for the snapshot's content.
+   */
+  @Test
+  void readsOfADeletedSnapshotSayItIsGone() {
+    SnapshotStore store = open();
+    SnapshotFixture snap = new SnapshotFixture(store.allocateSnapshotId(), 300, 64);
+    snap.store(store);
+    ChannelId channel = snap.recordings.keySet().iterator().next();
+    assertThat(store.readChannel(snap.id, channel)).isNotEmpty();
+    store.delete(snap.id);
+
+    assertThatThrownBy(() -> store.readState(snap.id, "a", data -> {}))
+        .isInstanceOf(NoSuchSnapshotException.class);
+    assertThatThrownBy(() -> store.readChannel(snap.id, channel))
+        .isInstanceOf(NoSuchSnapshotException.class);
+    assertThatThrownBy(() -> store.readChannels(snap.id, List.of(channel)))
+        .isInstanceOf(NoSuchSnapshotException.class);
+    assertThat(store.damaged()).isEmpty();
+    store.close();
+  }
 }

@@ -93,6 +93,9 @@ public final class ContinuousAnalysis {
     CutAnalysis analysis;
     try {
       analysis = analyzer.analyzeCut(snapshotId);
+    } catch (io.cutpoint.storage.NoSuchSnapshotException e) {
+      LOG.debug("snapshot {} was deleted before it was analyzed", snapshotId);
+      return false;
     } catch (RuntimeException e) {
       LOG.warn("analysis of snapshot {} failed: {}", snapshotId, e.getMessage());
       listener.analysisFailed(snapshotId, e);

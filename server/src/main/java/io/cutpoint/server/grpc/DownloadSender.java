@@ -127,6 +127,8 @@ final class DownloadSender {
       error(e.getStatus());
     } catch (CorruptionException e) {
       error(Status.DATA_LOSS.withDescription(e.getMessage()));
+    } catch (io.cutpoint.storage.NoSuchSnapshotException e) {
+      error(Status.NOT_FOUND.withDescription(e.getMessage()));
     } catch (StoreException e) {
       error(Status.UNAVAILABLE.withDescription("store failed: " + e.getMessage()));
     }
