@@ -248,7 +248,12 @@ public final class LeaderElection implements AutoCloseable {
     events.shutdown();
     try {
       if (!events.awaitTermination(30, TimeUnit.SECONDS)) {
+        log.warn(
+            "{}: the election's thread did not end within 30 s (a leader still starting?);"
+                + " interrupting it",
+            participantId);
         events.shutdownNow();
+        events.awaitTermination(10, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
       events.shutdownNow();

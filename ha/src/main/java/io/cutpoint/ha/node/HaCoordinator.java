@@ -267,6 +267,13 @@ public final class HaCoordinator implements AutoCloseable {
       return;
     }
     election.close();
+    // The election revokes the term it closes; a start that outlasted its wait kept its
+    // coordinator, which is closed here so that its threads and store go too.
+    CoordinatorServer still = leader;
+    leader = null;
+    if (still != null) {
+      still.close();
+    }
     background.shutdownNow();
     port.close();
     parts.s3().close();
