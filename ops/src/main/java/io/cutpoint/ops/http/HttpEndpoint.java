@@ -115,6 +115,7 @@ public final class HttpEndpoint implements AutoCloseable {
     config.startup.showOldJavalinVersionWarning = false;
     config.jetty.host = host;
     config.jetty.port = port;
+    config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrors()));
     if (ssl != null) {
       config.jetty.modifyServer(
           server ->

@@ -94,7 +94,7 @@ class ApiGuardTest {
   }
 
   /** One HTTP/1.1 request with the given Host and Origin headers; the whole answer. */
-  private static String request(URI base, String method, String path, String host, String origin)
+  static String request(URI base, String method, String path, String host, String origin)
       throws Exception {
     try (Socket s = new Socket(base.getHost(), base.getPort())) {
       s.setSoTimeout(30_000);
