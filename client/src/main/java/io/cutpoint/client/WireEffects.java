@@ -110,7 +110,7 @@ final class WireEffects {
     if (l != null) {
       try {
         call.accept(l);
-      } catch (RuntimeException e) {
+      } catch (Exception | Error e) {
         log.error("{}: the snapshot listener failed", workerId, e);
       }
     }

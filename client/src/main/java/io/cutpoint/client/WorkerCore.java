@@ -510,7 +510,7 @@ final class WorkerCore implements EngineOutput {
               + item.position()
               + " is refused: "
               + e.getMessage());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       // The engine took the item; what failed came after it (an output of the engine).
       log.error("{}: item at position {} failed", channel(r), item.position(), e);
       return null;
@@ -718,7 +718,9 @@ final class WorkerCore implements EngineOutput {
     metrics.messageReceived();
     try {
       messageHandler.onMessage(from, seq, payload);
-    } catch (RuntimeException e) {
+    } catch (Exception | Error e) {
+      // Delivered all the same: the engine counted it, and the channel goes on behind it. An
+      // Error (an assertion, a stack overflow) or an undeclared checked exception included.
       log.error("{}: the message handler failed on message {} from {}", workerId, seq, from, e);
     }
   }

@@ -417,7 +417,7 @@ public final class SnapshotEngine {
     CapturedState state;
     try {
       state = Objects.requireNonNull(capture.capture(snapshotId), "captured state");
-    } catch (RuntimeException e) {
+    } catch (Exception | Error e) { // the application's: whatever it throws fails the snapshot
       recent.remember(snapshotId);
       output.failed(snapshotId, workerId + ": state capture failed: " + e);
       return null;

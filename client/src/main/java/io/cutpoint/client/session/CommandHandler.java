@@ -223,8 +223,9 @@ final class CommandHandler {
             }
             try {
               restored(s, snapshotId, epoch, piece);
-            } catch (RuntimeException e) {
+            } catch (Exception | Error e) {
               log.error("worker {}: the worker failed to carry out RESTORE", workerId, e);
+              hooks.restoreFailed(snapshotId, "the restore failed: " + e);
             } finally {
               endRestore();
             }

@@ -567,6 +567,27 @@ class SnapshotEngineTest {
     assertThat(e.isKnown(6)).isTrue();
   }
 
+  /** An Error (an assertion, a stack overflow) fails the snapshot as an exception does. */
+  @Test
+  void aStateCaptureThatThrowsAnErrorFailsTheSnapshotToo() {
+    SnapshotEngine e =
+        new SnapshotEngine(
+            "w",
+            List.of("o"),
+            List.of("x"),
+            id -> {
+              throw new StackOverflowError("deep state");
+            },
+            out,
+            EngineOptions.defaults());
+    e.onMarker("x", 6, 0);
+    assertThat(out.markers()).isEmpty();
+    assertThat(out.failures())
+        .singleElement()
+        .satisfies(f -> assertThat(f.reason()).contains("state capture failed"));
+    assertThat(e.inFlight()).isEmpty();
+  }
+
   @Test
   void anApplicationMaySendFromItsDeliveryHandler() {
     SnapshotEngine[] self = new SnapshotEngine[1];

@@ -305,6 +305,23 @@ class CoordinatorSessionTest {
         .satisfies(r -> assertThat(r.state()).isEqualTo(state));
   }
 
+  /** The application's restore throws (it cannot parse its state): the session says so. */
+  @Test
+  void aRestoreThatTheApplicationFailsIsReportedAndNotAnswered() throws Exception {
+    fake.downloads.put(9L, List.of(download(Pieces.state(100_000, 7))));
+    worker.restoreThrows = new AssertionError("cannot parse its state");
+    joined();
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> events.stream().anyMatch(e -> e.startsWith("restoreFailed 9")));
+    assertThat(events).anyMatch(e -> e.contains("cannot parse its state"));
+    assertThat(fake.received(BodyCase.RESTORED)).isEmpty();
+  }
+
   @Test
   void aMissingSnapshotIsNotRestored() throws Exception {
     joined();

@@ -23,6 +23,9 @@ final class FakeWorker implements WorkerControl {
   /** Like a Worker: fresh until the first welcome or restore. */
   volatile boolean fresh = true;
 
+  /** What the next restore throws, as an application's restore may; null: it restores. */
+  volatile Throwable restoreThrows;
+
   private final String id;
   private final SortedSet<String> outgoing;
   private final SortedSet<String> incoming;
@@ -102,6 +105,14 @@ final class FakeWorker implements WorkerControl {
 
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
+    Throwable t = restoreThrows;
+    if (t != null) {
+      restoreThrows = null;
+      if (t instanceof Error e) {
+        throw e;
+      }
+      throw (RuntimeException) t;
+    }
     restores.add(new RestoreCall(epoch, piece, state));
     fresh = false;
     calls.add("restore " + epoch + " " + piece.snapshotId());
