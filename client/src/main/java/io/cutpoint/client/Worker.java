@@ -147,7 +147,12 @@ public final class Worker implements WorkerControl, AutoCloseable {
    */
   public synchronized Worker start() {
     if (port >= 0 || closed) {
-      throw new IllegalStateException("worker " + config.workerId + " was already started");
+      throw new IllegalStateException(
+          "worker "
+              + config.workerId
+              + (closed
+                  ? " was closed, or its start failed: build a new worker"
+                  : " was already started"));
     }
     ChannelOptions o = config.channelOptions;
     transport =
@@ -168,8 +173,16 @@ public final class Worker implements WorkerControl, AutoCloseable {
     } catch (IOException e) {
       loop.stop(5_000);
       transport.shutdownThreads();
+      closed = true; // its event loop is stopped for good: a new worker must be built
       throw new UncheckedIOException(
-          "worker " + config.workerId + " cannot listen on " + config.host + ":" + config.port, e);
+          "worker "
+              + config.workerId
+              + " cannot listen on "
+              + config.host
+              + ":"
+              + config.port
+              + " (build a new worker to try again)",
+          e);
     }
     port = bound;
     long sweep = Math.max(config.parkingLimits.maxAge().toNanos() / 4, 10_000_000L);
@@ -756,6 +769,9 @@ public final class Worker implements WorkerControl, AutoCloseable {
 
     /** The epoch the worker starts in (default 0). */
     public Builder initialEpoch(long epoch) {
+      if (epoch < 0) {
+        throw new IllegalArgumentException("initialEpoch must be at least 0, got " + epoch);
+      }
       this.epoch = epoch;
       return this;
     }
