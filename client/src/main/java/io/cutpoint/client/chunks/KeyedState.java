@@ -55,7 +55,8 @@ public final class KeyedState {
    * map is read now; the value arrays are kept, not copied.
    *
    * @throws IllegalArgumentException if the map has a comparator of its own, a key is longer than
-   *     {@link #MAX_KEY_BYTES} in UTF-8, or a value is null
+   *     {@link #MAX_KEY_BYTES} in UTF-8 or has a lone surrogate (half a character), or a value is
+   *     null
    */
   public static KeyedState of(SortedMap<String, byte[]> entries) {
     if (entries.comparator() != null) {
@@ -70,6 +71,7 @@ public final class KeyedState {
     int i = 0;
     for (Map.Entry<String, byte[]> e : entries.entrySet()) {
       String key = e.getKey();
+      requireWellFormed(key);
       if (key.length() > MAX_KEY_BYTES / 3) { // a char takes at most 3 bytes of UTF-8
         byte[] encoded = key.getBytes(StandardCharsets.UTF_8);
         if (encoded.length > MAX_KEY_BYTES) {
@@ -147,6 +149,30 @@ public final class KeyedState {
     return CodedOutputStream.computeUInt32SizeNoTag(key)
         + key
         + CodedOutputStream.computeUInt32SizeNoTag(values[i].length);
+  }
+
+  /**
+   * Refuses a key with a lone surrogate (half of a character cut off, say): UTF-8 has no bytes for
+   * it, so it would come back as another key, and two keys could restore as one.
+   */
+  private static void requireWellFormed(String key) {
+    for (int k = 0, n = key.length(); k < n; k++) {
+      char c = key.charAt(k);
+      if (!Character.isSurrogate(c)) {
+        continue;
+      }
+      if (Character.isHighSurrogate(c)
+          && k + 1 < n
+          && Character.isLowSurrogate(key.charAt(k + 1))) {
+        k++;
+        continue;
+      }
+      throw new IllegalArgumentException(
+          String.format(
+              "key \"%s\\u%04x...\" has a lone surrogate at index %d: half a character,"
+                  + " which UTF-8 cannot keep",
+              key.substring(0, Math.min(k, 64)), (int) c, k));
+    }
   }
 
   /** Key {@code i} in UTF-8, encoded the first time it is asked for. */

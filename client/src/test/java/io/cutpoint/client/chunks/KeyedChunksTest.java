@@ -70,6 +70,28 @@ class KeyedChunksTest {
     map.forEach((k, v) -> assertThat(decoded.get(k)).isEqualTo(v));
   }
 
+  /**
+   * Half a character cannot be put in UTF-8: three keys that differ only there would restore as
+   * one. They are refused when the state is handed over, and a whole character is kept.
+   */
+  @Test
+  void aKeyWithALoneSurrogateIsRefusedAndAWholeCharacterRoundTrips() {
+    for (String bad : new String[] {"user-\uD83D", "user-\uDE00", "\uDE00\uD83D"}) {
+      TreeMap<String, byte[]> map = new TreeMap<>();
+      map.put("user-?", new byte[] {1});
+      map.put(bad, new byte[] {2});
+      assertThatThrownBy(() -> KeyedState.of(map))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lone surrogate");
+    }
+    TreeMap<String, byte[]> whole = new TreeMap<>();
+    whole.put("user-?", new byte[] {1});
+    whole.put("user-\uD83D\uDE00", new byte[] {2});
+    SortedMap<String, byte[]> back = KeyedState.decode(KeyedState.of(whole).toBytes());
+    assertThat(back.keySet()).containsExactlyElementsOf(whole.keySet());
+  }
+
   @Test
   void aCaptureReadsAndHashesOnlyTheChunksWhoseEntriesChanged() {
     TreeMap<String, byte[]> map = entries(10_000, 2);
