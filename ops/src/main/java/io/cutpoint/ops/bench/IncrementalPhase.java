@@ -548,7 +548,7 @@ final class IncrementalPhase {
    * Hands {@code next} to the worker's application on the worker's event thread, where captures
    * run, and waits until it is there.
    */
-  private static void replace(BenchCluster.Node node, byte[] next) {
+  static void replace(BenchCluster.Node node, byte[] next) {
     BenchApp app = (BenchApp) node.app();
     onEventThread(node, () -> app.replaceState(next));
   }

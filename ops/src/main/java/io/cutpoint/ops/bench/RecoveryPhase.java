@@ -25,6 +25,12 @@ import java.util.function.Consumer;
 final class RecoveryPhase {
 
   /**
+   * Each worker's state is random bytes of its own: the store then holds, reads and ships every
+   * byte of the total, as read-and-ship does, and no worker shares a content chunk with another.
+   */
+  private static final long SEED = 0x7265636f76657279L;
+
+  /**
    * One total state size; {@code skipped} says why it was not measured (else null). The CPU times
    * are the whole process's (p50, ms), during the rollbacks and during read-and-ship.
    */
@@ -141,7 +147,10 @@ final class RecoveryPhase {
     int perWorker = (int) (total / workers);
     Row row;
     try (BenchCluster c =
-        BenchCluster.start(Layout.ring(workers), plan, id -> new BenchApp(perWorker))) {
+        BenchCluster.start(
+            Layout.ring(workers),
+            plan,
+            id -> new BenchApp(StateEdit.random(perWorker, SEED + id.hashCode())))) {
       row = remote(c, total, workers, repeats(total));
     }
     System.gc();
@@ -204,7 +213,7 @@ final class RecoveryPhase {
         BenchCluster.start(
             Layout.ring(workers),
             plan,
-            id -> new BenchApp(perWorker),
+            id -> new BenchApp(StateEdit.random(perWorker, SEED + id.hashCode())),
             BenchCoordinator.ROCKSDB,
             true,
             dir)) {
