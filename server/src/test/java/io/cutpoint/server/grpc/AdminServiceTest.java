@@ -68,14 +68,8 @@ class AdminServiceTest {
 
   /** A lone worker and one complete snapshot of it; returns its id. */
   private long completeSnapshot() throws Exception {
-    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
-    workers.add(w);
-    w.await(CoordinatorMessage::hasWelcome);
-    long id =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    RawWorker w = welcomedSolo();
+    long id = started();
     RawWorker.send(
             coordinator.async(),
             RawWorker.upload(RawWorker.meta(id, "solo"), "x".getBytes(), 1, List.of()))
@@ -148,14 +142,8 @@ class AdminServiceTest {
 
   @Test
   void anOperatorAbortsAPendingSnapshotOnceAndAnUnknownOneIsNotFound() throws Exception {
-    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
-    workers.add(w);
-    w.await(CoordinatorMessage::hasWelcome);
-    long id =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    RawWorker w = welcomedSolo();
+    long id = started();
 
     SnapshotManifest aborted =
         coordinator
@@ -211,14 +199,8 @@ class AdminServiceTest {
                       }
                     }));
     try {
-      RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
-      workers.add(w);
-      w.await(CoordinatorMessage::hasWelcome);
-      long id =
-          coordinator
-              .admin()
-              .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-              .getSnapshotId();
+      RawWorker w = welcomedSolo();
+      long id = started();
       var unused =
           RawWorker.send(
               coordinator.async(),
@@ -240,9 +222,7 @@ class AdminServiceTest {
   @Test
   void aPausedScheduleShowsInTheClusterViewAndIsTheReasonPeriodicSnapshotsAreBlocked()
       throws Exception {
-    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
-    workers.add(w);
-    w.await(CoordinatorMessage::hasWelcome);
+    RawWorker w = welcomedSolo();
     ScheduleView paused =
         coordinator
             .admin()
@@ -326,6 +306,22 @@ class AdminServiceTest {
         "no workers");
   }
 
+  /** A worker "solo" with no channels, joined and welcomed; closed after the test. */
+  private RawWorker welcomedSolo() throws InterruptedException {
+    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
+    workers.add(w);
+    w.await(CoordinatorMessage::hasWelcome);
+    return w;
+  }
+
+  /** Triggers a snapshot without waiting; its id. */
+  private long started() {
+    return coordinator
+        .admin()
+        .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
+        .getSnapshotId();
+  }
+
   /** Uploads {@code w}'s piece of the next snapshot it is told to start, on its own thread. */
   private Thread uploadNext(RawWorker w) {
     Thread uploader =
@@ -349,9 +345,7 @@ class AdminServiceTest {
 
   @Test
   void triggerWithWaitAnswersTheFinalManifest() throws Exception {
-    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
-    workers.add(w);
-    w.await(CoordinatorMessage::hasWelcome);
+    RawWorker w = welcomedSolo();
     Thread uploader = uploadNext(w);
     SnapshotManifest m =
         coordinator
@@ -461,11 +455,7 @@ class AdminServiceTest {
         "statuses");
 
     long first = completeSnapshot();
-    long second =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    long second = started();
     RawWorker.send(
             coordinator.async(),
             RawWorker.upload(RawWorker.meta(second, "solo"), new byte[1], 1, List.of()))
@@ -573,14 +563,8 @@ class AdminServiceTest {
 
   @Test
   void analyzingASnapshotThatIsNotCompleteIsAFailedPrecondition() throws Exception {
-    RawWorker w = new RawWorker(coordinator.async(), "solo").join(List.of(), List.of());
-    workers.add(w);
-    w.await(CoordinatorMessage::hasWelcome);
-    long pending =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    RawWorker w = welcomedSolo();
+    long pending = started();
     assertStatus(
         () ->
             coordinator.admin().analyze(AnalyzeRequest.newBuilder().setSnapshotId(pending).build()),
@@ -614,11 +598,7 @@ class AdminServiceTest {
     workers.add(b);
     a.await(CoordinatorMessage::hasWelcome);
     b.await(CoordinatorMessage::hasWelcome);
-    long id =
-        coordinator
-            .admin()
-            .triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance())
-            .getSnapshotId();
+    long id = started();
     var view = coordinator.admin().getCluster(GetClusterRequest.getDefaultInstance());
     assertThat(view.getWorkersCount()).isEqualTo(2);
     assertThat(view.getChannelsList())
