@@ -545,18 +545,19 @@ class SnapshotEngineTest {
     assertThat(e.isKnown(3)).isTrue();
   }
 
+  /** An engine with one channel each way whose state capture is {@code capture}. */
+  private SnapshotEngine capturing(StateCapture capture) {
+    return new SnapshotEngine(
+        "w", List.of("o"), List.of("x"), capture, out, EngineOptions.defaults());
+  }
+
   @Test
   void aFailingStateCaptureFailsTheSnapshotWithoutSendingMarkers() {
     SnapshotEngine e =
-        new SnapshotEngine(
-            "w",
-            List.of("o"),
-            List.of("x"),
+        capturing(
             id -> {
               throw new IllegalStateException("disk on fire");
-            },
-            out,
-            EngineOptions.defaults());
+            });
     e.onMarker("x", 6, 0);
     assertThat(out.markers()).isEmpty();
     assertThat(out.failures())
@@ -571,15 +572,10 @@ class SnapshotEngineTest {
   @Test
   void aStateCaptureThatThrowsAnErrorFailsTheSnapshotToo() {
     SnapshotEngine e =
-        new SnapshotEngine(
-            "w",
-            List.of("o"),
-            List.of("x"),
+        capturing(
             id -> {
               throw new StackOverflowError("deep state");
-            },
-            out,
-            EngineOptions.defaults());
+            });
     e.onMarker("x", 6, 0);
     assertThat(out.markers()).isEmpty();
     assertThat(out.failures())

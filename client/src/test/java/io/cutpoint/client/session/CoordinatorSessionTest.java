@@ -87,6 +87,13 @@ class CoordinatorSessionTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> worker.calls.contains(call));
   }
 
+  /** Waits until the session reports that it gave up restoring {@code snapshotId}. */
+  private void awaitRestoreFailed(long snapshotId) {
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> events.stream().anyMatch(e -> e.startsWith("restoreFailed " + snapshotId)));
+  }
+
   private List<WorkerMessage> awaitReceived(BodyCase kind, int count) {
     await().atMost(Duration.ofSeconds(5)).until(() -> fake.received(kind).size() >= count);
     return fake.received(kind);
@@ -280,9 +287,7 @@ class CoordinatorSessionTest {
         CoordinatorMessage.newBuilder()
             .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
 
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> events.stream().anyMatch(e -> e.startsWith("restoreFailed 9")));
+    awaitRestoreFailed(9);
     assertThat(fake.downloadRequests).hasValue(2);
     assertThat(events).anyMatch(e -> e.contains("state chunk 1 has CRC32C"));
     assertThat(worker.restores).isEmpty();
@@ -315,9 +320,7 @@ class CoordinatorSessionTest {
         CoordinatorMessage.newBuilder()
             .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
 
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> events.stream().anyMatch(e -> e.startsWith("restoreFailed 9")));
+    awaitRestoreFailed(9);
     assertThat(events).anyMatch(e -> e.contains("cannot parse its state"));
     assertThat(fake.received(BodyCase.RESTORED)).isEmpty();
   }
@@ -328,9 +331,7 @@ class CoordinatorSessionTest {
     send(
         CoordinatorMessage.newBuilder()
             .setRestore(Restore.newBuilder().setSnapshotId(404).setEpoch(1)));
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> events.stream().anyMatch(e -> e.startsWith("restoreFailed 404")));
+    awaitRestoreFailed(404);
     assertThat(events).anyMatch(e -> e.contains("NOT_FOUND"));
     assertThat(worker.restores).isEmpty();
   }
