@@ -1,14 +1,11 @@
 package io.cutpoint.ops.http;
 
 import com.google.protobuf.Message;
-import io.cutpoint.api.v1.AdminGrpc;
-import io.cutpoint.api.v1.GetClusterRequest;
 import io.cutpoint.ops.format.Json;
 import io.cutpoint.server.security.TlsFiles;
 import io.cutpoint.server.security.TlsSetupException;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
-import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -21,13 +18,13 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
-import io.javalin.http.sse.SseClient;
 import io.javalin.http.staticfiles.Location;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -68,10 +65,12 @@ public final class HttpEndpoint implements AutoCloseable {
 
   private final Javalin app;
   private final int port;
+  private final EventStreamServlet events;
 
-  private HttpEndpoint(Javalin app, int port) {
+  private HttpEndpoint(Javalin app, int port, EventStreamServlet events) {
     this.app = app;
     this.port = port;
+    this.events = events;
   }
 
   /**
@@ -94,12 +93,19 @@ public final class HttpEndpoint implements AutoCloseable {
       throws TlsSetupException {
     SslContextFactory.Server ssl = tls == null ? null : HttpTls.factory(tls);
     ApiGuard guard = new ApiGuard(authenticated);
+    EventStreamServlet events = new EventStreamServlet(admin, guard);
     Javalin app =
-        Javalin.create(config -> configure(config, host, port, registry, admin, ssl, guard));
-    app.start();
+        Javalin.create(
+            config -> configure(config, host, port, registry, admin, ssl, guard, events));
+    try {
+      app.start();
+    } catch (RuntimeException e) {
+      events.destroy();
+      throw e;
+    }
     Server jetty = app.jettyServer().server();
     int bound = ((ServerConnector) jetty.getConnectors()[0]).getLocalPort();
-    return new HttpEndpoint(app, bound);
+    return new HttpEndpoint(app, bound, events);
   }
 
   private static void configure(
@@ -109,7 +115,8 @@ public final class HttpEndpoint implements AutoCloseable {
       PrometheusMeterRegistry registry,
       Channel admin,
       SslContextFactory.Server ssl,
-      ApiGuard guard) {
+      ApiGuard guard,
+      EventStreamServlet events) {
     config.startup.showJavalinBanner = false;
     config.http.prefer405over404 = true;
     config.startup.showOldJavalinVersionWarning = false;
@@ -142,8 +149,8 @@ public final class HttpEndpoint implements AutoCloseable {
         case DELETE -> config.routes.delete(route.path(), h);
       }
     }
-    config.routes.before(AdminRoutes.EVENTS, ctx -> probe(ctx, admin));
-    config.routes.sse(AdminRoutes.EVENTS, client -> events(client, admin));
+    config.jetty.modifyServletContextHandler(
+        handler -> handler.addServlet(new ServletHolder(events), AdminRoutes.EVENTS));
     config.routes.exception(
         BadRequest.class, (e, ctx) -> error(ctx, 400, "INVALID_ARGUMENT", e.getMessage()));
     config.routes.exception(
@@ -216,50 +223,7 @@ public final class HttpEndpoint implements AutoCloseable {
     ctx.contentType(JSON).result(Json.line(response));
   }
 
-  /**
-   * An event stream that the Admin service would refuse is refused with its status before the
-   * stream opens: a browser cannot read the status of a stream that opened and closed. The probe is
-   * GetCluster, behind the same token check as WatchEvents.
-   */
-  private static void probe(Context ctx, Channel admin) {
-    AdminGrpc.newBlockingStub(withAuth(admin, ctx.header("Authorization")))
-        .withDeadlineAfter(30, TimeUnit.SECONDS)
-        .getCluster(GetClusterRequest.getDefaultInstance());
-  }
-
-  @SuppressWarnings("unchecked")
-  private static void events(SseClient client, Channel admin) {
-    client.keepAlive();
-    MethodDescriptor<Message, Message> method =
-        (MethodDescriptor<Message, Message>) AdminRoutes.method(AdminRoutes.EVENTS_RPC);
-    ClientCall<Message, Message> call =
-        withAuth(admin, client.ctx().header("Authorization")).newCall(method, CallOptions.DEFAULT);
-    client.onClose(() -> call.cancel("the HTTP client went away", null));
-    call.start(
-        new ClientCall.Listener<>() {
-          @Override
-          public void onMessage(Message event) {
-            client.sendEvent("event", Json.line(event));
-            call.request(1);
-          }
-
-          @Override
-          public void onClose(Status status, Metadata trailers) {
-            if (!status.isOk() && status.getCode() != Status.Code.CANCELLED) {
-              client.sendEvent(
-                  "error", errorJson(status.getCode().name(), status.getDescription()));
-            }
-            client.close();
-          }
-        },
-        new Metadata());
-    call.sendMessage(AdminRequests.prototype(method));
-    call.halfClose();
-    call.request(1);
-    client.sendComment("cutpoint events");
-  }
-
-  private static Channel withAuth(Channel admin, String authorization) {
+  static Channel withAuth(Channel admin, String authorization) {
     if (authorization == null) {
       return admin;
     }
@@ -269,27 +233,19 @@ public final class HttpEndpoint implements AutoCloseable {
   }
 
   private static void grpcError(Context ctx, Status status) {
-    error(
-        ctx,
-        HttpStatuses.of(status.getCode()),
-        status.getCode().name(),
-        status.getDescription() == null
-            ? status.getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
-            : status.getDescription());
+    if (status.getCode() == Status.Code.UNAUTHENTICATED) {
+      ctx.header("WWW-Authenticate", ApiErrors.CHALLENGE);
+    }
+    ctx.status(HttpStatuses.of(status.getCode())).contentType(JSON).result(ApiErrors.json(status));
   }
 
   private static void error(Context ctx, int http, String code, String message) {
-    if (http == 401) {
-      ctx.header("WWW-Authenticate", "Bearer realm=\"cutpoint\"");
-    }
-    ctx.status(http).contentType(JSON).result(errorJson(code, message));
+    ctx.status(http).contentType(JSON).result(ApiErrors.json(code, message));
   }
 
-  private static String errorJson(String code, String message) {
-    return Json.object()
-        .put("code", code)
-        .put("message", message == null ? "" : message)
-        .toString();
+  /** Event streams being served now. */
+  int openEventStreams() {
+    return events.openStreams();
   }
 
   /** The port actually bound. */
