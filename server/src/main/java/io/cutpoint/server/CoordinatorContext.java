@@ -184,8 +184,8 @@ public final class CoordinatorContext {
         "worker {} joined from {} (out {}, in {}){}",
         decl.workerId(),
         decl.channelAddress(),
-        decl.outgoing(),
-        decl.incoming(),
+        brief(decl.outgoing()),
+        brief(decl.incoming()),
         fresh ? " with a fresh state" : "");
     events.publish(
         EventType.EVENT_TYPE_WORKER_JOINED,
@@ -276,5 +276,17 @@ public final class CoordinatorContext {
         yield new WorkerRemoval(WorkerRemoval.Outcome.REMOVED, "worker " + workerId + " removed");
       }
     };
+  }
+
+  /** A peer list for a log line: a worker may declare thousands of channels. */
+  static String brief(java.util.Collection<String> peers) {
+    int shown = 8;
+    if (peers.size() <= shown) {
+      return peers.toString();
+    }
+    return peers.stream().limit(shown).collect(java.util.stream.Collectors.joining(", ", "[", ""))
+        + ", ... ("
+        + peers.size()
+        + " in all)]";
   }
 }
