@@ -1,5 +1,6 @@
 package io.cutpoint.client;
 
+import io.cutpoint.util.Durations;
 import java.time.Duration;
 
 /**
@@ -44,6 +45,12 @@ public record ChannelOptions(
               + ") must not exceed maxUnackedBytes ("
               + maxUnackedBytes
               + ")");
+    }
+    for (Duration d : new Duration[] {sendTimeout, linger, reconnectInitial, reconnectMax}) {
+      if (d.compareTo(Durations.MAX) > 0) {
+        throw new IllegalArgumentException(
+            "durations must be at most " + Durations.MAX + " (Long.MAX_VALUE ns), got " + d);
+      }
     }
     if (sendTimeout.isNegative()
         || linger.isNegative()

@@ -428,7 +428,8 @@ final class ChannelSender {
       return;
     }
     channel.resetConnectBackoff();
-    scheduleKick(g, Math.min(delayNanos * 2, options.reconnectMax().toNanos()));
+    long doubled = delayNanos > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : delayNanos * 2;
+    scheduleKick(g, Math.min(doubled, options.reconnectMax().toNanos()));
   }
 
   private synchronized void onStart(int g, ClientCallStreamObserver<Frame> stream) {

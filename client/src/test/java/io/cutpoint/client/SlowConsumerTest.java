@@ -114,4 +114,13 @@ class SlowConsumerTest {
           .hasMessageContaining("no channel to 'c'");
     }
   }
+
+  @Test
+  void durationsBeyondLongNanosecondsAreRefusedUpFront() {
+    // they were taken, and the first send that had to wait threw an ArithmeticException
+    assertThatThrownBy(
+            () -> ChannelOptions.defaults().withSendTimeout(Duration.ofSeconds(Long.MAX_VALUE)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most");
+  }
 }
