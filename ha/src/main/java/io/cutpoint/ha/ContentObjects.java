@@ -152,6 +152,8 @@ final class ContentObjects {
         if (done) {
           known.put(hash, chunk);
           p.contentChunk(hash, chunk.length(), chunk.crc32c());
+          // a collection that began while this PUT ran took p's chunks without this one
+          touch(hash);
         }
       }
     }

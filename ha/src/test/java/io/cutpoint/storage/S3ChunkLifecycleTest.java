@@ -6,6 +6,8 @@ import com.google.protobuf.ByteString;
 import io.cutpoint.ha.S3SnapshotStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,6 +17,7 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsRequest;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * The object store's chunks and leftovers under races and failures that the contract cases do not
@@ -31,6 +34,11 @@ class S3ChunkLifecycleTest {
 
   /** Whether the next DeleteObjects of chunks goes through but its answer is lost. */
   private volatile boolean loseAnswerOfChunkDelete;
+
+  /** Runs once when a chunk is PUT, before it is; then once when the store lists the chunks. */
+  private volatile Runnable onPutChunk;
+
+  private volatile Runnable onListChunks;
 
   @BeforeAll
   static void start() throws Exception {
@@ -67,6 +75,11 @@ class S3ChunkLifecycleTest {
                   onListSnapshotDirs = null;
                   hook.run();
                 }
+                Runnable chunks = onListChunks;
+                if (chunks != null && r.prefix().endsWith("/chunks/")) {
+                  onListChunks = null;
+                  chunks.run();
+                }
                 return real.listObjectsV2Paginator(r);
               }
               if (method.getName().equals("deleteObjects") && args[0] instanceof Consumer<?> c) {
@@ -80,6 +93,15 @@ class S3ChunkLifecycleTest {
                   throw SdkClientException.create("connection reset (answer lost)");
                 }
                 return answer;
+              }
+              if (method.getName().equals("putObject") && args[0] instanceof Consumer<?> c) {
+                PutObjectRequest.Builder b = PutObjectRequest.builder();
+                ((Consumer<PutObjectRequest.Builder>) c).accept(b);
+                Runnable put = onPutChunk;
+                if (put != null && b.build().key().contains("/chunks/")) {
+                  onPutChunk = null;
+                  put.run();
+                }
               }
               try {
                 return method.invoke(real, args);
@@ -180,6 +202,62 @@ class S3ChunkLifecycleTest {
       assertThat(storedHashes()).as("the chunks are gone from the bucket").isEmpty();
       second.storeContent(store);
       ContentChunksContract.assertReadsBack(store, second);
+    }
+  }
+
+  /**
+   * A collection keeps what pending snapshots use when it starts, and what they hold or store
+   * after. A chunk whose upload began before it started and ended before it decided was kept by
+   * neither, and was deleted while its snapshot went on to commit.
+   */
+  @Test
+  void aChunkStoredWhileACollectionRunsIsKeptForItsSnapshot() throws Exception {
+    SnapshotFixture snapshot = shared(1, 0);
+    CountDownLatch putStarted = new CountDownLatch(1);
+    CountDownLatch collecting = new CountDownLatch(1);
+    try (S3SnapshotStore store = open()) {
+      store.createPending(snapshot.pending());
+      onPutChunk =
+          () -> {
+            putStarted.countDown();
+            await(collecting);
+          };
+      Thread writer =
+          new Thread(
+              () -> SnapshotFixture.WORKERS.forEach(w -> snapshot.writeWorkerContent(store, w)),
+              "writer");
+      onListChunks =
+          () -> {
+            collecting.countDown(); // the collection has taken what pending snapshots use
+            join(writer); // every chunk is stored before the collection decides
+          };
+      writer.start();
+      await(putStarted);
+      store.sweepLeftovers(); // as a new leader that deferred its collection runs it
+      join(writer);
+
+      snapshot.writeChannels(store);
+      store.commit(snapshot.complete());
+      ContentChunksContract.assertReadsBack(store, snapshot);
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void join(Thread t) {
+    try {
+      t.join(30_000);
+      assertThat(t.isAlive()).isFalse();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 
