@@ -66,6 +66,12 @@ class EventStreamTest {
       // each event before it) completed a request that Jetty had recycled, and every such write
       // logged errors in a loop, by the thousand.
       assertThat(c.http.openEventStreams()).isZero();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  Thread.getAllStackTraces().keySet().stream()
+                      .noneMatch(t -> t.getName().equals("cutpoint-http-events")));
     }
     assertThat(problems()).isEmpty();
   }
