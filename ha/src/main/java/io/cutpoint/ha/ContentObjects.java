@@ -159,6 +159,16 @@ final class ContentObjects {
     }
   }
 
+  /**
+   * A read found the chunk missing or bad: it is no longer held for new snapshots, and the next
+   * upload of the same bytes writes its object again (which repairs every snapshot that uses it).
+   */
+  void damaged(ByteString hash) {
+    synchronized (lock) {
+      known.remove(hash);
+    }
+  }
+
   /** A snapshot committed using {@code chunks}. */
   void committed(long id, Set<ByteString> chunks) {
     used.put(id, chunks);

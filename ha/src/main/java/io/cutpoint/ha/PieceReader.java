@@ -12,6 +12,7 @@ import io.cutpoint.api.v1.WorkerDecl;
 import io.cutpoint.api.v1.WorkerPiece;
 import io.cutpoint.cut.ChannelId;
 import io.cutpoint.cut.InTransitMessage;
+import io.cutpoint.storage.ChunkDamageException;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.HeldState;
 import io.cutpoint.storage.StoreParts;
@@ -125,16 +126,24 @@ final class PieceReader {
     for (int i = 0; i < meta.getContentCount(); i++) {
       ContentChunk c = meta.getContent(i);
       String piece = who + ", " + StoreParts.contentChunk(i, c.getSha256());
-      byte[] data =
-          bucket
-              .get(keys.contentChunk(c.getSha256(), c.getLength(), c.getCrc32C()), () -> piece)
-              .orElseThrow(() -> new CorruptionException(piece + ": missing"));
+      byte[] data;
+      try {
+        data =
+            bucket
+                .get(keys.contentChunk(c.getSha256(), c.getLength(), c.getCrc32C()), () -> piece)
+                .orElseThrow(() -> new ChunkDamageException(piece + ": missing", c.getSha256()));
+      } catch (ChunkDamageException e) {
+        throw e;
+      } catch (CorruptionException e) {
+        throw new ChunkDamageException(e.getMessage(), c.getSha256());
+      }
       int crc = Crc32c.of(data);
       if (crc != c.getCrc32C() || data.length != c.getLength()) {
-        throw new CorruptionException(
+        throw new ChunkDamageException(
             String.format(
                 "%s: CRC32C mismatch (%d bytes with %08x read, %d with %08x listed)",
-                piece, data.length, crc, c.getLength(), c.getCrc32C()));
+                piece, data.length, crc, c.getLength(), c.getCrc32C()),
+            c.getSha256());
       }
       sink.accept(data);
     }

@@ -825,6 +825,9 @@ public final class S3SnapshotStore implements SnapshotStore {
         throw new NoSuchSnapshotException(snapshotId, "read snapshot (deleted while it was read)");
       }
       damaged.putIfAbsent(snapshotId, e.getMessage());
+      if (e instanceof io.cutpoint.storage.ChunkDamageException c) {
+        content.damaged(c.sha256()); // new snapshots upload it again, which repairs this one
+      }
       throw e;
     }
   }

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsRequest;
@@ -239,6 +241,39 @@ class S3ChunkLifecycleTest {
       snapshot.writeChannels(store);
       store.commit(snapshot.complete());
       ContentChunksContract.assertReadsBack(store, snapshot);
+    }
+  }
+
+  /**
+   * A chunk that a read found missing or bad is no longer held for new snapshots: every later
+   * snapshot with the same bytes committed COMPLETE without sending them, as unrestorable as the
+   * first, and one that sent them did not write them again.
+   */
+  @ParameterizedTest(name = "object {0}")
+  @ValueSource(strings = {"lost", "damaged"})
+  void aDamagedChunkIsUploadedAgainAndRepairsTheSnapshotsThatShareIt(String how) {
+    SnapshotFixture first = shared(1, 0);
+    try (S3SnapshotStore store = open()) {
+      first.storeContent(store);
+      ByteString bad = first.contentMeta("a").getContent(9).getSha256();
+      String hex = java.util.HexFormat.of().formatHex(bad.toByteArray());
+      String key =
+          bed.objects(where).stream()
+              .filter(k -> k.startsWith(where.prefix() + "/chunks/" + hex))
+              .findFirst()
+              .orElseThrow();
+      if (how.equals("lost")) {
+        bed.deleteRaw(key);
+      } else {
+        bed.putRaw(key, new byte[] {1, 2, 3});
+      }
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.verifyIntegrity(1))
+          .isInstanceOf(CorruptionException.class);
+
+      SnapshotFixture second = shared(2, 3); // chunk 9 as in the first
+      second.storeContent(store);
+      store.verifyIntegrity(2);
+      store.verifyIntegrity(1); // the same bytes, stored again, repaired it
     }
   }
 

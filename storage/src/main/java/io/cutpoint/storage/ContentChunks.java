@@ -175,11 +175,12 @@ final class ContentChunks {
    * and damage to that file would then fail every snapshot that shares the chunk. Then calls {@code
    * record} under {@link #lock}, with the body stored. The write happens outside the lock; if a
    * deletion was decided meanwhile, the body is written again under it where no reference keeps it,
-   * since that deletion may have removed it.
+   * since that deletion may have removed it. With {@code replace} (a read found the stored body
+   * missing or bad) the body is written whatever the references.
    */
-  void putBody(ByteString hash, byte[] data, int crc32c, Runnable record) {
+  void putBody(ByteString hash, byte[] data, int crc32c, boolean replace, Runnable record) {
     long seen = releases();
-    if (ref(hash) == null) {
+    if (replace || ref(hash) == null) {
       writeBody(hash, data, crc32c);
     }
     meanwhile.run();
@@ -217,6 +218,10 @@ final class ContentChunks {
       return size > into.length
           ? size - ValueFrames.HEADER
           : ValueFrames.check(key, into, size, crc32c, piece);
+    } catch (ChunkDamageException e) {
+      throw e;
+    } catch (CorruptionException e) {
+      throw new ChunkDamageException(e.getMessage(), hash);
     } catch (RocksDBException e) {
       throw rocks.fail("read content chunk " + shortHex(hash), e);
     }

@@ -1,10 +1,13 @@
 package io.cutpoint.storage;
 
+import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.SnapshotManifest;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -21,10 +24,40 @@ final class Damage {
   private final ConcurrentSkipListMap<Long, String> snapshots = new ConcurrentSkipListMap<>();
   private final ConcurrentSkipListMap<Long, String> lostManifests = new ConcurrentSkipListMap<>();
   private final List<String> catalog = new CopyOnWriteArrayList<>();
+  private final Set<ByteString> chunks = ConcurrentHashMap.newKeySet();
 
   /** Marks a snapshot damaged; the first reason found is kept. */
   void snapshot(long id, String reason) {
     snapshots.putIfAbsent(id, cut(reason));
+  }
+
+  /**
+   * Marks a snapshot damaged by what a read or check of it found; a content chunk found missing or
+   * bad is remembered too ({@link #chunkDamaged}).
+   */
+  void snapshot(long id, CorruptionException found) {
+    snapshot(id, found.getMessage(), found);
+  }
+
+  /** As {@link #snapshot(long, CorruptionException)}, with the reason told another way. */
+  void snapshot(long id, String reason, CorruptionException found) {
+    snapshot(id, reason);
+    if (found instanceof ChunkDamageException c) {
+      chunks.add(c.sha256());
+    }
+  }
+
+  /**
+   * Whether a read found this content chunk missing or bad, and no upload has stored it again
+   * since: new snapshots must not count on it as held.
+   */
+  boolean chunkDamaged(ByteString sha256) {
+    return chunks.contains(sha256);
+  }
+
+  /** The chunk's bytes were stored again. */
+  void chunkStored(ByteString sha256) {
+    chunks.remove(sha256);
   }
 
   /** A snapshot that has pieces but whose manifest cannot be read. */

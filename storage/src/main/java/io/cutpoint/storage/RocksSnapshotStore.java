@@ -286,7 +286,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
                             ByteString hash = sha256s.get(i);
                             if (p.usesContent(hash)) {
                               held[i] = true;
-                            } else if (refs[i] != null) {
+                            } else if (refs[i] != null && !damage.chunkDamaged(hash)) {
                               p.hold(hash, refs[i].stored());
                               held[i] = true;
                             }
@@ -307,11 +307,16 @@ public final class RocksSnapshotStore implements SnapshotStore {
                 snapshotId,
                 operation,
                 p -> {
+                  boolean damaged = damage.chunkDamaged(sha256);
                   content.putBody(
                       sha256,
                       data,
                       crc32c,
+                      damaged,
                       () -> p.contentChunk(sha256, new ContentChunks.Stored(data.length, crc32c)));
+                  if (damaged) {
+                    damage.chunkStored(sha256);
+                  }
                   return null;
                 }));
   }
@@ -860,7 +865,7 @@ public final class RocksSnapshotStore implements SnapshotStore {
       if (deletedMeanwhile(snapshotId)) {
         throw new NoSuchSnapshotException(snapshotId, "read snapshot (deleted while it was read)");
       }
-      damage.snapshot(snapshotId, e.getMessage());
+      damage.snapshot(snapshotId, e);
       throw e;
     }
   }

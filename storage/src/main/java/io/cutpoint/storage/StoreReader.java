@@ -232,11 +232,12 @@ final class StoreReader {
       // the frame's check and the listed CRC32C's in one pass over the bytes
       int length = chunks.read(c.getSha256(), c.getCrc32C(), value, () -> piece);
       if (length < 0) {
-        throw new CorruptionException(piece + ": missing");
+        throw new ChunkDamageException(piece + ": missing", c.getSha256());
       }
       if (length != c.getLength()) {
-        throw new CorruptionException(
-            String.format("%s: %d bytes stored, %d listed", piece, length, c.getLength()));
+        throw new ChunkDamageException(
+            String.format("%s: %d bytes stored, %d listed", piece, length, c.getLength()),
+            c.getSha256());
       }
       whole = Crc32cCombine.combine(whole, c.getCrc32C(), length);
       bytes += length;

@@ -220,7 +220,7 @@ final class TableQuarantine {
       } catch (CorruptionException e) {
         String reason = hit.describe(rocks.dir) + ": " + e.getMessage();
         log.error("Snapshot {} is damaged: {}", id, reason);
-        damage.snapshot(id, reason);
+        damage.snapshot(id, reason, e);
       } catch (StoreException e) {
         // the family still cannot be read (the file could not be set aside)
         damage.snapshot(id, hit.describe(rocks.dir) + ": " + e.getMessage());
