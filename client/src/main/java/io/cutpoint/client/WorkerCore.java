@@ -555,19 +555,20 @@ final class WorkerCore implements EngineOutput {
    * A coordinator's welcome: ends the recordings of snapshots below {@code nextSnapshotId} that are
    * not in {@code pending}. The welcoming coordinator starts no snapshot below that id and has none
    * pending besides those, so a recording of another one belongs to a coordinator that stopped, or
-   * to a snapshot whose end this worker did not hear of; nothing else would end it. {@code
-   * nextSnapshotId} 0 (not known) ends nothing.
+   * to a snapshot whose end this worker did not hear of; nothing else would end it. Markers of
+   * those snapshots that arrive later start nothing. {@code nextSnapshotId} 0 (not known) ends
+   * nothing.
    */
   List<WorkerEffect> endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending) {
-    for (long id : List.copyOf(engine.inFlight())) {
+    for (long id : engine.inFlight()) {
       if (Long.compareUnsigned(id, nextSnapshotId) < 0 && !pending.contains(id)) {
         log.info(
             "{}: snapshot {} is neither pending at the coordinator nor to come; recording ended",
             workerId,
             id);
-        engine.abort(id);
       }
     }
+    engine.endedBelow(nextSnapshotId, pending);
     return drain();
   }
 

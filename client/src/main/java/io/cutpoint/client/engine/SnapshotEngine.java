@@ -56,6 +56,15 @@ public final class SnapshotEngine {
   private final EngineOptions options;
   private final SortedMap<Long, PendingLocalSnapshot> pending = new TreeMap<>();
   private final RecentIds recent;
+
+  /**
+   * From the newest coordinator's welcome: every snapshot below {@code floor} (unsigned) but those
+   * in {@code floorPending} is over. 0: no welcome said.
+   */
+  private long floor;
+
+  private Set<Long> floorPending = Set.of();
+
   private long ignoredMarkers;
 
   /**
@@ -263,7 +272,7 @@ public final class SnapshotEngine {
       }
       return;
     }
-    if (recent.contains(snapshotId)) {
+    if (over(snapshotId)) {
       ignoredMarkers++; // late marker of a snapshot this worker is done with
       return;
     }
@@ -348,7 +357,7 @@ public final class SnapshotEngine {
       return;
     }
     PendingLocalSnapshot p = pending.get(snapshotId);
-    if (p == null && recent.contains(snapshotId)) {
+    if (p == null && over(snapshotId)) {
       ignoredMarkers++;
       return;
     }
@@ -405,7 +414,33 @@ public final class SnapshotEngine {
 
   /** Whether {@code snapshotId} is in flight here or among the recently finished ones. */
   public boolean isKnown(long snapshotId) {
-    return pending.containsKey(snapshotId) || recent.contains(snapshotId);
+    return pending.containsKey(snapshotId) || over(snapshotId);
+  }
+
+  /**
+   * A coordinator's welcome: it starts no snapshot below {@code nextSnapshotId} (unsigned; 0 = not
+   * known) and has only {@code stillPending} of those pending. A marker of any other one below it
+   * starts nothing here: that snapshot ended (it was aborted while this worker's session was down,
+   * or its coordinator stopped), and a recording started for it would wait forever for the markers
+   * of workers that ended it. Ends the recordings of those snapshots in flight here.
+   */
+  public void endedBelow(long nextSnapshotId, Set<Long> stillPending) {
+    if (nextSnapshotId == 0) {
+      return;
+    }
+    floor = nextSnapshotId;
+    floorPending = Set.copyOf(stillPending);
+    for (long id : List.copyOf(pending.keySet())) {
+      if (over(id)) {
+        abort(id);
+      }
+    }
+  }
+
+  /** Whether this worker is done with {@code snapshotId}, or a welcome said it is over. */
+  private boolean over(long snapshotId) {
+    return recent.contains(snapshotId)
+        || (Long.compareUnsigned(snapshotId, floor) < 0 && !floorPending.contains(snapshotId));
   }
 
   /**
