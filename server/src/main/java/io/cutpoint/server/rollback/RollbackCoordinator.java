@@ -719,6 +719,11 @@ public final class RollbackCoordinator implements RollbackService {
       state = stateBeforePreparing;
     }
     publish();
+    if (state == State.HALTED && policy == RollbackPolicy.LATEST_COMPLETE && !closed) {
+      // a retry (or an operator's rollback) that could not start: the next retry is due as after
+      // a failed run, or the cluster would stay halted
+      loop.schedule(this::retryWhileHalted, deadline);
+    }
     String due = dueAfterPreparation;
     dueAfterPreparation = null;
     if (due != null && !closed && state == State.IDLE) {

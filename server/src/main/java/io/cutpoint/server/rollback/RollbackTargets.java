@@ -106,7 +106,8 @@ final class RollbackTargets {
   /**
    * The newest complete snapshot that fits the cluster and verifies; corrupt newer ones are listed
    * (the caller reports the fallback). {@code preferred}, when positive, is tried first (a rollback
-   * resumed after a restart keeps its target if it still verifies).
+   * resumed after a restart, or retried, keeps its target if it still verifies), and only older
+   * ones after it: a fallback goes back in time, never to the state the rollback was leaving.
    */
   Choice automaticTarget(Membership.View cluster, long preferred) {
     List<Corrupt> corrupt = new ArrayList<>();
@@ -118,7 +119,7 @@ final class RollbackTargets {
           .ifPresent(candidates::add);
     }
     for (SnapshotManifest m : store.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))) {
-      if (m.getSnapshotId() != preferred) {
+      if (preferred <= 0 || m.getSnapshotId() < preferred) {
         candidates.add(m);
       }
     }
