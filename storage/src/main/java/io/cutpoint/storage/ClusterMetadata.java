@@ -49,20 +49,15 @@ final class ClusterMetadata {
     this.rocks = rocks;
     this.idBlock = idBlock;
     Optional<ByteBuffer> intent = readChecked(ROLLBACK_INTENT);
-    if (intent == null) {
-      lost(
-          damage,
-          ROLLBACK_INTENT,
-          "a rollback that was in progress, if any, is not resumed;"
-              + " roll back again if the workers are halted");
-      delete(ROLLBACK_INTENT);
-      this.rollback = null;
-    } else {
-      this.rollback = intent.map(b -> new RollbackIntent(b.getLong(), b.getLong())).orElse(null);
-    }
+    boolean intentLost = intent == null;
+    RollbackIntent read =
+        intentLost
+            ? null
+            : intent.map(b -> new RollbackIntent(b.getLong(), b.getLong())).orElse(null);
+    this.rollback = read;
     Optional<ByteBuffer> storedEpoch = readChecked(EPOCH);
     if (storedEpoch == null) {
-      long known = Math.max(highestEpoch, rollback == null ? 0 : rollback.epoch());
+      long known = Math.max(highestEpoch, read == null ? 0 : read.epoch());
       this.epoch = known + EPOCHS_SKIPPED_AFTER_DAMAGE;
       lost(
           damage,
@@ -75,6 +70,17 @@ final class ClusterMetadata {
       write(EPOCH, epoch);
     } else {
       this.epoch = storedEpoch.map(ByteBuffer::getLong).orElse(0L);
+    }
+    if (intentLost) {
+      // A rollback may have been half done: some workers restored, others not. Running on would
+      // mix their states, so the workers are held and rolled back to a snapshot that verifies.
+      this.rollback = new RollbackIntent(epoch, RollbackIntent.UNKNOWN_TARGET);
+      lost(
+          damage,
+          ROLLBACK_INTENT,
+          "a rollback may have been in progress; the workers are held and rolled back to the"
+              + " newest complete snapshot that verifies");
+      write(ROLLBACK_INTENT, epoch, RollbackIntent.UNKNOWN_TARGET);
     }
     Optional<ByteBuffer> storedMark = readChecked(ID_HIGH_WATER);
     long fresh = Math.max(lowestFreeId, 1);
@@ -103,21 +109,12 @@ final class ClusterMetadata {
   }
 
   /** Best effort: the damaged value is replaced now, or on its next write. */
-  private void write(String name, long value) {
+  private void write(String name, long... values) {
     try (WriteBatch batch = new WriteBatch()) {
-      batch.put(rocks.metadata, key(name), value(name, value));
+      batch.put(rocks.metadata, key(name), value(name, values));
       rocks.db.write(rocks.durable, batch);
     } catch (RocksDBException e) {
       log.warn("Store {}: could not replace the damaged '{}': {}", rocks.dir, name, e.getMessage());
-    }
-  }
-
-  private void delete(String name) {
-    try (WriteBatch batch = new WriteBatch()) {
-      batch.delete(rocks.metadata, key(name));
-      rocks.db.write(rocks.durable, batch);
-    } catch (RocksDBException e) {
-      log.warn("Store {}: could not remove the damaged '{}': {}", rocks.dir, name, e.getMessage());
     }
   }
 

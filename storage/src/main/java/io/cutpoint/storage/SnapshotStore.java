@@ -271,6 +271,12 @@ public interface SnapshotStore extends AutoCloseable {
   @Override
   void close();
 
-  /** A rollback persisted by {@link #beginRollback}. */
-  record RollbackIntent(long epoch, long snapshotId) {}
+  /**
+   * A rollback persisted by {@link #beginRollback}; {@code snapshotId} {@link #UNKNOWN_TARGET} when
+   * the store found its record damaged (a rollback may have been half done).
+   */
+  record RollbackIntent(long epoch, long snapshotId) {
+    /** The target of a rollback whose record was damaged: not known. */
+    public static final long UNKNOWN_TARGET = 0;
+  }
 }

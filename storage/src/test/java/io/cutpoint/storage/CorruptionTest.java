@@ -210,6 +210,31 @@ class CorruptionTest {
   }
 
   @Test
+  void aCorruptRollbackIntentIsKeptAsARollbackWhoseTargetIsNotKnown() throws Exception {
+    try (RocksSnapshotStore store = reopen()) {
+      store.beginRollback(2, snap.id);
+    }
+    damage(raw -> raw.flipByte("metadata", "rollback_intent".getBytes(), 7));
+    SnapshotStore.RollbackIntent unknown =
+        new SnapshotStore.RollbackIntent(2, SnapshotStore.RollbackIntent.UNKNOWN_TARGET);
+    try (RocksSnapshotStore store = reopen()) {
+      assertThat(store.rollbackInProgress()).contains(unknown);
+      assertThat(store.catalogDamage())
+          .singleElement()
+          .asString()
+          .startsWith("store metadata 'rollback_intent' cannot be read: a rollback may have been");
+    }
+    // written back: the next open finds it, until a rollback finishes
+    try (RocksSnapshotStore store = reopen()) {
+      assertThat(store.rollbackInProgress()).contains(unknown);
+      assertThat(store.catalogDamage()).isEmpty();
+      store.beginRollback(3, snap.id);
+      store.finishRollback(3);
+      assertThat(store.rollbackInProgress()).isEmpty();
+    }
+  }
+
+  @Test
   void aCorruptIdHighWaterMarkSkipsIdsRatherThanReuseThem() throws Exception {
     long next;
     try (RocksSnapshotStore store = reopen()) {

@@ -132,6 +132,16 @@ public final class RollbackCoordinator implements RollbackService {
       return;
     }
     RollbackIntent i = intent.get();
+    if (i.snapshotId() == RollbackIntent.UNKNOWN_TARGET) {
+      log.warn(
+          "the store's record of a rollback in progress was damaged; rolling back to the newest"
+              + " complete snapshot that verifies");
+      prepareAutomatic(
+          State.HALTED,
+          0,
+          "the record of a rollback in progress was damaged (it may be half done)");
+      return;
+    }
     log.warn(
         "a rollback to snapshot {} (epoch {}) was in progress when the coordinator stopped; "
             + "finishing it in a new epoch",
