@@ -560,15 +560,12 @@ final class WorkerCore implements EngineOutput {
    * nothing.
    */
   List<WorkerEffect> endUnknownSnapshots(long nextSnapshotId, java.util.Set<Long> pending) {
-    for (long id : engine.inFlight()) {
-      if (Long.compareUnsigned(id, nextSnapshotId) < 0 && !pending.contains(id)) {
-        log.info(
-            "{}: snapshot {} is neither pending at the coordinator nor to come; recording ended",
-            workerId,
-            id);
-      }
+    for (long id : engine.endedBelow(nextSnapshotId, pending)) {
+      log.info(
+          "{}: snapshot {} is neither pending at the coordinator nor to come; recording ended",
+          workerId,
+          id);
     }
-    engine.endedBelow(nextSnapshotId, pending);
     return drain();
   }
 

@@ -218,9 +218,7 @@ final class ContentChunks {
       return size > into.length
           ? size - ValueFrames.HEADER
           : ValueFrames.check(key, into, size, crc32c, piece);
-    } catch (ChunkDamageException e) {
-      throw e;
-    } catch (CorruptionException e) {
+    } catch (CorruptionException e) { // of the frame or the listed CRC32C
       throw new ChunkDamageException(e.getMessage(), hash);
     } catch (RocksDBException e) {
       throw rocks.fail("read content chunk " + shortHex(hash), e);

@@ -423,18 +423,23 @@ public final class SnapshotEngine {
    * starts nothing here: that snapshot ended (it was aborted while this worker's session was down,
    * or its coordinator stopped), and a recording started for it would wait forever for the markers
    * of workers that ended it. Ends the recordings of those snapshots in flight here.
+   *
+   * @return the ids whose recordings it ended
    */
-  public void endedBelow(long nextSnapshotId, Set<Long> stillPending) {
+  public List<Long> endedBelow(long nextSnapshotId, Set<Long> stillPending) {
     if (nextSnapshotId == 0) {
-      return;
+      return List.of();
     }
     floor = nextSnapshotId;
     floorPending = Set.copyOf(stillPending);
+    List<Long> ended = new ArrayList<>();
     for (long id : List.copyOf(pending.keySet())) {
       if (over(id)) {
         abort(id);
+        ended.add(id);
       }
     }
+    return ended;
   }
 
   /** Whether this worker is done with {@code snapshotId}, or a welcome said it is over. */

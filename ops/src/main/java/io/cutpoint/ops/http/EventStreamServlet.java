@@ -182,23 +182,29 @@ final class EventStreamServlet extends HttpServlet {
       return false;
     }
 
-    /** Ends the stream once: cancels the call and completes the request if it is still ours. */
+    /** Ends the stream once: cancels the call and completes the request, which is still ours. */
     void end() {
+      end(true);
+    }
+
+    /**
+     * Ends the stream once: the call is cancelled, and the request completed if {@code complete};
+     * not when Jetty ends it, since nothing may touch it after that.
+     */
+    private void end(boolean complete) {
       synchronized (this) {
         if (ended) {
           return;
         }
         ended = true;
-        try {
-          async.complete();
-        } catch (RuntimeException alreadyOver) {
-          // the request ended on its own
+        if (complete) {
+          try {
+            async.complete();
+          } catch (RuntimeException alreadyOver) {
+            // the request ended on its own
+          }
         }
       }
-      left();
-    }
-
-    private void left() {
       open.remove(this);
       ClientCall<Message, Message> c = call;
       if (c != null) {
@@ -206,29 +212,19 @@ final class EventStreamServlet extends HttpServlet {
       }
     }
 
-    private void over() {
-      synchronized (this) {
-        if (ended) {
-          return;
-        }
-        ended = true; // Jetty ends the request: never touch it again
-      }
-      left();
-    }
-
     @Override
     public void onComplete(AsyncEvent event) {
-      over();
+      end(false);
     }
 
     @Override
     public void onError(AsyncEvent event) {
-      over();
+      end(false);
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-      over();
+      end(false);
     }
 
     @Override
