@@ -134,7 +134,11 @@ public final class RollbackCommand extends AdminCommand {
               + "); resumed without a restore: "
               + (r.getResumedUnrestoredCount() == 0
                   ? "none"
-                  : String.join(", ", r.getResumedUnrestoredList())));
+                  : String.join(", ", r.getResumedUnrestoredList()))
+              + (r.getResumedAfterRestoreCount() == 0
+                  ? ""
+                  : "; resumed once their restore under way ends: "
+                      + String.join(", ", r.getResumedAfterRestoreList())));
     }
     return ExitCodes.OK;
   }

@@ -194,7 +194,9 @@ class AdminCommandsTest {
     Cli.Result r = run("rollback", "--cancel");
     assertThat(r.code()).isEqualTo(0);
     assertThat(r.out())
-        .isEqualTo("rollback to snapshot 7 cancelled (epoch 3); resumed without a restore: a\n");
+        .isEqualTo(
+            "rollback to snapshot 7 cancelled (epoch 3); resumed without a restore: a; resumed"
+                + " once their restore under way ends: b\n");
     Cli.Result both = run("rollback", "7", "--cancel");
     assertThat(both.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(both.err()).contains("--cancel takes no snapshot ID");

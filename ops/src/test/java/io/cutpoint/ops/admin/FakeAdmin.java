@@ -254,6 +254,7 @@ final class FakeAdmin extends AdminGrpc.AdminImplBase implements AutoCloseable {
             .setSnapshotId(7)
             .setEpoch(3)
             .addResumedUnrestored("a")
+            .addResumedAfterRestore("b")
             .build());
     o.onCompleted();
   }

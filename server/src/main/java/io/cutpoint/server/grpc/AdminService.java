@@ -493,6 +493,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
               .setSnapshotId(done.snapshotId())
               .setEpoch(done.epoch())
               .addAllResumedUnrestored(done.resumedUnrestored())
+              .addAllResumedAfterRestore(done.resumedAfterRestore())
               .build();
         });
   }

@@ -211,13 +211,14 @@ final class RollbackActions {
             took.toNanos() / 1000);
   }
 
-  void cancelled(long snapshotId, long epoch, List<String> unrestored) {
+  void cancelled(long snapshotId, long epoch, List<String> unrestored, List<String> afterRestore) {
     log.warn(
         "rollback to snapshot {} in epoch {} CANCELLED by an operator; workers resumed with the "
-            + "state they hold, not restored: {}",
+            + "state they hold, not restored: {}; resuming once their restore under way ends: {}",
         snapshotId,
         epoch,
-        unrestored);
+        unrestored,
+        afterRestore);
     parts
         .events()
         .publish(
@@ -229,7 +230,10 @@ final class RollbackActions {
                 + " in epoch "
                 + epoch
                 + " cancelled by an operator; resumed without a restore: "
-                + unrestored,
+                + unrestored
+                + (afterRestore.isEmpty()
+                    ? ""
+                    : "; resumed once their restore under way ends: " + afterRestore),
             0);
   }
 

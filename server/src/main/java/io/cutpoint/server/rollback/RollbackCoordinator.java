@@ -259,9 +259,14 @@ public final class RollbackCoordinator implements RollbackService {
       run.fail("cancelled by an operator");
     }
     end(State.IDLE);
+    List<String> resumed = actions.resumeLive(runEpoch, w -> false);
+    // a worker whose download is under way holds the resume back until its restore ends
+    List<String> afterRestore =
+        resumed.stream().filter(w -> step(run, w) == RollbackRun.WorkerStep.RESTORING).toList();
     List<String> unrestored =
-        actions.resumeLive(runEpoch, w -> false).stream()
-            .filter(w -> run == null || run.workers().get(w) != RollbackRun.WorkerStep.RESTORED)
+        resumed.stream()
+            .filter(w -> step(run, w) != RollbackRun.WorkerStep.RESTORED)
+            .filter(w -> !afterRestore.contains(w))
             .toList();
     actions.recordEnd(runEpoch, snapshotId);
     parts.lifecycle().resume();
@@ -270,12 +275,17 @@ public final class RollbackCoordinator implements RollbackService {
           .metrics()
           .rollback(false, Duration.between(active.requestedAt(), parts.clock().instant()));
     }
-    actions.cancelled(snapshotId, runEpoch, unrestored);
+    actions.cancelled(snapshotId, runEpoch, unrestored, afterRestore);
     publish();
     if (active != null) {
       active.outcome().complete(run);
     }
-    return new RollbackStatus.Cancelled(snapshotId, runEpoch, unrestored);
+    return new RollbackStatus.Cancelled(snapshotId, runEpoch, unrestored, afterRestore);
+  }
+
+  /** Where {@code workerId} is in {@code run}; null without a run, or for a worker outside it. */
+  private static RollbackRun.WorkerStep step(RollbackRun run, String workerId) {
+    return run == null ? null : run.workers().get(workerId);
   }
 
   @Override

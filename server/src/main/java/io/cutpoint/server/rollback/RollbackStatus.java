@@ -46,11 +46,15 @@ public record RollbackStatus(
    * Cancelled: every live worker was sent {@code resume} in {@code epoch}.
    *
    * @param resumedUnrestored the workers resumed with the state they held, not the snapshot's
+   * @param resumedAfterRestore the workers whose restore was under way: each resumes once it ends,
+   *     with the snapshot's state unless the restore fails
    */
-  public record Cancelled(long snapshotId, long epoch, List<String> resumedUnrestored)
+  public record Cancelled(
+      long snapshotId, long epoch, List<String> resumedUnrestored, List<String> resumedAfterRestore)
       implements Cancel {
     public Cancelled {
       resumedUnrestored = List.copyOf(resumedUnrestored);
+      resumedAfterRestore = List.copyOf(resumedAfterRestore);
     }
   }
 

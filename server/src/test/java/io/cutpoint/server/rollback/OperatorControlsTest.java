@@ -21,6 +21,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -140,6 +142,41 @@ class OperatorControlsTest {
           .last()
           .satisfies(e -> assertThat(e.getMessage()).contains("snapshot " + id));
       await().atMost(WAIT).until(() -> c.store.rollbackInProgress().isEmpty());
+    }
+  }
+
+  @Test
+  void cancellingWhileAWorkerRestoresReportsItAsResumingAfterItsRestoreNotAsUnrestored() {
+    try (RollbackCluster c =
+        new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
+      long id = c.snapshot().getSnapshotId();
+      CompletableFuture<Void> letGo = new CompletableFuture<>();
+      c.member("a").control().holdRestore = letGo;
+      c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(id).build());
+      await().atMost(WAIT).until(() -> c.member("a").control().restoreReached.isDone());
+      await().atMost(WAIT).until(() -> c.member("b").control().restores.size() == 1);
+      await()
+          .atMost(WAIT)
+          .until(() -> cluster(c).getRollback().getWaitingForList().equals(List.of("a")));
+
+      CancelRollbackResponse cancelled =
+          c.admin.cancelRollback(CancelRollbackRequest.getDefaultInstance());
+      assertThat(cancelled.getResumedUnrestoredList())
+          .as("a's download was under way: its restore ends before it takes the resume")
+          .isEmpty();
+      assertThat(cancelled.getResumedAfterRestoreList()).containsExactly("a");
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_CANCELLED))
+          .singleElement()
+          .satisfies(
+              e -> assertThat(e.getMessage()).contains("once their restore under way ends: [a]"));
+
+      letGo.complete(null);
+      RecordingControl a = c.member("a").control();
+      await().atMost(WAIT).until(() -> a.resumes.contains(cancelled.getEpoch()));
+      assertThat(a.restores)
+          .as("a resumed with the snapshot's state, restored before the resume")
+          .singleElement()
+          .satisfies(r -> assertThat(r.snapshotId()).isEqualTo(id));
     }
   }
 

@@ -41,8 +41,25 @@ final class RecordingControl extends ForwardingWorkerControl {
   /** Whether the next restore fails, as a worker whose application cannot take the state. */
   volatile boolean failNextRestore;
 
+  /**
+   * When set, a restore stops before it applies the state, completes {@link #restoreReached}, and
+   * goes on once this completes: the coordinator sees the worker restoring meanwhile.
+   */
+  volatile CompletableFuture<Void> holdRestore;
+
+  final CompletableFuture<Void> restoreReached = new CompletableFuture<>();
+
   @Override
   public void restore(long epoch, LocalSnapshot piece, byte[] state) {
+    CompletableFuture<Void> hold = holdRestore;
+    if (hold != null) {
+      restoreReached.complete(null);
+      try {
+        hold.get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        throw new IllegalStateException("the held restore was not let go", e);
+      }
+    }
     if (failNextRestore) {
       failNextRestore = false;
       throw new IllegalStateException("the application refused the restored state");
