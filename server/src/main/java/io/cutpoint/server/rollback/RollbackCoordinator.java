@@ -48,6 +48,9 @@ public final class RollbackCoordinator implements RollbackService {
   private static final Logger log = LoggerFactory.getLogger(RollbackCoordinator.class);
   private static final String OWNER = "RollbackCoordinator";
 
+  /** Choices of an automatic target, at most, when each one is deleted before it is persisted. */
+  private static final int CHOICES = 3;
+
   /** The factory to hand to {@code CoordinatorServer.start}. */
   public static RollbackService.Factory factory() {
     return RollbackCoordinator::new;
@@ -495,13 +498,7 @@ public final class RollbackCoordinator implements RollbackService {
     parts
         .storeIo()
         .submit(
-            store -> {
-              RollbackTargets.Choice choice =
-                  new RollbackTargets(store).automaticTarget(cluster, preferred);
-              return choice.target().isEmpty()
-                  ? new Prepared(null, 0, choice)
-                  : persist(store, choice.target().get(), choice);
-            },
+            store -> chooseAndPersist(store, cluster, preferred),
             (prepared, error) -> {
               if (error != null) {
                 actions.notStarted(cause, null, error, Duration.ZERO);
@@ -522,6 +519,30 @@ public final class RollbackCoordinator implements RollbackService {
                 release();
               }
             });
+  }
+
+  /**
+   * The automatic target, with the rollback's epoch persisted. A target deleted after its checks
+   * (retention runs on another thread, an operator may delete) is no reason to give up: the next
+   * choice leaves it out. The store executor.
+   */
+  private static Prepared chooseAndPersist(
+      SnapshotStore store, Membership.View cluster, long preferred) {
+    for (int attempt = 1; ; attempt++) {
+      RollbackTargets.Choice choice =
+          new RollbackTargets(store).automaticTarget(cluster, preferred);
+      if (choice.target().isEmpty()) {
+        return new Prepared(null, 0, choice);
+      }
+      try {
+        return persist(store, choice.target().get(), choice);
+      } catch (RollbackRefused e) {
+        if (e.kind() != RollbackRefused.Kind.NO_SUCH_SNAPSHOT || attempt == CHOICES) {
+          throw e;
+        }
+        log.info("{}; choosing the target again", e.getMessage());
+      }
+    }
   }
 
   /**

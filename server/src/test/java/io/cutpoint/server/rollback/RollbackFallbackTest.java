@@ -60,6 +60,39 @@ class RollbackFallbackTest {
   }
 
   /**
+   * An automatic target deleted (by retention, or an operator) after its checks and before the
+   * rollback's epoch was persisted: the rollback chose again rather than give up. It gave up, and
+   * from a running cluster nothing retried: the survivors ran on without the lost worker's state.
+   */
+  @Test
+  void anAutomaticTargetDeletedBeforeItIsPersistedIsChosenAgain() {
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder().rollbackPolicy(RollbackPolicy.LATEST_COMPLETE);
+    try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b", "c").start()) {
+      long s0 = c.snapshot().getSnapshotId();
+      long s1 = c.snapshot().getSnapshotId();
+      c.corruptible.beforeNextBeginRollback(
+          () -> assertThat(c.corruptible.asStore().delete(s1)).isTrue());
+      c.crashWorker("c");
+
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  !c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED).isEmpty()
+                      || !c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED).isEmpty());
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED)).isEmpty();
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_STARTED))
+          .singleElement()
+          .satisfies(e -> assertThat(e.getSnapshotId()).as("s1 is gone").isEqualTo(s0));
+      c.startWorker("c");
+      await()
+          .atMost(WAIT)
+          .until(() -> !c.events(EventType.EVENT_TYPE_ROLLBACK_COMPLETED).isEmpty());
+    }
+  }
+
+  /**
    * A rollback resumed after a restart whose target no longer verifies falls back to the newest
    * older snapshot that does (recovery.md, sections 5 and 6). It went forward, to the newest one:
    * the state the operator was rolling back from.
