@@ -6,6 +6,7 @@ import io.cutpoint.server.CoordinatorContext;
 import io.cutpoint.server.lifecycle.PendingManifest;
 import io.cutpoint.server.lifecycle.SnapshotLifecycle;
 import io.cutpoint.server.membership.WorkerIds;
+import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.NoSuchSnapshotException;
 import io.cutpoint.storage.NotPendingException;
 import io.cutpoint.storage.SnapshotStore;
@@ -85,6 +86,12 @@ final class ChunkFinder {
           Status.FAILED_PRECONDITION.withDescription("snapshot " + id + " is no longer pending");
     } catch (IllegalArgumentException e) {
       failure = Status.INVALID_ARGUMENT.withDescription(e.getMessage());
+    } catch (CorruptionException e) {
+      // not a passing failure, and not an unreachable coordinator: a worker's session takes
+      // UNAVAILABLE for that and looks for another leader
+      failure =
+          Status.DATA_LOSS.withDescription(
+              e.getMessage() + "; snapshots that use it fail until `cutpoint store repair`");
     } catch (StoreException e) {
       failure = Status.UNAVAILABLE.withDescription(e.getMessage());
     }

@@ -27,6 +27,7 @@ import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.server.testing.InProcessCoordinator;
 import io.cutpoint.server.testing.RawPair;
 import io.cutpoint.server.testing.RawWorker;
+import io.cutpoint.storage.RawStore;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.ByteArrayOutputStream;
@@ -40,6 +41,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksIterator;
 
 /**
  * Two raw workers a <-> b upload content-addressed states by hand: the coordinator stores a chunk
@@ -224,6 +227,49 @@ class ContentUploadTest {
         .isEqualTo(stateA.length + stateB.length + CHUNK);
     assertThat(count("cutpoint.state.deduplicated")).isEqualTo(stateA.length + bNow.length - CHUNK);
     assertThat(count("cutpoint.content.chunks.held")).isEqualTo(11 + 10);
+  }
+
+  /**
+   * A reference count that fails its check is lasting damage, not a passing failure: the query is
+   * refused with DATA_LOSS. It was UNAVAILABLE, which a worker's session takes for a coordinator it
+   * could not reach, and leaves for another one.
+   */
+  @Test
+  void aQueryOfAChunkWhoseReferenceCountIsDamagedIsRefusedAsDataLoss() throws Exception {
+    long first = pair.snapshotId;
+    byte[] stateA = random(3 * CHUNK, 1);
+    store(pair.a, first, stateA);
+    store(pair.b, first, random(CHUNK, 2));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> manifest(first).getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE);
+    pair.close();
+    int damaged = 0;
+    try (RawStore raw = RawStore.open(dir)) {
+      ColumnFamilyHandle refs = raw.handle("content_refs");
+      try (RocksIterator it = raw.db().newIterator(refs)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          byte[] value = it.value();
+          value[0] ^= 1;
+          raw.db().put(refs, it.key(), value);
+          damaged++;
+        }
+      }
+    }
+    assertThat(damaged).isEqualTo(4);
+    pair =
+        new RawPair(
+            InProcessCoordinator.config(dir).heartbeatTimeout(Duration.ofMinutes(10)).build());
+    coordinator = pair.coordinator;
+
+    List<ContentChunk> ofA = cut(stateA).stream().map(ContentUploadTest::listed).toList();
+    assertThatThrownBy(() -> find(pair.a, pair.snapshotId, ofA))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DATA_LOSS);
+              assertThat(e.getStatus().getDescription()).contains("cutpoint store repair");
+            });
   }
 
   @Test
