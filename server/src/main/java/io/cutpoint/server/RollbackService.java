@@ -86,6 +86,12 @@ public interface RollbackService extends AutoCloseable {
    */
   default void onRestored(String workerId, long epoch, long snapshotId, boolean fromLocalCopy) {}
 
+  /**
+   * A worker could not restore {@code snapshotId}, the target of the {@code restore} of {@code
+   * epoch}.
+   */
+  default void onRestoreFailed(String workerId, long epoch, long snapshotId, String reason) {}
+
   /** A worker joined (or rejoined). */
   default void onWorkerJoined(String workerId) {}
 

@@ -4,6 +4,7 @@ import io.cutpoint.api.v1.CoordinatorMessage;
 import io.cutpoint.api.v1.Halted;
 import io.cutpoint.api.v1.LocalSnapshotFailed;
 import io.cutpoint.api.v1.PeerAddress;
+import io.cutpoint.api.v1.RestoreFailed;
 import io.cutpoint.api.v1.Restored;
 import io.cutpoint.api.v1.SnapshotGranted;
 import io.cutpoint.api.v1.Welcome;
@@ -48,6 +49,10 @@ final class CommandHandler {
   private final Hooks hooks;
   private boolean workerHalted;
   private boolean restoring;
+
+  /** The coordinator of the last welcome takes {@code restore_failed}. */
+  private boolean takesRestoreFailed;
+
   private volatile boolean cancelled;
 
   CommandHandler(
@@ -64,6 +69,7 @@ final class CommandHandler {
    * carry it out is logged; the session stays joined (the coordinator decides what happens next).
    */
   boolean welcome(SessionAttempt s, Welcome welcome) {
+    takesRestoreFailed = welcome.getTakesRestoreFailed();
     try {
       updatePeers(welcome.getPeersList());
       return applyEpoch(s, welcome);
@@ -203,11 +209,7 @@ final class CommandHandler {
       download(s, snapshotId, epoch, attempt);
     } catch (RuntimeException e) { // the call could not even start
       log.error("worker {}: restore of snapshot {} could not start", workerId, snapshotId, e);
-      try {
-        hooks.restoreFailed(snapshotId, "download could not start: " + e);
-      } finally {
-        endRestore();
-      }
+      gaveUp(s, snapshotId, epoch, "download could not start: " + e);
     }
   }
 
@@ -225,10 +227,10 @@ final class CommandHandler {
               restored(s, snapshotId, epoch, piece);
             } catch (Exception | Error e) {
               log.error("worker {}: the worker failed to carry out RESTORE", workerId, e);
-              hooks.restoreFailed(snapshotId, "the restore failed: " + e);
-            } finally {
-              endRestore();
+              gaveUp(s, snapshotId, epoch, "the restore failed: " + e);
+              return;
             }
+            endRestore();
           }
 
           @Override
@@ -253,13 +255,31 @@ final class CommandHandler {
                 workerId,
                 snapshotId,
                 reason);
-            try {
-              hooks.restoreFailed(snapshotId, reason);
-            } finally {
-              endRestore();
-            }
+            gaveUp(s, snapshotId, epoch, reason);
           }
         });
+  }
+
+  /**
+   * The restore of {@code snapshotId} is given up: the worker stays halted, its listener and (if it
+   * takes it) the coordinator are told, and the commands held back meanwhile may run.
+   */
+  private void gaveUp(SessionAttempt s, long snapshotId, long epoch, String reason) {
+    try {
+      if (takesRestoreFailed) {
+        s.send(
+            WorkerMessage.newBuilder()
+                .setRestoreFailed(
+                    RestoreFailed.newBuilder()
+                        .setEpoch(epoch)
+                        .setSnapshotId(snapshotId)
+                        .setReason(reason))
+                .build());
+      }
+      hooks.restoreFailed(snapshotId, reason);
+    } finally {
+      endRestore();
+    }
   }
 
   private boolean abandoned(long snapshotId) {

@@ -323,6 +323,35 @@ class CoordinatorSessionTest {
     awaitRestoreFailed(9);
     assertThat(events).anyMatch(e -> e.contains("cannot parse its state"));
     assertThat(fake.received(BodyCase.RESTORED)).isEmpty();
+    // this coordinator's welcome did not say it takes restore_failed (one from before it ends a
+    // session that sends it): the next message on the stream is the first it gets after the restore
+    var unused = session.requestSnapshot();
+    awaitReceived(BodyCase.SNAPSHOT_REQUEST, 1);
+    assertThat(fake.received(BodyCase.RESTORE_FAILED)).isEmpty();
+  }
+
+  /**
+   * A coordinator that takes restore_failed hears of it: its rollback need not wait out a deadline.
+   */
+  @Test
+  void aRestoreThatFailsIsReportedToACoordinatorThatTakesIt() throws Exception {
+    fake.welcome = fake.welcome.toBuilder().setTakesRestoreFailed(true).build();
+    fake.downloads.put(9L, List.of(download(Pieces.state(100_000, 7))));
+    worker.restoreThrows = new AssertionError("cannot parse its state");
+    joined();
+    send(
+        CoordinatorMessage.newBuilder()
+            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+
+    assertThat(awaitReceived(BodyCase.RESTORE_FAILED, 1))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.getRestoreFailed().getSnapshotId()).isEqualTo(9);
+              assertThat(m.getRestoreFailed().getEpoch()).isEqualTo(1);
+              assertThat(m.getRestoreFailed().getReason()).contains("cannot parse its state");
+            });
+    assertThat(fake.received(BodyCase.RESTORED)).isEmpty();
   }
 
   @Test

@@ -99,6 +99,13 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
                   message.getRestored().getEpoch(),
                   message.getRestored().getSnapshotId(),
                   message.getRestored().getFromLocalCopy());
+      case RESTORE_FAILED ->
+          ctx.rollback()
+              .onRestoreFailed(
+                  id,
+                  message.getRestoreFailed().getEpoch(),
+                  message.getRestoreFailed().getSnapshotId(),
+                  WorkerIds.text(message.getRestoreFailed().getReason()));
       case PIECE -> pieces.receive(session, message.getPiece()); // sent before the join was seen
       case JOIN ->
           end(Status.INVALID_ARGUMENT.withDescription("join may only be sent once per session"));
@@ -171,7 +178,8 @@ final class SessionStream implements StreamObserver<WorkerMessage> {
                           .setSessionSecret(live.secret())
                           .addAllPendingSnapshotIds(ctx.lifecycle().pendingIds())
                           .setNextSnapshotId(next)
-                          .setMaxPieceBytes(SessionPieces.MAX_PIECE_BYTES);
+                          .setMaxPieceBytes(SessionPieces.MAX_PIECE_BYTES)
+                          .setTakesRestoreFailed(true);
                   accepted
                       .peerAddresses()
                       .forEach(

@@ -333,6 +333,15 @@ public final class RollbackCoordinator implements RollbackService {
   }
 
   @Override
+  public void onRestoreFailed(String workerId, long answeredEpoch, long snapshotId, String reason) {
+    loop.checkInLoop(OWNER);
+    if (state == State.RUNNING
+        && active.run().restoreFailed(workerId, answeredEpoch, snapshotId, reason)) {
+      failed();
+    }
+  }
+
+  @Override
   public void onWorkerJoined(String workerId) {
     loop.checkInLoop(OWNER);
     if (state == State.RUNNING) {

@@ -158,6 +158,25 @@ public final class RollbackRun {
     return out;
   }
 
+  /**
+   * {@code workerId} could not restore: the run fails, since it cannot complete with that worker
+   * halted short of the snapshot's state. A stale answer (another epoch or snapshot, or a worker
+   * not restoring) changes nothing.
+   *
+   * @return whether the run failed
+   */
+  public boolean restoreFailed(
+      String workerId, long answeredEpoch, long answeredSnapshot, String reason) {
+    if (finished()
+        || workers.get(workerId) != WorkerStep.RESTORING
+        || answeredEpoch != epoch
+        || answeredSnapshot != snapshotId) {
+      return false;
+    }
+    fail("worker " + workerId + " could not restore snapshot " + snapshotId + ": " + reason);
+    return true;
+  }
+
   /** {@code workerId} has a new live session: it is sent {@code halt} (again). */
   public List<Command> joined(String workerId) {
     if (finished() || !workers.containsKey(workerId)) {

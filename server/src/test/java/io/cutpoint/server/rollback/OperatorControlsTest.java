@@ -146,6 +146,33 @@ class OperatorControlsTest {
   }
 
   @Test
+  void aWorkerThatCannotRestoreFailsTheRollbackAtOnceWithItsReason() {
+    // the deadline is far beyond the wait: only the worker's answer can fail the run in time
+    CoordinatorConfig.Builder config =
+        CoordinatorConfig.builder().rollbackDeadline(Duration.ofMinutes(10));
+    try (RollbackCluster c = new RollbackCluster(dir, config, "a", "b").start()) {
+      long id = c.snapshot().getSnapshotId();
+      c.member("a").control().failNextRestore = true;
+      c.admin.rollback(RollbackRequest.newBuilder().setSnapshotId(id).build());
+
+      await()
+          .atMost(WAIT)
+          .until(() -> cluster(c).getRollback().getPhase() == RollbackPhase.ROLLBACK_PHASE_FAILED);
+      assertThat(cluster(c).getRollback().getDetail())
+          .contains("worker a could not restore snapshot " + id)
+          .contains("the application refused the restored state");
+      assertThat(c.events(EventType.EVENT_TYPE_ROLLBACK_FAILED))
+          .singleElement()
+          .satisfies(e -> assertThat(e.getMessage()).contains("worker a could not restore"));
+      assertStatus(
+          () -> c.admin.triggerSnapshot(TriggerSnapshotRequest.getDefaultInstance()),
+          Status.Code.FAILED_PRECONDITION,
+          "the rollback to snapshot " + id + " failed");
+      assertThat(c.member("a").control().resumes).as("a stays halted").isEmpty();
+    }
+  }
+
+  @Test
   void cancellingWhileAWorkerRestoresReportsItAsResumingAfterItsRestoreNotAsUnrestored() {
     try (RollbackCluster c =
         new RollbackCluster(dir, CoordinatorConfig.builder(), "a", "b").start()) {
