@@ -42,6 +42,15 @@ final class Catalog {
   static final String NEXT_ID = "/catalog/next_id";
   static final String SNAPSHOTS = "/catalog/snapshots";
 
+  /**
+   * The largest manifest node this catalog writes. ZooKeeper answers a request larger than its
+   * {@code jute.maxbuffer} (1 MiB less one byte by default) by closing the connection, and Curator
+   * sends it again, and again: each drop suspends the session, which costs the leader its lead, and
+   * the next leader meets the same manifest. The margin leaves room for the rest of a transaction
+   * (the term check, paths, other nodes).
+   */
+  static final int MAX_MANIFEST_BYTES = Integer.getInteger("jute.maxbuffer", 0xfffff) - (64 << 10);
+
   /** A value with the version of the node it was read from. */
   record Versioned<T>(T value, int version) {}
 
@@ -195,20 +204,19 @@ final class Catalog {
   // ---- operations of a write ----
 
   CuratorOp createManifest(SnapshotManifest m) {
+    byte[] data = manifestData(m);
     return op(
-        () ->
-            zk.transactionOp()
-                .create()
-                .forPath(base + snapshotPath(m.getSnapshotId()), manifestData(m)));
+        () -> zk.transactionOp().create().forPath(base + snapshotPath(m.getSnapshotId()), data));
   }
 
   CuratorOp setManifest(SnapshotManifest m, int version) {
+    byte[] data = manifestData(m);
     return op(
         () ->
             zk.transactionOp()
                 .setData()
                 .withVersion(version)
-                .forPath(base + snapshotPath(m.getSnapshotId()), manifestData(m)));
+                .forPath(base + snapshotPath(m.getSnapshotId()), data));
   }
 
   CuratorOp checkManifest(long id, int version) {
@@ -251,8 +259,22 @@ final class Catalog {
                 .forPath(base + path, StoreParts.frame(key(path), longPayload(value))));
   }
 
+  /**
+   * @throws StoreException when the manifest is larger than a node may be ({@link
+   *     #MAX_MANIFEST_BYTES}): nothing is sent
+   */
   private byte[] manifestData(SnapshotManifest m) {
-    return StoreParts.frame(key(snapshotPath(m.getSnapshotId())), m.toByteArray());
+    byte[] data = StoreParts.frame(key(snapshotPath(m.getSnapshotId())), m.toByteArray());
+    if (data.length > MAX_MANIFEST_BYTES) {
+      throw new StoreException(
+          String.format(
+              "%s: the %s manifest of snapshot %d has %,d bytes, more than a ZooKeeper node may"
+                  + " hold here (%,d: jute.maxbuffer less a margin); not written. Fewer workers or"
+                  + " channels, shorter worker ids, or a larger jute.maxbuffer on every ZooKeeper"
+                  + " server and coordinator",
+              store, m.getStatus(), m.getSnapshotId(), data.length, MAX_MANIFEST_BYTES));
+    }
+    return data;
   }
 
   /**
