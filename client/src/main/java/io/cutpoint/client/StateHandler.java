@@ -12,7 +12,13 @@ public interface StateHandler {
   /** The application's state, as bytes. The array is not copied: do not change it afterwards. */
   byte[] capture();
 
-  /** Replaces the application's state with {@code state} (bytes an earlier capture returned). */
+  /**
+   * Replaces the application's state with {@code state} (bytes an earlier capture returned). The
+   * worker applies the snapshot's channel counters and recorded messages only after this returns.
+   * If it throws, leave the application's state as it was: the worker keeps what it held, stays
+   * halted and tells the coordinator, whose rollback then fails; it runs again on that state only
+   * if an operator cancels the rollback.
+   */
   void restore(byte[] state);
 
   /**

@@ -630,9 +630,12 @@ final class WorkerCore implements EngineOutput {
                 + ", which is not an incoming channel");
       }
     }
+    engine.checkRestore(piece.sent(), piece.received());
+    // the application first: if it refuses the state, nothing of the snapshot is applied here, and
+    // a worker that resumes anyway (an operator cancelled) runs on the state and counters it held
+    stateHandler.restore(state);
     engine.restore(piece.sent(), piece.received());
     renumber();
-    stateHandler.restore(state);
     for (ChannelReceiver r : receivers.values()) {
       r.queueReplay(piece.recorded(r.from()));
     }

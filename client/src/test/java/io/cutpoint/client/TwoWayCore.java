@@ -15,11 +15,16 @@ final class TwoWayCore {
 
   /** Core {@code b} in {@code epoch}, handing the messages it delivers to {@code handler}. */
   static WorkerCore of(MessageHandler handler, long epoch) {
+    return of(new NoState(), handler, epoch);
+  }
+
+  /** The same, with the application's state kept by {@code state}. */
+  static WorkerCore of(StateHandler state, MessageHandler handler, long epoch) {
     return new WorkerCore(
         "b",
         new TreeSet<>(List.of("a")),
         new TreeSet<>(List.of("a")),
-        new NoState(),
+        state,
         handler,
         new WorkerMetrics(null),
         EngineOptions.defaults().withNanoClock(() -> 0),

@@ -537,8 +537,7 @@ public final class SnapshotEngine {
    * @throws IllegalArgumentException on an undeclared peer or a negative count (nothing changes)
    */
   public void restore(Map<String, Long> sentByPeer, Map<String, Long> receivedByPeer) {
-    checkCounts(sentByPeer, outByPeer.keySet(), "outgoing");
-    checkCounts(receivedByPeer, inByPeer.keySet(), "incoming");
+    checkRestore(sentByPeer, receivedByPeer);
     abortAll();
     for (OutgoingChannel out : outgoing) {
       out.sent = sentByPeer.getOrDefault(out.peer, 0L);
@@ -546,6 +545,16 @@ public final class SnapshotEngine {
     for (IncomingChannel in : incoming) {
       in.received = receivedByPeer.getOrDefault(in.peer, 0L);
     }
+  }
+
+  /**
+   * Checks what {@link #restore} would check, and changes nothing.
+   *
+   * @throws IllegalArgumentException where {@link #restore} would
+   */
+  public void checkRestore(Map<String, Long> sentByPeer, Map<String, Long> receivedByPeer) {
+    checkCounts(sentByPeer, outByPeer.keySet(), "outgoing");
+    checkCounts(receivedByPeer, inByPeer.keySet(), "incoming");
   }
 
   private void checkCounts(Map<String, Long> counts, Set<String> declared, String what) {
