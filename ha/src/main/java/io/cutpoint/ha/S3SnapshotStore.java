@@ -724,9 +724,20 @@ public final class S3SnapshotStore implements SnapshotStore {
     }
   }
 
+  /**
+   * @throws FencedException when a newer leader term was taken: also when this store learned it on
+   *     a path that does not throw it (a content release after a commit, a leftover sweep), so that
+   *     whoever watches the store's health hears of it and gives up the lead
+   */
   @Override
   public boolean resume() {
-    return !closed && !fenced;
+    if (closed) {
+      return false;
+    }
+    if (fenced) {
+      catalog.checkTerm("resume writing");
+    }
+    return !fenced;
   }
 
   /** Forgets the pending snapshots; does not close the S3 or ZooKeeper clients. */

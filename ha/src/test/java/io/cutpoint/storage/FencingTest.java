@@ -40,6 +40,27 @@ class FencingTest {
     where = bed.fresh();
   }
 
+  /**
+   * A store that learned of a newer term where the caller does not see it (its leftover sweep runs
+   * outside the fenced store, a content release logs its failure) says so when asked to resume: the
+   * health watch asks through the fenced store, which tells the election. It answered false, so the
+   * old leader stayed NOT_SERVING while holding the lead, and no standby took over.
+   */
+  @Test
+  void aStoreFencedOnAPathThatDoesNotThrowItSaysSoWhenAskedToResume() {
+    LeaderTerm first = bed.take(where);
+    S3SnapshotStore old = bed.open(where, first);
+    SnapshotFixture later = new SnapshotFixture(old.allocateSnapshotId(), 300, 128);
+    LeaderTerm second = bed.take(where);
+    assertThatThrownBy(() -> old.createPending(later.pending()))
+        .isInstanceOf(FencedException.class); // a caller that logs this and goes on
+
+    assertThat(old.unavailable()).hasValueSatisfying(why -> assertThat(why).contains("fenced"));
+    assertThatThrownBy(old::resume)
+        .isInstanceOf(FencedException.class)
+        .hasMessageContaining("the current leader term is " + second.number());
+  }
+
   @Test
   void aStoreOfAnOlderTermCannotCommitCreateFinishOrDeleteWhileTheNewerOneCan() {
     LeaderTerm first = bed.take(where);

@@ -84,7 +84,14 @@ final class StoreWatch {
       abortPending.accept("the snapshot store cannot write: " + unavailable);
       return; // the aborts are posted to the loop: try to resume from the next check on
     }
-    if (store.resume()) {
+    boolean resumed;
+    try {
+      resumed = store.resume();
+    } catch (StoreException e) {
+      log.warn("the snapshot store cannot resume writing: {}", e.getMessage());
+      return;
+    }
+    if (resumed) {
       check();
     }
   }
