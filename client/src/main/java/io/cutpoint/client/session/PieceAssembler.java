@@ -117,8 +117,11 @@ final class PieceAssembler {
               + m.getWorkerId()
               + "'");
     }
-    if (m.getStateBytes() > MAX_STATE_BYTES) {
-      throw corrupt("state of " + m.getStateBytes() + " bytes is larger than one array");
+    if (Long.compareUnsigned(m.getStateBytes(), MAX_STATE_BYTES) > 0) { // a uint64
+      throw corrupt(
+          "state of "
+              + Long.toUnsignedString(m.getStateBytes())
+              + " bytes is larger than one array");
     }
     meta = m;
     if (localState != null) {

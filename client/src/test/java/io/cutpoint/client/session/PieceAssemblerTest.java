@@ -60,6 +60,23 @@ class PieceAssemblerTest {
   }
 
   @Test
+  void refusesAHeaderWhoseStateIsLargerThanOneArrayAlsoBeyondTheSignedRange() {
+    for (long bytes : new long[] {Integer.MAX_VALUE + 1L, -1L, Long.MIN_VALUE}) {
+      // state_bytes is a uint64: 2^63 and above read as negative longs, which passed the check
+      assertCorrupt(
+          with(
+              0,
+              p ->
+                  p.toBuilder()
+                      .setHeader(
+                          p.getHeader().toBuilder()
+                              .setMeta(p.getHeader().getMeta().toBuilder().setStateBytes(bytes)))
+                      .build()),
+          "bytes is larger than one array");
+    }
+  }
+
+  @Test
   void refusesMissingReorderedOrExtraParts() {
     List<DownloadPart> missing = new ArrayList<>(good);
     missing.remove(2);
