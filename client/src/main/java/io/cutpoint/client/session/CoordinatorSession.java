@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -695,6 +696,11 @@ public final class CoordinatorSession implements AutoCloseable {
       return s != null
           && s.welcomed()
           && s.send(WorkerMessage.newBuilder().setPiece(piece).build());
+    }
+
+    @Override
+    public Future<?> deadline(Duration timeout, Runnable expired) {
+      return timer.schedule(expired, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
   }
 

@@ -16,6 +16,7 @@ import io.cutpoint.client.chunks.ContentChunker;
 import io.cutpoint.client.chunks.StateContent;
 import io.cutpoint.client.engine.CapturedState;
 import io.cutpoint.client.engine.CompletedLocalSnapshot;
+import io.cutpoint.util.Durations;
 import io.grpc.Channel;
 import io.grpc.Context;
 import io.grpc.Status;
@@ -27,6 +28,8 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -60,6 +63,11 @@ final class SnapshotUploader {
           public boolean send(PieceUpload piece) {
             return false;
           }
+
+          @Override
+          public Future<?> deadline(Duration timeout, Runnable expired) {
+            return CompletableFuture.completedFuture(null); // nothing is sent to wait for
+          }
         };
 
     /** The largest {@code PieceUpload} the current session takes, in bytes; 0: none. */
@@ -67,6 +75,12 @@ final class SnapshotUploader {
 
     /** Sends {@code piece} on the current session; false if it could not. */
     boolean send(PieceUpload piece);
+
+    /**
+     * Runs {@code expired} once {@code timeout} has passed, unless the returned future is cancelled
+     * first: the answer to a piece sent on the session is awaited that long, as an upload call's.
+     */
+    Future<?> deadline(Duration timeout, Runnable expired);
   }
 
   private final CoordinatorGrpc.CoordinatorStub stub;
@@ -480,6 +494,7 @@ final class SnapshotUploader {
     private boolean finished;
     private Status failure;
     private volatile boolean onSession; // sent whole on the session stream, answered there
+    private Future<?> answerDeadline; // of a piece on the session stream; loop only
 
     private long snapshotId;
     private StateContent content; // of a content-addressed upload, kept locally once it succeeded
@@ -536,6 +551,14 @@ final class SnapshotUploader {
       onSession = true;
       if (pieces.send(piece)) {
         partsSent.addAndGet(piece.getPartsCount());
+        answerDeadline =
+            pieces.deadline(
+                timeout,
+                () ->
+                    finishLater(
+                        Status.DEADLINE_EXCEEDED.withDescription(
+                            "the coordinator did not answer the piece within "
+                                + Durations.format(timeout))));
       } else {
         finishLater(Status.UNAVAILABLE.withDescription("the session ended before the piece went"));
       }
@@ -632,6 +655,9 @@ final class SnapshotUploader {
     void finish(UploadResult result, Status status) {
       if (finished) {
         return;
+      }
+      if (answerDeadline != null) {
+        answerDeadline.cancel(false);
       }
       if (failure != null) {
         result = null;

@@ -40,12 +40,28 @@ class SessionPieceUploadTest {
   }
 
   private void joined(int maxPieceBytes) throws Exception {
+    joined(maxPieceBytes, SessionOptions.defaults().transferTimeout());
+  }
+
+  private void joined(int maxPieceBytes, Duration transferTimeout) throws Exception {
     fake.welcome = fake.welcome.toBuilder().setMaxPieceBytes(maxPieceBytes).build();
+    SessionOptions d =
+        SessionOptions.defaults().withReconnect(Duration.ofMillis(10), Duration.ofMillis(50));
     session =
         new CoordinatorSession(
             coordinator.channel,
             worker,
-            SessionOptions.defaults().withReconnect(Duration.ofMillis(10), Duration.ofMillis(50)));
+            new SessionOptions(
+                d.heartbeatInterval(),
+                d.reconnectInitial(),
+                d.reconnectMax(),
+                d.joinTimeout(),
+                d.uploadChunkBytes(),
+                d.uploadQueue(),
+                transferTimeout,
+                d.closeTimeout(),
+                d.clock(),
+                d.contentChunks()));
     session.addListener(
         new SessionListener() {
           @Override
@@ -96,6 +112,25 @@ class SessionPieceUploadTest {
     answer(7, Status.Code.OK, "", 1000);
     await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
     assertThat(outcomes).containsExactly("uploaded 7 1000");
+  }
+
+  /**
+   * A piece the coordinator never answers, while the session stays up, fails at the transfer
+   * timeout as an upload call would: it held the upload queue, so no later snapshot went up.
+   */
+  @Test
+  void aPieceWithoutAnAnswerFailsAtTheTransferTimeoutAndTheNextOneGoesUp() throws Exception {
+    joined(LIMIT, Duration.ofMillis(300));
+    worker.listener().completed(Pieces.completed(7, Pieces.state(1000, 1)));
+    pieces(1);
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> outcomes.size() == 1);
+    assertThat(outcomes.get(0))
+        .startsWith("failed 7 ")
+        .contains("DEADLINE_EXCEEDED")
+        .contains("did not answer the piece");
+    worker.listener().completed(Pieces.completed(8, Pieces.state(1000, 2)));
+    assertThat(pieces(2).get(1).getParts(0).getHeader().getMeta().getSnapshotId()).isEqualTo(8);
   }
 
   @Test
@@ -195,6 +230,11 @@ class SessionPieceUploadTest {
             }
             sent.add(piece.getParts(0).getHeader().getMeta().getSnapshotId());
             return true;
+          }
+
+          @Override
+          public java.util.concurrent.Future<?> deadline(Duration timeout, Runnable expired) {
+            return new java.util.concurrent.CompletableFuture<Void>(); // never expires here
           }
         };
     SessionThreads.OwnLoop loop = SessionThreads.ownLoop("piece-test-loop");
