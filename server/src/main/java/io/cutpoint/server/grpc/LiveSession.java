@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.cutpoint.api.v1.CoordinatorMessage;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The sending side of one worker's session stream. Sends are serialized (a gRPC stream observer is
@@ -44,6 +45,12 @@ public final class LiveSession {
   public String secret() {
     return secret;
   }
+
+  /**
+   * Bytes of the pieces this session sent whole ({@link SessionPieces}) whose writes the store has
+   * not yet carried out.
+   */
+  final AtomicLong piecesStoring = new AtomicLong();
 
   /**
    * True if {@code presented} is this session's secret; takes the same time wherever they differ.

@@ -21,6 +21,15 @@ final class SessionPieces {
   /** The largest {@code piece} message taken, in bytes; the welcome says so. */
   static final int MAX_PIECE_BYTES = 256 << 10;
 
+  /**
+   * The most bytes of one session's pieces that wait for the store at once. An upload call reads on
+   * only while few of its parts wait ({@link UploadReceiver#PARTS_IN_FLIGHT}); the session stream
+   * cannot stop reading for a piece, so a worker that sends piece after failing piece (each gives
+   * up its claim at once) would queue their parts on the store without limit. A worker that waits
+   * for each answer, as the SDK does, holds at most two pieces there.
+   */
+  static final long MAX_STORING_BYTES = 4L * MAX_PIECE_BYTES;
+
   private final CoordinatorContext ctx;
   private final UploadClaims claims;
 
@@ -49,12 +58,27 @@ final class SessionPieces {
               .asRuntimeException());
       return;
     }
+    long storing = session.piecesStoring.get();
+    if (storing + size > MAX_STORING_BYTES) {
+      answer.onError(
+          Status.RESOURCE_EXHAUSTED
+              .withDescription(
+                  "the coordinator is still storing "
+                      + storing
+                      + " bytes of this session's earlier pieces; wait for their answers, or"
+                      + " upload this one with UploadSnapshot")
+              .asRuntimeException());
+      return;
+    }
+    session.piecesStoring.addAndGet(size);
     UploadReceiver receiver =
         new UploadReceiver(ctx, claims, worker -> own(session, worker), answer, null);
     for (UploadPart part : piece.getPartsList()) {
       receiver.onNext(part);
     }
     receiver.onCompleted(); // a piece without its trailer fails here; after it, nothing happens
+    // the store writes in order: this runs once every write this piece queued is done
+    ctx.storeIo().writePiece(store -> session.piecesStoring.addAndGet(-size));
   }
 
   private void own(LiveSession session, String worker) {
