@@ -99,11 +99,25 @@ final class StoreCopy {
    *
    * @throws Conflict before anything is written, if the target holds a different snapshot under an
    *     id of the source's
-   * @throws CorruptionException if a piece fails a check (the snapshots before it stay copied)
+   * @throws CorruptionException if a piece fails a check (the snapshots before it stay copied), or
+   *     before anything is written, if a manifest of the source cannot be read
    */
   Report run() {
     List<SnapshotManifest> all = new ArrayList<>(from.list(Set.of()));
     Collections.reverse(all); // oldest first
+    for (SnapshotManifest m : all) {
+      if (m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED
+          || m.getStatus() == SnapshotStatus.UNRECOGNIZED) {
+        // a manifest that cannot be read may be of a committed snapshot: left out, it would be lost
+        // to whoever retires the source after a copy that said it succeeded
+        throw new CorruptionException(
+            "snapshot "
+                + m.getSnapshotId()
+                + ", manifest: "
+                + (m.getDamage().isEmpty() ? "cannot be read" : m.getDamage())
+                + "; nothing was copied (see `cutpoint store check` on the source)");
+      }
+    }
     List<String> conflicts = new ArrayList<>();
     List<SnapshotManifest> present = new ArrayList<>();
     for (SnapshotManifest m : all) {

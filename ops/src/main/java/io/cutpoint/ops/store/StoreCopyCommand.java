@@ -123,7 +123,11 @@ final class StoreCopyCommand implements Callable<Integer> {
       throw CliFailure.usage(e.getMessage());
     } catch (CorruptionException e) {
       throw CliFailure.failed(
-          "refused: " + e.getMessage() + "; the snapshots before it are copied and verified");
+          "refused: "
+              + e.getMessage()
+              + (e.getMessage().contains("nothing was copied")
+                  ? ""
+                  : "; the snapshots before it are copied and verified"));
     } catch (StoreException e) {
       throw CliFailure.failed(e.getMessage());
     }

@@ -23,6 +23,7 @@ import io.cutpoint.ops.demo.CaptureLog;
 import io.cutpoint.ops.local.LocalSharedStore;
 import io.cutpoint.server.CoordinatorConfig;
 import io.cutpoint.server.CoordinatorServer;
+import io.cutpoint.storage.RawStore;
 import io.cutpoint.storage.RocksSnapshotStore;
 import io.cutpoint.storage.SnapshotStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -41,6 +42,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksIterator;
 import software.amazon.awssdk.core.sync.RequestBody;
 
 /**
@@ -203,6 +206,47 @@ class StoreCopyTest {
         .contains("state chunk");
     try (RocksSnapshotStore b = RocksSnapshotStore.open(target)) {
       assertThat(b.list(Set.of(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE))).isEmpty();
+    }
+  }
+
+  /**
+   * A manifest of the source that cannot be read may be a committed snapshot's: the copy refuses
+   * before it writes anything. It counted it as "not committed" and exited 0, so an operator who
+   * retired the source after the copy lost it.
+   */
+  @Test
+  void aSourceManifestThatCannotBeReadIsRefusedBeforeAnythingIsCopied() throws Exception {
+    Path source = dir.resolve("source");
+    long extra = addSnapshotsByHand(source);
+    try (RawStore raw = RawStore.open(source)) {
+      ColumnFamilyHandle manifests = raw.handle("manifests");
+      try (RocksIterator it = raw.db().newIterator(manifests)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          byte[] value = it.value();
+          value[value.length - 1] ^= 1;
+          raw.db().put(manifests, it.key(), value);
+        }
+      }
+    }
+    try (RocksSnapshotStore a = RocksSnapshotStore.open(source)) {
+      assertThat(a.list(Set.of()))
+          .as("the source lists its snapshots, unreadable")
+          .isNotEmpty()
+          .allSatisfy(
+              m -> assertThat(m.getStatus()).isEqualTo(SnapshotStatus.SNAPSHOT_STATUS_UNSPECIFIED));
+    }
+
+    Path target = dir.resolve("target");
+    Cli.Result r = copy(source.toString(), target.toString());
+    assertThat(r.code()).as(r.out()).isEqualTo(1);
+    assertThat(r.err().lines()).hasSize(1);
+    assertThat(r.err())
+        .contains("refused: snapshot ")
+        .contains("manifest")
+        .contains("nothing was copied");
+    try (RocksSnapshotStore b = RocksSnapshotStore.open(target)) {
+      assertThat(b.list(Set.of())).isEmpty();
+      assertThat(b.manifest(extra)).isEmpty();
     }
   }
 
