@@ -10,8 +10,11 @@ import io.cutpoint.ops.format.Json;
 import io.cutpoint.storage.CorruptionException;
 import io.cutpoint.storage.SnapshotStore;
 import io.cutpoint.storage.StoreException;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -86,12 +89,47 @@ final class StoreCopyCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
 
+  /** {@code dir} with its links resolved, as far as it exists; the rest as named. */
+  private static Path real(Path dir) {
+    Path existing = dir;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return dir;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(dir)).normalize();
+    } catch (IOException e) {
+      return dir;
+    }
+  }
+
   @Override
   public Integer call() {
     StoreOpener.Address source = address("--from", from);
     StoreOpener.Address target = address("--to", to);
     if (source.equals(target)) {
       throw CliFailure.usage("--from and --to are the same store: " + source);
+    }
+    if (source instanceof StoreOpener.Rocks a && target instanceof StoreOpener.Rocks b) {
+      // by the directories themselves, not their names: a link or a nesting would open one
+      // RocksDB directory twice, or write a store into the other's files
+      Path realFrom = real(a.dir());
+      Path realTo = real(b.dir());
+      if (realFrom.startsWith(realTo) || realTo.startsWith(realFrom)) {
+        throw CliFailure.usage(
+            "--from "
+                + a
+                + " and --to "
+                + b
+                + (realFrom.equals(realTo) ? " are the same directory" : " are nested")
+                + " ("
+                + realFrom
+                + ", "
+                + realTo
+                + ")");
+      }
     }
     boolean shared = source instanceof StoreOpener.Shared || target instanceof StoreOpener.Shared;
     if (source instanceof StoreOpener.Shared && target instanceof StoreOpener.Shared) {

@@ -266,6 +266,13 @@ class StoreCopyTest {
     bad.add(copy(source.toString(), dir.resolve("t").toString(), "--zookeeper", zk));
     bad.add(copy(source.toString(), "s3://", "--zookeeper", zk));
     bad.add(copy(source.toString(), dir.toString()));
+    Path link = java.nio.file.Files.createSymbolicLink(dir.resolve("link"), source);
+    Cli.Result linked = copy(source.toString(), link.toString());
+    assertThat(linked.err()).contains("are the same directory");
+    bad.add(linked);
+    Cli.Result nested = copy(source.toString(), source.resolve("inside").toString());
+    assertThat(nested.err()).contains("are nested");
+    bad.add(nested);
     try (RocksSnapshotStore running = RocksSnapshotStore.open(source)) {
       assertThat(running.directory()).isEqualTo(source.toAbsolutePath());
       Cli.Result inUse = copy(source.toString(), dir.resolve("t").toString());
