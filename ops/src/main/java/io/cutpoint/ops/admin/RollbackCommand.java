@@ -71,6 +71,10 @@ public final class RollbackCommand extends AdminCommand {
           cancel ? "--cancel takes no snapshot ID" : "missing snapshot ID (or --cancel)");
     }
     if (cancel) {
+      if (wait || waitTimeout != null) {
+        throw new ParameterException(
+            spec.commandLine(), "--cancel answers at once: --wait and --wait-timeout do not apply");
+      }
       return cancel(client, out);
     }
     Waiting waiting = Waiting.of(spec.commandLine(), wait, waitTimeout);

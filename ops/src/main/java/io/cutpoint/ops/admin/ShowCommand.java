@@ -70,15 +70,14 @@ public final class ShowCommand extends AdminCommand {
     if (limit < 1) {
       throw new ParameterException(spec.commandLine(), "--limit must be at least 1, got " + limit);
     }
+    if (trace && only != null) {
+      throw new ParameterException(spec.commandLine(), "--trace and --channel do not go together");
+    }
     AdminGrpc.AdminBlockingStub stub = client.stub();
     SnapshotManifest m =
         stub.getSnapshot(GetSnapshotRequest.newBuilder().setSnapshotId(id).build()).getManifest();
     boolean stored = m.getStatus() == SnapshotStatus.SNAPSHOT_STATUS_COMPLETE;
     if (trace) {
-      if (only != null) {
-        throw new ParameterException(
-            spec.commandLine(), "--trace and --channel do not go together");
-      }
       showTrace(m, out);
       return ExitCodes.OK;
     }

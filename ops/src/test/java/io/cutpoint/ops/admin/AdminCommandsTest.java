@@ -7,6 +7,7 @@ import io.cutpoint.api.v1.RollbackView;
 import io.cutpoint.api.v1.SnapshotStatus;
 import io.cutpoint.ops.Cli;
 import io.cutpoint.ops.ExitCodes;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -203,6 +204,22 @@ class AdminCommandsTest {
     Cli.Result none = run("rollback");
     assertThat(none.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(none.err()).contains("missing snapshot ID (or --cancel)");
+    for (String[] waiting :
+        List.of(new String[] {"--wait"}, new String[] {"--wait-timeout", "5s"})) {
+      List<String> args = new java.util.ArrayList<>(List.of("rollback", "--cancel"));
+      args.addAll(List.of(waiting));
+      Cli.Result ignored = run(args.toArray(String[]::new));
+      assertThat(ignored.code()).as(ignored.err()).isEqualTo(ExitCodes.USAGE);
+      assertThat(ignored.err()).contains("--cancel answers at once");
+    }
+  }
+
+  /** Options that do not go together are refused before any call: exit 2, whatever the server. */
+  @Test
+  void showTraceWithAChannelIsRefusedBeforeTheCoordinatorIsAsked() {
+    Cli.Result r = Cli.run("show", "1", "--trace", "--channel", "a->b", "--server", "127.0.0.1:1");
+    assertThat(r.code()).as(r.err()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).contains("--trace and --channel do not go together");
   }
 
   @Test
