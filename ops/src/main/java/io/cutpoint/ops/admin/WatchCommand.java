@@ -45,8 +45,8 @@ public final class WatchCommand extends AdminCommand {
         }
       }
     } catch (StatusRuntimeException e) {
-      if (seen == 0 && e.getStatus().getCode() == Status.Code.UNAVAILABLE && refused(e)) {
-        throw e;
+      if (seen == 0 && (e.getStatus().getCode() != Status.Code.UNAVAILABLE || refused(e))) {
+        throw e; // not reached, or refused (a token, a permission): said as every command says it
       }
       throw CliFailure.failed(
           "the coordinator at "

@@ -70,6 +70,17 @@ class AdminTokenCliTest {
     assertThat(r.out()).isEmpty();
   }
 
+  /** It said the coordinator "went away", as if the stream had broken. */
+  @Test
+  void watchWithoutATokenSaysSoAsEveryCommandDoes() {
+    Cli.Result r = Cli.run("watch", "--count", "1", "--server", server.target());
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.err().lines())
+        .containsExactly(
+            "cutpoint: not allowed: admin token required "
+                + "(give the admin token with --token-file FILE or env CUTPOINT_ADMIN_TOKEN)");
+  }
+
   @Test
   void aWrongTokenIsRefusedWithoutEchoingIt() throws Exception {
     Path file = Files.writeString(dir.resolve("token"), "not-" + TOKEN);
