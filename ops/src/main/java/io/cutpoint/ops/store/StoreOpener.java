@@ -102,6 +102,10 @@ final class StoreOpener implements AutoCloseable {
     if (mustExist && !isStore) {
       throw CliFailure.usage(flag + " " + dir + " holds no snapshot store");
     }
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw CliFailure.usage(
+          flag + " " + dir + " is a file, not a directory: give a new directory");
+    }
     if (!isStore && Files.isDirectory(dir) && !isEmpty(dir)) {
       throw CliFailure.usage(
           flag + " " + dir + " is neither a snapshot store nor empty: give a new directory");

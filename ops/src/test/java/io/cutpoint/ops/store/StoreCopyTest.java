@@ -270,6 +270,10 @@ class StoreCopyTest {
     Cli.Result linked = copy(source.toString(), link.toString());
     assertThat(linked.err()).contains("are the same directory");
     bad.add(linked);
+    Path file = java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
+    Cli.Result toFile = copy(source.toString(), file.toString());
+    assertThat(toFile.err()).contains("is a file, not a directory");
+    bad.add(toFile);
     Cli.Result nested = copy(source.toString(), source.resolve("inside").toString());
     assertThat(nested.err()).contains("are nested");
     bad.add(nested);
