@@ -79,6 +79,15 @@ final class StoreCopy {
     }
   }
 
+  /** A manifest of the source cannot be read; nothing was written. */
+  static final class UnreadableSource extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableSource(String message) {
+      super(message);
+    }
+  }
+
   /** Recorded messages go into the target in batches of about this many payload bytes. */
   static final int BATCH_BYTES = 1 << 20;
 
@@ -99,8 +108,8 @@ final class StoreCopy {
    *
    * @throws Conflict before anything is written, if the target holds a different snapshot under an
    *     id of the source's
-   * @throws CorruptionException if a piece fails a check (the snapshots before it stay copied), or
-   *     before anything is written, if a manifest of the source cannot be read
+   * @throws UnreadableSource before anything is written, if a manifest of the source cannot be read
+   * @throws CorruptionException if a piece fails a check (the snapshots before it stay copied)
    */
   Report run() {
     List<SnapshotManifest> all = new ArrayList<>(from.list(Set.of()));
@@ -110,7 +119,7 @@ final class StoreCopy {
           || m.getStatus() == SnapshotStatus.UNRECOGNIZED) {
         // a manifest that cannot be read may be of a committed snapshot: left out, it would be lost
         // to whoever retires the source after a copy that said it succeeded
-        throw new CorruptionException(
+        throw new UnreadableSource(
             "snapshot "
                 + m.getSnapshotId()
                 + ", manifest: "

@@ -159,13 +159,11 @@ final class StoreCopyCommand implements Callable<Integer> {
               .run();
     } catch (StoreCopy.Conflict e) {
       throw CliFailure.usage(e.getMessage());
+    } catch (StoreCopy.UnreadableSource e) {
+      throw CliFailure.failed("refused: " + e.getMessage());
     } catch (CorruptionException e) {
       throw CliFailure.failed(
-          "refused: "
-              + e.getMessage()
-              + (e.getMessage().contains("nothing was copied")
-                  ? ""
-                  : "; the snapshots before it are copied and verified"));
+          "refused: " + e.getMessage() + "; the snapshots before it are copied and verified");
     } catch (StoreException e) {
       throw CliFailure.failed(e.getMessage());
     }

@@ -269,7 +269,7 @@ public final class RollbackCoordinator implements RollbackService {
     List<String> unrestored =
         resumed.stream()
             .filter(w -> step(run, w) != RollbackRun.WorkerStep.RESTORED)
-            .filter(w -> !afterRestore.contains(w))
+            .filter(w -> step(run, w) != RollbackRun.WorkerStep.RESTORING)
             .toList();
     actions.recordEnd(runEpoch, snapshotId);
     parts.lifecycle().resume();
