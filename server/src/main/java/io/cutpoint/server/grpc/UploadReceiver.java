@@ -338,6 +338,10 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
       throw invalid("state chunk " + c.getIndex() + " out of order: expected " + chunks);
     }
     byte[] data = c.getData().toByteArray();
+    if (data.length == 0) {
+      // it adds nothing, and any number of them fit in the declared size
+      throw invalid("state chunk " + c.getIndex() + " is empty");
+    }
     if (data.length > MAX_CHUNK_BYTES) {
       throw invalid(
           "state chunk "
@@ -423,6 +427,15 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
             });
     if (from.equals(meta.getWorkerId())) {
       throw invalid("channel recording from the worker to itself");
+    }
+    if (!countsReceivedFrom(from)) {
+      // each sender takes memory and store batches until the cut is verified: only the incoming
+      // channels the header counts (at most maxChannelsPerWorker of them) may have recordings
+      throw invalid(
+          "channel recording from "
+              + from
+              + ", whose messages the header does not count: not an incoming channel of "
+              + meta.getWorkerId());
     }
     if (r.getFirstMarker()) {
       if (firstMarkerFrom != null && !firstMarkerFrom.equals(from)) {
@@ -585,6 +598,15 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
               Status.FAILED_PRECONDITION.withDescription(
                   "snapshot " + meta.getSnapshotId() + " ended before the upload finished"));
     }
+  }
+
+  private boolean countsReceivedFrom(String peer) {
+    for (ChannelCounter c : meta.getReceivedList()) {
+      if (c.getPeer().equals(peer)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static SortedMap<String, Long> counters(List<ChannelCounter> list, String what) {

@@ -192,6 +192,41 @@ class UploadTest {
     assertThat(s.getDescription()).contains("whole state fails its CRC32C");
   }
 
+  /**
+   * What a hostile worker could pile up in the coordinator's memory and store within one upload,
+   * until the cut's verification: empty numbered chunks (any number fit the declared size) and
+   * recordings from made-up senders (each with its own entry and store batches).
+   */
+  @Test
+  void emptyChunksAndRecordingsFromSendersTheHeaderDoesNotCountAreRefused() throws Exception {
+    List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
+    parts.add(
+        1,
+        UploadPart.newBuilder()
+            .setStateChunk(io.cutpoint.api.v1.StateChunk.newBuilder().setIndex(0))
+            .build());
+    Status empty = statusOf(RawWorker.send(coordinator.async(), parts));
+    assertThat(empty.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(empty.getDescription()).contains("state chunk 0 is empty");
+
+    List<UploadPart> stranger = new ArrayList<>(pieceOfA("0123456789".getBytes()));
+    int trailer = stranger.size() - 1;
+    stranger.add(
+        trailer,
+        UploadPart.newBuilder()
+            .setChannel(ChannelRecording.newBuilder().setFrom("made-up-sender"))
+            .build());
+    Status s = statusOf(RawWorker.send(coordinator.async(), stranger));
+    assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(s.getDescription())
+        .contains("channel recording from made-up-sender")
+        .contains("not an incoming channel of a");
+
+    assertThat(statusOf(RawWorker.send(coordinator.async(), pieceOfA("0123456789".getBytes()))))
+        .as("the piece itself goes through afterwards")
+        .isEqualTo(Status.OK);
+  }
+
   @Test
   void chunksOutOfOrderAreRefusedWithInvalidArgument() throws Exception {
     List<UploadPart> parts = new ArrayList<>(pieceOfA("0123456789".getBytes()));
