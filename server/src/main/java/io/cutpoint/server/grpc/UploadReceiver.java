@@ -32,7 +32,9 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -123,6 +125,7 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   private long uploadedBytes;
   private final SortedMap<String, List<InTransitMessage>> recorded = new TreeMap<>();
   private String firstMarkerFrom;
+  private Set<String> countedSenders; // the peers the header's received counters name; lazily
   private long recordedMessages;
   private long recordedBytes;
 
@@ -601,12 +604,11 @@ final class UploadReceiver implements StreamObserver<UploadPart> {
   }
 
   private boolean countsReceivedFrom(String peer) {
-    for (ChannelCounter c : meta.getReceivedList()) {
-      if (c.getPeer().equals(peer)) {
-        return true;
-      }
+    if (countedSenders == null) {
+      countedSenders = new HashSet<>();
+      meta.getReceivedList().forEach(c -> countedSenders.add(c.getPeer()));
     }
-    return false;
+    return countedSenders.contains(peer);
   }
 
   private static SortedMap<String, Long> counters(List<ChannelCounter> list, String what) {
