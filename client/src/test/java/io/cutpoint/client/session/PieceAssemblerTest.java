@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.cutpoint.api.v1.DownloadPart;
+import io.cutpoint.api.v1.LocalSnapshotMeta;
 import io.cutpoint.api.v1.UploadTrailer;
 import io.cutpoint.cut.LocalSnapshot;
 import java.util.ArrayList;
@@ -45,34 +46,14 @@ class PieceAssemblerTest {
   @Test
   void refusesAStateWhoseWholeCrcDiffersFromTheHeader() {
     // Every chunk is self-consistent, but the header's whole-state CRC is wrong.
-    assertCorrupt(
-        with(
-            0,
-            p ->
-                p.toBuilder()
-                    .setHeader(
-                        p.getHeader().toBuilder()
-                            .setMeta(
-                                p.getHeader().getMeta().toBuilder()
-                                    .setStateCrc32C(p.getHeader().getMeta().getStateCrc32C() + 1)))
-                    .build()),
-        "the header declares");
+    assertCorrupt(withMeta(m -> m.setStateCrc32C(m.getStateCrc32C() + 1)), "the header declares");
   }
 
   @Test
   void refusesAHeaderWhoseStateIsLargerThanOneArrayAlsoBeyondTheSignedRange() {
     for (long bytes : new long[] {Integer.MAX_VALUE + 1L, -1L, Long.MIN_VALUE}) {
       // state_bytes is a uint64: 2^63 and above read as negative longs, which passed the check
-      assertCorrupt(
-          with(
-              0,
-              p ->
-                  p.toBuilder()
-                      .setHeader(
-                          p.getHeader().toBuilder()
-                              .setMeta(p.getHeader().getMeta().toBuilder().setStateBytes(bytes)))
-                      .build()),
-          "bytes is larger than one array");
+      assertCorrupt(withMeta(m -> m.setStateBytes(bytes)), "bytes is larger than one array");
     }
   }
 
@@ -100,16 +81,7 @@ class PieceAssemblerTest {
 
   @Test
   void refusesAPieceOfAnotherWorkerOrSnapshot() {
-    assertCorrupt(
-        with(
-            0,
-            p ->
-                p.toBuilder()
-                    .setHeader(
-                        p.getHeader().toBuilder()
-                            .setMeta(p.getHeader().getMeta().toBuilder().setWorkerId("x")))
-                    .build()),
-        "worker 'x'");
+    assertCorrupt(withMeta(m -> m.setWorkerId("x")), "worker 'x'");
   }
 
   @Test
@@ -141,16 +113,19 @@ class PieceAssemblerTest {
 
   @Test
   void refusesAStateLargerThanDeclared() {
-    assertCorrupt(
-        with(
-            0,
-            p ->
-                p.toBuilder()
-                    .setHeader(
-                        p.getHeader().toBuilder()
-                            .setMeta(p.getHeader().getMeta().toBuilder().setStateBytes(2000)))
-                    .build()),
-        "overruns the declared 2000 bytes");
+    assertCorrupt(withMeta(m -> m.setStateBytes(2000)), "overruns the declared 2000 bytes");
+  }
+
+  /** The good download with its header's meta changed. */
+  private List<DownloadPart> withMeta(UnaryOperator<LocalSnapshotMeta.Builder> change) {
+    return with(
+        0,
+        p ->
+            p.toBuilder()
+                .setHeader(
+                    p.getHeader().toBuilder()
+                        .setMeta(change.apply(p.getHeader().getMeta().toBuilder())))
+                .build());
   }
 
   private List<DownloadPart> with(int index, UnaryOperator<DownloadPart> change) {
