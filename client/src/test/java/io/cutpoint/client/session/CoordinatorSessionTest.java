@@ -310,15 +310,20 @@ class CoordinatorSessionTest {
         .satisfies(r -> assertThat(r.state()).isEqualTo(state));
   }
 
-  /** The application's restore throws (it cannot parse its state): the session says so. */
-  @Test
-  void aRestoreThatTheApplicationFailsIsReportedAndNotAnswered() throws Exception {
+  /** Joins, then gets a restore of snapshot 9 in epoch 1 whose state the application refuses. */
+  private void joinedAndRestoringWhatTheApplicationRefuses() throws Exception {
     fake.downloads.put(9L, List.of(download(Pieces.state(100_000, 7))));
     worker.restoreThrows = new AssertionError("cannot parse its state");
     joined();
     send(
         CoordinatorMessage.newBuilder()
             .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+  }
+
+  /** The application's restore throws (it cannot parse its state): the session says so. */
+  @Test
+  void aRestoreThatTheApplicationFailsIsReportedAndNotAnswered() throws Exception {
+    joinedAndRestoringWhatTheApplicationRefuses();
 
     awaitRestoreFailed(9);
     assertThat(events).anyMatch(e -> e.contains("cannot parse its state"));
@@ -336,12 +341,7 @@ class CoordinatorSessionTest {
   @Test
   void aRestoreThatFailsIsReportedToACoordinatorThatTakesIt() throws Exception {
     fake.welcome = fake.welcome.toBuilder().setTakesRestoreFailed(true).build();
-    fake.downloads.put(9L, List.of(download(Pieces.state(100_000, 7))));
-    worker.restoreThrows = new AssertionError("cannot parse its state");
-    joined();
-    send(
-        CoordinatorMessage.newBuilder()
-            .setRestore(Restore.newBuilder().setSnapshotId(9).setEpoch(1)));
+    joinedAndRestoringWhatTheApplicationRefuses();
 
     assertThat(awaitReceived(BodyCase.RESTORE_FAILED, 1))
         .singleElement()
